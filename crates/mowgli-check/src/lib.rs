@@ -1,0 +1,7 @@
+//! # mowgli-check
+//!
+//! Engines and front ends of Mowgli: the explicit enumeration engine ([`engine`]) and
+//! the litmus front end ([`litmus`]). The `mowgli` binary is in `src/main.rs`.
+
+pub mod engine;
+pub mod litmus;

@@ -1,0 +1,188 @@
+//! The litmus front end: parse, check, run, and report (`mowgli litmus`).
+
+pub mod lex;
+pub mod lower;
+pub mod syntax;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use mowgli_core::StampOrder;
+use serde::Serialize;
+
+use crate::engine::{self, Stats};
+
+/// An input that cannot be read, is malformed, or is ill-typed: `file:line:column: message`.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{file}:{line}:{col}: {msg}")]
+pub struct InputError {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    pub msg: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ExpectReport {
+    pub kind: &'static str,
+    pub condition: String,
+    pub line: usize,
+    pub ok: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TestReport {
+    pub file: String,
+    pub name: String,
+    pub libraries: Vec<String>,
+    /// Reachable outcomes, each a map from `T:r` / `x` / `x@n` to its value.
+    pub outcomes: Vec<BTreeMap<String, String>>,
+    pub expectations: Vec<ExpectReport>,
+    pub stats: Stats,
+    /// A loop reached the unrolling bound (results are bounded).
+    pub bounded: bool,
+}
+
+impl TestReport {
+    pub fn all_ok(&self) -> bool {
+        self.expectations.iter().all(|e| e.ok)
+    }
+}
+
+/// Parses and runs one litmus file under `order`.
+pub fn check_file(path: &Path, order: &StampOrder) -> Result<TestReport, InputError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| InputError {
+        file: file.clone(),
+        line: 0,
+        col: 0,
+        msg: format!("cannot read: {e}"),
+    })?;
+    check_text(&file, &text, order)
+}
+
+/// Parses and runs a litmus test given as text.
+pub fn check_text(file: &str, text: &str, order: &StampOrder) -> Result<TestReport, InputError> {
+    let ie = |line, col, msg: String| InputError {
+        file: file.to_string(),
+        line,
+        col,
+        msg,
+    };
+    let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
+    let low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
+    let to = order
+        .table("to")
+        .ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
+    let prob = lower::problem(&low, to);
+    let res = engine::run(&prob, false).map_err(|e| ie(1, 1, e.to_string()))?;
+    let mut shown: Vec<BTreeMap<String, String>> = res
+        .outcomes
+        .keys()
+        .map(|o| lower::show_outcome(&low, o))
+        .collect();
+    shown.sort();
+    shown.dedup();
+    let expectations = low
+        .expects
+        .iter()
+        .map(|e| {
+            let sat = res.outcomes.keys().any(|o| e.cond.holds(o));
+            ExpectReport {
+                kind: if e.allowed { "allowed" } else { "forbidden" },
+                condition: e.text.clone(),
+                line: e.pos.line,
+                ok: sat == e.allowed,
+            }
+        })
+        .collect();
+    Ok(TestReport {
+        file: file.to_string(),
+        name: low.name.clone(),
+        libraries: low.lib_names.clone(),
+        outcomes: shown,
+        expectations,
+        stats: res.stats,
+        bounded: res.bound_hit,
+    })
+}
+
+/// The `.litmus` files named by `paths` (directories are searched recursively), sorted.
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out).map_err(|e| InputError {
+                file: p.display().to_string(),
+                line: 0,
+                col: 0,
+                msg: e.to_string(),
+            })?;
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            return Err(InputError {
+                file: p.display().to_string(),
+                line: 0,
+                col: 0,
+                msg: "no such file or directory".into(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else if p.extension().is_some_and(|e| e == "litmus") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Human-readable report of one test.
+pub fn render(r: &TestReport, stats: bool) -> String {
+    let mut s = format!("test {} ({})\n", r.name, r.file);
+    s += &format!("  outcomes ({}):\n", r.outcomes.len());
+    for o in &r.outcomes {
+        let parts: Vec<String> = o.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        s += &format!(
+            "    {}\n",
+            if parts.is_empty() {
+                "(no registers or locations shown)".into()
+            } else {
+                parts.join("; ")
+            }
+        );
+    }
+    for e in &r.expectations {
+        s += &format!(
+            "  {:4}  expect {} {}\n",
+            if e.ok { "ok" } else { "FAIL" },
+            e.kind,
+            e.condition
+        );
+    }
+    if r.bounded {
+        s += "  note: a loop reached the unrolling bound; outcomes are bounded\n";
+    }
+    if stats {
+        let st = &r.stats;
+        s += &format!(
+            "  stats: {} plain executions, {} candidates explored (naive rf×mo×nfo: {:.0}), {} consistent, {:.3} ms\n",
+            st.plain,
+            st.candidates,
+            st.naive,
+            st.consistent,
+            st.micros as f64 / 1000.0
+        );
+    }
+    s
+}

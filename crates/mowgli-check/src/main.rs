@@ -1,0 +1,176 @@
+//! The `mowgli` command-line tool.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use mowgli_check::litmus;
+use mowgli_core::StampOrder;
+use mowgli_libs::orders;
+
+#[derive(Parser)]
+#[command(
+    name = "mowgli",
+    version,
+    about = "Checks concurrent libraries over RDMA with the Mowgli framework"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run litmus tests: print every reachable outcome and check each expectation.
+    Litmus {
+        /// Litmus files or directories (searched recursively for *.litmus).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Machine-readable output (one JSON document).
+        #[arg(long)]
+        json: bool,
+        /// Report candidates explored, consistent executions and time per test.
+        #[arg(long)]
+        stats: bool,
+        /// Run under another stamp order (a file with table `to`, optionally `ippo`/`oppo`).
+        #[arg(long, value_name = "FILE")]
+        stamp_order: Option<PathBuf>,
+        /// Print only failures and the summary.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
+    StampOrder {
+        #[arg(long, value_name = "FILE")]
+        stamp_order: Option<PathBuf>,
+    },
+}
+
+fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, String> {
+    let mut order = orders::default_order();
+    if let Some(p) = path {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| format!("{}:0:0: cannot read: {e}", p.display()))?;
+        let user = StampOrder::parse(&text)
+            .map_err(|e| format!("{}:{}:{}: {}", p.display(), e.line, e.column, e.message))?;
+        if user.table("to").is_none()
+            && user.table("ippo").is_none()
+            && user.table("oppo").is_none()
+        {
+            return Err(format!(
+                "{}:1:1: expected a table `to`, `ippo`, `oppo` or `oppo_nopcie`",
+                p.display()
+            ));
+        }
+        order.tables.extend(user.tables);
+    }
+    Ok(order)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Litmus {
+            paths,
+            json,
+            stats,
+            stamp_order,
+            quiet,
+        } => {
+            let order = match load_order(&stamp_order) {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("{e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let files = match litmus::collect(&paths) {
+                Ok(f) => f,
+                Err(e) => {
+                    eprintln!("{e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let start = Instant::now();
+            let mut reports = Vec::new();
+            let mut errors = Vec::new();
+            for f in &files {
+                match litmus::check_file(f, &order) {
+                    Ok(r) => {
+                        if !json && (!quiet || !r.all_ok()) {
+                            print!("{}", litmus::render(&r, stats));
+                        }
+                        reports.push(r);
+                    }
+                    Err(e) => {
+                        eprintln!("{e}");
+                        errors.push(e.to_string());
+                    }
+                }
+            }
+            let total = start.elapsed();
+            let nexp: usize = reports.iter().map(|r| r.expectations.len()).sum();
+            let nfail: usize = reports
+                .iter()
+                .map(|r| r.expectations.iter().filter(|e| !e.ok).count())
+                .sum();
+            if json {
+                let doc = serde_json::json!({
+                    "tests": reports,
+                    "errors": errors,
+                    "summary": {
+                        "tests": reports.len(),
+                        "expectations": nexp,
+                        "ok": nexp - nfail,
+                        "failed": nfail,
+                        "malformed": errors.len(),
+                        "millis": total.as_secs_f64() * 1000.0,
+                    }
+                });
+                println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            } else {
+                let cand: u64 = reports.iter().map(|r| r.stats.candidates).sum();
+                let naive: f64 = reports.iter().map(|r| r.stats.naive).sum();
+                println!(
+                    "summary: {} tests, {} expectations: {} ok, {} FAIL, {} malformed{}",
+                    reports.len(),
+                    nexp,
+                    nexp - nfail,
+                    nfail,
+                    errors.len(),
+                    if stats {
+                        format!(
+                            "; {} candidates explored vs {:.0} naive ({:.1}x fewer); {:.1} ms",
+                            cand,
+                            naive,
+                            naive / (cand.max(1) as f64),
+                            total.as_secs_f64() * 1000.0
+                        )
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+            if !errors.is_empty() {
+                ExitCode::from(2)
+            } else if nfail > 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Cmd::StampOrder { stamp_order } => match load_order(&stamp_order) {
+            Ok(o) => {
+                for t in o.tables.values() {
+                    println!("{t}");
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}

@@ -1,0 +1,20 @@
+//! # mowgli-core
+//!
+//! The Mowgli framework of the LOCO paper (POPL 2026) §3, independent of any memory
+//! model: stamps and stamp orders ([`stamp`]), events and the static world ([`model`]),
+//! the program meta-language and its plain semantics ([`program`]), executions with
+//! subevents and ppo ([`exec`]), libraries ([`library`]) and relations ([`rel`]).
+
+pub mod exec;
+pub mod library;
+pub mod memory;
+pub mod model;
+pub mod program;
+pub mod rel;
+pub mod stamp;
+
+pub use exec::{ExecGraph, SubEvent};
+pub use library::{FinalValue, Library, MethodSig, Param, ValueDomain, WitnessSearch};
+pub use model::{Event, LocId, LocInfo, ThreadId, ThreadInfo, Value, World};
+pub use rel::BitRel;
+pub use stamp::{Cell, NodeId, Stamp, StampOrder, StampTable};

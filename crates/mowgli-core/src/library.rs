@@ -1,0 +1,120 @@
+//! Libraries `⟨M, loc, C⟩` (LOCO Def. 3.5) and the interface the engines use to
+//! search a library's consistency witnesses (rf, mo, …).
+
+use crate::exec::ExecGraph;
+use crate::model::{Event, LibId, LocId, MethodId, ThreadId, Value, World};
+use crate::rel::BitRel;
+use crate::stamp::{NodeId, Stamp, StampTable};
+
+/// The kinds of argument a method takes; front ends use them to parse and check calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// A location.
+    Loc,
+    /// A local location read as a source; an integer literal stands for an
+    /// implicit fresh location holding it.
+    Src,
+    /// A value (integer, boolean, tuple, register).
+    Val,
+    /// A work identifier.
+    Wid,
+    /// A node.
+    Node,
+    /// A set of nodes.
+    Nodes,
+    /// A library object (barrier, ring).
+    Obj,
+}
+
+#[derive(Clone, Debug)]
+pub struct MethodSig {
+    pub name: &'static str,
+    pub params: Vec<Param>,
+    /// Whether the method returns a value worth binding (`r = m(…)`).
+    pub returns: bool,
+}
+
+/// The set of values each location may hold in any execution (an
+/// over-approximation computed from the program), used to bound return values.
+#[derive(Clone, Debug, Default)]
+pub struct ValueDomain {
+    pub per_loc: Vec<Vec<Value>>,
+}
+
+/// What a library contributes to an execution once its witness is fully chosen.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FinalValue {
+    pub loc: LocId,
+    /// The copy, for replicated locations.
+    pub node: Option<NodeId>,
+    pub value: Value,
+}
+
+/// A library: methods, loc, the stamping function, and the consistency predicate
+/// presented as a search over witnesses.
+pub trait Library: Send + Sync {
+    fn name(&self) -> &str;
+    fn methods(&self) -> &[MethodSig];
+    fn method_id(&self, name: &str) -> Option<MethodId> {
+        self.methods().iter().position(|m| m.name == name)
+    }
+    /// Checks a call's arguments against the world (e.g. "respects nodes");
+    /// `Err` names the offending argument.
+    fn check_call(
+        &self,
+        world: &World,
+        thread: ThreadId,
+        method: MethodId,
+        args: &[Value],
+    ) -> Result<(), String>;
+    /// `loc(e)`.
+    fn locs(&self, e: &Event) -> Vec<LocId>;
+    /// `stmp_L(e)`.
+    fn stamps(&self, world: &World, e: &Event) -> Vec<Stamp>;
+    /// The values a call may return.
+    fn returns(
+        &self,
+        world: &World,
+        thread: ThreadId,
+        method: MethodId,
+        args: &[Value],
+        dom: &ValueDomain,
+    ) -> Vec<Value>;
+    /// A witness search over this library's part of `g` (the events whose `lib` is
+    /// `me`); `to` is the stamp order in force.
+    fn search<'a>(
+        &'a self,
+        g: &'a ExecGraph<'a>,
+        to: &'a StampTable,
+        me: LibId,
+    ) -> Box<dyn WitnessSearch + 'a>;
+}
+
+/// A backtracking search over a library's witnesses. Variables have static
+/// finite domains; the engine assigns them in order `0..num_vars()` and calls
+/// [`WitnessSearch::check`] after each assignment. `check` must be *monotone*:
+/// if it fails for a partial assignment, it fails for every extension, so the
+/// engine can prune.
+pub trait WitnessSearch {
+    fn num_vars(&self) -> usize;
+    fn domain(&self, var: usize) -> usize;
+    /// Sets (`Some`) or clears (`None`) a variable.
+    fn assign(&mut self, var: usize, val: Option<usize>);
+    /// Adds to `so` the synchronisation order implied by the current (partial)
+    /// assignment; returns `false` if the assignment already violates the
+    /// library's own conditions. `hb` is a lower bound of the execution's
+    /// happens-before, for libraries whose predicate mentions it.
+    fn check(&mut self, hb: &BitRel, so: &mut BitRel) -> bool;
+    /// How many complete witnesses a naive enumeration would try for this plain
+    /// execution: every rf choice of the same location regardless of values,
+    /// every mo permutation, every nfo orientation.
+    fn naive_count(&self) -> f64 {
+        (0..self.num_vars())
+            .map(|v| self.domain(v) as f64)
+            .product()
+    }
+    /// Final values of memory, for a complete assignment.
+    fn finals(&self, out: &mut Vec<FinalValue>);
+    /// Named witness relations of a complete assignment (for printing executions).
+    fn relations(&self) -> Vec<(String, BitRel)>;
+}

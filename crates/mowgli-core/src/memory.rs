@@ -1,0 +1,342 @@
+//! Reads-from and modification-order witnesses over a memory of cells, as a
+//! backtracking search (the `rf`/`mo` components shared by the consistency
+//! predicates of memory-like libraries). A *cell* is whatever a library's reads
+//! and writes address: a location, or one node's copy of a replicated location.
+//!
+//! Variables: first one per read (its rf source: a write of the same cell with a
+//! compatible value, or the initial value), then one per write beyond the first of
+//! each cell (its insertion position in the cell's mo, so a prefix of assigned
+//! variables fixes a total order on a prefix of the cell's writes). Every relation
+//! derived from a partial assignment is a subset of the one derived from any
+//! completion, which is what lets the engine prune.
+
+use crate::model::Value;
+use crate::rel::BitRel;
+
+/// The value a read must return.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadVal {
+    /// Fixed by the event's label (e.g. the return value of a CPU read).
+    Known(Value),
+    /// Not in the label (e.g. the NIC read of a put): any value.
+    Free,
+}
+
+/// The value a write writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WriteVal {
+    Known(Value),
+    /// The value read by read number `i` (e.g. a put writes what its NIC read read).
+    CopyOf(usize),
+}
+
+#[derive(Clone, Debug)]
+pub struct ReadSpec {
+    pub sub: usize,
+    pub cell: usize,
+    pub val: ReadVal,
+}
+
+#[derive(Clone, Debug)]
+pub struct WriteSpec {
+    pub sub: usize,
+    pub cell: usize,
+    pub val: WriteVal,
+}
+
+#[derive(Clone, Debug)]
+pub struct RfMo {
+    pub reads: Vec<ReadSpec>,
+    pub writes: Vec<WriteSpec>,
+    /// Initial value of each cell.
+    pub init: Vec<Value>,
+    /// Number of subevents (size of the relations).
+    n: usize,
+    /// Per read: candidate sources (`None` = the initial value).
+    cands: Vec<Vec<Option<usize>>>,
+    /// Per read: chosen candidate index.
+    rf: Vec<Option<usize>>,
+    /// Per cell: its writes in declaration order.
+    cell_writes: Vec<Vec<usize>>,
+    /// mo variables: (cell, position of the write in `cell_writes[cell]`, ≥ 1).
+    mo_vars: Vec<(usize, usize)>,
+    /// Per write: chosen insertion position.
+    mo_pos: Vec<Option<usize>>,
+}
+
+impl RfMo {
+    pub fn new(n: usize, init: Vec<Value>, reads: Vec<ReadSpec>, writes: Vec<WriteSpec>) -> Self {
+        let ncells = init.len();
+        let mut cell_writes = vec![Vec::new(); ncells];
+        for (i, w) in writes.iter().enumerate() {
+            cell_writes[w.cell].push(i);
+        }
+        let cands = reads
+            .iter()
+            .map(|r| {
+                let mut c = Vec::new();
+                let ok = |v: &Value| match &r.val {
+                    ReadVal::Known(k) => k == v,
+                    ReadVal::Free => true,
+                };
+                if ok(&init[r.cell]) {
+                    c.push(None);
+                }
+                for &w in &cell_writes[r.cell] {
+                    if writes[w].sub == r.sub {
+                        continue; // a CAS does not read its own write
+                    }
+                    match &writes[w].val {
+                        WriteVal::Known(v) if !ok(v) => {}
+                        _ => c.push(Some(w)),
+                    }
+                }
+                c
+            })
+            .collect();
+        let mut mo_vars = Vec::new();
+        for (c, ws) in cell_writes.iter().enumerate() {
+            for j in 1..ws.len() {
+                mo_vars.push((c, j));
+            }
+        }
+        let nr = reads.len();
+        let nw = writes.len();
+        RfMo {
+            reads,
+            writes,
+            init,
+            n,
+            cands,
+            rf: vec![None; nr],
+            cell_writes,
+            mo_vars,
+            mo_pos: vec![None; nw],
+        }
+    }
+
+    pub fn num_vars(&self) -> usize {
+        self.reads.len() + self.mo_vars.len()
+    }
+
+    /// Upper bound of the number of complete assignments (the naive rf × mo count).
+    pub fn naive_count(&self) -> f64 {
+        (0..self.num_vars())
+            .map(|v| self.domain(v) as f64)
+            .product()
+    }
+
+    /// Complete rf × mo candidates of a naive enumeration: every read from any
+    /// write of its cell or the initial value, every permutation of each cell's writes.
+    pub fn naive_unfiltered(&self) -> f64 {
+        let rf: f64 = self
+            .reads
+            .iter()
+            .map(|r| (self.cell_writes[r.cell].len() + 1) as f64)
+            .product();
+        let mo: f64 = self
+            .cell_writes
+            .iter()
+            .map(|ws| (1..=ws.len()).map(|k| k as f64).product::<f64>())
+            .product();
+        rf * mo
+    }
+
+    pub fn domain(&self, var: usize) -> usize {
+        if var < self.reads.len() {
+            self.cands[var].len()
+        } else {
+            self.mo_vars[var - self.reads.len()].1 + 1
+        }
+    }
+
+    pub fn assign(&mut self, var: usize, val: Option<usize>) {
+        if var < self.reads.len() {
+            self.rf[var] = val;
+        } else {
+            let (c, j) = self.mo_vars[var - self.reads.len()];
+            self.mo_pos[self.cell_writes[c][j]] = val;
+        }
+    }
+
+    /// The rf source of read `r`: `None` unassigned, `Some(None)` initial value.
+    pub fn source(&self, r: usize) -> Option<Option<usize>> {
+        self.rf[r].map(|i| self.cands[r][i])
+    }
+
+    /// The value written by write `w`, if already determined.
+    pub fn write_value(&self, w: usize) -> Option<Value> {
+        let mut w = w;
+        for _ in 0..=self.writes.len() {
+            match &self.writes[w].val {
+                WriteVal::Known(v) => return Some(v.clone()),
+                WriteVal::CopyOf(r) => match self.source(*r)? {
+                    None => return Some(self.init[self.reads[*r].cell].clone()),
+                    Some(w2) => w = w2,
+                },
+            }
+        }
+        None // a cycle of copies: no value
+    }
+
+    /// Whether the chosen sources give every read its required value so far.
+    /// With `complete`, also requires every write's value to be determined.
+    pub fn values_ok(&self, complete: bool) -> bool {
+        for (i, r) in self.reads.iter().enumerate() {
+            if let (ReadVal::Known(v), Some(Some(w))) = (&r.val, self.source(i)) {
+                if let Some(wv) = self.write_value(w) {
+                    if &wv != v {
+                        return false;
+                    }
+                }
+            }
+        }
+        if complete {
+            return (0..self.writes.len()).all(|w| self.write_value(w).is_some());
+        }
+        true
+    }
+
+    /// The writes of `cell` whose mo position is fixed, in mo order.
+    pub fn mo_order(&self, cell: usize) -> Vec<usize> {
+        let ws = &self.cell_writes[cell];
+        let mut order = Vec::with_capacity(ws.len());
+        for (j, &w) in ws.iter().enumerate() {
+            if j == 0 {
+                order.push(w);
+                continue;
+            }
+            match self.mo_pos[w] {
+                Some(p) => order.insert(p, w),
+                None => break,
+            }
+        }
+        order
+    }
+
+    /// rf over subevents (initial-value reads have no edge).
+    pub fn rf_rel(&self) -> BitRel {
+        let mut r = BitRel::new(self.n);
+        for (i, rd) in self.reads.iter().enumerate() {
+            if let Some(Some(w)) = self.source(i) {
+                r.add(self.writes[w].sub, rd.sub);
+            }
+        }
+        r
+    }
+
+    /// mo over subevents (on the writes placed so far).
+    pub fn mo_rel(&self) -> BitRel {
+        let mut r = BitRel::new(self.n);
+        for c in 0..self.cell_writes.len() {
+            let o = self.mo_order(c);
+            for (i, &a) in o.iter().enumerate() {
+                for &b in &o[i + 1..] {
+                    r.add(self.writes[a].sub, self.writes[b].sub);
+                }
+            }
+        }
+        r
+    }
+
+    /// rb: a read is before every write mo-after its source, and before every
+    /// write of its cell when it reads the initial value; minus the identity.
+    pub fn rb_rel(&self) -> BitRel {
+        let mut r = BitRel::new(self.n);
+        let orders: Vec<Vec<usize>> = (0..self.cell_writes.len())
+            .map(|c| self.mo_order(c))
+            .collect();
+        for (i, rd) in self.reads.iter().enumerate() {
+            match self.source(i) {
+                None => {}
+                Some(None) => {
+                    for &w in &self.cell_writes[rd.cell] {
+                        if self.writes[w].sub != rd.sub {
+                            r.add(rd.sub, self.writes[w].sub);
+                        }
+                    }
+                }
+                Some(Some(src)) => {
+                    let o = &orders[rd.cell];
+                    if let Some(p) = o.iter().position(|&w| w == src) {
+                        for &w in &o[p + 1..] {
+                            if self.writes[w].sub != rd.sub {
+                                r.add(rd.sub, self.writes[w].sub);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        r
+    }
+
+    /// Final value of a cell (complete assignment): its mo-last write, or its initial value.
+    pub fn final_value(&self, cell: usize) -> Option<Value> {
+        match self.mo_order(cell).last() {
+            Some(&w) => self.write_value(w),
+            None => Some(self.init[cell].clone()),
+        }
+    }
+
+    /// Whether some read or write addresses `cell`.
+    pub fn touched(&self, cell: usize) -> bool {
+        !self.cell_writes[cell].is_empty() || self.reads.iter().any(|r| r.cell == cell)
+    }
+
+    pub fn num_cells(&self) -> usize {
+        self.init.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_values_and_rb() {
+        // subevents: 0 = W(x,1), 1 = W(x,2), 2 = R(x)=1, 3 = copy-read of x, 4 = write y := copy
+        let reads = vec![
+            ReadSpec {
+                sub: 2,
+                cell: 0,
+                val: ReadVal::Known(Value::Int(1)),
+            },
+            ReadSpec {
+                sub: 3,
+                cell: 0,
+                val: ReadVal::Free,
+            },
+        ];
+        let writes = vec![
+            WriteSpec {
+                sub: 0,
+                cell: 0,
+                val: WriteVal::Known(Value::Int(1)),
+            },
+            WriteSpec {
+                sub: 1,
+                cell: 0,
+                val: WriteVal::Known(Value::Int(2)),
+            },
+            WriteSpec {
+                sub: 4,
+                cell: 1,
+                val: WriteVal::CopyOf(1),
+            },
+        ];
+        let mut m = RfMo::new(5, vec![Value::Int(0), Value::Int(0)], reads, writes);
+        assert_eq!(m.domain(0), 1); // only W(x,1)
+        assert_eq!(m.domain(1), 3); // init, W(x,1), W(x,2)
+        assert_eq!(m.num_vars(), 3); // two reads + one mo variable for x
+        m.assign(0, Some(0));
+        m.assign(1, Some(2)); // reads W(x,2)
+        assert_eq!(m.write_value(2), Some(Value::Int(2)));
+        m.assign(2, Some(1)); // W(x,2) after W(x,1)
+        assert!(m.values_ok(true));
+        let rb = m.rb_rel();
+        assert!(rb.contains(2, 1) && !rb.contains(3, 1));
+        assert_eq!(m.final_value(0), Some(Value::Int(2)));
+        assert_eq!(m.final_value(1), Some(Value::Int(2)));
+    }
+}

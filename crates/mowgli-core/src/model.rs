@@ -1,0 +1,180 @@
+//! Values, the static world of a program (threads, nodes, locations) and events
+//! (LOCO paper §3.1: labels `⟨m, ṽ, v'⟩` and events `⟨t, ι, label⟩`).
+
+use std::fmt;
+
+use crate::stamp::NodeId;
+
+pub type ThreadId = usize;
+pub type LocId = usize;
+pub type LibId = usize;
+pub type MethodId = usize;
+
+/// Values manipulated by programs and returned by method calls.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Value {
+    Unit,
+    /// ⊥
+    Bot,
+    Bool(bool),
+    Int(i64),
+    Tuple(Vec<Value>),
+    /// A location, as an argument.
+    Loc(LocId),
+    /// A node, as an argument (e.g. `Poll(n)`).
+    Node(NodeId),
+    /// A set of nodes (sorted, no duplicates).
+    Nodes(Vec<NodeId>),
+    /// A work identifier; identifiers of distinct names are distinct.
+    Wid(u32),
+    /// A named object of a library (barrier, ring, …).
+    Obj(u32),
+}
+
+impl Value {
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+    pub fn as_loc(&self) -> Option<LocId> {
+        match self {
+            Value::Loc(l) => Some(*l),
+            _ => None,
+        }
+    }
+    pub fn as_node(&self) -> Option<NodeId> {
+        match self {
+            Value::Node(n) => Some(*n),
+            Value::Int(i) if *i > 0 => Some(*i as NodeId),
+            _ => None,
+        }
+    }
+    pub fn as_nodes(&self) -> Option<&[NodeId]> {
+        match self {
+            Value::Nodes(n) => Some(n),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Unit => write!(f, "()"),
+            Value::Bot => write!(f, "bot"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Tuple(vs) => {
+                write!(f, "[")?;
+                for (i, v) in vs.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                write!(f, "]")
+            }
+            Value::Loc(l) => write!(f, "loc#{l}"),
+            Value::Node(n) => write!(f, "{n}"),
+            Value::Nodes(ns) => {
+                write!(f, "{{")?;
+                for (i, n) in ns.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{n}")?;
+                }
+                write!(f, "}}")
+            }
+            Value::Wid(w) => write!(f, "wid#{w}"),
+            Value::Obj(o) => write!(f, "obj#{o}"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadInfo {
+    pub name: String,
+    pub node: NodeId,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocInfo {
+    pub name: String,
+    /// The node whose memory holds the location; `None` for a replicated
+    /// location (one copy per node).
+    pub home: Option<NodeId>,
+    pub init: Value,
+    /// Tuple size, for locations holding K-tuples.
+    pub size: Option<usize>,
+    /// Implicit location standing for a literal source argument (written by nobody).
+    pub implicit: bool,
+}
+
+/// The static part of a program: its threads, nodes and locations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct World {
+    pub threads: Vec<ThreadInfo>,
+    pub locs: Vec<LocInfo>,
+    /// Every node of the program, sorted.
+    pub nodes: Vec<NodeId>,
+    /// Names of work identifiers (index = `Value::Wid`).
+    pub wids: Vec<String>,
+    /// Names of library objects (index = `Value::Obj`).
+    pub objs: Vec<String>,
+}
+
+impl World {
+    pub fn loc_node(&self, l: LocId) -> Option<NodeId> {
+        self.locs[l].home
+    }
+    pub fn thread_node(&self, t: ThreadId) -> NodeId {
+        self.threads[t].node
+    }
+    pub fn loc_name(&self, l: LocId) -> &str {
+        &self.locs[l].name
+    }
+    /// A value with locations, work identifiers and objects shown by name.
+    pub fn show(&self, v: &Value) -> String {
+        match v {
+            Value::Loc(l) => self
+                .locs
+                .get(*l)
+                .map(|i| i.name.clone())
+                .unwrap_or_else(|| v.to_string()),
+            Value::Wid(w) => self
+                .wids
+                .get(*w as usize)
+                .cloned()
+                .unwrap_or_else(|| v.to_string()),
+            Value::Obj(o) => self
+                .objs
+                .get(*o as usize)
+                .cloned()
+                .unwrap_or_else(|| v.to_string()),
+            Value::Tuple(vs) => format!(
+                "[{}]",
+                vs.iter()
+                    .map(|v| self.show(v))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => v.to_string(),
+        }
+    }
+}
+
+/// An event `⟨t, ι, ⟨m, ṽ, v'⟩⟩`: thread `t`, its position in the thread's
+/// program order (standing for the identifier ι), the library and method called,
+/// the arguments and the returned value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Event {
+    pub thread: ThreadId,
+    pub index: usize,
+    pub lib: LibId,
+    pub method: MethodId,
+    pub args: Vec<Value>,
+    pub ret: Value,
+}

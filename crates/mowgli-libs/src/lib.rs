@@ -1,0 +1,27 @@
+//! # mowgli-libs
+//!
+//! Library specifications for Mowgli: RDMA^TSO ([`rdmatso`], "Semantics of RDMA"
+//! Def. 4.2-4.4, with and without the PCIe guarantee), RDMA^WAIT ([`rdmawait`], LOCO
+//! Def. F.2) and shared variables ([`sv`], LOCO Def. 3.8), plus the shipped stamp
+//! orders ([`orders`]) and a registry of libraries by name ([`registry`]).
+
+pub mod orders;
+pub mod rdma;
+pub mod rdmatso;
+pub mod rdmawait;
+pub mod registry;
+pub mod sv;
+
+use thiserror::Error;
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum LibError {
+    #[error("the stamp order has no table `{0}`")]
+    MissingTable(String),
+    #[error("table `{table}` has no stamp `{stamp}`, which this library needs")]
+    MissingStamp { table: String, stamp: String },
+    #[error("unknown library `{0}` (known: {1})")]
+    Unknown(String, String),
+    #[error("library `{0}` is not yet available in this version of Mowgli")]
+    NotYetAvailable(String),
+}

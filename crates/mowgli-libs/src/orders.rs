@@ -1,0 +1,75 @@
+//! The stamp-order tables shipped with Mowgli (data files under `specs/stamp-orders/`,
+//! compiled in so the binary works from anywhere).
+
+use mowgli_core::StampOrder;
+
+/// LOCO Fig. 10 source text.
+pub const LOCO_FIG10: &str = include_str!("../../../specs/stamp-orders/loco-fig10.to");
+/// RDMA paper Fig. 9 source text (ippo, oppo, oppo_nopcie).
+pub const RDMA_FIG9: &str = include_str!("../../../specs/stamp-orders/rdma-fig9.to");
+
+/// The stamp order `to` of LOCO Fig. 10.
+pub fn loco_fig10() -> StampOrder {
+    StampOrder::parse(LOCO_FIG10).expect("specs/stamp-orders/loco-fig10.to is well-formed (tested)")
+}
+
+/// ippo / oppo of the RDMA paper's Fig. 9.
+pub fn rdma_fig9() -> StampOrder {
+    StampOrder::parse(RDMA_FIG9).expect("specs/stamp-orders/rdma-fig9.to is well-formed (tested)")
+}
+
+/// The default stamp order: LOCO Fig. 10 plus the Fig. 9 tables.
+pub fn default_order() -> StampOrder {
+    let mut o = loco_fig10();
+    o.tables.extend(rdma_fig9().tables);
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mowgli_core::Cell;
+
+    #[test]
+    fn shipped_tables_parse() {
+        let o = default_order();
+        let to = o.table("to").unwrap();
+        assert_eq!(to.kinds.len(), 11);
+        // cells the LOCO prose fixes as unordered (App. F.2)
+        for cell in ["B1", "B5", "G10", "I10"] {
+            let r = cell.as_bytes()[0] - b'A';
+            let c: usize = cell[1..].parse().unwrap();
+            assert_eq!(to.cells[r as usize][c - 1], Cell::Unordered, "{cell}");
+        }
+        // Example 3.4 relies on G11 (aNRW_n before aGF_n of the same node)
+        assert_eq!(to.cells[6][10], Cell::SameNode);
+        // App. G.1: lines E and K identical, columns 9 and 11 identical; G.6: columns 1 and 5 identical
+        assert_eq!(to.cells[4], to.cells[10]);
+        for r in 0..11 {
+            assert_eq!(to.cells[r][8], to.cells[r][10]);
+            assert_eq!(to.cells[r][0], to.cells[r][4]);
+        }
+        // RDMA §4: ippo and oppo differ exactly in B1, B5, G10, I10
+        let (ippo, oppo) = (o.table("ippo").unwrap(), o.table("oppo").unwrap());
+        let mut diff = vec![];
+        for r in 0..10 {
+            for c in 0..10 {
+                if ippo.cells[r][c] != oppo.cells[r][c] {
+                    diff.push(ippo.cell_name(r as u8, c as u8));
+                }
+            }
+        }
+        assert_eq!(diff, vec!["B1", "B5", "G10", "I10"]);
+        // no-PCIe: oppo with G8, G9 unordered (RDMA paper end of §4)
+        let nop = o.table("oppo_nopcie").unwrap();
+        let mut diff = vec![];
+        for r in 0..10 {
+            for c in 0..10 {
+                if nop.cells[r][c] != oppo.cells[r][c] {
+                    diff.push(oppo.cell_name(r as u8, c as u8));
+                }
+            }
+        }
+        assert_eq!(diff, vec!["G8", "G9"]);
+    }
+}

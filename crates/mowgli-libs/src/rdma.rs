@@ -1,0 +1,285 @@
+//! What RDMA^TSO and RDMA^WAIT share: the stamp kinds of LOCO Fig. 10, the
+//! stamping function stmp_RL (LOCO App. F.2), "respects nodes", and the read /
+//! write roles of subevents (𝒢.R and 𝒢.W).
+
+use mowgli_core::memory::{ReadSpec, ReadVal, RfMo, WriteSpec, WriteVal};
+use mowgli_core::{Event, ExecGraph, NodeId, Stamp, StampTable, Value, World};
+
+use crate::LibError;
+
+/// Indices of the RDMA stamp kinds in the stamp order in force.
+#[derive(Clone, Copy, Debug)]
+pub struct Kinds {
+    pub cr: u8,
+    pub cw: u8,
+    pub cas: u8,
+    pub mf: u8,
+    pub wt: u8,
+    pub nlr: u8,
+    pub nrw: u8,
+    pub nrr: u8,
+    pub nlw: u8,
+    pub rf: u8,
+    pub gf: u8,
+}
+
+impl Kinds {
+    pub fn of(to: &StampTable) -> Result<Kinds, LibError> {
+        let k = |name: &str, family: bool| -> Result<u8, LibError> {
+            let i = to.kind(name).ok_or_else(|| LibError::MissingStamp {
+                table: to.name.clone(),
+                stamp: name.into(),
+            })?;
+            if to.family[i as usize] != family {
+                return Err(LibError::MissingStamp {
+                    table: to.name.clone(),
+                    stamp: format!(
+                        "{name}{}",
+                        if family {
+                            "_n (as a family)"
+                        } else {
+                            " (as a single stamp)"
+                        }
+                    ),
+                });
+            }
+            Ok(i)
+        };
+        Ok(Kinds {
+            cr: k("aCR", false)?,
+            cw: k("aCW", false)?,
+            cas: k("aCAS", false)?,
+            mf: k("aMF", false)?,
+            wt: k("aWT", false)?,
+            nlr: k("aNLR", true)?,
+            nrw: k("aNRW", true)?,
+            nrr: k("aNRR", true)?,
+            nlw: k("aNLW", true)?,
+            rf: k("aRF", true)?,
+            gf: k("aGF", true)?,
+        })
+    }
+
+    pub fn single(&self, kind: u8) -> Stamp {
+        Stamp { kind, node: None }
+    }
+
+    pub fn fam(&self, kind: u8, n: NodeId) -> Stamp {
+        Stamp {
+            kind,
+            node: Some(n),
+        }
+    }
+
+    /// Instantaneous subevents: all but aCW, aNLW, aNRW (their start and end differ).
+    pub fn inst(&self, s: Stamp) -> bool {
+        s.kind != self.cw && s.kind != self.nlw && s.kind != self.nrw
+    }
+}
+
+/// Method numbering shared by the two RDMA libraries: the common methods first.
+pub const READ: usize = 0;
+pub const WRITE: usize = 1;
+pub const CAS: usize = 2;
+pub const MFENCE: usize = 3;
+pub const PUT: usize = 4;
+pub const GET: usize = 5;
+/// `Poll(n)` for RDMA^TSO, `Wait(d)` for RDMA^WAIT.
+pub const POLL_OR_WAIT: usize = 6;
+pub const RFENCE: usize = 7;
+
+fn loc_arg(args: &[Value], i: usize) -> usize {
+    args.get(i).and_then(Value::as_loc).unwrap_or(usize::MAX)
+}
+
+/// "Respects nodes" (LOCO App. F.2): local arguments live on the caller's node,
+/// and every location named lives on some node.
+pub fn check_nodes(
+    world: &World,
+    thread: usize,
+    method: usize,
+    args: &[Value],
+) -> Result<(), String> {
+    let here = world.thread_node(thread);
+    let lname = |l: usize| world.locs.get(l).map(|i| i.name.as_str()).unwrap_or("?");
+    for a in args {
+        if let Value::Loc(l) = a {
+            if world.locs[*l].home.is_none() {
+                return Err(format!(
+                    "location `{}` is replicated (declared without `@ N`); RDMA locations live on one node",
+                    lname(*l)
+                ));
+            }
+        }
+    }
+    let local: &[usize] = match method {
+        READ | WRITE | CAS => &[0],
+        PUT => &[1],
+        GET => &[0],
+        _ => &[],
+    };
+    for &i in local {
+        let l = loc_arg(args, i);
+        if l == usize::MAX {
+            continue;
+        }
+        let n = world.loc_node(l).unwrap_or(0);
+        if n != here {
+            return Err(format!(
+                "location `{}` is on node {n}, but thread `{}` runs on node {here}; this argument must be local",
+                lname(l),
+                world.threads[thread].name
+            ));
+        }
+    }
+    if method == RFENCE || (method == POLL_OR_WAIT && matches!(args.first(), Some(Value::Node(_))))
+    {
+        if let Some(n) = args.first().and_then(Value::as_node) {
+            if !world.nodes.contains(&n) {
+                return Err(format!("node {n} is not a node of this program"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// stmp_RL (LOCO App. F.2); for RDMA^TSO the poll takes the place of the wait (App. F.1).
+pub fn stmp_rl(k: &Kinds, world: &World, e: &Event) -> Vec<Stamp> {
+    let node_of = |i: usize| world.loc_node(loc_arg(&e.args, i)).unwrap_or(0);
+    match e.method {
+        READ => vec![k.single(k.cr)],
+        WRITE => vec![k.single(k.cw)],
+        CAS => {
+            if e.args.get(1) == Some(&e.ret) {
+                vec![k.single(k.cas)]
+            } else {
+                vec![k.single(k.mf), k.single(k.cr)]
+            }
+        }
+        MFENCE => vec![k.single(k.mf)],
+        PUT => vec![k.fam(k.nlr, node_of(0)), k.fam(k.nrw, node_of(0))],
+        GET => vec![k.fam(k.nrr, node_of(1)), k.fam(k.nlw, node_of(1))],
+        POLL_OR_WAIT => vec![k.single(k.wt)],
+        RFENCE => vec![k.fam(k.rf, e.args.first().and_then(Value::as_node).unwrap_or(0))],
+        _ => vec![],
+    }
+}
+
+/// The return values of the common methods.
+pub fn returns(method: usize, args: &[Value], dom: &mowgli_core::ValueDomain) -> Vec<Value> {
+    match method {
+        READ | CAS => {
+            let l = loc_arg(args, 0);
+            dom.per_loc.get(l).cloned().unwrap_or_default()
+        }
+        _ => vec![Value::Unit],
+    }
+}
+
+pub fn locs(e: &Event) -> Vec<usize> {
+    match e.method {
+        READ | WRITE | CAS => vec![loc_arg(&e.args, 0)],
+        PUT | GET => vec![loc_arg(&e.args, 0), loc_arg(&e.args, 1)],
+        _ => vec![],
+    }
+}
+
+/// The reads and writes of the library's subevents, one memory cell per location:
+/// CPU reads return the event's value, a successful CAS reads its expected value
+/// and writes the new one, a put's NIC read reads its source and its NIC remote
+/// write writes that value, and a get the other way round.
+pub fn memory(k: &Kinds, g: &ExecGraph, lib: usize) -> RfMo {
+    let mut reads = Vec::new();
+    let mut writes = Vec::new();
+    for (ei, e) in g.events.iter().enumerate() {
+        if e.lib != lib {
+            continue;
+        }
+        for &s in &g.subs_of[ei] {
+            let st = g.subs[s].stamp;
+            let a0 = loc_arg(&e.args, 0);
+            let a1 = loc_arg(&e.args, 1);
+            if st.kind == k.cr {
+                reads.push(ReadSpec {
+                    sub: s,
+                    cell: a0,
+                    val: ReadVal::Known(e.ret.clone()),
+                });
+            } else if st.kind == k.cw {
+                writes.push(WriteSpec {
+                    sub: s,
+                    cell: a0,
+                    val: WriteVal::Known(e.args[1].clone()),
+                });
+            } else if st.kind == k.cas {
+                reads.push(ReadSpec {
+                    sub: s,
+                    cell: a0,
+                    val: ReadVal::Known(e.ret.clone()),
+                });
+                writes.push(WriteSpec {
+                    sub: s,
+                    cell: a0,
+                    val: WriteVal::Known(e.args[2].clone()),
+                });
+            } else if st.kind == k.nlr {
+                // put: NIC local read of the source y = args[1]
+                reads.push(ReadSpec {
+                    sub: s,
+                    cell: a1,
+                    val: ReadVal::Free,
+                });
+            } else if st.kind == k.nrw {
+                writes.push(WriteSpec {
+                    sub: s,
+                    cell: a0,
+                    val: WriteVal::CopyOf(reads.len() - 1),
+                });
+            } else if st.kind == k.nrr {
+                // get: NIC remote read of y = args[1]
+                reads.push(ReadSpec {
+                    sub: s,
+                    cell: a1,
+                    val: ReadVal::Free,
+                });
+            } else if st.kind == k.nlw {
+                writes.push(WriteSpec {
+                    sub: s,
+                    cell: a0,
+                    val: WriteVal::CopyOf(reads.len() - 1),
+                });
+            }
+        }
+    }
+    let init = g.world.locs.iter().map(|l| l.init.clone()).collect();
+    RfMo::new(g.len(), init, reads, writes)
+}
+
+/// Choices of the NIC flush order: one per pair (NIC local read, NIC local write)
+/// and (NIC remote read, NIC remote write) of the same thread towards the same node,
+/// between different events. Pairs whose order `forced` already fixes get no variable.
+pub fn nfo_pairs(k: &Kinds, g: &ExecGraph, lib: usize) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for a in 0..g.len() {
+        for b in 0..g.len() {
+            let (sa, sb) = (g.subs[a], g.subs[b]);
+            if sa.event == sb.event
+                || g.events[sa.event].lib != lib
+                || g.events[sb.event].lib != lib
+            {
+                continue;
+            }
+            if g.events[sa.event].thread != g.events[sb.event].thread
+                || sa.stamp.node != sb.stamp.node
+            {
+                continue;
+            }
+            let pair = (sa.stamp.kind == k.nlr && sb.stamp.kind == k.nlw)
+                || (sa.stamp.kind == k.nrr && sb.stamp.kind == k.nrw);
+            if pair {
+                pairs.push((a, b));
+            }
+        }
+    }
+    pairs
+}

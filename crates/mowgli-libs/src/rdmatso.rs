@@ -1,0 +1,371 @@
+//! RDMA^TSO: the declarative model of "Semantics of RDMA" (OOPSLA 2024), Def. 4.2-4.4,
+//! with the PCIe guarantee, and its variant without it (end of §4).
+//!
+//! Each RDMA paper event is one subevent here (App. F.1 of the LOCO paper maps the
+//! event types to stamps one to one: 1R=aCR, 1W=aCW, CAS=aCAS, F=aMF, P=aWT,
+//! nlR=aNLR_n, nrW=aNRW_n, nrR=aNRR_n, nlW=aNLW_n, nF=aRF_n): a put is the event
+//! pair nlR; nrW, a get nrR; nlW, ordered by po inside the event. A failed CAS has
+//! the subevents aMF; aCR (stmp_RL). Initial writes are implicit: a read with no rf
+//! edge reads the location's initial value and is rb-before every write to it,
+//! which is what the explicit initial events of Def. 4.2 give (they are po-, mo- and
+//! ob-before everything and nothing is ordered before them).
+//!
+//! Consistency (Def. 4.4): ib, ob and ([Inst]; ib; ob)⁺ irreflexive, with
+//!   ib = (ippo ∪ rf ∪ pf ∪ nfo ∪ rb_b)⁺,  ob = (oppo ∪ rf_b̄ ∪ [nlW]; pf ∪ nfo ∪ rb ∪ mo)⁺.
+//! ippo/oppo come from the Fig. 9 tables (data: `specs/stamp-orders/rdma-fig9.to`).
+//! As a Mowgli library (for Λ-consistency) its so is ob: LOCO's `to` (Fig. 10)
+//! gives ppo ⊆ oppo on these stamps, so (ppo ∪ so)⁺ is acyclic iff ob is.
+
+use mowgli_core::memory::RfMo;
+use mowgli_core::model::LibId;
+use mowgli_core::{
+    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable,
+    Value, ValueDomain, WitnessSearch, World,
+};
+
+use crate::rdma::{self, Kinds};
+use crate::LibError;
+
+pub struct RdmaTso {
+    name: &'static str,
+    pcie: bool,
+    kinds: Kinds,
+    ippo: StampTable,
+    oppo: StampTable,
+    /// `to` kind index → index in the ippo/oppo tables.
+    conv: Vec<u8>,
+    methods: Vec<MethodSig>,
+}
+
+impl RdmaTso {
+    /// `order` must hold `to`; its `ippo`/`oppo`(`_nopcie`) tables, when present,
+    /// replace those of Fig. 9.
+    pub fn new(order: &StampOrder, pcie: bool) -> Result<Self, LibError> {
+        let to = order
+            .table("to")
+            .ok_or(LibError::MissingTable("to".into()))?;
+        let kinds = Kinds::of(to)?;
+        let fig9 = crate::orders::rdma_fig9();
+        let pick = |name: &str| -> StampTable {
+            order
+                .table(name)
+                .or_else(|| fig9.table(name))
+                .cloned()
+                .expect("Fig. 9 tables are built in")
+        };
+        let ippo = pick("ippo");
+        let oppo = pick(if pcie { "oppo" } else { "oppo_nopcie" });
+        let mut conv = Vec::new();
+        for name in &to.kinds {
+            let j = ippo.kind(name).unwrap_or(u8::MAX);
+            if oppo.kind(name) != ippo.kind(name) {
+                return Err(LibError::MissingStamp {
+                    table: "oppo".into(),
+                    stamp: name.clone(),
+                });
+            }
+            conv.push(j);
+        }
+        for k in [
+            kinds.cr, kinds.cw, kinds.cas, kinds.mf, kinds.wt, kinds.nlr, kinds.nrw, kinds.nrr,
+            kinds.nlw, kinds.rf,
+        ] {
+            if conv[k as usize] == u8::MAX {
+                return Err(LibError::MissingStamp {
+                    table: "ippo".into(),
+                    stamp: to.kinds[k as usize].clone(),
+                });
+            }
+        }
+        let p = |name, params: &[Param], returns| MethodSig {
+            name,
+            params: params.to_vec(),
+            returns,
+        };
+        let methods = vec![
+            p("Read", &[Param::Loc], true),
+            p("Write", &[Param::Loc, Param::Val], false),
+            p("CAS", &[Param::Loc, Param::Val, Param::Val], true),
+            p("Mfence", &[], false),
+            p("Put", &[Param::Loc, Param::Src], false),
+            p("Get", &[Param::Loc, Param::Loc], false),
+            p("Poll", &[Param::Node], false),
+            p("Rfence", &[Param::Node], false),
+        ];
+        Ok(RdmaTso {
+            name: if pcie { "rdmatso" } else { "rdmatso_nopcie" },
+            pcie,
+            kinds,
+            ippo,
+            oppo,
+            conv,
+            methods,
+        })
+    }
+
+    fn table_stamp(&self, s: Stamp) -> Stamp {
+        Stamp {
+            kind: self.conv[s.kind as usize],
+            node: s.node,
+        }
+    }
+}
+
+impl Library for RdmaTso {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn methods(&self) -> &[MethodSig] {
+        &self.methods
+    }
+    fn check_call(
+        &self,
+        world: &World,
+        thread: usize,
+        method: usize,
+        args: &[Value],
+    ) -> Result<(), String> {
+        rdma::check_nodes(world, thread, method, args)
+    }
+    fn locs(&self, e: &Event) -> Vec<usize> {
+        rdma::locs(e)
+    }
+    fn stamps(&self, world: &World, e: &Event) -> Vec<Stamp> {
+        if e.method == rdma::POLL_OR_WAIT {
+            return vec![self.kinds.single(self.kinds.wt)];
+        }
+        rdma::stmp_rl(&self.kinds, world, e)
+    }
+    fn returns(
+        &self,
+        _w: &World,
+        _t: usize,
+        method: usize,
+        args: &[Value],
+        dom: &ValueDomain,
+    ) -> Vec<Value> {
+        rdma::returns(method, args, dom)
+    }
+    fn search<'a>(
+        &'a self,
+        g: &'a ExecGraph<'a>,
+        _to: &'a StampTable,
+        me: LibId,
+    ) -> Box<dyn WitnessSearch + 'a> {
+        Box::new(TsoSearch::new(self, g, me))
+    }
+}
+
+struct TsoSearch<'a> {
+    lib: &'a RdmaTso,
+    g: &'a ExecGraph<'a>,
+    mem: RfMo,
+    /// nfo choice pairs (a, b): value 0 puts a before b, 1 b before a.
+    nfo_pairs: Vec<(usize, usize)>,
+    nfo_choice: Vec<Option<usize>>,
+    ippo: BitRel,
+    oppo: BitRel,
+    pf: BitRel,
+    nlw_pf: BitRel,
+    /// pf could not be built: a poll with nothing to poll never returns.
+    stuck: bool,
+    sthd: BitRel,
+    sqp: BitRel,
+    inst: Vec<bool>,
+    is: Vec<u8>,
+}
+
+impl<'a> TsoSearch<'a> {
+    fn new(lib: &'a RdmaTso, g: &'a ExecGraph<'a>, me: LibId) -> Self {
+        let k = lib.kinds;
+        let n = g.len();
+        let mine = |s: usize| g.events[g.subs[s].event].lib == me;
+        let spo = g.po_with_internal().filter(|a, b| mine(a) && mine(b));
+        let kind_of = |s: usize| g.subs[s].stamp.kind;
+        let ippo = spo.filter(|a, b| {
+            lib.ippo.ordered(
+                lib.table_stamp(g.subs[a].stamp),
+                lib.table_stamp(g.subs[b].stamp),
+            )
+        });
+        let oppo = spo.filter(|a, b| {
+            lib.oppo.ordered(
+                lib.table_stamp(g.subs[a].stamp),
+                lib.table_stamp(g.subs[b].stamp),
+            )
+        });
+        let thread = |s: usize| g.events[g.subs[s].event].thread;
+        let sthd = BitRel::from_fn(n, |a, b| thread(a) == thread(b));
+        let sqp = BitRel::from_fn(n, |a, b| {
+            thread(a) == thread(b)
+                && g.subs[a].stamp.node.is_some()
+                && g.subs[a].stamp.node == g.subs[b].stamp.node
+        });
+        // pf: the i-th poll of thread t towards n polls the i-th NIC write of t towards n (Def. 4.3 (1)).
+        let mut pf = BitRel::new(n);
+        let mut nlw_pf = BitRel::new(n);
+        let mut stuck = false;
+        for t in 0..g.world.threads.len() {
+            for &node in &g.world.nodes {
+                let nic_writes: Vec<usize> = (0..n)
+                    .filter(|&s| {
+                        mine(s)
+                            && thread(s) == t
+                            && (kind_of(s) == k.nlw || kind_of(s) == k.nrw)
+                            && g.subs[s].stamp.node == Some(node)
+                    })
+                    .collect();
+                let polls: Vec<usize> = (0..n)
+                    .filter(|&s| {
+                        let e = g.event_of(s);
+                        mine(s)
+                            && thread(s) == t
+                            && kind_of(s) == k.wt
+                            && e.args.first().and_then(Value::as_node) == Some(node)
+                    })
+                    .collect();
+                for (i, &p) in polls.iter().enumerate() {
+                    match nic_writes.get(i) {
+                        Some(&w) if g.po.contains(w, p) => {
+                            pf.add(w, p);
+                            if kind_of(w) == k.nlw {
+                                nlw_pf.add(w, p);
+                            }
+                        }
+                        _ => stuck = true,
+                    }
+                }
+            }
+        }
+        let mem = rdma::memory(&k, g, me);
+        let nfo_pairs = if lib.pcie {
+            rdma::nfo_pairs(&k, g, me)
+        } else {
+            vec![]
+        };
+        let inst = (0..n).map(|s| k.inst(g.subs[s].stamp)).collect();
+        let is = (0..n).map(kind_of).collect();
+        TsoSearch {
+            lib,
+            g,
+            nfo_choice: vec![None; nfo_pairs.len()],
+            mem,
+            nfo_pairs,
+            ippo,
+            oppo,
+            pf,
+            nlw_pf,
+            stuck,
+            sthd,
+            sqp,
+            inst,
+            is,
+        }
+    }
+}
+
+impl WitnessSearch for TsoSearch<'_> {
+    fn num_vars(&self) -> usize {
+        self.mem.num_vars() + self.nfo_pairs.len()
+    }
+    fn domain(&self, var: usize) -> usize {
+        if var < self.mem.num_vars() {
+            self.mem.domain(var)
+        } else {
+            2
+        }
+    }
+    fn assign(&mut self, var: usize, val: Option<usize>) {
+        if var < self.mem.num_vars() {
+            self.mem.assign(var, val)
+        } else {
+            self.nfo_choice[var - self.mem.num_vars()] = val;
+        }
+    }
+    fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
+        if self.stuck || !self.mem.values_ok(false) {
+            return false;
+        }
+        let k = self.lib.kinds;
+        let rf = self.mem.rf_rel();
+        let mo = self.mem.mo_rel();
+        let rb = self.mem.rb_rel();
+        let mut nfo = BitRel::new(self.g.len());
+        for (i, &(a, b)) in self.nfo_pairs.iter().enumerate() {
+            match self.nfo_choice[i] {
+                Some(0) => nfo.add(a, b),
+                Some(_) => nfo.add(b, a),
+                None => {}
+            }
+        }
+        let is = &self.is;
+        let mut rf_b = rf
+            .intersect(&self.sthd)
+            .restrict(|a| is[a] == k.cw, |b| is[b] == k.cr);
+        let mut rb_b = rb
+            .intersect(&self.sthd)
+            .restrict(|a| is[a] == k.cr, |b| is[b] == k.cw);
+        if !self.lib.pcie {
+            rf_b.union_with(&rf.intersect(&self.sqp));
+            rb_b.union_with(&rb.intersect(&self.sqp));
+        }
+        let rf_nb = rf.minus(&rf_b);
+        let mut ib = self.ippo.clone();
+        ib.union_with(&rf);
+        ib.union_with(&self.pf);
+        ib.union_with(&nfo);
+        ib.union_with(&rb_b);
+        ib.close_transitively();
+        if !ib.is_irreflexive() {
+            return false;
+        }
+        let mut ob = self.oppo.clone();
+        ob.union_with(&rf_nb);
+        ob.union_with(&self.nlw_pf);
+        ob.union_with(&nfo);
+        ob.union_with(&rb);
+        ob.union_with(&mo);
+        ob.close_transitively();
+        if !ob.is_irreflexive() {
+            return false;
+        }
+        let inst = &self.inst;
+        let third = ib.restrict(|a| inst[a], |_| true).compose(&ob);
+        if !third.is_acyclic() {
+            return false;
+        }
+        so.union_with(&ob);
+        true
+    }
+    fn naive_count(&self) -> f64 {
+        self.mem.naive_unfiltered() * 2f64.powi(self.nfo_pairs.len() as i32)
+    }
+    fn finals(&self, out: &mut Vec<FinalValue>) {
+        for c in (0..self.mem.num_cells()).filter(|&c| self.mem.touched(c)) {
+            if let Some(v) = self.mem.final_value(c) {
+                out.push(FinalValue {
+                    loc: c,
+                    node: None,
+                    value: v,
+                });
+            }
+        }
+    }
+    fn relations(&self) -> Vec<(String, BitRel)> {
+        let mut nfo = BitRel::new(self.g.len());
+        for (i, &(a, b)) in self.nfo_pairs.iter().enumerate() {
+            match self.nfo_choice[i] {
+                Some(0) => nfo.add(a, b),
+                Some(_) => nfo.add(b, a),
+                None => {}
+            }
+        }
+        vec![
+            ("rf".into(), self.mem.rf_rel()),
+            ("mo".into(), self.mem.mo_rel()),
+            ("rb".into(), self.mem.rb_rel()),
+            ("pf".into(), self.pf.clone()),
+            ("nfo".into(), nfo),
+        ]
+    }
+}

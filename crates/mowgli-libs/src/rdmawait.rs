@@ -1,0 +1,274 @@
+//! RDMA^WAIT: LOCO paper §3.3 and App. F.2 (Def. F.2).
+//!
+//! Consistency: respects nodes, stmp = stmp_RL, and there are well-formed v_R, v_W,
+//! rf, mo, nfo with ib irreflexive and
+//!   so = iso ∪ rf_e ∪ pfg ∪ nfo ∪ rb ∪ mo ∪ ([Inst]; ib), where
+//!   ib   = (ippo ∪ iso ∪ rf ∪ pfg ∪ pfp ∪ nfo ∪ rb_i)⁺,
+//!   ippo = ppo ∪ [aCW]; po; [aCR ∪ aWT] ∪ ⋃_n [aNRW_n ∪ aNLW_n]; po; [aRF_n].
+//!
+//! OCR note: the text export defines "ippo ≜ pfp ∪ [aCW]; po; …" and says "ib
+//! includes a larger subset of po than pfp". Both occurrences of `pfp` there are
+//! `ppo` in the original: the sentence explains that ippo extends ppo by the cells
+//! B1, B5, G10, I10 of Fig. 10 whose *starting* order is still guaranteed, and pfp
+//! (not a subset of po over the same stamps) is already a separate component of ib.
+//! Initial values: a read without rf edge reads the location's declared initial
+//! value (the paper fixes it to 0; the litmus format allows `loc x @ n = v`).
+
+use mowgli_core::memory::RfMo;
+use mowgli_core::model::LibId;
+use mowgli_core::{
+    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable,
+    Value, ValueDomain, WitnessSearch, World,
+};
+
+use crate::rdma::{self, Kinds};
+use crate::LibError;
+
+pub struct RdmaWait {
+    kinds: Kinds,
+    methods: Vec<MethodSig>,
+}
+
+impl RdmaWait {
+    pub fn new(order: &StampOrder) -> Result<Self, LibError> {
+        let to = order
+            .table("to")
+            .ok_or(LibError::MissingTable("to".into()))?;
+        let kinds = Kinds::of(to)?;
+        let p = |name, params: &[Param], returns| MethodSig {
+            name,
+            params: params.to_vec(),
+            returns,
+        };
+        let methods = vec![
+            p("Read", &[Param::Loc], true),
+            p("Write", &[Param::Loc, Param::Val], false),
+            p("CAS", &[Param::Loc, Param::Val, Param::Val], true),
+            p("Mfence", &[], false),
+            p("Put", &[Param::Loc, Param::Src, Param::Wid], false),
+            p("Get", &[Param::Loc, Param::Loc, Param::Wid], false),
+            p("Wait", &[Param::Wid], false),
+            p("Rfence", &[Param::Node], false),
+        ];
+        Ok(RdmaWait { kinds, methods })
+    }
+}
+
+impl Library for RdmaWait {
+    fn name(&self) -> &str {
+        "rdmawait"
+    }
+    fn methods(&self) -> &[MethodSig] {
+        &self.methods
+    }
+    fn check_call(
+        &self,
+        world: &World,
+        thread: usize,
+        method: usize,
+        args: &[Value],
+    ) -> Result<(), String> {
+        rdma::check_nodes(world, thread, method, args)
+    }
+    fn locs(&self, e: &Event) -> Vec<usize> {
+        rdma::locs(e)
+    }
+    fn stamps(&self, world: &World, e: &Event) -> Vec<Stamp> {
+        rdma::stmp_rl(&self.kinds, world, e)
+    }
+    fn returns(
+        &self,
+        _w: &World,
+        _t: usize,
+        method: usize,
+        args: &[Value],
+        dom: &ValueDomain,
+    ) -> Vec<Value> {
+        rdma::returns(method, args, dom)
+    }
+    fn search<'a>(
+        &'a self,
+        g: &'a ExecGraph<'a>,
+        _to: &'a StampTable,
+        me: LibId,
+    ) -> Box<dyn WitnessSearch + 'a> {
+        Box::new(WaitSearch::new(self, g, me))
+    }
+}
+
+struct WaitSearch<'a> {
+    g: &'a ExecGraph<'a>,
+    mem: RfMo,
+    nfo_pairs: Vec<(usize, usize)>,
+    nfo_choice: Vec<Option<usize>>,
+    /// ippo ∪ iso ∪ pfg ∪ pfp: the fixed part of ib.
+    ib_static: BitRel,
+    /// iso ∪ pfg: the fixed part of so.
+    so_static: BitRel,
+    /// [aCW]; po; [aCR] (po-ordered candidates for rf_i).
+    cw_po_cr: BitRel,
+    /// (po ∪ po⁻¹) restricted to [aCR] × [aCW] (for rb_i).
+    cr_po_cw: BitRel,
+    inst: Vec<bool>,
+}
+
+/// pfg / pfp (App. F.2): the write part of a get / put and a po-later Wait on the same identifier.
+fn wait_sync(k: &Kinds, g: &ExecGraph, me: LibId, write_kind: u8, method: usize) -> BitRel {
+    let n = g.len();
+    BitRel::from_fn(n, |a, b| {
+        let (ea, eb) = (g.event_of(a), g.event_of(b));
+        ea.lib == me
+            && eb.lib == me
+            && ea.method == method
+            && g.subs[a].stamp.kind == write_kind
+            && eb.method == rdma::POLL_OR_WAIT
+            && g.po.contains(a, b)
+            && ea.args.get(2) == eb.args.first()
+    })
+    .filter(|_, b| g.subs[b].stamp.kind == k.wt)
+}
+
+/// iso (App. F.2): inside a failed CAS aMF before aCR, inside a get aNRR before aNLW,
+/// inside a put aNLR before aNRW.
+pub(crate) fn iso(k: &Kinds, g: &ExecGraph, me: LibId) -> BitRel {
+    let mut r = BitRel::new(g.len());
+    for (ei, subs) in g.subs_of.iter().enumerate() {
+        if g.events[ei].lib != me || subs.len() != 2 {
+            continue;
+        }
+        let (a, b) = (subs[0], subs[1]);
+        let (ka, kb) = (g.subs[a].stamp.kind, g.subs[b].stamp.kind);
+        if (ka == k.mf && kb == k.cr)
+            || (ka == k.nrr && kb == k.nlw)
+            || (ka == k.nlr && kb == k.nrw)
+        {
+            r.add(a, b);
+        }
+    }
+    r
+}
+
+impl<'a> WaitSearch<'a> {
+    fn new(lib: &'a RdmaWait, g: &'a ExecGraph<'a>, me: LibId) -> Self {
+        let k = lib.kinds;
+        let n = g.len();
+        let mine = |s: usize| g.events[g.subs[s].event].lib == me;
+        let kind = |s: usize| g.subs[s].stamp.kind;
+        let po = g.po.filter(|a, b| mine(a) && mine(b));
+        let mut ippo = g.ppo.filter(|a, b| mine(a) && mine(b));
+        ippo.union_with(&po.restrict(|a| kind(a) == k.cw, |b| kind(b) == k.cr || kind(b) == k.wt));
+        ippo.union_with(&po.filter(|a, b| {
+            (kind(a) == k.nrw || kind(a) == k.nlw)
+                && kind(b) == k.rf
+                && g.subs[a].stamp.node == g.subs[b].stamp.node
+        }));
+        let iso = iso(&k, g, me);
+        let pfg = wait_sync(&k, g, me, k.nlw, rdma::GET);
+        let pfp = wait_sync(&k, g, me, k.nrw, rdma::PUT);
+        let mut ib_static = ippo;
+        ib_static.union_with(&iso);
+        ib_static.union_with(&pfg);
+        ib_static.union_with(&pfp);
+        let so_static = iso.union(&pfg);
+        let cw_po_cr = po.restrict(|a| kind(a) == k.cw, |b| kind(b) == k.cr);
+        let cr_po_cw = po
+            .union(&po.inverse())
+            .restrict(|a| kind(a) == k.cr, |b| kind(b) == k.cw);
+        let mem = rdma::memory(&k, g, me);
+        let nfo_pairs = rdma::nfo_pairs(&k, g, me);
+        let inst = (0..n).map(|s| k.inst(g.subs[s].stamp)).collect();
+        WaitSearch {
+            g,
+            mem,
+            nfo_choice: vec![None; nfo_pairs.len()],
+            nfo_pairs,
+            ib_static,
+            so_static,
+            cw_po_cr,
+            cr_po_cw,
+            inst,
+        }
+    }
+
+    fn nfo(&self) -> BitRel {
+        let mut nfo = BitRel::new(self.g.len());
+        for (i, &(a, b)) in self.nfo_pairs.iter().enumerate() {
+            match self.nfo_choice[i] {
+                Some(0) => nfo.add(a, b),
+                Some(_) => nfo.add(b, a),
+                None => {}
+            }
+        }
+        nfo
+    }
+}
+
+impl WitnessSearch for WaitSearch<'_> {
+    fn num_vars(&self) -> usize {
+        self.mem.num_vars() + self.nfo_pairs.len()
+    }
+    fn domain(&self, var: usize) -> usize {
+        if var < self.mem.num_vars() {
+            self.mem.domain(var)
+        } else {
+            2
+        }
+    }
+    fn assign(&mut self, var: usize, val: Option<usize>) {
+        if var < self.mem.num_vars() {
+            self.mem.assign(var, val)
+        } else {
+            self.nfo_choice[var - self.mem.num_vars()] = val;
+        }
+    }
+    fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
+        if !self.mem.values_ok(false) {
+            return false;
+        }
+        let rf = self.mem.rf_rel();
+        let rb = self.mem.rb_rel();
+        let mo = self.mem.mo_rel();
+        let nfo = self.nfo();
+        let rf_i = rf.intersect(&self.cw_po_cr);
+        let rf_e = rf.minus(&rf_i);
+        let rb_i = rb.intersect(&self.cr_po_cw);
+        let mut ib = self.ib_static.clone();
+        ib.union_with(&rf);
+        ib.union_with(&nfo);
+        ib.union_with(&rb_i);
+        ib.close_transitively();
+        if !ib.is_irreflexive() {
+            return false;
+        }
+        so.union_with(&self.so_static);
+        so.union_with(&rf_e);
+        so.union_with(&nfo);
+        so.union_with(&rb);
+        so.union_with(&mo);
+        let inst = &self.inst;
+        so.union_with(&ib.restrict(|a| inst[a], |_| true));
+        true
+    }
+    fn naive_count(&self) -> f64 {
+        self.mem.naive_unfiltered() * 2f64.powi(self.nfo_pairs.len() as i32)
+    }
+    fn finals(&self, out: &mut Vec<FinalValue>) {
+        for c in (0..self.mem.num_cells()).filter(|&c| self.mem.touched(c)) {
+            if let Some(v) = self.mem.final_value(c) {
+                out.push(FinalValue {
+                    loc: c,
+                    node: None,
+                    value: v,
+                });
+            }
+        }
+    }
+    fn relations(&self) -> Vec<(String, BitRel)> {
+        vec![
+            ("rf".into(), self.mem.rf_rel()),
+            ("mo".into(), self.mem.mo_rel()),
+            ("rb".into(), self.mem.rb_rel()),
+            ("nfo".into(), self.nfo()),
+        ]
+    }
+}

@@ -1,0 +1,33 @@
+//! Libraries by the names the litmus format uses.
+
+use mowgli_core::{Library, StampOrder};
+
+use crate::rdmatso::RdmaTso;
+use crate::rdmawait::RdmaWait;
+use crate::sv::Sv;
+use crate::LibError;
+
+/// Every library name of the litmus format, available or not.
+pub const KNOWN: &[&str] = &[
+    "rdmatso",
+    "rdmatso_nopcie",
+    "rdmawait",
+    "sv",
+    "bal",
+    "bal_all",
+    "rbl",
+    "rbl_weak",
+    "msw",
+];
+
+/// Builds library `name` under the stamp order `order`.
+pub fn library(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibError> {
+    Ok(match name {
+        "rdmatso" => Box::new(RdmaTso::new(order, true)?),
+        "rdmatso_nopcie" => Box::new(RdmaTso::new(order, false)?),
+        "rdmawait" => Box::new(RdmaWait::new(order)?),
+        "sv" => Box::new(Sv::new(order)?),
+        n if KNOWN.contains(&n) => return Err(LibError::NotYetAvailable(n.into())),
+        n => return Err(LibError::Unknown(n.into(), KNOWN.join(", "))),
+    })
+}
