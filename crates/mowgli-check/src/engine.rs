@@ -31,6 +31,9 @@ pub struct Problem<'a> {
     pub loop_bound: usize,
     /// Values every location may hold (an over-approximation).
     pub domain: ValueDomain,
+    /// Prune partial witnesses (the default). Without it every complete
+    /// candidate is checked: the naive enumerator, kept to test the pruning.
+    pub prune: bool,
 }
 
 /// An outcome: every thread's registers and every touched memory cell's final value.
@@ -156,7 +159,15 @@ fn search_plain(
     res: &mut Results,
 ) {
     let stmp = |e: &Event| p.libs[e.lib].stamps(&p.world, e);
-    let g = ExecGraph::new(&p.world, events, &stmp, p.to);
+    let mut g = ExecGraph::new(&p.world, events, &stmp, p.to);
+    let own: Vec<bool> = p.libs.iter().map(|l| l.own_program_order()).collect();
+    if own.iter().any(|o| *o) {
+        let lib_of: Vec<usize> = g.subs.iter().map(|s| g.events[s.event].lib).collect();
+        g.ppo = g
+            .ppo
+            .filter(|a, b| !(lib_of[a] == lib_of[b] && own[lib_of[a]]));
+    }
+    let g = g;
     let mut searches: Vec<_> = p
         .libs
         .iter()
@@ -203,6 +214,7 @@ fn search_plain(
         regs,
         keep,
         res,
+        prune: p.prune,
     };
     dfs(&mut st, &mut searches, &vars, 0);
 }
@@ -213,6 +225,7 @@ struct SearchState<'s, 'g> {
     keep: bool,
     res: &'s mut Results,
     to: &'s StampTable,
+    prune: bool,
 }
 
 /// Checks every library and the global hb acyclicity for the current partial witness.
@@ -235,7 +248,7 @@ fn dfs(
 ) {
     // one consistency check per node: after each assignment, and once at the root
     // when there is nothing to choose
-    if i > 0 || vars.is_empty() {
+    if (i > 0 && st.prune) || i == vars.len() {
         st.res.stats.candidates += 1;
         if !check_all(st.g, searches) {
             return;

@@ -80,6 +80,13 @@ pub trait Library: Send + Sync {
         args: &[Value],
         dom: &ValueDomain,
     ) -> Vec<Value>;
+    /// Whether the library orders its own subevents by its own program-order
+    /// tables (a whole-program memory model such as RDMA^TSO with Fig. 9's
+    /// ippo/oppo): then the framework's ppo is not applied between two of its
+    /// subevents, only between its subevents and other libraries'.
+    fn own_program_order(&self) -> bool {
+        false
+    }
     /// A witness search over this library's part of `g` (the events whose `lib` is
     /// `me`); `to` is the stamp order in force.
     fn search<'a>(

@@ -13,8 +13,15 @@
 //! Consistency (Def. 4.4): ib, ob and ([Inst]; ib; ob)⁺ irreflexive, with
 //!   ib = (ippo ∪ rf ∪ pf ∪ nfo ∪ rb_b)⁺,  ob = (oppo ∪ rf_b̄ ∪ [nlW]; pf ∪ nfo ∪ rb ∪ mo)⁺.
 //! ippo/oppo come from the Fig. 9 tables (data: `specs/stamp-orders/rdma-fig9.to`).
-//! As a Mowgli library (for Λ-consistency) its so is ob: LOCO's `to` (Fig. 10)
-//! gives ppo ⊆ oppo on these stamps, so (ppo ∪ so)⁺ is acyclic iff ob is.
+//! As a Mowgli library (for Λ-consistency) its so is ob, and it orders its own
+//! subevents by its own tables ([`Library::own_program_order`]): the framework's ppo
+//! from `to` is not applied between two RDMA^TSO subevents. With the PCIe guarantee
+//! this changes nothing — LOCO's `to` (Fig. 10) gives ppo ⊆ oppo on these stamps,
+//! so (ppo ∪ so)⁺ is acyclic iff ob is. Without it, it matters: Fig. 10 orders
+//! aNRW_n before a later aNRR_n / aNLW_n of the same node (cells G8, G9 = SN),
+//! which is exactly the PCIe flush that the no-PCIe variant drops (oppo G8, G9 = ✗);
+//! applying `to` there forbade the no-PCIe outcome of RDMA Fig. 3e (a = b = 0) that
+//! the paper's §2 and §4 allow. So Fig. 10 builds the PCIe guarantee into `to`.
 
 use mowgli_core::memory::RfMo;
 use mowgli_core::model::LibId;
@@ -145,6 +152,9 @@ impl Library for RdmaTso {
         dom: &ValueDomain,
     ) -> Vec<Value> {
         rdma::returns(method, args, dom)
+    }
+    fn own_program_order(&self) -> bool {
+        true
     }
     fn search<'a>(
         &'a self,

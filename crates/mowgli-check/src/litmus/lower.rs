@@ -675,6 +675,7 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         to,
         loop_bound: 8,
         domain: l.domain.clone(),
+        prune: true,
     }
 }
 

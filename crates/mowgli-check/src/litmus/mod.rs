@@ -63,6 +63,16 @@ pub fn check_file(path: &Path, order: &StampOrder) -> Result<TestReport, InputEr
 
 /// Parses and runs a litmus test given as text.
 pub fn check_text(file: &str, text: &str, order: &StampOrder) -> Result<TestReport, InputError> {
+    check_text_with(file, text, order, true)
+}
+
+/// [`check_text`], optionally with the naive enumerator (`prune = false`).
+pub fn check_text_with(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    prune: bool,
+) -> Result<TestReport, InputError> {
     let ie = |line, col, msg: String| InputError {
         file: file.to_string(),
         line,
@@ -74,7 +84,8 @@ pub fn check_text(file: &str, text: &str, order: &StampOrder) -> Result<TestRepo
     let to = order
         .table("to")
         .ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
-    let prob = lower::problem(&low, to);
+    let mut prob = lower::problem(&low, to);
+    prob.prune = prune;
     let res = engine::run(&prob, false).map_err(|e| ie(1, 1, e.to_string()))?;
     let mut shown: Vec<BTreeMap<String, String>> = res
         .outcomes
@@ -105,6 +116,49 @@ pub fn check_text(file: &str, text: &str, order: &StampOrder) -> Result<TestRepo
         stats: res.stats,
         bounded: res.bound_hit,
     })
+}
+
+/// Every reachable outcome of a litmus test given as text: all registers (`T:r`)
+/// and the final value of every declared location (`x`, or `x@n` per copy of a
+/// replicated one). `prune = false` runs the naive enumerator instead.
+pub fn outcomes_of_text(
+    text: &str,
+    order: &StampOrder,
+    prune: bool,
+) -> Result<Vec<BTreeMap<String, String>>, InputError> {
+    let ie = |line, col, msg: String| InputError {
+        file: "<text>".into(),
+        line,
+        col,
+        msg,
+    };
+    let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
+    let mut low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
+    low.shown_locs = low
+        .world
+        .locs
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l.implicit)
+        .flat_map(|(i, l)| match l.home {
+            Some(_) => vec![(i, None)],
+            None => low.world.nodes.iter().map(|&n| (i, Some(n))).collect(),
+        })
+        .collect();
+    let to = order
+        .table("to")
+        .ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
+    let mut prob = lower::problem(&low, to);
+    prob.prune = prune;
+    let res = engine::run(&prob, false).map_err(|e| ie(1, 1, e.to_string()))?;
+    let mut shown: Vec<BTreeMap<String, String>> = res
+        .outcomes
+        .keys()
+        .map(|o| lower::show_outcome(&low, o))
+        .collect();
+    shown.sort();
+    shown.dedup();
+    Ok(shown)
 }
 
 /// The `.litmus` files named by `paths` (directories are searched recursively), sorted.
