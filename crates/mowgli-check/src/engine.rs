@@ -13,9 +13,7 @@ use std::time::{Duration, Instant};
 
 use mowgli_core::library::FinalValue;
 use mowgli_core::program::{unfold, CallRecord, Prog, UnfoldError};
-use mowgli_core::{
-    BitRel, Event, ExecGraph, Library, NodeId, StampTable, Value, ValueDomain, World,
-};
+use mowgli_core::{Event, ExecGraph, Library, NodeId, StampTable, Value, ValueDomain, World};
 
 /// An event without its return value and with only its location/identifier arguments.
 type Skeleton = (usize, usize, usize, Vec<Value>);
@@ -228,16 +226,9 @@ struct SearchState<'s, 'g> {
     prune: bool,
 }
 
-/// Checks every library and the global hb acyclicity for the current partial witness.
+/// Λ-consistency of the current partial witness (LOCO Def. 3.6).
 fn check_all(g: &ExecGraph, searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>]) -> bool {
-    let mut so = BitRel::new(g.len());
-    for s in searches.iter_mut() {
-        if !s.check(&g.ppo, &mut so) {
-            return false;
-        }
-    }
-    so.union_with(&g.ppo);
-    so.is_acyclic()
+    mowgli_core::library::lambda_consistent(g, searches).is_some()
 }
 
 fn dfs(

@@ -125,3 +125,26 @@ pub trait WitnessSearch {
     /// Named witness relations of a complete assignment (for printing executions).
     fn relations(&self) -> Vec<(String, BitRel)>;
 }
+
+/// Λ-consistency (LOCO Def. 3.6) of the current (partial) witnesses, with the least
+/// hb = (ppo ∪ so)⁺: every library's own conditions hold and hb is a strict partial
+/// order (ppo ∪ ⋃_L so_L is acyclic). By monotonicity (Def. 3.5) an execution is
+/// Λ-consistent for some hb iff it is for this one. Returns so when consistent.
+pub fn lambda_consistent(
+    g: &ExecGraph,
+    searches: &mut [Box<dyn WitnessSearch + '_>],
+) -> Option<BitRel> {
+    let mut so = BitRel::new(g.len());
+    for s in searches.iter_mut() {
+        if !s.check(&g.ppo, &mut so) {
+            return None;
+        }
+    }
+    let mut hb = so.clone();
+    hb.union_with(&g.ppo);
+    if hb.is_acyclic() {
+        Some(so)
+    } else {
+        None
+    }
+}
