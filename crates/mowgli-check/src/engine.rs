@@ -237,9 +237,14 @@ fn dfs(
     vars: &[(usize, usize)],
     i: usize,
 ) {
-    // one consistency check per node: after each assignment, and once at the root
-    // when there is nothing to choose
-    if (i > 0 && st.prune) || i == vars.len() {
+    // one consistency check per node that follows a real choice (a variable with
+    // a single value is forced, so its check is left to the next choice), and at
+    // every leaf
+    let after_choice = i > 0 && {
+        let (l, v) = vars[i - 1];
+        searches[l].domain(v) > 1
+    };
+    if (after_choice && st.prune) || i == vars.len() {
         st.res.stats.candidates += 1;
         if !check_all(st.g, searches) {
             return;

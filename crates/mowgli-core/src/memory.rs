@@ -10,6 +10,8 @@
 //! derived from a partial assignment is a subset of the one derived from any
 //! completion, which is what lets the engine prune.
 
+use std::collections::BTreeSet;
+
 use crate::model::Value;
 use crate::rel::BitRel;
 
@@ -71,6 +73,42 @@ impl RfMo {
         for (i, w) in writes.iter().enumerate() {
             cell_writes[w.cell].push(i);
         }
+        // the values each write can possibly write: a fixpoint through the copies
+        // (a put writes what its NIC read can read), used to drop sources that can
+        // never give a read its value
+        let mut wvals: Vec<BTreeSet<Value>> = writes
+            .iter()
+            .map(|w| match &w.val {
+                WriteVal::Known(v) => BTreeSet::from([v.clone()]),
+                WriteVal::CopyOf(_) => BTreeSet::new(),
+            })
+            .collect();
+        loop {
+            let mut changed = false;
+            for wi in 0..writes.len() {
+                if let WriteVal::CopyOf(r) = &writes[wi].val {
+                    let rd = &reads[*r];
+                    let mut vals: BTreeSet<Value> = BTreeSet::new();
+                    if let ReadVal::Known(v) = &rd.val {
+                        vals.insert(v.clone());
+                    } else {
+                        vals.insert(init[rd.cell].clone());
+                        for &w2 in &cell_writes[rd.cell] {
+                            if writes[w2].sub != rd.sub {
+                                vals.extend(wvals[w2].iter().cloned());
+                            }
+                        }
+                    }
+                    if !vals.is_subset(&wvals[wi]) {
+                        wvals[wi].extend(vals);
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
         let cands = reads
             .iter()
             .map(|r| {
@@ -86,9 +124,8 @@ impl RfMo {
                     if writes[w].sub == r.sub {
                         continue; // a CAS does not read its own write
                     }
-                    match &writes[w].val {
-                        WriteVal::Known(v) if !ok(v) => {}
-                        _ => c.push(Some(w)),
+                    if wvals[w].iter().any(ok) {
+                        c.push(Some(w));
                     }
                 }
                 c
