@@ -244,8 +244,8 @@ fn semantic_errors_name_the_culprit() {
         e.contains("lib1.litmus:2:11: unknown library `rdma`"),
         "{e}"
     );
-    let e = rejected("lib2.litmus", "test X\nlibraries bal\n");
-    assert!(e.contains("library `bal` is not yet available"), "{e}");
+    let e = rejected("lib2.litmus", "test X\nlibraries rbl\n");
+    assert!(e.contains("library `rbl` is not yet available"), "{e}");
     // unreadable file
     let (code, _, err) = mowgli(&["litmus", "/nonexistent/x.litmus"]);
     assert_eq!(code, 2);

@@ -15,6 +15,6 @@ pub mod stamp;
 
 pub use exec::{ExecGraph, SubEvent};
 pub use library::{FinalValue, Library, MethodSig, Param, ValueDomain, WitnessSearch};
-pub use model::{Event, LocId, LocInfo, ThreadId, ThreadInfo, Value, World};
+pub use model::{Event, LocId, LocInfo, ObjInfo, ThreadId, ThreadInfo, Value, World};
 pub use rel::BitRel;
 pub use stamp::{Cell, NodeId, Stamp, StampOrder, StampTable};

@@ -113,6 +113,19 @@ pub struct LocInfo {
     pub implicit: bool,
 }
 
+/// A named object of a library: a barrier with its participating threads b(z), or
+/// a ring with its writer wthd(q), readers rthd(q) and capacity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjInfo {
+    pub name: String,
+    /// Participants (barrier) or readers (ring).
+    pub threads: Vec<ThreadId>,
+    /// The writer thread of a ring.
+    pub writer: Option<ThreadId>,
+    /// Ring capacity S.
+    pub size: Option<usize>,
+}
+
 /// The static part of a program: its threads, nodes and locations.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct World {
@@ -122,8 +135,8 @@ pub struct World {
     pub nodes: Vec<NodeId>,
     /// Names of work identifiers (index = `Value::Wid`).
     pub wids: Vec<String>,
-    /// Names of library objects (index = `Value::Obj`).
-    pub objs: Vec<String>,
+    /// Library objects such as barriers and rings (index = `Value::Obj`).
+    pub objs: Vec<ObjInfo>,
 }
 
 impl World {
@@ -152,7 +165,7 @@ impl World {
             Value::Obj(o) => self
                 .objs
                 .get(*o as usize)
-                .cloned()
+                .map(|o| o.name.clone())
                 .unwrap_or_else(|| v.to_string()),
             Value::Tuple(vs) => format!(
                 "[{}]",

@@ -3,8 +3,10 @@
 //! Library specifications for Mowgli: RDMA^TSO ([`rdmatso`], "Semantics of RDMA"
 //! Def. 4.2-4.4, with and without the PCIe guarantee), RDMA^WAIT ([`rdmawait`], LOCO
 //! Def. F.2) and shared variables ([`sv`], LOCO Def. 3.8), plus the shipped stamp
-//! orders ([`orders`]) and a registry of libraries by name ([`registry`]).
+//! orders ([`orders`]), the barrier library ([`bal`], LOCO Def. 4.1 and §4.3) and a
+//! registry of libraries by name ([`registry`]).
 
+pub mod bal;
 pub mod orders;
 pub mod rdma;
 pub mod rdmatso;

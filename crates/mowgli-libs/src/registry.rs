@@ -2,6 +2,7 @@
 
 use mowgli_core::{Library, StampOrder};
 
+use crate::bal::Bal;
 use crate::rdmatso::RdmaTso;
 use crate::rdmawait::RdmaWait;
 use crate::sv::Sv;
@@ -27,6 +28,8 @@ pub fn library(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibEr
         "rdmatso_nopcie" => Box::new(RdmaTso::new(order, false)?),
         "rdmawait" => Box::new(RdmaWait::new(order)?),
         "sv" => Box::new(Sv::new(order)?),
+        "bal" => Box::new(Bal::new(order, false)?),
+        "bal_all" => Box::new(Bal::new(order, true)?),
         n if KNOWN.contains(&n) => return Err(LibError::NotYetAvailable(n.into())),
         n => return Err(LibError::Unknown(n.into(), KNOWN.join(", "))),
     })

@@ -4,7 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mowgli_core::program::{Expr, Prog};
-use mowgli_core::{Library, LocInfo, Param, StampOrder, ThreadInfo, Value, ValueDomain, World};
+use mowgli_core::{
+    Library, LocInfo, ObjInfo, Param, StampOrder, ThreadInfo, Value, ValueDomain, World,
+};
 use mowgli_libs::registry;
 
 use super::syntax::{Arg, Cond, Lit, Litmus, Name, Pos};
@@ -217,9 +219,15 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
             }
         }
         objs.insert(n.text.clone(), world.objs.len());
-        world.objs.push(n.text.clone());
+        let threads = ts.iter().map(|th| tids[&th.text]).collect();
+        world.objs.push(ObjInfo {
+            name: n.text.clone(),
+            threads,
+            writer: None,
+            size: None,
+        });
     }
-    for (n, w, rs, _) in &t.rings {
+    for (n, w, rs, size) in &t.rings {
         names.claim(n, Kind::Ring)?;
         for th in std::iter::once(w).chain(rs) {
             if !tids.contains_key(&th.text) {
@@ -230,7 +238,12 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
             }
         }
         objs.insert(n.text.clone(), world.objs.len());
-        world.objs.push(n.text.clone());
+        world.objs.push(ObjInfo {
+            name: n.text.clone(),
+            threads: rs.iter().map(|th| tids[&th.text]).collect(),
+            writer: Some(tids[&w.text]),
+            size: Some(size.unwrap_or(4) as usize),
+        });
     }
     // bodies
     let mut bodies: Vec<Option<&Vec<super::syntax::Instr>>> = vec![None; world.threads.len()];
