@@ -17,11 +17,7 @@ fn root() -> PathBuf {
 }
 
 fn known_disagreement(text: &str, line: usize) -> bool {
-    line >= 2
-        && text
-            .lines()
-            .nth(line - 2)
-            .is_some_and(|l| l.trim_start().starts_with("# DISAGREES:"))
+    line >= 2 && text.lines().nth(line - 2).is_some_and(|l| l.trim_start().starts_with("# DISAGREES:"))
 }
 
 fn run_dir(dir: &str) -> Vec<(PathBuf, TestReport)> {
@@ -52,36 +48,20 @@ fn check_suite(dir: &str) {
                     e.line,
                     e.kind,
                     e.condition,
-                    if known {
-                        "now HOLDS although marked # DISAGREES (remove the note)"
-                    } else {
-                        "FAIL"
-                    }
+                    if known { "now HOLDS although marked # DISAGREES (remove the note)" } else { "FAIL" }
                 ));
             }
         }
         let rel = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
-        let snap_name = rel
-            .trim_start_matches("specs/litmus/")
-            .replace(['/', '.'], "_");
+        let snap_name = rel.trim_start_matches("specs/litmus/").replace(['/', '.'], "_");
         let outcomes: Vec<String> = r
             .outcomes
             .iter()
-            .map(|o| {
-                o.iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            })
+            .map(|o| o.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; "))
             .collect();
         insta::assert_snapshot!(snap_name, outcomes.join("\n"));
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {count} expectations disagree:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} of {count} expectations disagree:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]

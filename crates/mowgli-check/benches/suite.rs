@@ -16,15 +16,8 @@ fn main() {
         .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../specs/litmus"));
     let order = default_order();
     let files = litmus::collect(&[dir.clone()]).expect("bench directory");
-    let texts: Vec<(String, String)> = files
-        .iter()
-        .map(|f| {
-            (
-                f.display().to_string(),
-                std::fs::read_to_string(f).expect("readable"),
-            )
-        })
-        .collect();
+    let texts: Vec<(String, String)> =
+        files.iter().map(|f| (f.display().to_string(), std::fs::read_to_string(f).expect("readable"))).collect();
     let passes = 7;
     let mut totals = Vec::new();
     let mut per_test = vec![Vec::new(); texts.len()];
@@ -47,11 +40,8 @@ fn main() {
         v[v.len() / 2]
     };
     let total = median(&mut totals);
-    let mut slow: Vec<(f64, &str)> = per_test
-        .iter_mut()
-        .zip(&texts)
-        .map(|(v, (n, _))| (median(v), n.as_str()))
-        .collect();
+    let mut slow: Vec<(f64, &str)> =
+        per_test.iter_mut().zip(&texts).map(|(v, (n, _))| (median(v), n.as_str())).collect();
     slow.sort_by(|a, b| b.0.total_cmp(&a.0));
     // the naive enumerator (no pruning) on the same tests, one pass
     let start = Instant::now();
@@ -68,8 +58,5 @@ fn main() {
         "candidates explored: {cand}; naive rf×mo×nfo candidates: {naive:.0}; ratio {:.1}x fewer",
         naive / cand.max(1) as f64
     );
-    println!(
-        "naive enumerator, same tests, one pass: {naive_ms:.1} ms ({:.1}x the pruned engine)",
-        naive_ms / total
-    );
+    println!("naive enumerator, same tests, one pass: {naive_ms:.1} ms ({:.1}x the pruned engine)", naive_ms / total);
 }

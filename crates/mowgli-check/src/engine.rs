@@ -86,18 +86,12 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
     // ⟦p_t⟧_t for every thread
     let mut per_thread = Vec::new();
     for (t, (prog, nregs)) in p.threads.iter().enumerate() {
-        let mut returns = |lib: usize, method: usize, args: &[Value]| {
-            p.libs[lib].returns(&p.world, t, method, args, &p.domain)
-        };
+        let mut returns =
+            |lib: usize, method: usize, args: &[Value]| p.libs[lib].returns(&p.world, t, method, args, &p.domain);
         let u = unfold(prog, *nregs, p.loop_bound, &mut returns)?;
         res.bound_hit |= u.bound_hit;
         // only properly terminating runs (break number 0)
-        per_thread.push(
-            u.runs
-                .into_iter()
-                .filter(|r| r.breaks == 0)
-                .collect::<Vec<_>>(),
-        );
+        per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
     }
     let mut choice = vec![0usize; per_thread.len()];
     if per_thread.iter().any(|r| r.is_empty()) {
@@ -109,27 +103,12 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
         let mut events = Vec::new();
         for (t, runs) in per_thread.iter().enumerate() {
             for (i, c) in runs[choice[t]].calls.iter().enumerate() {
-                let CallRecord {
-                    lib,
-                    method,
-                    args,
-                    ret,
-                } = c.clone();
-                events.push(Event {
-                    thread: t,
-                    index: i,
-                    lib,
-                    method,
-                    args,
-                    ret,
-                });
+                let CallRecord { lib, method, args, ret } = c.clone();
+                events.push(Event { thread: t, index: i, lib, method, args, ret });
             }
         }
-        let regs: Vec<Vec<Option<Value>>> = per_thread
-            .iter()
-            .enumerate()
-            .map(|(t, r)| r[choice[t]].env.clone())
-            .collect();
+        let regs: Vec<Vec<Option<Value>>> =
+            per_thread.iter().enumerate().map(|(t, r)| r[choice[t]].env.clone()).collect();
         res.stats.plain += 1;
         search_plain(p, events, &regs, keep_witnesses, &mut res);
         // next combination
@@ -149,29 +128,16 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
     }
 }
 
-fn search_plain(
-    p: &Problem,
-    events: Vec<Event>,
-    regs: &[Vec<Option<Value>>],
-    keep: bool,
-    res: &mut Results,
-) {
+fn search_plain(p: &Problem, events: Vec<Event>, regs: &[Vec<Option<Value>>], keep: bool, res: &mut Results) {
     let stmp = |e: &Event| p.libs[e.lib].stamps(&p.world, e);
     let mut g = ExecGraph::new(&p.world, events, &stmp, p.to);
     let own: Vec<bool> = p.libs.iter().map(|l| l.own_program_order()).collect();
     if own.iter().any(|o| *o) {
         let lib_of: Vec<usize> = g.subs.iter().map(|s| g.events[s.event].lib).collect();
-        g.ppo = g
-            .ppo
-            .filter(|a, b| !(lib_of[a] == lib_of[b] && own[lib_of[a]]));
+        g.ppo = g.ppo.filter(|a, b| !(lib_of[a] == lib_of[b] && own[lib_of[a]]));
     }
     let g = g;
-    let mut searches: Vec<_> = p
-        .libs
-        .iter()
-        .enumerate()
-        .map(|(i, l)| l.search(&g, p.to, i))
-        .collect();
+    let mut searches: Vec<_> = p.libs.iter().enumerate().map(|(i, l)| l.search(&g, p.to, i)).collect();
     let mut vars = Vec::new();
     for (li, s) in searches.iter().enumerate() {
         for v in 0..s.num_vars() {
@@ -181,23 +147,11 @@ fn search_plain(
     // the naive enumerator derives values from rf (as herd does), so it meets each
     // event skeleton once, not once per plain execution
     let shape = |v: &Value| match v {
-        Value::Loc(_) | Value::Node(_) | Value::Nodes(_) | Value::Wid(_) | Value::Obj(_) => {
-            v.clone()
-        }
+        Value::Loc(_) | Value::Node(_) | Value::Nodes(_) | Value::Wid(_) | Value::Obj(_) => v.clone(),
         _ => Value::Unit,
     };
-    let skeleton: Vec<_> = g
-        .events
-        .iter()
-        .map(|e| {
-            (
-                e.thread,
-                e.lib,
-                e.method,
-                e.args.iter().map(shape).collect(),
-            )
-        })
-        .collect();
+    let skeleton: Vec<_> =
+        g.events.iter().map(|e| (e.thread, e.lib, e.method, e.args.iter().map(shape).collect())).collect();
     if res.skeletons.insert(skeleton) {
         res.stats.naive += searches.iter().map(|s| s.naive_count()).product::<f64>();
     }
@@ -206,14 +160,7 @@ fn search_plain(
     if vars.iter().any(|&(l, v)| searches[l].domain(v) == 0) {
         return;
     }
-    let mut st = SearchState {
-        g: &g,
-        to: p.to,
-        regs,
-        keep,
-        res,
-        prune: p.prune,
-    };
+    let mut st = SearchState { g: &g, to: p.to, regs, keep, res, prune: p.prune };
     dfs(&mut st, &mut searches, &vars, 0);
 }
 
@@ -277,16 +224,9 @@ fn dfs(
                 *slot = f.value;
             }
         }
-        let o = Outcome {
-            regs: st.regs.to_vec(),
-            finals: fm,
-        };
+        let o = Outcome { regs: st.regs.to_vec(), finals: fm };
         if !st.res.outcomes.contains_key(&o) {
-            let w = if st.keep {
-                Some(witness(st.g, st.to, searches))
-            } else {
-                None
-            };
+            let w = if st.keep { Some(witness(st.g, st.to, searches)) } else { None };
             st.res.outcomes.insert(o, w);
         }
         return;
@@ -299,11 +239,7 @@ fn dfs(
     searches[l].assign(v, None);
 }
 
-fn witness(
-    g: &ExecGraph,
-    to: &StampTable,
-    searches: &[Box<dyn mowgli_core::WitnessSearch + '_>],
-) -> Witness {
+fn witness(g: &ExecGraph, to: &StampTable, searches: &[Box<dyn mowgli_core::WitnessSearch + '_>]) -> Witness {
     let mut relations: Vec<(String, Vec<(usize, usize)>)> = Vec::new();
     for s in searches {
         for (name, r) in s.relations() {
@@ -319,11 +255,7 @@ fn witness(
     Witness {
         events: g.events.clone(),
         relations,
-        subevents: g
-            .subs
-            .iter()
-            .map(|s| (s.event, to.stamp_name(s.stamp)))
-            .collect(),
+        subevents: g.subs.iter().map(|s| (s.event, to.stamp_name(s.stamp))).collect(),
     }
 }
 

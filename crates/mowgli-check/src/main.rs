@@ -10,11 +10,7 @@ use mowgli_core::StampOrder;
 use mowgli_libs::orders;
 
 #[derive(Parser)]
-#[command(
-    name = "mowgli",
-    version,
-    about = "Checks concurrent libraries over RDMA with the Mowgli framework"
-)]
+#[command(name = "mowgli", version, about = "Checks concurrent libraries over RDMA with the Mowgli framework")]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -50,18 +46,11 @@ enum Cmd {
 fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, String> {
     let mut order = orders::default_order();
     if let Some(p) = path {
-        let text = std::fs::read_to_string(p)
-            .map_err(|e| format!("{}:0:0: cannot read: {e}", p.display()))?;
-        let user = StampOrder::parse(&text)
-            .map_err(|e| format!("{}:{}:{}: {}", p.display(), e.line, e.column, e.message))?;
-        if user.table("to").is_none()
-            && user.table("ippo").is_none()
-            && user.table("oppo").is_none()
-        {
-            return Err(format!(
-                "{}:1:1: expected a table `to`, `ippo`, `oppo` or `oppo_nopcie`",
-                p.display()
-            ));
+        let text = std::fs::read_to_string(p).map_err(|e| format!("{}:0:0: cannot read: {e}", p.display()))?;
+        let user =
+            StampOrder::parse(&text).map_err(|e| format!("{}:{}:{}: {}", p.display(), e.line, e.column, e.message))?;
+        if user.table("to").is_none() && user.table("ippo").is_none() && user.table("oppo").is_none() {
+            return Err(format!("{}:1:1: expected a table `to`, `ippo`, `oppo` or `oppo_nopcie`", p.display()));
         }
         order.tables.extend(user.tables);
     }
@@ -71,13 +60,7 @@ fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Litmus {
-            paths,
-            json,
-            stats,
-            stamp_order,
-            quiet,
-        } => {
+        Cmd::Litmus { paths, json, stats, stamp_order, quiet } => {
             let order = match load_order(&stamp_order) {
                 Ok(o) => o,
                 Err(e) => {
@@ -111,10 +94,7 @@ fn main() -> ExitCode {
             }
             let total = start.elapsed();
             let nexp: usize = reports.iter().map(|r| r.expectations.len()).sum();
-            let nfail: usize = reports
-                .iter()
-                .map(|r| r.expectations.iter().filter(|e| !e.ok).count())
-                .sum();
+            let nfail: usize = reports.iter().map(|r| r.expectations.iter().filter(|e| !e.ok).count()).sum();
             if json {
                 let doc = serde_json::json!({
                     "tests": reports,

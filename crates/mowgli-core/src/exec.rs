@@ -35,23 +35,14 @@ pub struct ExecGraph<'w> {
 impl<'w> ExecGraph<'w> {
     /// Builds the subevents of `events` (grouped by thread, in program order
     /// within each thread) with the stamping function `stmp`.
-    pub fn new(
-        world: &'w World,
-        events: Vec<Event>,
-        stmp: &dyn Fn(&Event) -> Vec<Stamp>,
-        to: &StampTable,
-    ) -> Self {
+    pub fn new(world: &'w World, events: Vec<Event>, stmp: &dyn Fn(&Event) -> Vec<Stamp>, to: &StampTable) -> Self {
         let mut subs = Vec::new();
         let mut subs_of = Vec::with_capacity(events.len());
         for (i, e) in events.iter().enumerate() {
             let mut mine = Vec::new();
             for (pos, stamp) in stmp(e).into_iter().enumerate() {
                 mine.push(subs.len());
-                subs.push(SubEvent {
-                    event: i,
-                    stamp,
-                    pos,
-                });
+                subs.push(SubEvent { event: i, stamp, pos });
             }
             subs_of.push(mine);
         }
@@ -70,14 +61,7 @@ impl<'w> ExecGraph<'w> {
                 }
             }
         }
-        ExecGraph {
-            world,
-            events,
-            subs,
-            subs_of,
-            po,
-            ppo,
-        }
+        ExecGraph { world, events, subs, subs_of, po, ppo }
     }
 
     pub fn len(&self) -> usize {

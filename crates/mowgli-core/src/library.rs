@@ -39,6 +39,8 @@ pub struct MethodSig {
 #[derive(Clone, Debug, Default)]
 pub struct ValueDomain {
     pub per_loc: Vec<Vec<Value>>,
+    /// Messages (tuples) the program may send, for message-passing libraries.
+    pub messages: Vec<Value>,
 }
 
 /// What a library contributes to an execution once its witness is fully chosen.
@@ -60,13 +62,7 @@ pub trait Library: Send + Sync {
     }
     /// Checks a call's arguments against the world (e.g. "respects nodes");
     /// `Err` names the offending argument.
-    fn check_call(
-        &self,
-        world: &World,
-        thread: ThreadId,
-        method: MethodId,
-        args: &[Value],
-    ) -> Result<(), String>;
+    fn check_call(&self, world: &World, thread: ThreadId, method: MethodId, args: &[Value]) -> Result<(), String>;
     /// `loc(e)`.
     fn locs(&self, e: &Event) -> Vec<LocId>;
     /// `stmp_L(e)`.
@@ -89,12 +85,7 @@ pub trait Library: Send + Sync {
     }
     /// A witness search over this library's part of `g` (the events whose `lib` is
     /// `me`); `to` is the stamp order in force.
-    fn search<'a>(
-        &'a self,
-        g: &'a ExecGraph<'a>,
-        to: &'a StampTable,
-        me: LibId,
-    ) -> Box<dyn WitnessSearch + 'a>;
+    fn search<'a>(&'a self, g: &'a ExecGraph<'a>, to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a>;
 }
 
 /// A backtracking search over a library's witnesses. Variables have static
@@ -112,13 +103,21 @@ pub trait WitnessSearch {
     /// library's own conditions. `hb` is a lower bound of the execution's
     /// happens-before, for libraries whose predicate mentions it.
     fn check(&mut self, hb: &BitRel, so: &mut BitRel) -> bool;
+    /// Conditions that mention hb (e.g. `hb⁻¹ ∩ fb = ∅`), checked against the
+    /// execution's least hb = (ppo ∪ so)⁺ once it is known to be acyclic. Must be
+    /// monotone in the partial witness, like [`WitnessSearch::check`].
+    fn check_hb(&self, _hb: &BitRel) -> bool {
+        true
+    }
+    /// Whether [`WitnessSearch::check_hb`] does anything (saves computing hb).
+    fn needs_hb(&self) -> bool {
+        false
+    }
     /// How many complete witnesses a naive enumeration would try for this plain
     /// execution: every rf choice of the same location regardless of values,
     /// every mo permutation, every nfo orientation.
     fn naive_count(&self) -> f64 {
-        (0..self.num_vars())
-            .map(|v| self.domain(v) as f64)
-            .product()
+        (0..self.num_vars()).map(|v| self.domain(v) as f64).product()
     }
     /// Final values of memory, for a complete assignment.
     fn finals(&self, out: &mut Vec<FinalValue>);
@@ -130,10 +129,7 @@ pub trait WitnessSearch {
 /// hb = (ppo ∪ so)⁺: every library's own conditions hold and hb is a strict partial
 /// order (ppo ∪ ⋃_L so_L is acyclic). By monotonicity (Def. 3.5) an execution is
 /// Λ-consistent for some hb iff it is for this one. Returns so when consistent.
-pub fn lambda_consistent(
-    g: &ExecGraph,
-    searches: &mut [Box<dyn WitnessSearch + '_>],
-) -> Option<BitRel> {
+pub fn lambda_consistent(g: &ExecGraph, searches: &mut [Box<dyn WitnessSearch + '_>]) -> Option<BitRel> {
     let mut so = BitRel::new(g.len());
     for s in searches.iter_mut() {
         if !s.check(&g.ppo, &mut so) {
@@ -142,9 +138,14 @@ pub fn lambda_consistent(
     }
     let mut hb = so.clone();
     hb.union_with(&g.ppo);
-    if hb.is_acyclic() {
-        Some(so)
-    } else {
-        None
+    if !hb.is_acyclic() {
+        return None;
     }
+    if searches.iter().any(|s| s.needs_hb()) {
+        hb.close_transitively();
+        if !searches.iter().all(|s| s.check_hb(&hb)) {
+            return None;
+        }
+    }
+    Some(so)
 }

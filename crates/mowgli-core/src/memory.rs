@@ -139,17 +139,7 @@ impl RfMo {
         }
         let nr = reads.len();
         let nw = writes.len();
-        RfMo {
-            reads,
-            writes,
-            init,
-            n,
-            cands,
-            rf: vec![None; nr],
-            cell_writes,
-            mo_vars,
-            mo_pos: vec![None; nw],
-        }
+        RfMo { reads, writes, init, n, cands, rf: vec![None; nr], cell_writes, mo_vars, mo_pos: vec![None; nw] }
     }
 
     pub fn num_vars(&self) -> usize {
@@ -158,24 +148,14 @@ impl RfMo {
 
     /// Upper bound of the number of complete assignments (the naive rf × mo count).
     pub fn naive_count(&self) -> f64 {
-        (0..self.num_vars())
-            .map(|v| self.domain(v) as f64)
-            .product()
+        (0..self.num_vars()).map(|v| self.domain(v) as f64).product()
     }
 
     /// Complete rf × mo candidates of a naive enumeration: every read from any
     /// write of its cell or the initial value, every permutation of each cell's writes.
     pub fn naive_unfiltered(&self) -> f64 {
-        let rf: f64 = self
-            .reads
-            .iter()
-            .map(|r| (self.cell_writes[r.cell].len() + 1) as f64)
-            .product();
-        let mo: f64 = self
-            .cell_writes
-            .iter()
-            .map(|ws| (1..=ws.len()).map(|k| k as f64).product::<f64>())
-            .product();
+        let rf: f64 = self.reads.iter().map(|r| (self.cell_writes[r.cell].len() + 1) as f64).product();
+        let mo: f64 = self.cell_writes.iter().map(|ws| (1..=ws.len()).map(|k| k as f64).product::<f64>()).product();
         rf * mo
     }
 
@@ -280,9 +260,7 @@ impl RfMo {
     /// write of its cell when it reads the initial value; minus the identity.
     pub fn rb_rel(&self) -> BitRel {
         let mut r = BitRel::new(self.n);
-        let orders: Vec<Vec<usize>> = (0..self.cell_writes.len())
-            .map(|c| self.mo_order(c))
-            .collect();
+        let orders: Vec<Vec<usize>> = (0..self.cell_writes.len()).map(|c| self.mo_order(c)).collect();
         for (i, rd) in self.reads.iter().enumerate() {
             match self.source(i) {
                 None => {}
@@ -334,33 +312,13 @@ mod tests {
     fn candidates_values_and_rb() {
         // subevents: 0 = W(x,1), 1 = W(x,2), 2 = R(x)=1, 3 = copy-read of x, 4 = write y := copy
         let reads = vec![
-            ReadSpec {
-                sub: 2,
-                cell: 0,
-                val: ReadVal::Known(Value::Int(1)),
-            },
-            ReadSpec {
-                sub: 3,
-                cell: 0,
-                val: ReadVal::Free,
-            },
+            ReadSpec { sub: 2, cell: 0, val: ReadVal::Known(Value::Int(1)) },
+            ReadSpec { sub: 3, cell: 0, val: ReadVal::Free },
         ];
         let writes = vec![
-            WriteSpec {
-                sub: 0,
-                cell: 0,
-                val: WriteVal::Known(Value::Int(1)),
-            },
-            WriteSpec {
-                sub: 1,
-                cell: 0,
-                val: WriteVal::Known(Value::Int(2)),
-            },
-            WriteSpec {
-                sub: 4,
-                cell: 1,
-                val: WriteVal::CopyOf(1),
-            },
+            WriteSpec { sub: 0, cell: 0, val: WriteVal::Known(Value::Int(1)) },
+            WriteSpec { sub: 1, cell: 0, val: WriteVal::Known(Value::Int(2)) },
+            WriteSpec { sub: 4, cell: 1, val: WriteVal::CopyOf(1) },
         ];
         let mut m = RfMo::new(5, vec![Value::Int(0), Value::Int(0)], reads, writes);
         assert_eq!(m.domain(0), 1); // only W(x,1)

@@ -152,28 +152,10 @@ impl World {
     /// A value with locations, work identifiers and objects shown by name.
     pub fn show(&self, v: &Value) -> String {
         match v {
-            Value::Loc(l) => self
-                .locs
-                .get(*l)
-                .map(|i| i.name.clone())
-                .unwrap_or_else(|| v.to_string()),
-            Value::Wid(w) => self
-                .wids
-                .get(*w as usize)
-                .cloned()
-                .unwrap_or_else(|| v.to_string()),
-            Value::Obj(o) => self
-                .objs
-                .get(*o as usize)
-                .map(|o| o.name.clone())
-                .unwrap_or_else(|| v.to_string()),
-            Value::Tuple(vs) => format!(
-                "[{}]",
-                vs.iter()
-                    .map(|v| self.show(v))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            Value::Loc(l) => self.locs.get(*l).map(|i| i.name.clone()).unwrap_or_else(|| v.to_string()),
+            Value::Wid(w) => self.wids.get(*w as usize).cloned().unwrap_or_else(|| v.to_string()),
+            Value::Obj(o) => self.objs.get(*o as usize).map(|o| o.name.clone()).unwrap_or_else(|| v.to_string()),
+            Value::Tuple(vs) => format!("[{}]", vs.iter().map(|v| self.show(v)).collect::<Vec<_>>().join(", ")),
             _ => v.to_string(),
         }
     }

@@ -21,14 +21,8 @@ impl Expr {
     pub fn eval(&self, env: &[Option<Value>]) -> Result<Value, UnfoldError> {
         match self {
             Expr::Val(v) => Ok(v.clone()),
-            Expr::Reg(r) => env
-                .get(*r)
-                .cloned()
-                .flatten()
-                .ok_or(UnfoldError::UnboundRegister(*r)),
-            Expr::Tuple(es) => Ok(Value::Tuple(
-                es.iter().map(|e| e.eval(env)).collect::<Result<_, _>>()?,
-            )),
+            Expr::Reg(r) => env.get(*r).cloned().flatten().ok_or(UnfoldError::UnboundRegister(*r)),
+            Expr::Tuple(es) => Ok(Value::Tuple(es.iter().map(|e| e.eval(env)).collect::<Result<_, _>>()?)),
         }
     }
 }
@@ -39,17 +33,9 @@ pub enum Prog {
     /// `v`: return a value.
     Ret(Expr),
     /// `m(ṽ)`: a method call of library `lib`.
-    Call {
-        lib: LibId,
-        method: MethodId,
-        args: Vec<Expr>,
-    },
+    Call { lib: LibId, method: MethodId, args: Vec<Expr> },
     /// `let p f`, with `f = λ bind. rest` (the bound register is optional).
-    Let {
-        first: Box<Prog>,
-        bind: Option<RegId>,
-        rest: Box<Prog>,
-    },
+    Let { first: Box<Prog>, bind: Option<RegId>, rest: Box<Prog> },
     /// `loop p`.
     Loop(Box<Prog>),
     /// `break_k v` (k ≥ 1).
@@ -61,11 +47,7 @@ impl Prog {
     pub fn seq(steps: Vec<(Option<RegId>, Prog)>) -> Prog {
         let mut p = Prog::Ret(Expr::Val(Value::Unit));
         for (bind, step) in steps.into_iter().rev() {
-            p = Prog::Let {
-                first: Box::new(step),
-                bind,
-                rest: Box::new(p),
-            };
+            p = Prog::Let { first: Box::new(step), bind, rest: Box::new(p) };
         }
         p
     }
@@ -106,19 +88,9 @@ pub struct Unfolded {
 /// Computes `⟦p⟧_t` up to `loop_bound` iterations per loop. `returns` gives the
 /// values a call may return (the paper's `v' ∈ Val`, restricted to what the
 /// library can actually return).
-pub fn unfold(
-    p: &Prog,
-    nregs: usize,
-    loop_bound: usize,
-    returns: &mut ReturnsFn,
-) -> Result<Unfolded, UnfoldError> {
+pub fn unfold(p: &Prog, nregs: usize, loop_bound: usize, returns: &mut ReturnsFn) -> Result<Unfolded, UnfoldError> {
     let mut out = Unfolded::default();
-    let start = Unfolding {
-        value: Value::Unit,
-        breaks: 0,
-        calls: vec![],
-        env: vec![None; nregs],
-    };
+    let start = Unfolding { value: Value::Unit, breaks: 0, calls: vec![], env: vec![None; nregs] };
     out.runs = go(p, start, loop_bound, returns, &mut out.bound_hit)?;
     Ok(out)
 }
@@ -133,36 +105,20 @@ fn go(
     match p {
         Prog::Ret(e) => {
             let v = e.eval(&st.env)?;
-            Ok(vec![Unfolding {
-                value: v,
-                breaks: 0,
-                ..st
-            }])
+            Ok(vec![Unfolding { value: v, breaks: 0, ..st }])
         }
         Prog::Break(k, e) => {
             let v = e.eval(&st.env)?;
-            Ok(vec![Unfolding {
-                value: v,
-                breaks: *k,
-                ..st
-            }])
+            Ok(vec![Unfolding { value: v, breaks: *k, ..st }])
         }
         Prog::Call { lib, method, args } => {
-            let args: Vec<Value> = args
-                .iter()
-                .map(|a| a.eval(&st.env))
-                .collect::<Result<_, _>>()?;
+            let args: Vec<Value> = args.iter().map(|a| a.eval(&st.env)).collect::<Result<_, _>>()?;
             let rets = returns(*lib, *method, &args);
             Ok(rets
                 .into_iter()
                 .map(|r| {
                     let mut s = st.clone();
-                    s.calls.push(CallRecord {
-                        lib: *lib,
-                        method: *method,
-                        args: args.clone(),
-                        ret: r.clone(),
-                    });
+                    s.calls.push(CallRecord { lib: *lib, method: *method, args: args.clone(), ret: r.clone() });
                     s.value = r;
                     s.breaks = 0;
                     s
@@ -194,10 +150,7 @@ fn go(
                         if r.breaks == 0 {
                             next.push(r);
                         } else {
-                            res.push(Unfolding {
-                                breaks: r.breaks - 1,
-                                ..r
-                            });
+                            res.push(Unfolding { breaks: r.breaks - 1, ..r });
                         }
                     }
                 }
@@ -221,21 +174,14 @@ mod tests {
     #[test]
     fn let_and_loop() {
         // let r = m() in loop { let s = m() in break_1 s }
-        let call = || Prog::Call {
-            lib: 0,
-            method: 0,
-            args: vec![],
-        };
+        let call = || Prog::Call { lib: 0, method: 0, args: vec![] };
         let p = Prog::Let {
             first: Box::new(call()),
             bind: Some(0),
             rest: Box::new(Prog::Loop(Box::new(Prog::Let {
                 first: Box::new(call()),
                 bind: Some(1),
-                rest: Box::new(Prog::Break(
-                    1,
-                    Expr::Tuple(vec![Expr::Reg(0), Expr::Reg(1)]),
-                )),
+                rest: Box::new(Prog::Break(1, Expr::Tuple(vec![Expr::Reg(0), Expr::Reg(1)]))),
             }))),
         };
         let mut ret = |_, _, _: &[Value]| vec![Value::Int(0), Value::Int(1)];

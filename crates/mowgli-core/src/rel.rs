@@ -17,11 +17,7 @@ impl BitRel {
     /// The empty relation on `n` elements.
     pub fn new(n: usize) -> Self {
         let words = n.div_ceil(64).max(1);
-        BitRel {
-            n,
-            words,
-            bits: vec![0; words * n],
-        }
+        BitRel { n, words, bits: vec![0; words * n] }
     }
 
     /// The identity relation `[A]` restricted to the elements satisfying `keep`.
@@ -323,9 +319,6 @@ mod tests {
         b.add(1, 3);
         let c = a.compose(&b);
         assert_eq!(c.pairs().collect::<Vec<_>>(), vec![(0, 2), (0, 3)]);
-        assert_eq!(
-            c.inverse().pairs().collect::<Vec<_>>(),
-            vec![(2, 0), (3, 0)]
-        );
+        assert_eq!(c.inverse().pairs().collect::<Vec<_>>(), vec![(2, 0), (3, 0)]);
     }
 }

@@ -67,10 +67,7 @@ pub struct StampTable {
 impl StampTable {
     pub fn kind(&self, name: &str) -> Option<StampKind> {
         let name = name.strip_suffix("_n").unwrap_or(name);
-        self.kinds
-            .iter()
-            .position(|k| k == name)
-            .map(|i| i as StampKind)
+        self.kinds.iter().position(|k| k == name).map(|i| i as StampKind)
     }
 
     /// `(a1, a2) ∈ to`.
@@ -120,11 +117,7 @@ impl StampOrder {
     pub fn parse(text: &str) -> Result<StampOrder, StampOrderError> {
         let mut out = StampOrder::default();
         let mut cur: Option<StampTable> = None;
-        let err = |line: usize, column: usize, message: String| StampOrderError {
-            line,
-            column,
-            message,
-        };
+        let err = |line: usize, column: usize, message: String| StampOrderError { line, column, message };
         for (ln, raw) in text.lines().enumerate() {
             let line = ln + 1;
             let body = raw.split('#').next().unwrap_or("");
@@ -152,54 +145,27 @@ impl StampOrder {
                         finish(&mut out, t, line)?;
                     }
                     let Some((name, _)) = words.get(1) else {
-                        return Err(err(
-                            line,
-                            words[0].1 + 5,
-                            "expected a table name after `table`".into(),
-                        ));
+                        return Err(err(line, words[0].1 + 5, "expected a table name after `table`".into()));
                     };
                     if out.tables.contains_key(*name) {
-                        return Err(err(
-                            line,
-                            words[1].1,
-                            format!("table `{name}` is defined twice"),
-                        ));
+                        return Err(err(line, words[1].1, format!("table `{name}` is defined twice")));
                     }
-                    cur = Some(StampTable {
-                        name: name.to_string(),
-                        kinds: vec![],
-                        family: vec![],
-                        cells: vec![],
-                    });
+                    cur = Some(StampTable { name: name.to_string(), kinds: vec![], family: vec![], cells: vec![] });
                 }
                 "columns" => {
                     let Some(t) = cur.as_mut() else {
-                        return Err(err(
-                            line,
-                            words[0].1,
-                            "expected `table NAME` before `columns`".into(),
-                        ));
+                        return Err(err(line, words[0].1, "expected `table NAME` before `columns`".into()));
                     };
                     if !t.kinds.is_empty() {
-                        return Err(err(
-                            line,
-                            words[0].1,
-                            "`columns` given twice for this table".into(),
-                        ));
+                        return Err(err(line, words[0].1, "`columns` given twice for this table".into()));
                     }
                     for (w, c) in &words[1..] {
                         let (name, fam) = match w.strip_suffix("_n") {
                             Some(base) => (base, true),
                             None => (*w, false),
                         };
-                        if name.is_empty()
-                            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                        {
-                            return Err(err(
-                                line,
-                                *c,
-                                format!("expected a stamp name, found `{w}`"),
-                            ));
+                        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                            return Err(err(line, *c, format!("expected a stamp name, found `{w}`")));
                         }
                         if t.kinds.iter().any(|k| k == name) {
                             return Err(err(line, *c, format!("stamp `{name}` listed twice")));
@@ -208,27 +174,15 @@ impl StampOrder {
                         t.family.push(fam);
                     }
                     if t.kinds.len() > 26 {
-                        return Err(err(
-                            line,
-                            words[0].1,
-                            "at most 26 stamp kinds per table".into(),
-                        ));
+                        return Err(err(line, words[0].1, "at most 26 stamp kinds per table".into()));
                     }
                 }
                 _ => {
                     let Some(t) = cur.as_mut() else {
-                        return Err(err(
-                            line,
-                            words[0].1,
-                            format!("expected `table NAME`, found `{}`", words[0].0),
-                        ));
+                        return Err(err(line, words[0].1, format!("expected `table NAME`, found `{}`", words[0].0)));
                     };
                     if t.kinds.is_empty() {
-                        return Err(err(
-                            line,
-                            words[0].1,
-                            "expected `columns …` before the rows".into(),
-                        ));
+                        return Err(err(line, words[0].1, "expected `columns …` before the rows".into()));
                     }
                     let r = t.cells.len();
                     let mut ws = &words[..];
@@ -245,16 +199,16 @@ impl StampOrder {
                         return Err(err(
                             line,
                             *c,
-                            format!(
-                                "table has {} columns but this is row {}",
-                                t.kinds.len(),
-                                r + 1
-                            ),
+                            format!("table has {} columns but this is row {}", t.kinds.len(), r + 1),
                         ));
                     }
                     let bare = name.strip_suffix("_n").unwrap_or(name);
                     if bare != expected_name {
-                        return Err(err(line, *c, format!("expected row `{expected_name}` (rows follow the column order), found `{name}`")));
+                        return Err(err(
+                            line,
+                            *c,
+                            format!("expected row `{expected_name}` (rows follow the column order), found `{name}`"),
+                        ));
                     }
                     let cells_w = &ws[1..];
                     if cells_w.len() != t.kinds.len() {
@@ -262,11 +216,7 @@ impl StampOrder {
                         return Err(err(
                             line,
                             c,
-                            format!(
-                                "expected {} cells in row `{bare}`, found {}",
-                                t.kinds.len(),
-                                cells_w.len()
-                            ),
+                            format!("expected {} cells in row `{bare}`, found {}", t.kinds.len(), cells_w.len()),
                         ));
                     }
                     let mut row = Vec::new();
@@ -276,11 +226,7 @@ impl StampOrder {
                             "✗" | "N" | "n" | "no" => Cell::Unordered,
                             "SN" | "sqp" => Cell::SameNode,
                             _ => {
-                                return Err(err(
-                                    line,
-                                    *c,
-                                    format!("expected a cell (✓, ✗, SN; or Y, N), found `{w}`"),
-                                ))
+                                return Err(err(line, *c, format!("expected a cell (✓, ✗, SN; or Y, N), found `{w}`")))
                             }
                         };
                         if cell == Cell::SameNode && !(t.family[r] && t.family[j]) {
@@ -300,11 +246,7 @@ impl StampOrder {
             finish(&mut out, t, text.lines().count() + 1)?;
         }
         if out.tables.is_empty() {
-            return Err(err(
-                1,
-                1,
-                "expected `table NAME`: no table in this file".into(),
-            ));
+            return Err(err(1, 1, "expected `table NAME`: no table in this file".into()));
         }
         Ok(out)
     }
@@ -335,12 +277,7 @@ fn finish(out: &mut StampOrder, t: StampTable, line: usize) -> Result<(), StampO
         return Err(StampOrderError {
             line,
             column: 1,
-            message: format!(
-                "table `{}` has {} columns but {} rows",
-                t.name,
-                t.kinds.len(),
-                t.cells.len()
-            ),
+            message: format!("table `{}` has {} columns but {} rows", t.name, t.kinds.len(), t.cells.len()),
         });
     }
     out.tables.insert(t.name.clone(), t);
@@ -371,27 +308,13 @@ mod tests {
 
     #[test]
     fn parse_and_query() {
-        let o = StampOrder::parse(
-            "table to\ncolumns aCR aCW aX_n\nA aCR ✓ ✓ ✓\nB aCW ✗ ✓ Y # c\nC aX_n N N SN\n",
-        )
-        .unwrap();
+        let o =
+            StampOrder::parse("table to\ncolumns aCR aCW aX_n\nA aCR ✓ ✓ ✓\nB aCW ✗ ✓ Y # c\nC aX_n N N SN\n").unwrap();
         let t = o.table("to").unwrap();
-        let cr = Stamp {
-            kind: 0,
-            node: None,
-        };
-        let cw = Stamp {
-            kind: 1,
-            node: None,
-        };
-        let x1 = Stamp {
-            kind: 2,
-            node: Some(1),
-        };
-        let x2 = Stamp {
-            kind: 2,
-            node: Some(2),
-        };
+        let cr = Stamp { kind: 0, node: None };
+        let cw = Stamp { kind: 1, node: None };
+        let x1 = Stamp { kind: 2, node: Some(1) };
+        let x2 = Stamp { kind: 2, node: Some(2) };
         assert!(!t.ordered(cw, cr));
         assert!(t.ordered(cr, cw));
         assert!(t.ordered(x1, x1) && !t.ordered(x1, x2));

@@ -11,8 +11,8 @@
 
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable,
-    Value, ValueDomain, WitnessSearch, World,
+    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
+    WitnessSearch, World,
 };
 
 use crate::rdma::Kinds;
@@ -27,20 +27,10 @@ pub struct Bal {
 impl Bal {
     /// `all_nodes = false`: BAL of Def. 4.1; `true`: the transitive barrier of §4.3.
     pub fn new(order: &StampOrder, all_nodes: bool) -> Result<Self, LibError> {
-        let to = order
-            .table("to")
-            .ok_or(LibError::MissingTable("to".into()))?;
+        let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
-        let methods = vec![MethodSig {
-            name: "BAR",
-            params: vec![Param::Obj],
-            returns: false,
-        }];
-        Ok(Bal {
-            all_nodes,
-            kinds,
-            methods,
-        })
+        let methods = vec![MethodSig { name: "BAR", params: vec![Param::Obj], returns: false }];
+        Ok(Bal { all_nodes, kinds, methods })
     }
 }
 
@@ -62,19 +52,10 @@ impl Library for Bal {
     fn methods(&self) -> &[MethodSig] {
         &self.methods
     }
-    fn check_call(
-        &self,
-        world: &World,
-        _thread: usize,
-        _method: usize,
-        args: &[Value],
-    ) -> Result<(), String> {
+    fn check_call(&self, world: &World, _thread: usize, _method: usize, args: &[Value]) -> Result<(), String> {
         match args.first() {
             Some(Value::Obj(o)) if world.objs[*o as usize].writer.is_none() => Ok(()),
-            Some(Value::Obj(o)) => Err(format!(
-                "`{}` is a ring, not a barrier",
-                world.objs[*o as usize].name
-            )),
+            Some(Value::Obj(o)) => Err(format!("`{}` is a ring, not a barrier", world.objs[*o as usize].name)),
             _ => Err("expected a barrier".into()),
         }
     }
@@ -89,11 +70,7 @@ impl Library for Bal {
             world.nodes.clone()
         } else {
             let b = barrier(e);
-            world
-                .objs
-                .get(b)
-                .map(|o| o.threads.iter().map(|&t| world.thread_node(t)).collect())
-                .unwrap_or_default()
+            world.objs.get(b).map(|o| o.threads.iter().map(|&t| world.thread_node(t)).collect()).unwrap_or_default()
         };
         nodes.sort();
         nodes.dedup();
@@ -101,22 +78,10 @@ impl Library for Bal {
         s.push(k.single(k.cr));
         s
     }
-    fn returns(
-        &self,
-        _w: &World,
-        _t: usize,
-        _m: usize,
-        _a: &[Value],
-        _d: &ValueDomain,
-    ) -> Vec<Value> {
+    fn returns(&self, _w: &World, _t: usize, _m: usize, _a: &[Value], _d: &ValueDomain) -> Vec<Value> {
         vec![Value::Unit]
     }
-    fn search<'a>(
-        &'a self,
-        g: &'a ExecGraph<'a>,
-        _to: &'a StampTable,
-        me: LibId,
-    ) -> Box<dyn WitnessSearch + 'a> {
+    fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(BalSearch::new(self, g, me))
     }
 }
@@ -137,11 +102,7 @@ impl BalSearch {
             let mut counts = Vec::new();
             for t in 0..w.threads.len() {
                 let mine: Vec<usize> = (0..g.events.len())
-                    .filter(|&e| {
-                        g.events[e].lib == me
-                            && g.events[e].thread == t
-                            && barrier(&g.events[e]) == b
-                    })
+                    .filter(|&e| g.events[e].lib == me && g.events[e].thread == t && barrier(&g.events[e]) == b)
                     .collect();
                 if mine.is_empty() && !w.objs[b].threads.contains(&t) {
                     continue;

@@ -8,6 +8,7 @@
 
 pub mod bal;
 pub mod orders;
+pub mod rbl;
 pub mod rdma;
 pub mod rdmatso;
 pub mod rdmawait;

@@ -26,21 +26,12 @@ pub struct Kinds {
 impl Kinds {
     pub fn of(to: &StampTable) -> Result<Kinds, LibError> {
         let k = |name: &str, family: bool| -> Result<u8, LibError> {
-            let i = to.kind(name).ok_or_else(|| LibError::MissingStamp {
-                table: to.name.clone(),
-                stamp: name.into(),
-            })?;
+            let i =
+                to.kind(name).ok_or_else(|| LibError::MissingStamp { table: to.name.clone(), stamp: name.into() })?;
             if to.family[i as usize] != family {
                 return Err(LibError::MissingStamp {
                     table: to.name.clone(),
-                    stamp: format!(
-                        "{name}{}",
-                        if family {
-                            "_n (as a family)"
-                        } else {
-                            " (as a single stamp)"
-                        }
-                    ),
+                    stamp: format!("{name}{}", if family { "_n (as a family)" } else { " (as a single stamp)" }),
                 });
             }
             Ok(i)
@@ -65,10 +56,7 @@ impl Kinds {
     }
 
     pub fn fam(&self, kind: u8, n: NodeId) -> Stamp {
-        Stamp {
-            kind,
-            node: Some(n),
-        }
+        Stamp { kind, node: Some(n) }
     }
 
     /// Instantaneous subevents: all but aCW, aNLW, aNRW (their start and end differ).
@@ -94,12 +82,7 @@ fn loc_arg(args: &[Value], i: usize) -> usize {
 
 /// "Respects nodes" (LOCO App. F.2): local arguments live on the caller's node,
 /// and every location named lives on some node.
-pub fn check_nodes(
-    world: &World,
-    thread: usize,
-    method: usize,
-    args: &[Value],
-) -> Result<(), String> {
+pub fn check_nodes(world: &World, thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
     let here = world.thread_node(thread);
     let lname = |l: usize| world.locs.get(l).map(|i| i.name.as_str()).unwrap_or("?");
     for a in args {
@@ -132,8 +115,7 @@ pub fn check_nodes(
             ));
         }
     }
-    if method == RFENCE || (method == POLL_OR_WAIT && matches!(args.first(), Some(Value::Node(_))))
-    {
+    if method == RFENCE || (method == POLL_OR_WAIT && matches!(args.first(), Some(Value::Node(_)))) {
         if let Some(n) = args.first().and_then(Value::as_node) {
             if !world.nodes.contains(&n) {
                 return Err(format!("node {n} is not a node of this program"));
@@ -200,54 +182,22 @@ pub fn memory(k: &Kinds, g: &ExecGraph, lib: usize) -> RfMo {
             let a0 = loc_arg(&e.args, 0);
             let a1 = loc_arg(&e.args, 1);
             if st.kind == k.cr {
-                reads.push(ReadSpec {
-                    sub: s,
-                    cell: a0,
-                    val: ReadVal::Known(e.ret.clone()),
-                });
+                reads.push(ReadSpec { sub: s, cell: a0, val: ReadVal::Known(e.ret.clone()) });
             } else if st.kind == k.cw {
-                writes.push(WriteSpec {
-                    sub: s,
-                    cell: a0,
-                    val: WriteVal::Known(e.args[1].clone()),
-                });
+                writes.push(WriteSpec { sub: s, cell: a0, val: WriteVal::Known(e.args[1].clone()) });
             } else if st.kind == k.cas {
-                reads.push(ReadSpec {
-                    sub: s,
-                    cell: a0,
-                    val: ReadVal::Known(e.ret.clone()),
-                });
-                writes.push(WriteSpec {
-                    sub: s,
-                    cell: a0,
-                    val: WriteVal::Known(e.args[2].clone()),
-                });
+                reads.push(ReadSpec { sub: s, cell: a0, val: ReadVal::Known(e.ret.clone()) });
+                writes.push(WriteSpec { sub: s, cell: a0, val: WriteVal::Known(e.args[2].clone()) });
             } else if st.kind == k.nlr {
                 // put: NIC local read of the source y = args[1]
-                reads.push(ReadSpec {
-                    sub: s,
-                    cell: a1,
-                    val: ReadVal::Free,
-                });
+                reads.push(ReadSpec { sub: s, cell: a1, val: ReadVal::Free });
             } else if st.kind == k.nrw {
-                writes.push(WriteSpec {
-                    sub: s,
-                    cell: a0,
-                    val: WriteVal::CopyOf(reads.len() - 1),
-                });
+                writes.push(WriteSpec { sub: s, cell: a0, val: WriteVal::CopyOf(reads.len() - 1) });
             } else if st.kind == k.nrr {
                 // get: NIC remote read of y = args[1]
-                reads.push(ReadSpec {
-                    sub: s,
-                    cell: a1,
-                    val: ReadVal::Free,
-                });
+                reads.push(ReadSpec { sub: s, cell: a1, val: ReadVal::Free });
             } else if st.kind == k.nlw {
-                writes.push(WriteSpec {
-                    sub: s,
-                    cell: a0,
-                    val: WriteVal::CopyOf(reads.len() - 1),
-                });
+                writes.push(WriteSpec { sub: s, cell: a0, val: WriteVal::CopyOf(reads.len() - 1) });
             }
         }
     }
@@ -263,15 +213,10 @@ pub fn nfo_pairs(k: &Kinds, g: &ExecGraph, lib: usize) -> Vec<(usize, usize)> {
     for a in 0..g.len() {
         for b in 0..g.len() {
             let (sa, sb) = (g.subs[a], g.subs[b]);
-            if sa.event == sb.event
-                || g.events[sa.event].lib != lib
-                || g.events[sb.event].lib != lib
-            {
+            if sa.event == sb.event || g.events[sa.event].lib != lib || g.events[sb.event].lib != lib {
                 continue;
             }
-            if g.events[sa.event].thread != g.events[sb.event].thread
-                || sa.stamp.node != sb.stamp.node
-            {
+            if g.events[sa.event].thread != g.events[sb.event].thread || sa.stamp.node != sb.stamp.node {
                 continue;
             }
             let pair = (sa.stamp.kind == k.nlr && sb.stamp.kind == k.nlw)

@@ -26,8 +26,8 @@
 use mowgli_core::memory::RfMo;
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable,
-    Value, ValueDomain, WitnessSearch, World,
+    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
+    WitnessSearch, World,
 };
 
 use crate::rdma::{self, Kinds};
@@ -48,17 +48,11 @@ impl RdmaTso {
     /// `order` must hold `to`; its `ippo`/`oppo`(`_nopcie`) tables, when present,
     /// replace those of Fig. 9.
     pub fn new(order: &StampOrder, pcie: bool) -> Result<Self, LibError> {
-        let to = order
-            .table("to")
-            .ok_or(LibError::MissingTable("to".into()))?;
+        let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
         let fig9 = crate::orders::rdma_fig9();
         let pick = |name: &str| -> StampTable {
-            order
-                .table(name)
-                .or_else(|| fig9.table(name))
-                .cloned()
-                .expect("Fig. 9 tables are built in")
+            order.table(name).or_else(|| fig9.table(name)).cloned().expect("Fig. 9 tables are built in")
         };
         let ippo = pick("ippo");
         let oppo = pick(if pcie { "oppo" } else { "oppo_nopcie" });
@@ -66,29 +60,18 @@ impl RdmaTso {
         for name in &to.kinds {
             let j = ippo.kind(name).unwrap_or(u8::MAX);
             if oppo.kind(name) != ippo.kind(name) {
-                return Err(LibError::MissingStamp {
-                    table: "oppo".into(),
-                    stamp: name.clone(),
-                });
+                return Err(LibError::MissingStamp { table: "oppo".into(), stamp: name.clone() });
             }
             conv.push(j);
         }
-        for k in [
-            kinds.cr, kinds.cw, kinds.cas, kinds.mf, kinds.wt, kinds.nlr, kinds.nrw, kinds.nrr,
-            kinds.nlw, kinds.rf,
-        ] {
+        for k in
+            [kinds.cr, kinds.cw, kinds.cas, kinds.mf, kinds.wt, kinds.nlr, kinds.nrw, kinds.nrr, kinds.nlw, kinds.rf]
+        {
             if conv[k as usize] == u8::MAX {
-                return Err(LibError::MissingStamp {
-                    table: "ippo".into(),
-                    stamp: to.kinds[k as usize].clone(),
-                });
+                return Err(LibError::MissingStamp { table: "ippo".into(), stamp: to.kinds[k as usize].clone() });
             }
         }
-        let p = |name, params: &[Param], returns| MethodSig {
-            name,
-            params: params.to_vec(),
-            returns,
-        };
+        let p = |name, params: &[Param], returns| MethodSig { name, params: params.to_vec(), returns };
         let methods = vec![
             p("Read", &[Param::Loc], true),
             p("Write", &[Param::Loc, Param::Val], false),
@@ -99,22 +82,11 @@ impl RdmaTso {
             p("Poll", &[Param::Node], false),
             p("Rfence", &[Param::Node], false),
         ];
-        Ok(RdmaTso {
-            name: if pcie { "rdmatso" } else { "rdmatso_nopcie" },
-            pcie,
-            kinds,
-            ippo,
-            oppo,
-            conv,
-            methods,
-        })
+        Ok(RdmaTso { name: if pcie { "rdmatso" } else { "rdmatso_nopcie" }, pcie, kinds, ippo, oppo, conv, methods })
     }
 
     fn table_stamp(&self, s: Stamp) -> Stamp {
-        Stamp {
-            kind: self.conv[s.kind as usize],
-            node: s.node,
-        }
+        Stamp { kind: self.conv[s.kind as usize], node: s.node }
     }
 }
 
@@ -125,13 +97,7 @@ impl Library for RdmaTso {
     fn methods(&self) -> &[MethodSig] {
         &self.methods
     }
-    fn check_call(
-        &self,
-        world: &World,
-        thread: usize,
-        method: usize,
-        args: &[Value],
-    ) -> Result<(), String> {
+    fn check_call(&self, world: &World, thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
         rdma::check_nodes(world, thread, method, args)
     }
     fn locs(&self, e: &Event) -> Vec<usize> {
@@ -143,25 +109,13 @@ impl Library for RdmaTso {
         }
         rdma::stmp_rl(&self.kinds, world, e)
     }
-    fn returns(
-        &self,
-        _w: &World,
-        _t: usize,
-        method: usize,
-        args: &[Value],
-        dom: &ValueDomain,
-    ) -> Vec<Value> {
+    fn returns(&self, _w: &World, _t: usize, method: usize, args: &[Value], dom: &ValueDomain) -> Vec<Value> {
         rdma::returns(method, args, dom)
     }
     fn own_program_order(&self) -> bool {
         true
     }
-    fn search<'a>(
-        &'a self,
-        g: &'a ExecGraph<'a>,
-        _to: &'a StampTable,
-        me: LibId,
-    ) -> Box<dyn WitnessSearch + 'a> {
+    fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(TsoSearch::new(self, g, me))
     }
 }
@@ -192,24 +146,14 @@ impl<'a> TsoSearch<'a> {
         let mine = |s: usize| g.events[g.subs[s].event].lib == me;
         let spo = g.po_with_internal().filter(|a, b| mine(a) && mine(b));
         let kind_of = |s: usize| g.subs[s].stamp.kind;
-        let ippo = spo.filter(|a, b| {
-            lib.ippo.ordered(
-                lib.table_stamp(g.subs[a].stamp),
-                lib.table_stamp(g.subs[b].stamp),
-            )
-        });
-        let oppo = spo.filter(|a, b| {
-            lib.oppo.ordered(
-                lib.table_stamp(g.subs[a].stamp),
-                lib.table_stamp(g.subs[b].stamp),
-            )
-        });
+        let ippo =
+            spo.filter(|a, b| lib.ippo.ordered(lib.table_stamp(g.subs[a].stamp), lib.table_stamp(g.subs[b].stamp)));
+        let oppo =
+            spo.filter(|a, b| lib.oppo.ordered(lib.table_stamp(g.subs[a].stamp), lib.table_stamp(g.subs[b].stamp)));
         let thread = |s: usize| g.events[g.subs[s].event].thread;
         let sthd = BitRel::from_fn(n, |a, b| thread(a) == thread(b));
         let sqp = BitRel::from_fn(n, |a, b| {
-            thread(a) == thread(b)
-                && g.subs[a].stamp.node.is_some()
-                && g.subs[a].stamp.node == g.subs[b].stamp.node
+            thread(a) == thread(b) && g.subs[a].stamp.node.is_some() && g.subs[a].stamp.node == g.subs[b].stamp.node
         });
         // pf: the i-th poll of thread t towards n polls the i-th NIC write of t towards n (Def. 4.3 (1)).
         let mut pf = BitRel::new(n);
@@ -248,11 +192,7 @@ impl<'a> TsoSearch<'a> {
             }
         }
         let mem = rdma::memory(&k, g, me);
-        let nfo_pairs = if lib.pcie {
-            rdma::nfo_pairs(&k, g, me)
-        } else {
-            vec![]
-        };
+        let nfo_pairs = if lib.pcie { rdma::nfo_pairs(&k, g, me) } else { vec![] };
         let inst = (0..n).map(|s| k.inst(g.subs[s].stamp)).collect();
         let is = (0..n).map(kind_of).collect();
         TsoSearch {
@@ -309,12 +249,8 @@ impl WitnessSearch for TsoSearch<'_> {
             }
         }
         let is = &self.is;
-        let mut rf_b = rf
-            .intersect(&self.sthd)
-            .restrict(|a| is[a] == k.cw, |b| is[b] == k.cr);
-        let mut rb_b = rb
-            .intersect(&self.sthd)
-            .restrict(|a| is[a] == k.cr, |b| is[b] == k.cw);
+        let mut rf_b = rf.intersect(&self.sthd).restrict(|a| is[a] == k.cw, |b| is[b] == k.cr);
+        let mut rb_b = rb.intersect(&self.sthd).restrict(|a| is[a] == k.cr, |b| is[b] == k.cw);
         if !self.lib.pcie {
             rf_b.union_with(&rf.intersect(&self.sqp));
             rb_b.union_with(&rb.intersect(&self.sqp));
@@ -353,11 +289,7 @@ impl WitnessSearch for TsoSearch<'_> {
     fn finals(&self, out: &mut Vec<FinalValue>) {
         for c in (0..self.mem.num_cells()).filter(|&c| self.mem.touched(c)) {
             if let Some(v) = self.mem.final_value(c) {
-                out.push(FinalValue {
-                    loc: c,
-                    node: None,
-                    value: v,
-                });
+                out.push(FinalValue { loc: c, node: None, value: v });
             }
         }
     }

@@ -17,8 +17,8 @@
 use mowgli_core::memory::RfMo;
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable,
-    Value, ValueDomain, WitnessSearch, World,
+    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
+    WitnessSearch, World,
 };
 
 use crate::rdma::{self, Kinds};
@@ -31,15 +31,9 @@ pub struct RdmaWait {
 
 impl RdmaWait {
     pub fn new(order: &StampOrder) -> Result<Self, LibError> {
-        let to = order
-            .table("to")
-            .ok_or(LibError::MissingTable("to".into()))?;
+        let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
-        let p = |name, params: &[Param], returns| MethodSig {
-            name,
-            params: params.to_vec(),
-            returns,
-        };
+        let p = |name, params: &[Param], returns| MethodSig { name, params: params.to_vec(), returns };
         let methods = vec![
             p("Read", &[Param::Loc], true),
             p("Write", &[Param::Loc, Param::Val], false),
@@ -61,13 +55,7 @@ impl Library for RdmaWait {
     fn methods(&self) -> &[MethodSig] {
         &self.methods
     }
-    fn check_call(
-        &self,
-        world: &World,
-        thread: usize,
-        method: usize,
-        args: &[Value],
-    ) -> Result<(), String> {
+    fn check_call(&self, world: &World, thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
         rdma::check_nodes(world, thread, method, args)
     }
     fn locs(&self, e: &Event) -> Vec<usize> {
@@ -76,22 +64,10 @@ impl Library for RdmaWait {
     fn stamps(&self, world: &World, e: &Event) -> Vec<Stamp> {
         rdma::stmp_rl(&self.kinds, world, e)
     }
-    fn returns(
-        &self,
-        _w: &World,
-        _t: usize,
-        method: usize,
-        args: &[Value],
-        dom: &ValueDomain,
-    ) -> Vec<Value> {
+    fn returns(&self, _w: &World, _t: usize, method: usize, args: &[Value], dom: &ValueDomain) -> Vec<Value> {
         rdma::returns(method, args, dom)
     }
-    fn search<'a>(
-        &'a self,
-        g: &'a ExecGraph<'a>,
-        _to: &'a StampTable,
-        me: LibId,
-    ) -> Box<dyn WitnessSearch + 'a> {
+    fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(WaitSearch::new(self, g, me))
     }
 }
@@ -138,10 +114,7 @@ pub(crate) fn iso(k: &Kinds, g: &ExecGraph, me: LibId) -> BitRel {
         }
         let (a, b) = (subs[0], subs[1]);
         let (ka, kb) = (g.subs[a].stamp.kind, g.subs[b].stamp.kind);
-        if (ka == k.mf && kb == k.cr)
-            || (ka == k.nrr && kb == k.nlw)
-            || (ka == k.nlr && kb == k.nrw)
-        {
+        if (ka == k.mf && kb == k.cr) || (ka == k.nrr && kb == k.nlw) || (ka == k.nlr && kb == k.nrw) {
             r.add(a, b);
         }
     }
@@ -158,9 +131,7 @@ impl<'a> WaitSearch<'a> {
         let mut ippo = g.ppo.filter(|a, b| mine(a) && mine(b));
         ippo.union_with(&po.restrict(|a| kind(a) == k.cw, |b| kind(b) == k.cr || kind(b) == k.wt));
         ippo.union_with(&po.filter(|a, b| {
-            (kind(a) == k.nrw || kind(a) == k.nlw)
-                && kind(b) == k.rf
-                && g.subs[a].stamp.node == g.subs[b].stamp.node
+            (kind(a) == k.nrw || kind(a) == k.nlw) && kind(b) == k.rf && g.subs[a].stamp.node == g.subs[b].stamp.node
         }));
         let iso = iso(&k, g, me);
         let pfg = wait_sync(&k, g, me, k.nlw, rdma::GET);
@@ -171,9 +142,7 @@ impl<'a> WaitSearch<'a> {
         ib_static.union_with(&pfp);
         let so_static = iso.union(&pfg);
         let cw_po_cr = po.restrict(|a| kind(a) == k.cw, |b| kind(b) == k.cr);
-        let cr_po_cw = po
-            .union(&po.inverse())
-            .restrict(|a| kind(a) == k.cr, |b| kind(b) == k.cw);
+        let cr_po_cw = po.union(&po.inverse()).restrict(|a| kind(a) == k.cr, |b| kind(b) == k.cw);
         let mem = rdma::memory(&k, g, me);
         let nfo_pairs = rdma::nfo_pairs(&k, g, me);
         let inst = (0..n).map(|s| k.inst(g.subs[s].stamp)).collect();
@@ -255,11 +224,7 @@ impl WitnessSearch for WaitSearch<'_> {
     fn finals(&self, out: &mut Vec<FinalValue>) {
         for c in (0..self.mem.num_cells()).filter(|&c| self.mem.touched(c)) {
             if let Some(v) = self.mem.final_value(c) {
-                out.push(FinalValue {
-                    loc: c,
-                    node: None,
-                    value: v,
-                });
+                out.push(FinalValue { loc: c, node: None, value: v });
             }
         }
     }

@@ -3,23 +3,14 @@
 use mowgli_core::{Library, StampOrder};
 
 use crate::bal::Bal;
+use crate::rbl::Rbl;
 use crate::rdmatso::RdmaTso;
 use crate::rdmawait::RdmaWait;
 use crate::sv::Sv;
 use crate::LibError;
 
 /// Every library name of the litmus format, available or not.
-pub const KNOWN: &[&str] = &[
-    "rdmatso",
-    "rdmatso_nopcie",
-    "rdmawait",
-    "sv",
-    "bal",
-    "bal_all",
-    "rbl",
-    "rbl_weak",
-    "msw",
-];
+pub const KNOWN: &[&str] = &["rdmatso", "rdmatso_nopcie", "rdmawait", "sv", "bal", "bal_all", "rbl", "rbl_weak", "msw"];
 
 /// Builds library `name` under the stamp order `order`.
 pub fn library(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibError> {
@@ -30,6 +21,8 @@ pub fn library(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibEr
         "sv" => Box::new(Sv::new(order)?),
         "bal" => Box::new(Bal::new(order, false)?),
         "bal_all" => Box::new(Bal::new(order, true)?),
+        "rbl" => Box::new(Rbl::new(order, false)?),
+        "rbl_weak" => Box::new(Rbl::new(order, true)?),
         n if KNOWN.contains(&n) => return Err(LibError::NotYetAvailable(n.into())),
         n => return Err(LibError::Unknown(n.into(), KNOWN.join(", "))),
     })

@@ -13,8 +13,8 @@
 use mowgli_core::memory::{ReadSpec, ReadVal, RfMo, WriteSpec, WriteVal};
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable,
-    Value, ValueDomain, WitnessSearch, World,
+    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
+    WitnessSearch, World,
 };
 
 use crate::rdma::Kinds;
@@ -33,15 +33,9 @@ pub struct Sv {
 
 impl Sv {
     pub fn new(order: &StampOrder) -> Result<Self, LibError> {
-        let to = order
-            .table("to")
-            .ok_or(LibError::MissingTable("to".into()))?;
+        let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
-        let p = |name, params: &[Param], returns| MethodSig {
-            name,
-            params: params.to_vec(),
-            returns,
-        };
+        let p = |name, params: &[Param], returns| MethodSig { name, params: params.to_vec(), returns };
         let methods = vec![
             p("Write", &[Param::Loc, Param::Val], false),
             p("Read", &[Param::Loc], true),
@@ -64,13 +58,7 @@ impl Library for Sv {
     fn methods(&self) -> &[MethodSig] {
         &self.methods
     }
-    fn check_call(
-        &self,
-        world: &World,
-        _thread: usize,
-        method: usize,
-        args: &[Value],
-    ) -> Result<(), String> {
+    fn check_call(&self, world: &World, _thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
         if let Some(Value::Loc(l)) = args.first() {
             if world.locs[*l].home.is_some() {
                 return Err(format!(
@@ -106,29 +94,14 @@ impl Library for Sv {
             WRITE => vec![k.single(k.cw)],
             READ => vec![k.single(k.cr)],
             WAIT => vec![k.single(k.wt)],
-            GF => e.args[0]
-                .as_nodes()
-                .unwrap_or(&[])
-                .iter()
-                .map(|&n| k.fam(k.gf, n))
-                .collect(),
-            BCAST => e.args[2]
-                .as_nodes()
-                .unwrap_or(&[])
-                .iter()
-                .flat_map(|&n| [k.fam(k.nlr, n), k.fam(k.nrw, n)])
-                .collect(),
+            GF => e.args[0].as_nodes().unwrap_or(&[]).iter().map(|&n| k.fam(k.gf, n)).collect(),
+            BCAST => {
+                e.args[2].as_nodes().unwrap_or(&[]).iter().flat_map(|&n| [k.fam(k.nlr, n), k.fam(k.nrw, n)]).collect()
+            }
             _ => vec![],
         }
     }
-    fn returns(
-        &self,
-        _w: &World,
-        _t: usize,
-        method: usize,
-        args: &[Value],
-        dom: &ValueDomain,
-    ) -> Vec<Value> {
+    fn returns(&self, _w: &World, _t: usize, method: usize, args: &[Value], dom: &ValueDomain) -> Vec<Value> {
         match method {
             READ => {
                 let l = args.first().and_then(Value::as_loc).unwrap_or(usize::MAX);
@@ -137,12 +110,7 @@ impl Library for Sv {
             _ => vec![Value::Unit],
         }
     }
-    fn search<'a>(
-        &'a self,
-        g: &'a ExecGraph<'a>,
-        _to: &'a StampTable,
-        me: LibId,
-    ) -> Box<dyn WitnessSearch + 'a> {
+    fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(SvSearch::new(self, g, me))
     }
 }
@@ -186,30 +154,14 @@ impl<'a> SvSearch<'a> {
             for &s in &g.subs_of[ei] {
                 let st = g.subs[s].stamp;
                 if st.kind == k.cr {
-                    reads.push(ReadSpec {
-                        sub: s,
-                        cell: cell(x, here),
-                        val: ReadVal::Known(e.ret.clone()),
-                    });
+                    reads.push(ReadSpec { sub: s, cell: cell(x, here), val: ReadVal::Known(e.ret.clone()) });
                 } else if st.kind == k.cw {
-                    writes.push(WriteSpec {
-                        sub: s,
-                        cell: cell(x, here),
-                        val: WriteVal::Known(e.args[1].clone()),
-                    });
+                    writes.push(WriteSpec { sub: s, cell: cell(x, here), val: WriteVal::Known(e.args[1].clone()) });
                 } else if st.kind == k.nlr {
-                    reads.push(ReadSpec {
-                        sub: s,
-                        cell: cell(x, here),
-                        val: ReadVal::Free,
-                    });
+                    reads.push(ReadSpec { sub: s, cell: cell(x, here), val: ReadVal::Free });
                 } else if st.kind == k.nrw {
                     let n = st.node.unwrap_or(here);
-                    writes.push(WriteSpec {
-                        sub: s,
-                        cell: cell(x, n),
-                        val: WriteVal::CopyOf(reads.len() - 1),
-                    });
+                    writes.push(WriteSpec { sub: s, cell: cell(x, n), val: WriteVal::CopyOf(reads.len() - 1) });
                     iso.add(s - 1, s);
                 }
             }
@@ -235,9 +187,7 @@ impl<'a> SvSearch<'a> {
             cells,
             so_static: iso.union(&pf),
             cw_po_cr: po.restrict(|a| kind(a) == k.cw, |b| kind(b) == k.cr),
-            cr_po_inv_cw: po
-                .inverse()
-                .restrict(|a| kind(a) == k.cr, |b| kind(b) == k.cw),
+            cr_po_inv_cw: po.inverse().restrict(|a| kind(a) == k.cr, |b| kind(b) == k.cw),
         }
     }
 }
@@ -277,20 +227,12 @@ impl WitnessSearch for SvSearch<'_> {
                 continue;
             }
             if let Some(v) = self.mem.final_value(c) {
-                out.push(FinalValue {
-                    loc: l,
-                    node: Some(n),
-                    value: v,
-                });
+                out.push(FinalValue { loc: l, node: Some(n), value: v });
             }
         }
     }
     fn relations(&self) -> Vec<(String, BitRel)> {
         let _ = self.g;
-        vec![
-            ("rf".into(), self.mem.rf_rel()),
-            ("mo".into(), self.mem.mo_rel()),
-            ("rb".into(), self.mem.rb_rel()),
-        ]
+        vec![("rf".into(), self.mem.rf_rel()), ("mo".into(), self.mem.mo_rel()), ("rb".into(), self.mem.rb_rel())]
     }
 }

@@ -51,27 +51,18 @@ pub fn lex_line(line: &str) -> Result<Vec<Token>, (usize, String)> {
             if j == chars.len() {
                 return Err((col, "expected a closing `\"` for this description".into()));
             }
-            out.push(Token {
-                tok: Tok::Str(s),
-                col,
-            });
+            out.push(Token { tok: Tok::Str(s), col });
             i = j + 1;
             continue;
         }
-        if c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
-        {
+        if c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
             let mut j = i + 1;
             while j < chars.len() && chars[j].is_ascii_digit() {
                 j += 1;
             }
             let text: String = chars[i..j].iter().collect();
-            let v = text
-                .parse::<i64>()
-                .map_err(|_| (col, format!("integer `{text}` is out of range")))?;
-            out.push(Token {
-                tok: Tok::Int(v),
-                col,
-            });
+            let v = text.parse::<i64>().map_err(|_| (col, format!("integer `{text}` is out of range")))?;
+            out.push(Token { tok: Tok::Int(v), col });
             i = j;
             continue;
         }
@@ -82,25 +73,16 @@ pub fn lex_line(line: &str) -> Result<Vec<Token>, (usize, String)> {
             }
             let text: String = chars[i..j].iter().collect();
             if text == "_" {
-                out.push(Token {
-                    tok: Tok::Punct("_"),
-                    col,
-                });
+                out.push(Token { tok: Tok::Punct("_"), col });
             } else {
-                out.push(Token {
-                    tok: Tok::Ident(text),
-                    col,
-                });
+                out.push(Token { tok: Tok::Ident(text), col });
             }
             i = j;
             continue;
         }
         let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
         if two == "/\\" || two == "\\/" {
-            out.push(Token {
-                tok: Tok::Punct(if two == "/\\" { "/\\" } else { "\\/" }),
-                col,
-            });
+            out.push(Token { tok: Tok::Punct(if two == "/\\" { "/\\" } else { "\\/" }), col });
             i += 2;
             continue;
         }
@@ -119,10 +101,7 @@ pub fn lex_line(line: &str) -> Result<Vec<Token>, (usize, String)> {
             '.' => ".",
             _ => return Err((col, format!("unexpected character `{c}`"))),
         };
-        out.push(Token {
-            tok: Tok::Punct(p),
-            col,
-        });
+        out.push(Token { tok: Tok::Punct(p), col });
         i += 1;
     }
     Ok(out)

@@ -4,9 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mowgli_core::program::{Expr, Prog};
-use mowgli_core::{
-    Library, LocInfo, ObjInfo, Param, StampOrder, ThreadInfo, Value, ValueDomain, World,
-};
+use mowgli_core::{Library, LocInfo, ObjInfo, Param, StampOrder, ThreadInfo, Value, ValueDomain, World};
 use mowgli_libs::registry;
 
 use super::syntax::{Arg, Cond, Lit, Litmus, Name, Pos};
@@ -19,10 +17,7 @@ pub struct SemError {
 }
 
 fn err<T>(pos: Pos, msg: impl Into<String>) -> Result<T, SemError> {
-    Err(SemError {
-        pos,
-        msg: msg.into(),
-    })
+    Err(SemError { pos, msg: msg.into() })
 }
 
 /// A condition with names resolved.
@@ -143,10 +138,7 @@ impl Names {
 pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
     // libraries
     let Some(lpos) = t.libraries_pos else {
-        return err(
-            Pos { line: 1, col: 1 },
-            format!("test `{}` has no `libraries` statement", t.name),
-        );
+        return err(Pos { line: 1, col: 1 }, format!("test `{}` has no `libraries` statement", t.name));
     };
     let mut libs: Vec<Box<dyn Library>> = Vec::new();
     let mut lib_names = Vec::new();
@@ -154,10 +146,7 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
         if lib_names.contains(&n.text) {
             return err(n.pos, format!("library `{}` is listed twice", n.text));
         }
-        let l = registry::library(&n.text, order).map_err(|e| SemError {
-            pos: n.pos,
-            msg: e.to_string(),
-        })?;
+        let l = registry::library(&n.text, order).map_err(|e| SemError { pos: n.pos, msg: e.to_string() })?;
         lib_names.push(n.text.clone());
         libs.push(l);
     }
@@ -171,22 +160,14 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
             return err(n.pos, format!("thread `{}` is declared twice", n.text));
         }
         tids.insert(n.text.clone(), world.threads.len());
-        world.threads.push(ThreadInfo {
-            name: n.text.clone(),
-            node: *node as u32,
-        });
+        world.threads.push(ThreadInfo { name: n.text.clone(), node: *node as u32 });
         nodes.insert(*node as u32);
     }
-    let mut names = Names {
-        kinds: HashMap::new(),
-    };
+    let mut names = Names { kinds: HashMap::new() };
     let mut lids = HashMap::new();
     for d in &t.locs {
         if lids.contains_key(&d.name.text) {
-            return err(
-                d.name.pos,
-                format!("location `{}` is declared twice", d.name.text),
-            );
+            return err(d.name.pos, format!("location `{}` is declared twice", d.name.text));
         }
         names.claim(&d.name, Kind::Loc)?;
         lids.insert(d.name.text.clone(), world.locs.len());
@@ -212,29 +193,18 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
         names.claim(n, Kind::Barrier)?;
         for th in ts {
             if !tids.contains_key(&th.text) {
-                return err(
-                    th.pos,
-                    format!("undeclared thread `{}` in barrier `{}`", th.text, n.text),
-                );
+                return err(th.pos, format!("undeclared thread `{}` in barrier `{}`", th.text, n.text));
             }
         }
         objs.insert(n.text.clone(), world.objs.len());
         let threads = ts.iter().map(|th| tids[&th.text]).collect();
-        world.objs.push(ObjInfo {
-            name: n.text.clone(),
-            threads,
-            writer: None,
-            size: None,
-        });
+        world.objs.push(ObjInfo { name: n.text.clone(), threads, writer: None, size: None });
     }
     for (n, w, rs, size) in &t.rings {
         names.claim(n, Kind::Ring)?;
         for th in std::iter::once(w).chain(rs) {
             if !tids.contains_key(&th.text) {
-                return err(
-                    th.pos,
-                    format!("undeclared thread `{}` in ring `{}`", th.text, n.text),
-                );
+                return err(th.pos, format!("undeclared thread `{}` in ring `{}`", th.text, n.text));
             }
         }
         objs.insert(n.text.clone(), world.objs.len());
@@ -251,10 +221,7 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
         let Some(&tid) = tids.get(&n.text) else {
             return err(
                 n.pos,
-                format!(
-                    "body for undeclared thread `{}` (declare it with `thread {} @ N`)",
-                    n.text, n.text
-                ),
+                format!("body for undeclared thread `{}` (declare it with `thread {} @ N`)", n.text, n.text),
             );
         };
         if bodies[tid].is_some() {
@@ -305,18 +272,7 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
             let mut args = Vec::new();
             let mut static_args = Vec::new();
             for (a, p) in ins.args.iter().zip(&sig.params) {
-                let e = lower_arg(
-                    a,
-                    *p,
-                    tid,
-                    &mut world,
-                    &lids,
-                    &regs,
-                    &mut names,
-                    &mut wids,
-                    &objs,
-                    &mut literals,
-                )?;
+                let e = lower_arg(a, *p, tid, &mut world, &lids, &regs, &mut names, &mut wids, &objs, &mut literals)?;
                 static_args.push(match &e {
                     Expr::Val(v) => v.clone(),
                     _ => Value::Unit,
@@ -325,18 +281,12 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
             }
             libs[li]
                 .check_call(&world, tid, mi, &static_args)
-                .map_err(|m| SemError {
-                    pos: ins.method.pos,
-                    msg: format!("`{}`: {m}", sig.name),
-                })?;
+                .map_err(|m| SemError { pos: ins.method.pos, msg: format!("`{}`: {m}", sig.name) })?;
             let bind = match &ins.dest {
                 None => None,
                 Some(d) => {
                     if !sig.returns {
-                        return err(
-                            d.pos,
-                            format!("`{}` returns no value; drop `{} =`", sig.name, d.text),
-                        );
+                        return err(d.pos, format!("`{}` returns no value; drop `{} =`", sig.name, d.text));
                     }
                     names.claim(d, Kind::Reg)?;
                     let r = match regs.iter().position(|r| *r == d.text) {
@@ -349,14 +299,7 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
                     Some(r)
                 }
             };
-            steps.push((
-                bind,
-                Prog::Call {
-                    lib: li,
-                    method: mi,
-                    args,
-                },
-            ));
+            steps.push((bind, Prog::Call { lib: li, method: mi, args }));
         }
         threads.push((Prog::seq(steps), regs.len()));
         reg_names.push(regs);
@@ -367,20 +310,11 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
     for e in &t.expects {
         let c = lower_cond(&e.cond, &world, &tids, &lids, &reg_names)?;
         c.locs(&mut shown);
-        expects.push(Expectation {
-            allowed: e.allowed,
-            cond: c,
-            text: e.text.clone(),
-            pos: e.pos,
-        });
+        expects.push(Expectation { allowed: e.allowed, cond: c, text: e.text.clone(), pos: e.pos });
     }
-    let all: Vec<Value> = literals
-        .into_iter()
-        .filter(|v| !matches!(v, Value::Unit))
-        .collect();
-    let domain = ValueDomain {
-        per_loc: vec![all; world.locs.len()],
-    };
+    let all: Vec<Value> = literals.into_iter().filter(|v| !matches!(v, Value::Unit)).collect();
+    let messages = all.iter().filter(|v| matches!(v, Value::Tuple(_))).cloned().collect();
+    let domain = ValueDomain { per_loc: vec![all; world.locs.len()], messages };
     Ok(Lowered {
         name: t.name.clone(),
         world,
@@ -402,14 +336,7 @@ fn resolve(
 ) -> Result<(usize, usize), SemError> {
     if let Some(l) = lib {
         let Some(li) = names.iter().position(|n| *n == l.text) else {
-            return err(
-                l.pos,
-                format!(
-                    "library `{}` is not listed in `libraries` ({})",
-                    l.text,
-                    names.join(", ")
-                ),
-            );
+            return err(l.pos, format!("library `{}` is not listed in `libraries` ({})", l.text, names.join(", ")));
         };
         return match libs[li].method_id(&m.text) {
             Some(mi) => Ok((li, mi)),
@@ -419,28 +346,17 @@ fn resolve(
                     "library `{}` has no method `{}` (its methods: {})",
                     l.text,
                     m.text,
-                    libs[li]
-                        .methods()
-                        .iter()
-                        .map(|s| s.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    libs[li].methods().iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
                 ),
             ),
         };
     }
-    let found: Vec<(usize, usize)> = libs
-        .iter()
-        .enumerate()
-        .filter_map(|(li, l)| l.method_id(&m.text).map(|mi| (li, mi)))
-        .collect();
+    let found: Vec<(usize, usize)> =
+        libs.iter().enumerate().filter_map(|(li, l)| l.method_id(&m.text).map(|mi| (li, mi))).collect();
     match found.len() {
         1 => Ok(found[0]),
         0 => {
-            let all: BTreeSet<&str> = libs
-                .iter()
-                .flat_map(|l| l.methods().iter().map(|s| s.name))
-                .collect();
+            let all: BTreeSet<&str> = libs.iter().flat_map(|l| l.methods().iter().map(|s| s.name)).collect();
             err(
                 m.pos,
                 format!(
@@ -494,17 +410,8 @@ fn lower_arg(
         (Param::Loc | Param::Src, Arg::Name(n)) => match lids.get(&n.text) {
             Some(&l) => Ok(Expr::Val(Value::Loc(l))),
             None => match kind_of(&n.text) {
-                Some(k) => err(
-                    n.pos,
-                    format!("expected {what}, but `{}` is {}", n.text, k.article()),
-                ),
-                None => err(
-                    n.pos,
-                    format!(
-                        "undeclared location `{}` (declare it with `loc {} @ N`)",
-                        n.text, n.text
-                    ),
-                ),
+                Some(k) => err(n.pos, format!("expected {what}, but `{}` is {}", n.text, k.article())),
+                None => err(n.pos, format!("undeclared location `{}` (declare it with `loc {} @ N`)", n.text, n.text)),
             },
         },
         (Param::Src, Arg::Int(v, _)) => {
@@ -531,34 +438,27 @@ fn lower_arg(
         (Param::Val, Arg::Tuple(items, _)) => {
             let es = items
                 .iter()
-                .map(|i| {
-                    lower_arg(
-                        i,
-                        Param::Val,
-                        tid,
-                        world,
-                        lids,
-                        regs,
-                        names,
-                        wids,
-                        objs,
-                        literals,
-                    )
-                })
+                .map(|i| lower_arg(i, Param::Val, tid, world, lids, regs, names, wids, objs, literals))
                 .collect::<Result<Vec<_>, _>>()?;
+            let consts: Option<Vec<Value>> = es
+                .iter()
+                .map(|e| match e {
+                    Expr::Val(v) => Some(v.clone()),
+                    _ => None,
+                })
+                .collect();
+            if let Some(vs) = consts {
+                literals.insert(Value::Tuple(vs));
+            }
             Ok(Expr::Tuple(es))
         }
         (Param::Val, Arg::Name(n)) => match regs.iter().position(|r| *r == n.text) {
             Some(r) => Ok(Expr::Reg(r)),
             None => match kind_of(&n.text) {
-                Some(Kind::Reg) | None => err(
-                    n.pos,
-                    format!("register `{}` is not bound earlier in this thread", n.text),
-                ),
-                Some(k) => err(
-                    n.pos,
-                    format!("expected {what}, but `{}` is {}", n.text, k.article()),
-                ),
+                Some(Kind::Reg) | None => {
+                    err(n.pos, format!("register `{}` is not bound earlier in this thread", n.text))
+                }
+                Some(k) => err(n.pos, format!("expected {what}, but `{}` is {}", n.text, k.article())),
             },
         },
         (Param::Wid, Arg::Name(n)) => {
@@ -579,13 +479,7 @@ fn lower_arg(
         }
         (Param::Node, Arg::Int(v, pos)) => {
             if *v < 1 || !world.nodes.contains(&(*v as u32)) {
-                return err(
-                    *pos,
-                    format!(
-                        "node {v} is not a node of this test (nodes: {:?})",
-                        world.nodes
-                    ),
-                );
+                return err(*pos, format!("node {v} is not a node of this test (nodes: {:?})", world.nodes));
             }
             Ok(Expr::Val(Value::Node(*v as u32)))
         }
@@ -594,13 +488,7 @@ fn lower_arg(
             v.sort();
             v.dedup();
             if let Some(bad) = v.iter().find(|n| !world.nodes.contains(n)) {
-                return err(
-                    *pos,
-                    format!(
-                        "node {bad} is not a node of this test (nodes: {:?})",
-                        world.nodes
-                    ),
-                );
+                return err(*pos, format!("node {bad} is not a node of this test (nodes: {:?})", world.nodes));
             }
             Ok(Expr::Val(Value::Nodes(v)))
         }
@@ -635,10 +523,7 @@ fn lower_cond(
                 return err(thread.pos, format!("undeclared thread `{}`", thread.text));
             };
             let Some(r) = regs[t].iter().position(|r| *r == reg.text) else {
-                return err(
-                    reg.pos,
-                    format!("thread `{}` binds no register `{}`", thread.text, reg.text),
-                );
+                return err(reg.pos, format!("thread `{}` binds no register `{}`", thread.text, reg.text));
             };
             RCond::Reg(t, r, lit_value(val))
         }
@@ -649,13 +534,7 @@ fn lower_cond(
             match (world.locs[l].home, node) {
                 (Some(_), None) => RCond::Loc(l, None, lit_value(val)),
                 (Some(h), Some((_, p))) => {
-                    return err(
-                        *p,
-                        format!(
-                            "`{}` lives on node {h} only; write `{} = V`",
-                            loc.text, loc.text
-                        ),
-                    )
+                    return err(*p, format!("`{}` lives on node {h} only; write `{} = V`", loc.text, loc.text))
                 }
                 (None, None) => {
                     return err(
@@ -697,12 +576,7 @@ pub fn show_outcome(l: &Lowered, o: &Outcome) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     for (t, regs) in l.reg_names.iter().enumerate() {
         for (r, name) in regs.iter().enumerate() {
-            let v = o.regs[t]
-                .get(r)
-                .cloned()
-                .flatten()
-                .map(|v| l.world.show(&v))
-                .unwrap_or_else(|| "?".into());
+            let v = o.regs[t].get(r).cloned().flatten().map(|v| l.world.show(&v)).unwrap_or_else(|| "?".into());
             m.insert(format!("{}:{}", l.world.threads[t].name, name), v);
         }
     }
@@ -711,11 +585,7 @@ pub fn show_outcome(l: &Lowered, o: &Outcome) -> BTreeMap<String, String> {
             Some(n) => format!("{}@{}", l.world.locs[loc].name, n),
             None => l.world.locs[loc].name.clone(),
         };
-        let v = o
-            .finals
-            .get(&(loc, node))
-            .map(|v| l.world.show(v))
-            .unwrap_or_else(|| "?".into());
+        let v = o.finals.get(&(loc, node)).map(|v| l.world.show(v)).unwrap_or_else(|| "?".into());
         m.insert(key, v);
     }
     m

@@ -67,31 +67,15 @@ pub fn check_text(file: &str, text: &str, order: &StampOrder) -> Result<TestRepo
 }
 
 /// [`check_text`], optionally with the naive enumerator (`prune = false`).
-pub fn check_text_with(
-    file: &str,
-    text: &str,
-    order: &StampOrder,
-    prune: bool,
-) -> Result<TestReport, InputError> {
-    let ie = |line, col, msg: String| InputError {
-        file: file.to_string(),
-        line,
-        col,
-        msg,
-    };
+pub fn check_text_with(file: &str, text: &str, order: &StampOrder, prune: bool) -> Result<TestReport, InputError> {
+    let ie = |line, col, msg: String| InputError { file: file.to_string(), line, col, msg };
     let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
     let low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
-    let to = order
-        .table("to")
-        .ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
+    let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     let mut prob = lower::problem(&low, to);
     prob.prune = prune;
     let res = engine::run(&prob, false).map_err(|e| ie(1, 1, e.to_string()))?;
-    let mut shown: Vec<BTreeMap<String, String>> = res
-        .outcomes
-        .keys()
-        .map(|o| lower::show_outcome(&low, o))
-        .collect();
+    let mut shown: Vec<BTreeMap<String, String>> = res.outcomes.keys().map(|o| lower::show_outcome(&low, o)).collect();
     shown.sort();
     shown.dedup();
     let expectations = low
@@ -126,12 +110,7 @@ pub fn outcomes_of_text(
     order: &StampOrder,
     prune: bool,
 ) -> Result<Vec<BTreeMap<String, String>>, InputError> {
-    let ie = |line, col, msg: String| InputError {
-        file: "<text>".into(),
-        line,
-        col,
-        msg,
-    };
+    let ie = |line, col, msg: String| InputError { file: "<text>".into(), line, col, msg };
     let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
     let mut low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
     low.shown_locs = low
@@ -145,17 +124,11 @@ pub fn outcomes_of_text(
             None => low.world.nodes.iter().map(|&n| (i, Some(n))).collect(),
         })
         .collect();
-    let to = order
-        .table("to")
-        .ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
+    let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     let mut prob = lower::problem(&low, to);
     prob.prune = prune;
     let res = engine::run(&prob, false).map_err(|e| ie(1, 1, e.to_string()))?;
-    let mut shown: Vec<BTreeMap<String, String>> = res
-        .outcomes
-        .keys()
-        .map(|o| lower::show_outcome(&low, o))
-        .collect();
+    let mut shown: Vec<BTreeMap<String, String>> = res.outcomes.keys().map(|o| lower::show_outcome(&low, o)).collect();
     shown.sort();
     shown.dedup();
     Ok(shown)
@@ -187,9 +160,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -209,20 +180,11 @@ pub fn render(r: &TestReport, stats: bool) -> String {
         let parts: Vec<String> = o.iter().map(|(k, v)| format!("{k}={v}")).collect();
         s += &format!(
             "    {}\n",
-            if parts.is_empty() {
-                "(no registers or locations shown)".into()
-            } else {
-                parts.join("; ")
-            }
+            if parts.is_empty() { "(no registers or locations shown)".into() } else { parts.join("; ") }
         );
     }
     for e in &r.expectations {
-        s += &format!(
-            "  {:4}  expect {} {}\n",
-            if e.ok { "ok" } else { "FAIL" },
-            e.kind,
-            e.condition
-        );
+        s += &format!("  {:4}  expect {} {}\n", if e.ok { "ok" } else { "FAIL" }, e.kind, e.condition);
     }
     if r.bounded {
         s += "  note: a loop reached the unrolling bound; outcomes are bounded\n";

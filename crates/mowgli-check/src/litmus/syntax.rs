@@ -38,11 +38,7 @@ impl Arg {
     pub fn pos(&self) -> Pos {
         match self {
             Arg::Name(n) => n.pos,
-            Arg::Int(_, p)
-            | Arg::Bool(_, p)
-            | Arg::Nodes(_, p)
-            | Arg::Tuple(_, p)
-            | Arg::Fresh(p) => *p,
+            Arg::Int(_, p) | Arg::Bool(_, p) | Arg::Nodes(_, p) | Arg::Tuple(_, p) | Arg::Fresh(p) => *p,
         }
     }
 }
@@ -58,16 +54,8 @@ pub struct Instr {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cond {
     True,
-    Reg {
-        thread: Name,
-        reg: Name,
-        val: Lit,
-    },
-    Loc {
-        loc: Name,
-        node: Option<(i64, Pos)>,
-        val: Lit,
-    },
+    Reg { thread: Name, reg: Name, val: Lit },
+    Loc { loc: Name, node: Option<(i64, Pos)>, val: Lit },
     Not(Box<Cond>),
     And(Box<Cond>, Box<Cond>),
     Or(Box<Cond>, Box<Cond>),
@@ -122,20 +110,14 @@ struct Line<'a> {
 
 impl<'a> Line<'a> {
     fn pos(&self) -> Pos {
-        Pos {
-            line: self.line,
-            col: self.toks.get(self.i).map(|t| t.col).unwrap_or(self.end_col),
-        }
+        Pos { line: self.line, col: self.toks.get(self.i).map(|t| t.col).unwrap_or(self.end_col) }
     }
     fn err<T>(&self, what: &str) -> R<T> {
         let found = match self.toks.get(self.i) {
             Some(t) => t.tok.describe(),
             None => "the end of the line".into(),
         };
-        Err(SyntaxError {
-            pos: self.pos(),
-            msg: format!("expected {what}, found {found}"),
-        })
+        Err(SyntaxError { pos: self.pos(), msg: format!("expected {what}, found {found}") })
     }
     fn peek(&self) -> Option<&Tok> {
         self.toks.get(self.i).map(|t| &t.tok)
@@ -164,10 +146,7 @@ impl<'a> Line<'a> {
     fn ident(&mut self, what: &str) -> R<Name> {
         match self.peek() {
             Some(Tok::Ident(s)) => {
-                let n = Name {
-                    text: s.clone(),
-                    pos: self.pos(),
-                };
+                let n = Name { text: s.clone(), pos: self.pos() };
                 self.i += 1;
                 Ok(n)
             }
@@ -197,10 +176,7 @@ impl<'a> Line<'a> {
         let p = self.pos();
         let n = self.int("a node (a positive integer)")?;
         if n < 1 || n > u32::MAX as i64 {
-            return Err(SyntaxError {
-                pos: p,
-                msg: format!("expected a node (a positive integer), found `{n}`"),
-            });
+            return Err(SyntaxError { pos: p, msg: format!("expected a node (a positive integer), found `{n}`") });
         }
         Ok(n)
     }
@@ -294,8 +270,7 @@ impl<'a> Line<'a> {
                 }
                 Ok(Arg::Tuple(vs, pos))
             }
-            _ => self
-                .err("an argument (location, integer, register, {nodes}, [tuple] or identifier)"),
+            _ => self.err("an argument (location, integer, register, {nodes}, [tuple] or identifier)"),
         }
     }
     fn cond_or(&mut self) -> R<Cond> {
@@ -323,8 +298,7 @@ impl<'a> Line<'a> {
             self.expect(")")?;
             return Ok(c);
         }
-        if matches!(self.peek(), Some(Tok::Ident(s)) if s == "true")
-            && !matches!(self.peek_at(1), Some(Tok::Punct(_)))
+        if matches!(self.peek(), Some(Tok::Ident(s)) if s == "true") && !matches!(self.peek_at(1), Some(Tok::Punct(_)))
         {
             self.i += 1;
             return Ok(Cond::True);
@@ -335,17 +309,12 @@ impl<'a> Line<'a> {
             self.i += 1;
             return Ok(Cond::True);
         }
-        let first =
-            self.ident("a condition atom (`T:R = V`, `X = V`, `X@N = V`, `true`, `~`, `(`)")?;
+        let first = self.ident("a condition atom (`T:R = V`, `X = V`, `X@N = V`, `true`, `~`, `(`)")?;
         if self.eat(":") {
             let reg = self.ident("a register name after `T:`")?;
             self.expect("=")?;
             let val = self.lit()?;
-            return Ok(Cond::Reg {
-                thread: first,
-                reg,
-                val,
-            });
+            return Ok(Cond::Reg { thread: first, reg, val });
         }
         let node = if self.eat("@") {
             let p = self.pos();
@@ -355,18 +324,12 @@ impl<'a> Line<'a> {
         };
         self.expect("=")?;
         let val = self.lit()?;
-        Ok(Cond::Loc {
-            loc: first,
-            node,
-            val,
-        })
+        Ok(Cond::Loc { loc: first, node, val })
     }
 }
 
 fn is_test_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '.' | '-'))
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '.' | '-'))
 }
 
 /// Parses a litmus file.
@@ -389,30 +352,18 @@ pub fn parse(text: &str) -> R<Litmus> {
     for (ln, raw) in text.lines().enumerate() {
         let line = ln + 1;
         let trimmed = raw.trim_start();
-        let toks = if !seen_test
-            && (trimmed == "test" || trimmed.starts_with("test ") || trimmed.starts_with("test\t"))
+        let toks = if !seen_test && (trimmed == "test" || trimmed.starts_with("test ") || trimmed.starts_with("test\t"))
         {
             // the test name may contain `+ . -`: only the keyword is a token
-            vec![Token {
-                tok: Tok::Ident("test".into()),
-                col: raw.chars().count() - trimmed.chars().count() + 1,
-            }]
+            vec![Token { tok: Tok::Ident("test".into()), col: raw.chars().count() - trimmed.chars().count() + 1 }]
         } else {
-            lex_line(raw).map_err(|(col, msg)| SyntaxError {
-                pos: Pos { line, col },
-                msg,
-            })?
+            lex_line(raw).map_err(|(col, msg)| SyntaxError { pos: Pos { line, col }, msg })?
         };
         if toks.is_empty() {
             continue;
         }
         let end_col = raw.chars().count() + 1;
-        let mut l = Line {
-            toks: &toks,
-            i: 0,
-            line,
-            end_col,
-        };
+        let mut l = Line { toks: &toks, i: 0, line, end_col };
         let first_kw = match &toks[0].tok {
             Tok::Ident(s) => s.as_str(),
             _ => "",
@@ -425,23 +376,13 @@ pub fn parse(text: &str) -> R<Litmus> {
             let rest: String = raw.chars().skip(toks[0].col - 1 + 4).collect();
             let rest = rest.split('#').next().unwrap_or("").trim().to_string();
             let skip = toks[0].col - 1 + 4;
-            let col = skip
-                + 1
-                + raw
-                    .chars()
-                    .skip(skip)
-                    .take_while(|c| c.is_whitespace())
-                    .count();
+            let col = skip + 1 + raw.chars().skip(skip).take_while(|c| c.is_whitespace()).count();
             if !is_test_name(&rest) {
                 return Err(SyntaxError {
                     pos: Pos { line, col },
                     msg: format!(
                         "expected a test name ([A-Za-z0-9_+.-]+), found {}",
-                        if rest.is_empty() {
-                            "the end of the line".to_string()
-                        } else {
-                            format!("`{rest}`")
-                        }
+                        if rest.is_empty() { "the end of the line".to_string() } else { format!("`{rest}`") }
                     ),
                 });
             }
@@ -453,34 +394,20 @@ pub fn parse(text: &str) -> R<Litmus> {
         if let Tok::Str(_) = &toks[0].tok {
             if !last_was_test || t.description.is_some() {
                 return Err(SyntaxError {
-                    pos: Pos {
-                        line,
-                        col: toks[0].col,
-                    },
+                    pos: Pos { line, col: toks[0].col },
                     msg: "a description must come right after `test NAME`".into(),
                 });
             }
             // a `#` inside the description is part of it: re-read from the raw line
             let start = raw.find('"').unwrap_or(0) + 1;
-            let end = raw[start..]
-                .find('"')
-                .map(|e| start + e)
-                .unwrap_or(raw.len());
+            let end = raw[start..].find('"').map(|e| start + e).unwrap_or(raw.len());
             t.description = Some(raw[start..end].to_string());
             let after: String = raw[end + 1..].to_string();
-            let rest = lex_line(&after).map_err(|(col, msg)| SyntaxError {
-                pos: Pos {
-                    line,
-                    col: col + end + 1,
-                },
-                msg,
-            })?;
+            let rest =
+                lex_line(&after).map_err(|(col, msg)| SyntaxError { pos: Pos { line, col: col + end + 1 }, msg })?;
             if let Some(tok) = rest.first() {
                 return Err(SyntaxError {
-                    pos: Pos {
-                        line,
-                        col: raw[..end + 1].chars().count() + tok.col,
-                    },
+                    pos: Pos { line, col: raw[..end + 1].chars().count() + tok.col },
                     msg: format!("expected the end of the line, found {}", tok.tok.describe()),
                 });
             }
@@ -489,35 +416,23 @@ pub fn parse(text: &str) -> R<Litmus> {
         }
         last_was_test = false;
         // `T:` starts a body
-        if toks.len() == 2 && matches!(toks[0].tok, Tok::Ident(_)) && toks[1].tok == Tok::Punct(":")
-        {
+        if toks.len() == 2 && matches!(toks[0].tok, Tok::Ident(_)) && toks[1].tok == Tok::Punct(":") {
             let name = l.ident("a thread name")?;
             cur_body = Some(t.bodies.len());
             t.bodies.push((name, vec![]));
             continue;
         }
         match first_kw {
-            "test" => {
-                return Err(SyntaxError {
-                    pos: l.pos(),
-                    msg: "`test` may appear only once, first".into(),
-                })
-            }
+            "test" => return Err(SyntaxError { pos: l.pos(), msg: "`test` may appear only once, first".into() }),
             "libraries" => {
                 l.i += 1;
                 if t.libraries_pos.is_some() {
                     return Err(SyntaxError {
-                        pos: Pos {
-                            line,
-                            col: toks[0].col,
-                        },
+                        pos: Pos { line, col: toks[0].col },
                         msg: "`libraries` given twice".into(),
                     });
                 }
-                t.libraries_pos = Some(Pos {
-                    line,
-                    col: toks[0].col,
-                });
+                t.libraries_pos = Some(Pos { line, col: toks[0].col });
                 loop {
                     t.libraries.push(l.ident("a library name")?);
                     if !l.eat(",") {
@@ -537,12 +452,7 @@ pub fn parse(text: &str) -> R<Litmus> {
             "loc" => {
                 l.i += 1;
                 let name = l.ident("a location name")?;
-                let mut d = LocDecl {
-                    name,
-                    node: None,
-                    init: None,
-                    size: None,
-                };
+                let mut d = LocDecl { name, node: None, init: None, size: None };
                 if l.eat("@") {
                     d.node = Some(l.node()?);
                 }
@@ -594,10 +504,7 @@ pub fn parse(text: &str) -> R<Litmus> {
                     let p = l.pos();
                     let s = l.int("a ring size")?;
                     if s < 1 {
-                        return Err(SyntaxError {
-                            pos: p,
-                            msg: format!("expected a positive ring size, found `{s}`"),
-                        });
+                        return Err(SyntaxError { pos: p, msg: format!("expected a positive ring size, found `{s}`") });
                     }
                     size = Some(s);
                 }
@@ -605,10 +512,7 @@ pub fn parse(text: &str) -> R<Litmus> {
                 t.rings.push((name, w, rs, size));
             }
             "expect" => {
-                let pos = Pos {
-                    line,
-                    col: toks[0].col,
-                };
+                let pos = Pos { line, col: toks[0].col };
                 l.i += 1;
                 let kind = l.ident("`allowed` or `forbidden`")?;
                 let allowed = match kind.text.as_str() {
@@ -617,10 +521,7 @@ pub fn parse(text: &str) -> R<Litmus> {
                     _ => {
                         return Err(SyntaxError {
                             pos: kind.pos,
-                            msg: format!(
-                                "expected `allowed` or `forbidden`, found `{}`",
-                                kind.text
-                            ),
+                            msg: format!("expected `allowed` or `forbidden`, found `{}`", kind.text),
                         })
                     }
                 };
@@ -629,12 +530,7 @@ pub fn parse(text: &str) -> R<Litmus> {
                 l.done()?;
                 let text: String = raw.chars().skip(start_col - 1).collect();
                 let text = text.split('#').next().unwrap_or("").trim().to_string();
-                t.expects.push(Expect {
-                    allowed,
-                    cond,
-                    text,
-                    pos,
-                });
+                t.expects.push(Expect { allowed, cond, text, pos });
             }
             _ => {
                 let Some(b) = cur_body else {
@@ -685,12 +581,7 @@ fn parse_instr(l: &mut Line) -> R<Instr> {
         }
     }
     l.done()?;
-    Ok(Instr {
-        dest,
-        lib,
-        method,
-        args,
-    })
+    Ok(Instr { dest, lib, method, args })
 }
 
 #[cfg(test)]
@@ -720,10 +611,7 @@ expect forbidden ~(a = 1 \/ true) /\ x@2 = [1, 2]
     fn parses_the_format_example() {
         let t = parse(MP).unwrap();
         assert_eq!(t.name, "MP3bis");
-        assert_eq!(
-            t.description.as_deref(),
-            Some("put towards node 2 # not a comment")
-        );
+        assert_eq!(t.description.as_deref(), Some("put towards node 2 # not a comment"));
         assert_eq!(t.bodies.len(), 2);
         assert_eq!(t.bodies[1].1[1].dest.as_ref().unwrap().text, "b");
         assert_eq!(t.locs.len(), 3);
