@@ -15,7 +15,7 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../specs/litmus"));
     let order = default_order();
-    let files = litmus::collect(&[dir.clone()]).expect("bench directory");
+    let files = litmus::collect(std::slice::from_ref(&dir)).expect("bench directory");
     let texts: Vec<(String, String)> =
         files.iter().map(|f| (f.display().to_string(), std::fs::read_to_string(f).expect("readable"))).collect();
     let passes = 7;
