@@ -138,11 +138,9 @@ fn semantic_errors_name_the_culprit() {
     assert!(e.contains("`v` is replicated"), "{e}");
     let e = rejected("rep2.litmus", &format!("{two}  rdmawait.Write(v, 2)\n"));
     assert!(e.contains("location `v` is replicated"), "{e}");
-    // libraries: unknown and not yet available
+    // an unknown library
     let e = rejected("lib1.litmus", "test X\nlibraries rdma\n");
     assert!(e.contains("lib1.litmus:2:11: unknown library `rdma`"), "{e}");
-    let e = rejected("lib2.litmus", "test X\nlibraries rbl\n");
-    assert!(e.contains("library `rbl` is not yet available"), "{e}");
     // unreadable file
     let (code, _, err) = mowgli(&["litmus", "/nonexistent/x.litmus"]);
     assert_eq!(code, 2);

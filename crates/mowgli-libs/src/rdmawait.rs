@@ -27,6 +27,13 @@ use crate::LibError;
 pub struct RdmaWait {
     kinds: Kinds,
     methods: Vec<MethodSig>,
+    /// MSW (LOCO App. G.6, Def. G.11): tuples, `TryRead` that may fail.
+    msw: bool,
+}
+
+/// A method slot a library does not offer (names starting with `#` never resolve).
+pub(crate) fn hidden(name: &'static str) -> MethodSig {
+    MethodSig { name, params: vec![], returns: false }
 }
 
 impl RdmaWait {
@@ -44,28 +51,86 @@ impl RdmaWait {
             p("Wait", &[Param::Wid], false),
             p("Rfence", &[Param::Node], false),
         ];
-        Ok(RdmaWait { kinds, methods })
+        Ok(RdmaWait { kinds, methods, msw: false })
+    }
+
+    /// msw, the mixed-size write library (LOCO App. G.6.2, Def. G.11): "a copy of
+    /// RDMA^WAIT, except failing reads are ignored". Locations hold size(x)-tuples;
+    /// `TryRead(x)` returns a tuple (stamp aCR, a read) or ⊥ (stamp aWT, no read);
+    /// `Write(x, [v…])`, `Put`, `Get`, `Wait` as in RDMA^WAIT. The method slots keep
+    /// RDMA^WAIT's numbering (CAS, Mfence, Rfence are not offered).
+    pub fn msw(order: &StampOrder) -> Result<Self, LibError> {
+        let mut w = RdmaWait::new(order)?;
+        let p = |name, params: &[Param], returns| MethodSig { name, params: params.to_vec(), returns };
+        w.methods = vec![
+            p("TryRead", &[Param::Loc], true),
+            p("Write", &[Param::Loc, Param::Val], false),
+            hidden("#CAS"),
+            hidden("#Mfence"),
+            p("Put", &[Param::Loc, Param::Loc, Param::Wid], false),
+            p("Get", &[Param::Loc, Param::Loc, Param::Wid], false),
+            p("Wait", &[Param::Wid], false),
+            hidden("#Rfence"),
+        ];
+        w.msw = true;
+        Ok(w)
     }
 }
 
 impl Library for RdmaWait {
     fn name(&self) -> &str {
-        "rdmawait"
+        if self.msw {
+            "msw"
+        } else {
+            "rdmawait"
+        }
     }
     fn methods(&self) -> &[MethodSig] {
         &self.methods
     }
     fn check_call(&self, world: &World, thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
-        rdma::check_nodes(world, thread, method, args)
+        rdma::check_nodes(world, thread, method, args)?;
+        if self.msw {
+            // E respects size (Def. G.11)
+            let size = |i: usize| args.get(i).and_then(Value::as_loc).map(|l| world.locs[l].size);
+            if let (Some(None), _) | (_, Some(None)) =
+                (size(0), if method == rdma::PUT || method == rdma::GET { size(1) } else { Some(Some(0)) })
+            {
+                return Err("msw locations are declared with `size K`".into());
+            }
+            match method {
+                rdma::WRITE => {
+                    if let (Some(Some(k)), Some(Value::Tuple(vs))) = (size(0), args.get(1)) {
+                        if vs.len() != k {
+                            return Err(format!("the location holds {k}-tuples, this writes a {}-tuple", vs.len()));
+                        }
+                    }
+                }
+                rdma::PUT | rdma::GET if size(0) != size(1) => {
+                    return Err("the two locations have different sizes".into());
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
     fn locs(&self, e: &Event) -> Vec<usize> {
         rdma::locs(e)
     }
     fn stamps(&self, world: &World, e: &Event) -> Vec<Stamp> {
+        if self.msw && e.method == rdma::READ && e.ret == Value::Bot {
+            return vec![self.kinds.single(self.kinds.wt)]; // a failing TryRead
+        }
         rdma::stmp_rl(&self.kinds, world, e)
     }
-    fn returns(&self, _w: &World, _t: usize, method: usize, args: &[Value], dom: &ValueDomain) -> Vec<Value> {
-        rdma::returns(method, args, dom)
+    fn returns(&self, w: &World, _t: usize, method: usize, args: &[Value], dom: &ValueDomain) -> Vec<Value> {
+        let mut r = rdma::returns(method, args, dom);
+        if self.msw && method == rdma::READ {
+            let size = args.first().and_then(Value::as_loc).and_then(|l| w.locs[l].size);
+            r.retain(|v| matches!(v, Value::Tuple(t) if Some(t.len()) == size));
+            r.push(Value::Bot);
+        }
+        r
     }
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(WaitSearch::new(self, g, me))

@@ -21,6 +21,7 @@ pub fn library(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibEr
         "sv" => Box::new(Sv::new(order)?),
         "bal" => Box::new(Bal::new(order, false)?),
         "bal_all" => Box::new(Bal::new(order, true)?),
+        "msw" => Box::new(RdmaWait::msw(order)?),
         "rbl" => Box::new(Rbl::new(order, false)?),
         "rbl_weak" => Box::new(Rbl::new(order, true)?),
         n if KNOWN.contains(&n) => return Err(LibError::NotYetAvailable(n.into())),

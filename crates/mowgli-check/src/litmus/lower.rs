@@ -346,7 +346,13 @@ fn resolve(
                     "library `{}` has no method `{}` (its methods: {})",
                     l.text,
                     m.text,
-                    libs[li].methods().iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+                    libs[li]
+                        .methods()
+                        .iter()
+                        .map(|s| s.name)
+                        .filter(|n| !n.starts_with('#'))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ),
         };
@@ -356,7 +362,8 @@ fn resolve(
     match found.len() {
         1 => Ok(found[0]),
         0 => {
-            let all: BTreeSet<&str> = libs.iter().flat_map(|l| l.methods().iter().map(|s| s.name)).collect();
+            let all: BTreeSet<&str> =
+                libs.iter().flat_map(|l| l.methods().iter().map(|s| s.name)).filter(|n| !n.starts_with('#')).collect();
             err(
                 m.pos,
                 format!(
