@@ -78,3 +78,8 @@ fn loco_paper_suite() {
 fn robustness_paper_suite() {
     check_suite("specs/litmus/robustness");
 }
+
+#[test]
+fn loco_library_figures() {
+    check_suite("specs/litmus/loco-libs");
+}
