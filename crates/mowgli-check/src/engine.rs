@@ -128,7 +128,10 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
     }
 }
 
-fn search_plain(p: &Problem, events: Vec<Event>, regs: &[Vec<Option<Value>>], keep: bool, res: &mut Results) {
+/// The stamped execution graph of a plain execution: subevents from each library's
+/// stamping function, ppo from `to` (not between two subevents of a library that
+/// orders its own subevents, see [`Library::own_program_order`]).
+pub fn graph<'w>(p: &'w Problem, events: Vec<Event>) -> ExecGraph<'w> {
     let stmp = |e: &Event| p.libs[e.lib].stamps(&p.world, e);
     let mut g = ExecGraph::new(&p.world, events, &stmp, p.to);
     let own: Vec<bool> = p.libs.iter().map(|l| l.own_program_order()).collect();
@@ -136,7 +139,49 @@ fn search_plain(p: &Problem, events: Vec<Event>, regs: &[Vec<Option<Value>>], ke
         let lib_of: Vec<usize> = g.subs.iter().map(|s| g.events[s.event].lib).collect();
         g.ppo = g.ppo.filter(|a, b| !(lib_of[a] == lib_of[b] && own[lib_of[a]]));
     }
-    let g = g;
+    g
+}
+
+/// Calls `f` on the stamped graph of every plain execution of `p` (every
+/// combination of the threads' unfoldings), without searching witnesses.
+pub fn for_each_graph(p: &Problem, f: &mut dyn FnMut(&ExecGraph)) -> Result<(), EngineError> {
+    let mut per_thread = Vec::new();
+    for (t, (prog, nregs)) in p.threads.iter().enumerate() {
+        let mut returns =
+            |lib: usize, method: usize, args: &[Value]| p.libs[lib].returns(&p.world, t, method, args, &p.domain);
+        let u = unfold(prog, *nregs, p.loop_bound, &mut returns)?;
+        per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
+    }
+    if per_thread.iter().any(|r| r.is_empty()) {
+        return Ok(());
+    }
+    let mut choice = vec![0usize; per_thread.len()];
+    loop {
+        let mut events = Vec::new();
+        for (t, runs) in per_thread.iter().enumerate() {
+            for (i, c) in runs[choice[t]].calls.iter().enumerate() {
+                let CallRecord { lib, method, args, ret } = c.clone();
+                events.push(Event { thread: t, index: i, lib, method, args, ret });
+            }
+        }
+        f(&graph(p, events));
+        let mut t = 0;
+        loop {
+            if t == choice.len() {
+                return Ok(());
+            }
+            choice[t] += 1;
+            if choice[t] < per_thread[t].len() {
+                break;
+            }
+            choice[t] = 0;
+            t += 1;
+        }
+    }
+}
+
+fn search_plain(p: &Problem, events: Vec<Event>, regs: &[Vec<Option<Value>>], keep: bool, res: &mut Results) {
+    let g = graph(p, events);
     let mut searches: Vec<_> = p.libs.iter().enumerate().map(|(i, l)| l.search(&g, p.to, i)).collect();
     let mut vars = Vec::new();
     for (li, s) in searches.iter().enumerate() {

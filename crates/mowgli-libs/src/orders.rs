@@ -60,6 +60,13 @@ mod tests {
             }
         }
         assert_eq!(diff, vec!["B1", "B5", "G10", "I10"]);
+        // restricted to the ten RDMA^TSO stamps, LOCO's `to` (Fig. 10) is oppo cell for cell
+        for r in 0..10 {
+            assert_eq!(&to.cells[r][..10], &oppo.cells[r][..], "row {}", (b'A' + r as u8) as char);
+        }
+        // the cells the text export lost, fixed by the prose (see the data file)
+        assert_eq!(ippo.cells[6][5], Cell::Unordered, "G6: nrW then nlR");
+        assert_eq!(ippo.cells[7][7], Cell::Unordered, "H8: two remote reads (§6: cells H7 and H8)");
         // no-PCIe: oppo with G8, G9 unordered (RDMA paper end of §4)
         let nop = o.table("oppo_nopcie").unwrap();
         let mut diff = vec![];
