@@ -610,12 +610,9 @@ fn monotone_on(text: &str, extra_seed: u64) -> Result<(), String> {
     failure.map_or(Ok(()), Err)
 }
 
-fn enumerate(
-    ss: &mut [Box<dyn mowgli_core::WitnessSearch + '_>],
-    vars: &[(usize, usize)],
-    i: usize,
-    f: &mut dyn FnMut(&mut [Box<dyn mowgli_core::WitnessSearch + '_>]),
-) {
+type Searches<'a> = [Box<dyn mowgli_core::WitnessSearch + 'a>];
+
+fn enumerate(ss: &mut Searches<'_>, vars: &[(usize, usize)], i: usize, f: &mut dyn FnMut(&mut Searches<'_>)) {
     if i == vars.len() {
         f(ss);
         return;
