@@ -94,7 +94,9 @@ fn main() -> ExitCode {
             }
             let total = start.elapsed();
             let nexp: usize = reports.iter().map(|r| r.expectations.len()).sum();
-            let nfail: usize = reports.iter().map(|r| r.expectations.iter().filter(|e| !e.ok).count()).sum();
+            let nfail: usize = reports.iter().map(|r| r.expectations.iter().filter(|e| !e.passed()).count()).sum();
+            let nknown: usize =
+                reports.iter().map(|r| r.expectations.iter().filter(|e| e.status() == "known").count()).sum();
             if json {
                 let doc = serde_json::json!({
                     "tests": reports,
@@ -102,7 +104,8 @@ fn main() -> ExitCode {
                     "summary": {
                         "tests": reports.len(),
                         "expectations": nexp,
-                        "ok": nexp - nfail,
+                        "ok": nexp - nfail - nknown,
+                        "known_disagreements": nknown,
                         "failed": nfail,
                         "malformed": errors.len(),
                         "millis": total.as_secs_f64() * 1000.0,
@@ -113,10 +116,11 @@ fn main() -> ExitCode {
                 let cand: u64 = reports.iter().map(|r| r.stats.candidates).sum();
                 let naive: f64 = reports.iter().map(|r| r.stats.naive).sum();
                 println!(
-                    "summary: {} tests, {} expectations: {} ok, {} FAIL, {} malformed{}",
+                    "summary: {} tests, {} expectations: {} ok, {} known disagreements (documented), {} FAIL, {} malformed{}",
                     reports.len(),
                     nexp,
-                    nexp - nfail,
+                    nexp - nfail - nknown,
+                    nknown,
                     nfail,
                     errors.len(),
                     if stats {
