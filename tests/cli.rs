@@ -146,3 +146,158 @@ fn semantic_errors_name_the_culprit() {
     assert_eq!(code, 2);
     assert!(err.contains("/nonexistent/x.litmus"), "{err}");
 }
+
+/// `# DISAGREES:` notes (an extension of the format): a documented disagreement is
+/// reported `known` with its note and does not fail the run.
+#[test]
+fn known_disagreement_passes_with_its_note() {
+    // store buffering is allowed under RDMA^TSO, so `forbidden` fails: as documented
+    let text = format!(
+        "{SB}# the paper says forbidden\n# DISAGREES: the tool allows SB here\n# (more explanation)\nexpect forbidden T1:a = 0 /\\ T2:b = 0\n"
+    );
+    let p = tmp("known.litmus", &text);
+    let (code, out, err) = mowgli(&["litmus", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("known expect forbidden T1:a = 0 /\\ T2:b = 0"), "{out}");
+    assert!(out.contains("the tool allows SB here"), "{out}");
+    assert!(!out.contains("FAIL  expect"), "{out}");
+    assert!(out.contains("1 expectations: 0 ok, 1 known disagreements (documented), 0 FAIL, 0 malformed"), "{out}");
+    // --quiet leaves out a test whose only problem is documented
+    let (code, out, _) = mowgli(&["litmus", "--quiet", p.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("known expect"), "{out}");
+    assert!(out.contains("1 known disagreements"), "{out}");
+}
+
+#[test]
+fn stale_disagreement_note_is_fixed_and_fails() {
+    // the expectation holds, so the note is stale
+    let text = format!("{SB}# DISAGREES: the tool forbids SB here\nexpect allowed T1:a = 0 /\\ T2:b = 0\n");
+    let p = tmp("fixed.litmus", &text);
+    let (code, out, err) = mowgli(&["litmus", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("FIXED expect allowed T1:a = 0 /\\ T2:b = 0"), "{out}");
+    assert!(out.contains("remove the # DISAGREES note"), "{out}");
+    assert!(out.contains("1 expectations: 0 ok, 0 known disagreements (documented), 1 FAIL, 0 malformed"), "{out}");
+    // --quiet still shows it
+    let (code, out, _) = mowgli(&["litmus", "--quiet", p.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("FIXED expect allowed"), "{out}");
+}
+
+#[test]
+fn disagreement_note_applies_only_to_the_expect_right_below_its_comment_block() {
+    // a blank line between the note and the expect line: the note does not apply
+    let text = format!("{SB}# DISAGREES: detached note\n\nexpect forbidden T1:a = 0 /\\ T2:b = 0\n");
+    let p = tmp("detached.litmus", &text);
+    let (code, out, _) = mowgli(&["litmus", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAIL  expect forbidden T1:a = 0 /\\ T2:b = 0"), "{out}");
+    assert!(!out.contains("known expect"), "{out}");
+    assert!(!out.contains("detached note"), "{out}");
+    // a note covers one expect line, not the ones after it
+    let text = format!(
+        "{SB}# DISAGREES: only the first\nexpect forbidden T1:a = 0 /\\ T2:b = 0\nexpect forbidden T1:a = 1 /\\ T2:b = 1\n"
+    );
+    let p = tmp("next.litmus", &text);
+    let (code, out, _) = mowgli(&["litmus", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("known expect forbidden T1:a = 0 /\\ T2:b = 0"), "{out}");
+    assert!(out.contains("FAIL  expect forbidden T1:a = 1 /\\ T2:b = 1"), "{out}");
+    assert!(out.contains("0 ok, 1 known disagreements (documented), 1 FAIL"), "{out}");
+    // a comment on the expect line itself is not a note either
+    let text = format!("{SB}expect forbidden T1:a = 0 /\\ T2:b = 0 # DISAGREES: trailing\n");
+    let p = tmp("trailing.litmus", &text);
+    let (code, out, _) = mowgli(&["litmus", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAIL  expect forbidden"), "{out}");
+}
+
+#[test]
+fn json_reports_known_disagreements() {
+    let text = format!(
+        "{SB}# DISAGREES: documented\nexpect forbidden T1:a = 0 /\\ T2:b = 0\nexpect allowed T1:a = 1 /\\ T2:b = 1\n"
+    );
+    let p = tmp("jknown.litmus", &text);
+    let (code, out, _) = mowgli(&["litmus", "--json", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    let ex = &v["tests"][0]["expectations"];
+    assert_eq!(ex[0]["ok"], false);
+    assert_eq!(ex[0]["known"], "documented");
+    assert_eq!(ex[1]["ok"], true);
+    assert!(ex[1]["known"].is_null(), "{out}");
+    let s = &v["summary"];
+    assert_eq!(s["expectations"], 2);
+    assert_eq!(s["ok"], 1);
+    assert_eq!(s["known_disagreements"], 1);
+    assert_eq!(s["failed"], 0);
+    assert_eq!(s["malformed"], 0);
+    // a stale note counts as failed, not as known
+    let p = tmp("jfixed.litmus", &format!("{SB}# DISAGREES: stale\nexpect allowed T1:a = 0 /\\ T2:b = 0\n"));
+    let (code, out, _) = mowgli(&["litmus", "--json", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(v["tests"][0]["expectations"][0]["ok"], true);
+    assert_eq!(v["tests"][0]["expectations"][0]["known"], "stale");
+    assert_eq!(v["summary"]["ok"], 0);
+    assert_eq!(v["summary"]["known_disagreements"], 0);
+    assert_eq!(v["summary"]["failed"], 1);
+}
+
+/// A directory of litmus files the project has never seen: searched recursively,
+/// only `*.litmus` files are run, and the summary counts them.
+#[test]
+fn fresh_directory_of_new_tests() {
+    let dir = std::env::temp_dir().join(format!("mowgli-cli-fresh-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+    write(
+        "store-buffering.litmus",
+        &format!("{SB}expect allowed T1:a = 0 /\\ T2:b = 0\nexpect allowed T1:a = 1 /\\ T2:b = 1\n"),
+    );
+    write(
+        "message-passing.litmus",
+        "# message passing on one node: TSO keeps the writes and the reads in order\n\
+         test MP-new\n\"message passing\"\nlibraries rdmatso\nthread T1 @ 1\nthread T2 @ 1\nloc x @ 1\nloc y @ 1\n\
+         T1:\n  Write(x, 1)\n  Write(y, 1)\nT2:\n  b = Read(y)\n  c = Read(x)\n\
+         expect forbidden T2:b = 1 /\\ T2:c = 0\nexpect allowed T2:b = 1 /\\ T2:c = 1\nexpect allowed T2:b = 0 /\\ T2:c = 0\n",
+    );
+    write(
+        "sub/sv-own-write.litmus",
+        "test SV-new\nlibraries sv\nthread T1 @ 1\nthread T2 @ 2\nloc x\nT1:\n  Write(x, 1)\n  a = Read(x)\nT2:\n\
+         expect allowed T1:a = 1 /\\ x@1 = 1\nexpect forbidden T1:a = 0\n",
+    );
+    write("notes.txt", "not a litmus file\n");
+    let (code, out, err) = mowgli(&["litmus", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    for name in ["test MP-new", "test SB", "test SV-new"] {
+        assert!(out.contains(name), "{name}: {out}");
+    }
+    assert!(!out.contains("FAIL  expect"), "{out}");
+    assert!(
+        out.contains("summary: 3 tests, 7 expectations: 7 ok, 0 known disagreements (documented), 0 FAIL, 0 malformed"),
+        "{out}"
+    );
+    let (code, out, _) = mowgli(&["litmus", "--json", dir.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(v["summary"]["tests"], 3);
+    assert_eq!(v["summary"]["expectations"], 7);
+    assert_eq!(v["summary"]["ok"], 7);
+    assert_eq!(v["summary"]["failed"], 0);
+    // files run in path order: message-passing, store-buffering, sub/sv-own-write
+    let names: Vec<&str> = v["tests"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["MP-new", "SB", "SV-new"]);
+    // a malformed file among them is reported and makes the exit status 2
+    write("broken.litmus", "test Broken\nlibraries rdmatso\nthread T1 @ one\n");
+    let (code, out, err) = mowgli(&["litmus", dir.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("broken.litmus:3:13:"), "{err}");
+    assert!(
+        out.contains("summary: 3 tests, 7 expectations: 7 ok, 0 known disagreements (documented), 0 FAIL, 1 malformed"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

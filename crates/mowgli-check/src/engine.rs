@@ -8,11 +8,11 @@
 //! Since every library predicate is monotone (Def. 3.5), a Λ-consistent execution
 //! exists iff one exists with the least hb, (ppo ∪ so)⁺; that is the hb used here.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 use mowgli_core::library::FinalValue;
-use mowgli_core::program::{unfold, CallRecord, Prog, UnfoldError};
+use mowgli_core::program::{unfold, CallRecord, Prog, UnfoldError, Unfolding};
 use mowgli_core::{Event, ExecGraph, Library, NodeId, StampTable, Value, ValueDomain, World};
 
 /// An event without its return value and with only its location/identifier arguments.
@@ -32,6 +32,10 @@ pub struct Problem<'a> {
     /// Prune partial witnesses (the default). Without it every complete
     /// candidate is checked: the naive enumerator, kept to test the pruning.
     pub prune: bool,
+    /// Visit every consistent execution. Without it (the default, enough for
+    /// outcomes) the search stops at the first consistent choice of the existential
+    /// witness variables and skips them for outcomes already found.
+    pub all_executions: bool,
 }
 
 /// An outcome: every thread's registers and every touched memory cell's final value.
@@ -44,14 +48,21 @@ pub struct Outcome {
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Stats {
-    /// Plain executions enumerated.
+    /// Plain executions covered (each search covers the plain executions that
+    /// differ only in open return values, see [`Library::symbolic_return`]).
     pub plain: u64,
-    /// Witness-search nodes visited (partial and complete candidates checked).
+    /// Witness searches run (one per group of plain executions).
+    pub searches: u64,
+    /// Candidates checked for consistency: partial witnesses (pruning points) and
+    /// complete ones.
     pub candidates: u64,
+    /// Of those, complete witnesses.
+    pub complete: u64,
     /// Complete candidates a naive enumeration (every rf × mo × nfo product of
     /// every plain execution) would check.
     pub naive: f64,
-    /// Consistent executions.
+    /// Consistent executions visited (all of them with
+    /// [`Problem::all_executions`]; otherwise at least one per outcome).
     pub consistent: u64,
     pub micros: u128,
 }
@@ -79,6 +90,37 @@ pub enum EngineError {
     Unfold(#[from] UnfoldError),
 }
 
+/// The unfoldings of one thread that differ only in the values returned by calls
+/// whose return value the library can leave open ([`Library::symbolic_return`]):
+/// one search covers them all, and the values the witness gives those calls pick
+/// the unfolding (and so the registers) back out.
+struct Group {
+    /// An unfolding of the group (its calls, with the open values ignored).
+    rep: usize,
+    /// Open return values, in program order → the unfolding that returned them.
+    by_values: HashMap<Vec<Value>, usize>,
+}
+
+fn group_runs(p: &Problem, runs: &[Unfolding]) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut index: HashMap<Vec<CallRecord>, usize> = HashMap::new();
+    for (i, r) in runs.iter().enumerate() {
+        let mut key = r.calls.clone();
+        let mut open = Vec::new();
+        for c in &mut key {
+            if p.libs[c.lib].symbolic_return(c.method) {
+                open.push(std::mem::replace(&mut c.ret, Value::Unit));
+            }
+        }
+        let g = *index.entry(key).or_insert_with(|| {
+            groups.push(Group { rep: i, by_values: HashMap::new() });
+            groups.len() - 1
+        });
+        groups[g].by_values.insert(open, i);
+    }
+    groups
+}
+
 /// Computes outcome_Λ(p̃) by explicit enumeration.
 pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
     let start = Instant::now();
@@ -93,24 +135,29 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
         // only properly terminating runs (break number 0)
         per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
     }
-    let mut choice = vec![0usize; per_thread.len()];
     if per_thread.iter().any(|r| r.is_empty()) {
         res.stats.micros = start.elapsed().as_micros();
         return Ok(res);
     }
+    let groups: Vec<Vec<Group>> = per_thread.iter().map(|runs| group_runs(p, runs)).collect();
+    let mut choice = vec![0usize; per_thread.len()];
     loop {
-        // build the plain execution for this combination
+        // the plain executions of this combination of groups, with open return values
         let mut events = Vec::new();
+        let mut sym = Vec::new();
         for (t, runs) in per_thread.iter().enumerate() {
-            for (i, c) in runs[choice[t]].calls.iter().enumerate() {
+            for (i, c) in runs[groups[t][choice[t]].rep].calls.iter().enumerate() {
                 let CallRecord { lib, method, args, ret } = c.clone();
+                let open = p.libs[lib].symbolic_return(method);
+                sym.push(open);
+                let ret = if open { Value::Unit } else { ret };
                 events.push(Event { thread: t, index: i, lib, method, args, ret });
             }
         }
-        let regs: Vec<Vec<Option<Value>>> =
-            per_thread.iter().enumerate().map(|(t, r)| r[choice[t]].env.clone()).collect();
-        res.stats.plain += 1;
-        search_plain(p, events, &regs, keep_witnesses, &mut res);
+        let chosen: Vec<&Group> = groups.iter().zip(&choice).map(|(g, &c)| &g[c]).collect();
+        res.stats.plain += chosen.iter().map(|g| g.by_values.len() as u64).product::<u64>();
+        res.stats.searches += 1;
+        search_plain(p, events, sym, &per_thread, &chosen, keep_witnesses, &mut res);
         // next combination
         let mut t = 0;
         loop {
@@ -119,7 +166,7 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
                 return Ok(res);
             }
             choice[t] += 1;
-            if choice[t] < per_thread[t].len() {
+            if choice[t] < groups[t].len() {
                 break;
             }
             choice[t] = 0;
@@ -180,8 +227,23 @@ pub fn for_each_graph(p: &Problem, f: &mut dyn FnMut(&ExecGraph)) -> Result<(), 
     }
 }
 
-fn search_plain(p: &Problem, events: Vec<Event>, regs: &[Vec<Option<Value>>], keep: bool, res: &mut Results) {
-    let g = graph(p, events);
+/// A search node is checked for consistency after a real choice only when the
+/// subtree below it still has at least this many complete candidates: checking
+/// smaller subtrees costs more checks than it can save.
+const CHECK_MIN_SUBTREE: f64 = 4.0;
+
+fn search_plain(
+    p: &Problem,
+    events: Vec<Event>,
+    sym: Vec<bool>,
+    runs: &[Vec<Unfolding>],
+    groups: &[&Group],
+    keep: bool,
+    res: &mut Results,
+) {
+    let mut g = graph(p, events);
+    g.sym_ret = sym;
+    let g = g;
     let mut searches: Vec<_> = p.libs.iter().enumerate().map(|(i, l)| l.search(&g, p.to, i)).collect();
     let mut vars = Vec::new();
     for (li, s) in searches.iter().enumerate() {
@@ -200,22 +262,41 @@ fn search_plain(p: &Problem, events: Vec<Event>, regs: &[Vec<Option<Value>>], ke
     if res.skeletons.insert(skeleton) {
         res.stats.naive += searches.iter().map(|s| s.naive_count()).product::<f64>();
     }
+    // smallest domains first: binary choices (nfo orientations, the second write of a
+    // cell) are often decided by the fixed part of the order (e.g. ippo), and checking
+    // them near the root prunes the largest subtrees
+    // existential variables (consistency only, see `WitnessSearch::existential`) come
+    // last: once the others are fixed the outcome is known, and unless every
+    // execution is wanted one consistent completion of it is enough
+    vars.sort_by_key(|&(l, v)| (searches[l].existential(v), searches[l].domain(v)));
+    let boundary = vars.iter().position(|&(l, v)| searches[l].existential(v)).unwrap_or(vars.len());
     // a read whose value no write (nor the initial value) can supply: this plain
     // execution has no witness at all, and a naive rf-first enumerator never builds it
     if vars.iter().any(|&(l, v)| searches[l].domain(v) == 0) {
         return;
     }
-    let mut st = SearchState { g: &g, to: p.to, regs, keep, res, prune: p.prune };
+    // subtree[i]: complete candidates below a node where variables 0..i are assigned
+    let mut subtree = vec![1f64; vars.len() + 1];
+    for i in (0..vars.len()).rev() {
+        let (l, v) = vars[i];
+        subtree[i] = subtree[i + 1] * searches[l].domain(v) as f64;
+    }
+    let boundary = if p.all_executions || !p.prune { vars.len() } else { boundary };
+    let mut st = SearchState { g: &g, to: p.to, runs, groups, keep, res, prune: p.prune, subtree, boundary };
     dfs(&mut st, &mut searches, &vars, 0);
 }
 
 struct SearchState<'s, 'g> {
     g: &'s ExecGraph<'g>,
-    regs: &'s [Vec<Option<Value>>],
+    runs: &'s [Vec<Unfolding>],
+    groups: &'s [&'s Group],
     keep: bool,
     res: &'s mut Results,
     to: &'s StampTable,
     prune: bool,
+    subtree: Vec<f64>,
+    /// Variables from this index on are existential.
+    boundary: usize,
 }
 
 /// Λ-consistency of the current partial witness (LOCO Def. 3.6).
@@ -223,65 +304,123 @@ fn check_all(g: &ExecGraph, searches: &mut [Box<dyn mowgli_core::WitnessSearch +
     mowgli_core::library::lambda_consistent(g, searches).is_some()
 }
 
+/// Returns whether a consistent complete witness was found below this node.
 fn dfs(
     st: &mut SearchState,
     searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>],
     vars: &[(usize, usize)],
     i: usize,
-) {
-    // one consistency check per node that follows a real choice (a variable with
-    // a single value is forced, so its check is left to the next choice), and at
-    // every leaf
+) -> bool {
+    // one consistency check per node that follows a real choice (a variable with a
+    // single value is forced, so its check is left to the next choice) and roots a
+    // subtree big enough for pruning to pay, and at every leaf
     let after_choice = i > 0 && {
         let (l, v) = vars[i - 1];
         searches[l].domain(v) > 1
     };
-    if (after_choice && st.prune) || i == vars.len() {
+    let at_boundary = i == st.boundary && i < vars.len();
+    if (after_choice && st.prune && (st.subtree[i] >= CHECK_MIN_SUBTREE || at_boundary)) || i == vars.len() {
         st.res.stats.candidates += 1;
+        if i == vars.len() {
+            st.res.stats.complete += 1;
+        }
         if !check_all(st.g, searches) {
-            return;
+            return false;
         }
     }
     if i == vars.len() {
-        st.res.stats.consistent += 1;
-        let mut finals = Vec::<FinalValue>::new();
-        for s in searches.iter() {
-            s.finals(&mut finals);
+        return leaf(st, searches);
+    }
+    if at_boundary {
+        // the outcome is fixed from here on: nothing new below if it is already known
+        match outcome_of(st, searches) {
+            Some((o, _)) if !st.res.outcomes.contains_key(&o) => {}
+            _ => return false,
         }
-        let mut fm = BTreeMap::new();
-        for (l, li) in st.g.world.locs.iter().enumerate() {
-            if li.implicit {
-                continue;
-            }
-            match li.home {
-                Some(_) => {
-                    fm.insert((l, None), li.init.clone());
-                }
-                None => {
-                    for &n in &st.g.world.nodes {
-                        fm.insert((l, Some(n)), li.init.clone());
-                    }
-                }
-            }
-        }
-        for f in finals {
-            if let Some(slot) = fm.get_mut(&(f.loc, f.node)) {
-                *slot = f.value;
-            }
-        }
-        let o = Outcome { regs: st.regs.to_vec(), finals: fm };
-        if !st.res.outcomes.contains_key(&o) {
-            let w = if st.keep { Some(witness(st.g, st.to, searches)) } else { None };
-            st.res.outcomes.insert(o, w);
-        }
-        return;
     }
     let (l, v) = vars[i];
+    let mut found = false;
     for val in 0..searches[l].domain(v) {
         searches[l].assign(v, Some(val));
-        dfs(st, searches, vars, i + 1);
+        found |= dfs(st, searches, vars, i + 1);
+        if found && i >= st.boundary {
+            break; // existential variables: one consistent completion is enough
+        }
     }
     searches[l].assign(v, None);
+    found
+}
+
+/// The outcome of the current (complete, or complete up to existential variables)
+/// assignment, and the unfolding chosen in each thread; `None` when the open
+/// return values match no unfolding of the groups searched.
+fn outcome_of(
+    st: &SearchState,
+    searches: &[Box<dyn mowgli_core::WitnessSearch + '_>],
+) -> Option<(Outcome, Vec<usize>)> {
+    let g = st.g;
+    let mut values: Vec<Vec<Value>> = vec![Vec::new(); st.groups.len()];
+    for (ei, e) in g.events.iter().enumerate() {
+        if g.sym_ret[ei] {
+            values[e.thread].push(searches[e.lib].returned(ei)?);
+        }
+    }
+    let mut regs = Vec::with_capacity(st.groups.len());
+    let mut chosen = Vec::with_capacity(st.groups.len());
+    for (t, grp) in st.groups.iter().enumerate() {
+        // values no unfolding of this group returns belong to another group's plain execution
+        let &r = grp.by_values.get(&values[t])?;
+        regs.push(st.runs[t][r].env.clone());
+        chosen.push(r);
+    }
+    let mut finals = Vec::<FinalValue>::new();
+    for s in searches.iter() {
+        s.finals(&mut finals);
+    }
+    let mut fm = BTreeMap::new();
+    for (l, li) in g.world.locs.iter().enumerate() {
+        if li.implicit {
+            continue;
+        }
+        match li.home {
+            Some(_) => {
+                fm.insert((l, None), li.init.clone());
+            }
+            None => {
+                for &n in &g.world.nodes {
+                    fm.insert((l, Some(n)), li.init.clone());
+                }
+            }
+        }
+    }
+    for f in finals {
+        if let Some(slot) = fm.get_mut(&(f.loc, f.node)) {
+            *slot = f.value;
+        }
+    }
+    Some((Outcome { regs, finals: fm }, chosen))
+}
+
+/// A consistent complete witness: read the open return values off it, find the
+/// unfolding of each thread that returned them, and record the outcome. Returns
+/// whether the witness belongs to the plain executions searched.
+fn leaf(st: &mut SearchState, searches: &[Box<dyn mowgli_core::WitnessSearch + '_>]) -> bool {
+    let Some((o, chosen)) = outcome_of(st, searches) else { return false };
+    st.res.stats.consistent += 1;
+    if !st.res.outcomes.contains_key(&o) {
+        let w = if st.keep {
+            let mut w = witness(st.g, st.to, searches);
+            // the events as the plain execution has them, return values included
+            for e in &mut w.events {
+                e.ret = st.runs[e.thread][chosen[e.thread]].calls[e.index].ret.clone();
+            }
+            Some(w)
+        } else {
+            None
+        };
+        st.res.outcomes.insert(o, w);
+    }
+    true
 }
 
 fn witness(g: &ExecGraph, to: &StampTable, searches: &[Box<dyn mowgli_core::WitnessSearch + '_>]) -> Witness {

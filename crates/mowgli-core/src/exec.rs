@@ -30,6 +30,9 @@ pub struct ExecGraph<'w> {
     pub po: BitRel,
     /// `ppo` (LOCO §3.1).
     pub ppo: BitRel,
+    /// Per event: its return value is left open (see [`crate::Library::symbolic_return`]);
+    /// the library reads it off the witness instead of checking it.
+    pub sym_ret: Vec<bool>,
 }
 
 impl<'w> ExecGraph<'w> {
@@ -61,7 +64,8 @@ impl<'w> ExecGraph<'w> {
                 }
             }
         }
-        ExecGraph { world, events, subs, subs_of, po, ppo }
+        let sym_ret = vec![false; events.len()];
+        ExecGraph { world, events, subs, subs_of, po, ppo, sym_ret }
     }
 
     pub fn len(&self) -> usize {

@@ -83,6 +83,14 @@ pub trait Library: Send + Sync {
     fn own_program_order(&self) -> bool {
         false
     }
+    /// Whether a call of `method` returns exactly the value its single read subevent
+    /// reads, and nothing else (stamps, other conditions) depends on the returned
+    /// value. The engine may then leave the return value open in the plain
+    /// execution (one search for all the values the call may return, instead of one
+    /// plain execution per value) and read it back with [`WitnessSearch::returned`].
+    fn symbolic_return(&self, _method: MethodId) -> bool {
+        false
+    }
     /// A witness search over this library's part of `g` (the events whose `lib` is
     /// `me`); `to` is the stamp order in force.
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a>;
@@ -118,6 +126,18 @@ pub trait WitnessSearch {
     /// every mo permutation, every nfo orientation.
     fn naive_count(&self) -> f64 {
         (0..self.num_vars()).map(|v| self.domain(v) as f64).product()
+    }
+    /// Whether variable `var` is existential: its value matters for consistency
+    /// only, never for [`WitnessSearch::finals`] or [`WitnessSearch::returned`]
+    /// (e.g. RDMA's NIC flush order nfo). An engine computing outcomes may stop at
+    /// the first consistent choice of these once the others are fixed.
+    fn existential(&self, _var: usize) -> bool {
+        false
+    }
+    /// The value returned by event `event` (whose return value is symbolic, see
+    /// [`Library::symbolic_return`]) under the current complete assignment.
+    fn returned(&self, _event: usize) -> Option<Value> {
+        None
     }
     /// Final values of memory, for a complete assignment.
     fn finals(&self, out: &mut Vec<FinalValue>);

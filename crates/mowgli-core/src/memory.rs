@@ -196,6 +196,15 @@ impl RfMo {
         None // a cycle of copies: no value
     }
 
+    /// The value read by the read at subevent `sub` (complete assignment).
+    pub fn value_read_by(&self, sub: usize) -> Option<Value> {
+        let r = self.reads.iter().position(|r| r.sub == sub)?;
+        match self.source(r)? {
+            None => Some(self.init[self.reads[r].cell].clone()),
+            Some(w) => self.write_value(w),
+        }
+    }
+
     /// Whether the chosen sources give every read its required value so far.
     /// With `complete`, also requires every write's value to be determined.
     pub fn values_ok(&self, complete: bool) -> bool {

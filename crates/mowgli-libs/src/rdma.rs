@@ -182,7 +182,8 @@ pub fn memory(k: &Kinds, g: &ExecGraph, lib: usize) -> RfMo {
             let a0 = loc_arg(&e.args, 0);
             let a1 = loc_arg(&e.args, 1);
             if st.kind == k.cr {
-                reads.push(ReadSpec { sub: s, cell: a0, val: ReadVal::Known(e.ret.clone()) });
+                let val = if g.sym_ret[ei] { ReadVal::Free } else { ReadVal::Known(e.ret.clone()) };
+                reads.push(ReadSpec { sub: s, cell: a0, val });
             } else if st.kind == k.cw {
                 writes.push(WriteSpec { sub: s, cell: a0, val: WriteVal::Known(e.args[1].clone()) });
             } else if st.kind == k.cas {
@@ -203,6 +204,12 @@ pub fn memory(k: &Kinds, g: &ExecGraph, lib: usize) -> RfMo {
     }
     let init = g.world.locs.iter().map(|l| l.init.clone()).collect();
     RfMo::new(g.len(), init, reads, writes)
+}
+
+/// The value returned by a symbolic CPU read: what its aCR subevent reads.
+pub fn returned(k: &Kinds, g: &ExecGraph, mem: &RfMo, event: usize) -> Option<Value> {
+    let s = *g.subs_of[event].iter().find(|&&s| g.subs[s].stamp.kind == k.cr)?;
+    mem.value_read_by(s)
 }
 
 /// Choices of the NIC flush order: one per pair (NIC local read, NIC local write)

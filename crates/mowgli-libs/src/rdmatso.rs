@@ -115,6 +115,9 @@ impl Library for RdmaTso {
     fn own_program_order(&self) -> bool {
         true
     }
+    fn symbolic_return(&self, method: usize) -> bool {
+        method == rdma::READ
+    }
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(TsoSearch::new(self, g, me))
     }
@@ -285,6 +288,13 @@ impl WitnessSearch for TsoSearch<'_> {
     }
     fn naive_count(&self) -> f64 {
         self.mem.naive_unfiltered() * 2f64.powi(self.nfo_pairs.len() as i32)
+    }
+    /// nfo orientations decide consistency only, not values.
+    fn existential(&self, var: usize) -> bool {
+        var >= self.mem.num_vars()
+    }
+    fn returned(&self, event: usize) -> Option<Value> {
+        rdma::returned(&self.lib.kinds, self.g, &self.mem, event)
     }
     fn finals(&self, out: &mut Vec<FinalValue>) {
         for c in (0..self.mem.num_cells()).filter(|&c| self.mem.touched(c)) {

@@ -132,12 +132,17 @@ impl Library for RdmaWait {
         }
         r
     }
+    fn symbolic_return(&self, method: usize) -> bool {
+        // msw's TryRead may return ⊥ with another stamp: its value stays in the plain execution
+        method == rdma::READ && !self.msw
+    }
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(WaitSearch::new(self, g, me))
     }
 }
 
 struct WaitSearch<'a> {
+    kinds: Kinds,
     g: &'a ExecGraph<'a>,
     mem: RfMo,
     nfo_pairs: Vec<(usize, usize)>,
@@ -212,6 +217,7 @@ impl<'a> WaitSearch<'a> {
         let nfo_pairs = rdma::nfo_pairs(&k, g, me);
         let inst = (0..n).map(|s| k.inst(g.subs[s].stamp)).collect();
         WaitSearch {
+            kinds: k,
             g,
             mem,
             nfo_choice: vec![None; nfo_pairs.len()],
@@ -285,6 +291,13 @@ impl WitnessSearch for WaitSearch<'_> {
     }
     fn naive_count(&self) -> f64 {
         self.mem.naive_unfiltered() * 2f64.powi(self.nfo_pairs.len() as i32)
+    }
+    /// nfo orientations decide consistency only, not values.
+    fn existential(&self, var: usize) -> bool {
+        var >= self.mem.num_vars()
+    }
+    fn returned(&self, event: usize) -> Option<Value> {
+        rdma::returned(&self.kinds, self.g, &self.mem, event)
     }
     fn finals(&self, out: &mut Vec<FinalValue>) {
         for c in (0..self.mem.num_cells()).filter(|&c| self.mem.touched(c)) {

@@ -110,12 +110,16 @@ impl Library for Sv {
             _ => vec![Value::Unit],
         }
     }
+    fn symbolic_return(&self, method: usize) -> bool {
+        method == READ
+    }
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(SvSearch::new(self, g, me))
     }
 }
 
 struct SvSearch<'a> {
+    cr: u8,
     g: &'a ExecGraph<'a>,
     mem: RfMo,
     /// Memory cell → (location, node).
@@ -154,7 +158,8 @@ impl<'a> SvSearch<'a> {
             for &s in &g.subs_of[ei] {
                 let st = g.subs[s].stamp;
                 if st.kind == k.cr {
-                    reads.push(ReadSpec { sub: s, cell: cell(x, here), val: ReadVal::Known(e.ret.clone()) });
+                    let val = if g.sym_ret[ei] { ReadVal::Free } else { ReadVal::Known(e.ret.clone()) };
+                    reads.push(ReadSpec { sub: s, cell: cell(x, here), val });
                 } else if st.kind == k.cw {
                     writes.push(WriteSpec { sub: s, cell: cell(x, here), val: WriteVal::Known(e.args[1].clone()) });
                 } else if st.kind == k.nlr {
@@ -182,6 +187,7 @@ impl<'a> SvSearch<'a> {
         });
         let po = g.po.filter(|a, b| mine(a) && mine(b));
         SvSearch {
+            cr: k.cr,
             g,
             mem,
             cells,
@@ -221,6 +227,10 @@ impl WitnessSearch for SvSearch<'_> {
     fn naive_count(&self) -> f64 {
         self.mem.naive_unfiltered()
     }
+    fn returned(&self, event: usize) -> Option<Value> {
+        let s = *self.g.subs_of[event].iter().find(|&&s| self.g.subs[s].stamp.kind == self.cr)?;
+        self.mem.value_read_by(s)
+    }
     fn finals(&self, out: &mut Vec<FinalValue>) {
         for (c, &(l, n)) in self.cells.iter().enumerate() {
             if !self.mem.touched(c) {
@@ -232,7 +242,6 @@ impl WitnessSearch for SvSearch<'_> {
         }
     }
     fn relations(&self) -> Vec<(String, BitRel)> {
-        let _ = self.g;
         vec![("rf".into(), self.mem.rf_rel()), ("mo".into(), self.mem.mo_rel()), ("rb".into(), self.mem.rb_rel())]
     }
 }

@@ -575,6 +575,7 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         loop_bound: 8,
         domain: l.domain.clone(),
         prune: true,
+        all_executions: false,
     }
 }
 
