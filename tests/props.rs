@@ -659,3 +659,53 @@ fn hb_dependent_libraries_are_monotone() {
     }
     assert!(n > 0);
 }
+
+// ---------------------------------------------------------------------------
+// Bad input never panics
+// ---------------------------------------------------------------------------
+
+const SEED_TEST: &str = "test MP\n\"message passing\"\nlibraries rdmawait, sv\nthread T1 @ 1\nthread T2 @ 2\nloc x @ 2\nloc y @ 1 = 3\nloc v\nT1:\n  Put(x, 1, d)\n  rdmawait.Wait(d)\n  sv.Write(v, [1, 2])\nT2:\n  a = rdmawait.Read(x)\n  sv.Bcast(v, e, {1, 2})\n  GF({1})\nexpect allowed T2:a = 1 /\\ ~(v@1 = [1, 2] \\/ y = 3)\nexpect forbidden true\n";
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// Mutated litmus files (characters deleted, replaced or inserted, lines
+    /// swapped) are either accepted or rejected with a `file:line:col` message;
+    /// nothing panics.
+    #[test]
+    fn mutated_litmus_files_never_panic(
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0..4u8, prop::sample::select(
+            vec!['(', ')', ',', '@', '=', '{', '}', '[', ']', '"', '#', ':', '~', '\n', ' ', 'x', '1', '-', '.', 'é']
+        )), 1..6)
+    ) {
+        let mut text: Vec<char> = SEED_TEST.chars().collect();
+        for (ix, op, c) in edits {
+            if text.is_empty() {
+                break;
+            }
+            let i = ix.index(text.len());
+            match op {
+                0 => { text.remove(i); }
+                1 => text[i] = c,
+                2 => text.insert(i, c),
+                _ => {
+                    // swap line i with the next one
+                    let s: String = text.iter().collect();
+                    let mut lines: Vec<&str> = s.lines().collect();
+                    let l = i % lines.len();
+                    if l + 1 < lines.len() {
+                        lines.swap(l, l + 1);
+                    }
+                    text = (lines.join("\n") + "\n").chars().collect();
+                }
+            }
+        }
+        let text: String = text.into_iter().collect();
+        let order = default_order();
+        if let Err(e) = litmus::check_text("m.litmus", &text, &order) {
+            let msg = e.to_string();
+            prop_assert!(msg.starts_with("m.litmus:"), "{}", msg);
+            prop_assert!(e.line >= 1 && e.col >= 1, "no position: {}\n{}", msg, text);
+        }
+    }
+}
