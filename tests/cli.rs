@@ -301,3 +301,27 @@ fn fresh_directory_of_new_tests() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A failing `forbidden` expectation comes with a counterexample execution (text,
+/// JSON and, with `--dot DIR`, a Graphviz file).
+#[test]
+fn failing_forbidden_expectation_shows_a_counterexample() {
+    let sb = "test SBput\nlibraries rdmatso\nthread T1 @ 1\nthread T2 @ 2\nloc y @ 1\nloc x @ 2\nT1:\n  Put(x, 1)\n  a = Read(y)\nT2:\n  Put(y, 1)\n  b = Read(x)\nexpect forbidden T1:a = 0 /\\ T2:b = 0\n";
+    let p = tmp("cex.litmus", sb);
+    let dir = std::env::temp_dir().join(format!("mowgli-cli-dot-{}", std::process::id()));
+    let (code, out, _) = mowgli(&["litmus", "--dot", dir.to_str().unwrap(), p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("counterexample: a consistent execution with this outcome"), "{out}");
+    assert!(out.contains("e1: Read(y) = 0   [e1.aCR]"), "{out}");
+    assert!(out.contains("rb: e1.aCR -> e2.aNRW_1, e3.aCR -> e0.aNRW_2"), "{out}");
+    let dot = std::fs::read_to_string(dir.join("SBput-l13.dot")).expect("dot file written");
+    assert!(dot.starts_with("digraph execution {") && dot.contains("label=\"rb\""), "{dot}");
+    let (_, json, _) = mowgli(&["litmus", "--json", p.to_str().unwrap()]);
+    assert!(json.contains("\"execution\"") && json.contains("\"dot\""), "{json}");
+    // a holding expectation carries no execution
+    let ok = tmp("cex-ok.litmus", &sb.replace("expect forbidden", "expect allowed"));
+    let (code, json, _) = mowgli(&["litmus", "--json", ok.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(!json.contains("\"execution\""), "{json}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -35,6 +35,10 @@ enum Cmd {
         /// Print only failures and the summary.
         #[arg(long, short)]
         quiet: bool,
+        /// Write the counterexample execution of every failing `forbidden`
+        /// expectation as a Graphviz file `DIR/TEST-lLINE.dot`.
+        #[arg(long, value_name = "DIR")]
+        dot: Option<PathBuf>,
     },
     /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
     StampOrder {
@@ -60,7 +64,7 @@ fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Litmus { paths, json, stats, stamp_order, quiet } => {
+        Cmd::Litmus { paths, json, stats, stamp_order, quiet, dot } => {
             let order = match load_order(&stamp_order) {
                 Ok(o) => o,
                 Err(e) => {
@@ -83,6 +87,20 @@ fn main() -> ExitCode {
                     Ok(r) => {
                         if !json && (!quiet || !r.all_ok()) {
                             print!("{}", litmus::render(&r, stats));
+                        }
+                        if let Some(dir) = &dot {
+                            for e in r.expectations.iter().filter(|e| !e.passed()) {
+                                let Some(d) = &e.dot else { continue };
+                                let path = dir.join(format!("{}-l{}.dot", r.name, e.line));
+                                let written = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, d));
+                                match written {
+                                    Ok(()) => eprintln!("wrote {}", path.display()),
+                                    Err(err) => {
+                                        eprintln!("{}: cannot write: {err}", path.display());
+                                        errors.push(format!("{}: cannot write: {err}", path.display()));
+                                    }
+                                }
+                            }
                         }
                         reports.push(r);
                     }

@@ -33,6 +33,12 @@ pub struct ExpectReport {
     /// comment in the comment block right above the `expect` line (an extension of
     /// the format, see `docs/formats.md`).
     pub known: Option<String>,
+    /// For a `forbidden` expectation that fails: a consistent execution whose
+    /// outcome satisfies the condition (the counterexample), as text and as DOT.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dot: Option<String>,
 }
 
 impl ExpectReport {
@@ -113,7 +119,7 @@ pub fn check_text_with(file: &str, text: &str, order: &StampOrder, prune: bool) 
     let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     let mut prob = lower::problem(&low, to);
     prob.prune = prune;
-    let res = engine::run(&prob, false).map_err(|e| ie(1, 1, e.to_string()))?;
+    let res = engine::run(&prob, true).map_err(|e| ie(1, 1, e.to_string()))?;
     let mut shown: Vec<BTreeMap<String, String>> = res.outcomes.keys().map(|o| lower::show_outcome(&low, o)).collect();
     shown.sort();
     shown.dedup();
@@ -121,13 +127,20 @@ pub fn check_text_with(file: &str, text: &str, order: &StampOrder, prune: bool) 
         .expects
         .iter()
         .map(|e| {
-            let sat = res.outcomes.keys().any(|o| e.cond.holds(o));
+            let witness = res.outcomes.iter().find(|(o, _)| e.cond.holds(o));
+            let sat = witness.is_some();
+            let cex = match witness {
+                Some((o, Some(w))) if !e.allowed => Some((o, w)),
+                _ => None,
+            };
             ExpectReport {
                 kind: if e.allowed { "allowed" } else { "forbidden" },
                 condition: e.text.clone(),
                 line: e.pos.line,
                 ok: sat == e.allowed,
                 known: disagreement_note(text, e.pos.line),
+                execution: cex.map(|(o, w)| render_execution(&low, o, w)),
+                dot: cex.map(|(o, w)| dot_execution(&low, o, w)),
             }
         })
         .collect();
@@ -140,6 +153,83 @@ pub fn check_text_with(file: &str, text: &str, order: &StampOrder, prune: bool) 
         stats: res.stats,
         bounded: res.bound_hit,
     })
+}
+
+fn event_label(low: &lower::Lowered, e: &mowgli_core::Event) -> String {
+    let m = low.libs[e.lib].methods()[e.method].name;
+    let args: Vec<String> = e.args.iter().map(|a| low.world.show(a)).collect();
+    let call = format!("{m}({})", args.join(", "));
+    if e.ret == mowgli_core::Value::Unit {
+        call
+    } else {
+        format!("{call} = {}", low.world.show(&e.ret))
+    }
+}
+
+/// A consistent execution as text: events per thread with their subevents, then
+/// the witness relations between subevents (named `e<event>.<stamp>`).
+pub fn render_execution(low: &lower::Lowered, o: &engine::Outcome, w: &engine::Witness) -> String {
+    let mut s = String::new();
+    let out = lower::show_outcome(low, o);
+    s += &format!("outcome: {}\n", out.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; "));
+    let sub = |i: usize| format!("e{}.{}", w.subevents[i].0, w.subevents[i].1);
+    for (t, th) in low.world.threads.iter().enumerate() {
+        s += &format!("{} @ node {}:\n", th.name, th.node);
+        for (ei, e) in w.events.iter().enumerate().filter(|(_, e)| e.thread == t) {
+            let subs: Vec<String> = (0..w.subevents.len()).filter(|&i| w.subevents[i].0 == ei).map(sub).collect();
+            s += &format!("  e{ei}: {}   [{}]\n", event_label(low, e), subs.join(", "));
+        }
+    }
+    for (name, pairs) in &w.relations {
+        if name == "ppo" || pairs.is_empty() {
+            continue;
+        }
+        let edges: Vec<String> = pairs.iter().map(|&(a, b)| format!("{} -> {}", sub(a), sub(b))).collect();
+        s += &format!("{name}: {}\n", edges.join(", "));
+    }
+    s
+}
+
+/// The same execution in Graphviz DOT: one cluster per thread, a node per
+/// subevent, po inside an event dotted, witness relations as labelled edges.
+pub fn dot_execution(low: &lower::Lowered, o: &engine::Outcome, w: &engine::Witness) -> String {
+    let esc = |t: &str| t.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut s = String::from("digraph execution {\n  rankdir=TB; node [shape=box, fontname=monospace];\n");
+    let out = lower::show_outcome(low, o);
+    let label = out.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ");
+    s += &format!("  label=\"{}\";\n", esc(&label));
+    for (t, th) in low.world.threads.iter().enumerate() {
+        s += &format!("  subgraph cluster_t{t} {{ label=\"{} @ node {}\";\n", esc(&th.name), th.node);
+        let mut prev: Option<usize> = None;
+        for (i, (ei, stamp)) in w.subevents.iter().enumerate() {
+            if w.events[*ei].thread != t {
+                continue;
+            }
+            s += &format!("    s{i} [label=\"e{ei}: {}\\n{}\"];\n", esc(&event_label(low, &w.events[*ei])), esc(stamp));
+            if let Some(p) = prev {
+                s += &format!("    s{p} -> s{i} [style=dotted, arrowhead=none];\n");
+            }
+            prev = Some(i);
+        }
+        s += "  }\n";
+    }
+    let colour = |n: &str| match n {
+        "rf" => "darkgreen",
+        "mo" => "blue",
+        "rb" => "orange",
+        "nfo" | "pf" => "purple",
+        _ => "gray40",
+    };
+    for (name, pairs) in &w.relations {
+        if name == "ppo" {
+            continue;
+        }
+        for &(a, b) in pairs {
+            s += &format!("  s{a} -> s{b} [label=\"{name}\", color={}, fontcolor={}];\n", colour(name), colour(name));
+        }
+    }
+    s += "}\n";
+    s
 }
 
 /// Every reachable outcome of a litmus test given as text: all registers (`T:r`)
@@ -225,6 +315,12 @@ pub fn render(r: &TestReport, stats: bool) -> String {
     }
     for e in &r.expectations {
         s += &format!("  {:5} expect {} {}\n", e.status(), e.kind, e.condition);
+        if let (false, Some(x)) = (e.passed(), &e.execution) {
+            s += "        counterexample: a consistent execution with this outcome\n";
+            for l in x.lines() {
+                s += &format!("          {l}\n");
+            }
+        }
         match (e.status(), &e.known) {
             ("known", Some(n)) => s += &format!("        documented disagreement (# DISAGREES): {n}\n"),
             ("FIXED", Some(_)) => {
