@@ -147,11 +147,11 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
         let mut sym = Vec::new();
         for (t, runs) in per_thread.iter().enumerate() {
             for (i, c) in runs[groups[t][choice[t]].rep].calls.iter().enumerate() {
-                let CallRecord { lib, method, args, ret } = c.clone();
+                let CallRecord { lib, method, args, ret, origin } = c.clone();
                 let open = p.libs[lib].symbolic_return(method);
                 sym.push(open);
                 let ret = if open { Value::Unit } else { ret };
-                events.push(Event { thread: t, index: i, lib, method, args, ret });
+                events.push(Event { thread: t, index: i, lib, method, args, ret, origin });
             }
         }
         let chosen: Vec<&Group> = groups.iter().zip(&choice).map(|(g, &c)| &g[c]).collect();
@@ -207,8 +207,8 @@ pub fn for_each_graph(p: &Problem, f: &mut dyn FnMut(&ExecGraph)) -> Result<(), 
         let mut events = Vec::new();
         for (t, runs) in per_thread.iter().enumerate() {
             for (i, c) in runs[choice[t]].calls.iter().enumerate() {
-                let CallRecord { lib, method, args, ret } = c.clone();
-                events.push(Event { thread: t, index: i, lib, method, args, ret });
+                let CallRecord { lib, method, args, ret, origin } = c.clone();
+                events.push(Event { thread: t, index: i, lib, method, args, ret, origin });
             }
         }
         f(&graph(p, events));

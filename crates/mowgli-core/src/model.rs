@@ -29,6 +29,10 @@ pub enum Value {
     Wid(u32),
     /// A named object of a library (barrier, ring, …).
     Obj(u32),
+    /// A thread, as a value of implementation code (`self`, `participants(z)`).
+    Thread(u32),
+    /// A finite set (sorted, no duplicates) of other values than nodes.
+    Set(Vec<Value>),
 }
 
 impl Value {
@@ -90,6 +94,17 @@ impl fmt::Display for Value {
             }
             Value::Wid(w) => write!(f, "wid#{w}"),
             Value::Obj(o) => write!(f, "obj#{o}"),
+            Value::Thread(t) => write!(f, "thread#{t}"),
+            Value::Set(vs) => {
+                write!(f, "{{")?;
+                for (i, v) in vs.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                write!(f, "}}")
+            }
         }
     }
 }
@@ -155,6 +170,8 @@ impl World {
             Value::Loc(l) => self.locs.get(*l).map(|i| i.name.clone()).unwrap_or_else(|| v.to_string()),
             Value::Wid(w) => self.wids.get(*w as usize).cloned().unwrap_or_else(|| v.to_string()),
             Value::Obj(o) => self.objs.get(*o as usize).map(|o| o.name.clone()).unwrap_or_else(|| v.to_string()),
+            Value::Thread(t) => self.threads.get(*t as usize).map(|t| t.name.clone()).unwrap_or_else(|| v.to_string()),
+            Value::Set(vs) => format!("{{{}}}", vs.iter().map(|v| self.show(v)).collect::<Vec<_>>().join(", ")),
             Value::Tuple(vs) => format!("[{}]", vs.iter().map(|v| self.show(v)).collect::<Vec<_>>().join(", ")),
             _ => v.to_string(),
         }
@@ -172,4 +189,7 @@ pub struct Event {
     pub method: MethodId,
     pub args: Vec<Value>,
     pub ret: Value,
+    /// The abstraction f (LOCO Def. 3.11): the index of the abstract call of this
+    /// thread that this event implements, when the program is an implementation.
+    pub origin: Option<usize>,
 }

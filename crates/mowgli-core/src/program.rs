@@ -1,13 +1,57 @@
 //! The program meta-language of LOCO §3.1 — values, method calls, `let` with a
 //! continuation, `loop`, `break_k` — and its plain semantics `⟦p⟧_t`, unfolded
-//! to a bound on loop iterations.
+//! to a bound on loop iterations; with the implementation substitution ⟦p⟧_{t,I}
+//! of §3.5 and the abstraction f of Def. 3.11 recorded on every call.
+//!
+//! The paper's `let p f` takes an arbitrary function `f : Val → SeqProg`; here the
+//! functions a program may apply are the expressions of [`Expr`] (arithmetic,
+//! comparisons, tuples, sets of nodes and threads, and context functions such as
+//! "the calling thread's node" that a front end provides through [`EvalCtx`]),
+//! and `if v then p1 else p2` is the paper's sugar `let v {true ↦ p1, false ↦ p2}`
+//! ([`Prog::If`]). A `for` over a finite set ([`Prog::For`]) is the sequence of its
+//! iterations.
 
-use crate::model::{LibId, MethodId, Value};
+use crate::model::{LibId, MethodId, ThreadId, Value};
 
 pub type RegId = usize;
 
-/// Gives the values a call `m(ṽ)` of library `lib` may return.
-pub type ReturnsFn<'a> = dyn FnMut(LibId, MethodId, &[Value]) -> Vec<Value> + 'a;
+/// Operators of [`Expr::Op`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Neg,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Not,
+    /// `min(s)` of a set or tuple, or `min(a, b, …)`.
+    Min,
+    Max,
+    /// Length of a tuple or size of a set.
+    Len,
+    /// Set of the operands (`{a, b}`); a set of nodes when they all are nodes.
+    SetOf,
+    /// `a in s`.
+    In,
+    Union,
+    /// Set difference `s1 - s2` (also on node sets).
+    Minus,
+    /// An injective hash of a value (LOCO App. G.6's `hash`): the value itself, tagged.
+    Hash,
+    /// `t[i]`: component i of a tuple.
+    Index,
+    /// `range(a, b)`: the set {a, …, b-1} of integers, in order.
+    Range,
+}
 
 /// Expressions evaluated by a thread without calling a library.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,14 +59,234 @@ pub enum Expr {
     Val(Value),
     Reg(RegId),
     Tuple(Vec<Expr>),
+    Op(Op, Vec<Expr>),
+    /// A function of the context (the calling thread, the program's nodes, …),
+    /// provided by the front end through [`EvalCtx::builtin`].
+    Ctx(String, Vec<Expr>),
+    /// `{ body | var in set }`.
+    Comp {
+        body: Box<Expr>,
+        var: RegId,
+        set: Box<Expr>,
+    },
+    /// An implementation location of family `family`, derived from the abstract
+    /// object `base` (if the family is per abstract object) and indices; resolved by
+    /// [`EvalCtx::derived`].
+    Derived {
+        family: u32,
+        base: Option<Box<Expr>>,
+        index: Vec<Expr>,
+    },
+}
+
+/// What expressions need from the program's context.
+pub trait EvalCtx {
+    /// Context function `name` applied to `args`, for thread `thread`.
+    fn builtin(&self, thread: ThreadId, name: &str, args: &[Value]) -> Result<Value, String>;
+    /// The location of family `family` for abstract object `base` at `index`.
+    fn derived(&self, family: u32, base: Option<&Value>, index: &[Value]) -> Result<Value, String>;
+}
+
+/// A context with no functions (litmus programs without implementation).
+pub struct NoCtx;
+
+impl EvalCtx for NoCtx {
+    fn builtin(&self, _t: ThreadId, name: &str, _args: &[Value]) -> Result<Value, String> {
+        Err(format!("`{name}` is not available here"))
+    }
+    fn derived(&self, _f: u32, _b: Option<&Value>, _i: &[Value]) -> Result<Value, String> {
+        Err("implementation locations are not available here".into())
+    }
+}
+
+fn type_err(op: Op, args: &[Value]) -> UnfoldError {
+    UnfoldError::Eval(format!(
+        "cannot apply {op:?} to {}",
+        args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+    ))
+}
+
+/// The elements of a set-like value (node set, set, tuple), in order.
+fn elements(v: &Value) -> Option<Vec<Value>> {
+    match v {
+        Value::Nodes(ns) => Some(ns.iter().map(|&n| Value::Node(n)).collect()),
+        Value::Set(vs) | Value::Tuple(vs) => Some(vs.clone()),
+        _ => None,
+    }
+}
+
+/// A set value from elements: a node set when every element is a node.
+pub fn make_set(mut vs: Vec<Value>) -> Value {
+    if vs.iter().all(|v| matches!(v, Value::Node(_))) {
+        let mut ns: Vec<u32> = vs.iter().filter_map(|v| if let Value::Node(n) = v { Some(*n) } else { None }).collect();
+        ns.sort();
+        ns.dedup();
+        return Value::Nodes(ns);
+    }
+    vs.sort();
+    vs.dedup();
+    Value::Set(vs)
+}
+
+fn int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::Node(n) => Some(*n as i64),
+        _ => None,
+    }
+}
+
+fn apply(op: Op, a: &[Value]) -> Result<Value, UnfoldError> {
+    use Value::*;
+    let bad = || type_err(op, a);
+    let i2 = || -> Result<(i64, i64), UnfoldError> {
+        match a {
+            [x, y] => Ok((int(x).ok_or_else(bad)?, int(y).ok_or_else(bad)?)),
+            _ => Err(bad()),
+        }
+    };
+    Ok(match op {
+        Op::Add => {
+            let (x, y) = i2()?;
+            Int(x.checked_add(y).ok_or_else(bad)?)
+        }
+        Op::Sub => {
+            let (x, y) = i2()?;
+            Int(x.checked_sub(y).ok_or_else(bad)?)
+        }
+        Op::Mul => {
+            let (x, y) = i2()?;
+            Int(x.checked_mul(y).ok_or_else(bad)?)
+        }
+        Op::Div | Op::Mod => {
+            let (x, y) = i2()?;
+            if y == 0 {
+                return Err(UnfoldError::Eval("division by zero".into()));
+            }
+            Int(if op == Op::Div { x.div_euclid(y) } else { x.rem_euclid(y) })
+        }
+        Op::Neg => Int(-int(a.first().ok_or_else(bad)?).ok_or_else(bad)?),
+        Op::Eq => Bool(a.first() == a.get(1)),
+        Op::Ne => Bool(a.first() != a.get(1)),
+        Op::Lt | Op::Le | Op::Gt | Op::Ge => {
+            let (x, y) = i2()?;
+            Bool(match op {
+                Op::Lt => x < y,
+                Op::Le => x <= y,
+                Op::Gt => x > y,
+                _ => x >= y,
+            })
+        }
+        Op::And | Op::Or => match a {
+            [Bool(x), Bool(y)] => Bool(if op == Op::And { *x && *y } else { *x || *y }),
+            _ => return Err(bad()),
+        },
+        Op::Not => match a {
+            [Bool(x)] => Bool(!x),
+            _ => return Err(bad()),
+        },
+        Op::Min | Op::Max => {
+            let items = match a {
+                [one] => elements(one).ok_or_else(bad)?,
+                _ => a.to_vec(),
+            };
+            let ints: Option<Vec<i64>> = items.iter().map(int).collect();
+            let ints = ints.ok_or_else(bad)?;
+            let r = if op == Op::Min { ints.iter().min() } else { ints.iter().max() };
+            Int(*r.ok_or_else(|| UnfoldError::Eval(format!("{op:?} of an empty set")))?)
+        }
+        Op::Len => match a {
+            [v] => Int(elements(v).ok_or_else(bad)?.len() as i64),
+            _ => return Err(bad()),
+        },
+        Op::SetOf => make_set(a.to_vec()),
+        Op::In => match a {
+            [x, s] => Bool(elements(s).ok_or_else(bad)?.contains(x)),
+            _ => return Err(bad()),
+        },
+        Op::Union | Op::Minus => match a {
+            [s, t] => {
+                let (s, t) = (elements(s).ok_or_else(bad)?, elements(t).ok_or_else(bad)?);
+                let r: Vec<Value> = if op == Op::Union {
+                    s.into_iter().chain(t).collect()
+                } else {
+                    s.into_iter().filter(|x| !t.contains(x)).collect()
+                };
+                make_set(r)
+            }
+            _ => return Err(bad()),
+        },
+        Op::Hash => match a {
+            [v] => Tuple(vec![Int(-7_777_777), v.clone()]),
+            _ => return Err(bad()),
+        },
+        Op::Index => match a {
+            [Tuple(vs), i] => {
+                let i = int(i).ok_or_else(bad)?;
+                vs.get(usize::try_from(i).map_err(|_| bad())?).cloned().ok_or_else(bad)?
+            }
+            _ => return Err(bad()),
+        },
+        Op::Range => {
+            let (x, y) = i2()?;
+            if y - x > 4096 {
+                return Err(UnfoldError::Eval(format!("range({x}, {y}) is too large")));
+            }
+            Set((x..y).map(Int).collect())
+        }
+    })
 }
 
 impl Expr {
+    /// Evaluates without context (litmus arguments).
     pub fn eval(&self, env: &[Option<Value>]) -> Result<Value, UnfoldError> {
+        self.eval_in(env, 0, &NoCtx)
+    }
+
+    pub fn eval_in(&self, env: &[Option<Value>], thread: ThreadId, ctx: &dyn EvalCtx) -> Result<Value, UnfoldError> {
         match self {
             Expr::Val(v) => Ok(v.clone()),
             Expr::Reg(r) => env.get(*r).cloned().flatten().ok_or(UnfoldError::UnboundRegister(*r)),
-            Expr::Tuple(es) => Ok(Value::Tuple(es.iter().map(|e| e.eval(env)).collect::<Result<_, _>>()?)),
+            Expr::Tuple(es) => {
+                Ok(Value::Tuple(es.iter().map(|e| e.eval_in(env, thread, ctx)).collect::<Result<_, _>>()?))
+            }
+            Expr::Op(op, es) => {
+                // short-circuit the connectives
+                if matches!(op, Op::And | Op::Or) && es.len() == 2 {
+                    let a = es[0].eval_in(env, thread, ctx)?;
+                    match (op, &a) {
+                        (Op::And, Value::Bool(false)) | (Op::Or, Value::Bool(true)) => return Ok(a),
+                        _ => {}
+                    }
+                    let b = es[1].eval_in(env, thread, ctx)?;
+                    return apply(*op, &[a, b]);
+                }
+                let vs: Vec<Value> = es.iter().map(|e| e.eval_in(env, thread, ctx)).collect::<Result<_, _>>()?;
+                apply(*op, &vs)
+            }
+            Expr::Ctx(name, es) => {
+                let vs: Vec<Value> = es.iter().map(|e| e.eval_in(env, thread, ctx)).collect::<Result<_, _>>()?;
+                ctx.builtin(thread, name, &vs).map_err(UnfoldError::Eval)
+            }
+            Expr::Comp { body, var, set } => {
+                let s = set.eval_in(env, thread, ctx)?;
+                let items = elements(&s).ok_or_else(|| UnfoldError::Eval(format!("cannot iterate over {s}")))?;
+                let mut env2 = env.to_vec();
+                let mut out = Vec::new();
+                for it in items {
+                    if *var >= env2.len() {
+                        env2.resize(*var + 1, None);
+                    }
+                    env2[*var] = Some(it);
+                    out.push(body.eval_in(&env2, thread, ctx)?);
+                }
+                Ok(make_set(out))
+            }
+            Expr::Derived { family, base, index } => {
+                let b = base.as_ref().map(|b| b.eval_in(env, thread, ctx)).transpose()?;
+                let ix: Vec<Value> = index.iter().map(|e| e.eval_in(env, thread, ctx)).collect::<Result<_, _>>()?;
+                ctx.derived(*family, b.as_ref(), &ix).map_err(UnfoldError::Eval)
+            }
         }
     }
 }
@@ -38,8 +302,18 @@ pub enum Prog {
     Let { first: Box<Prog>, bind: Option<RegId>, rest: Box<Prog> },
     /// `loop p`.
     Loop(Box<Prog>),
+    /// `loop p` whose iterations that do not break only call read-only methods and
+    /// bind no register visible after the loop (a spin loop). Such an iteration can
+    /// be dropped from any consistent execution without changing its outcome or its
+    /// consistency (removing read events removes constraints only), so the
+    /// unfolding keeps only the iteration that breaks: exact, and no bound needed.
+    Spin(Box<Prog>),
     /// `break_k v` (k ≥ 1).
     Break(u32, Expr),
+    /// `if c then p1 else p2` (sugar for `let c {true ↦ p1, false ↦ p2}`).
+    If(Expr, Box<Prog>, Box<Prog>),
+    /// `for var in set { body }`: the bodies for each element in order; value `()`.
+    For { var: RegId, set: Expr, body: Box<Prog> },
 }
 
 impl Prog {
@@ -51,12 +325,42 @@ impl Prog {
         }
         p
     }
+
+    /// Renumbers the libraries of every call (`map[old] = new`).
+    pub fn map_libs(&self, map: &dyn Fn(LibId) -> LibId) -> Prog {
+        match self {
+            Prog::Ret(e) => Prog::Ret(e.clone()),
+            Prog::Call { lib, method, args } => Prog::Call { lib: map(*lib), method: *method, args: args.clone() },
+            Prog::Let { first, bind, rest } => {
+                Prog::Let { first: Box::new(first.map_libs(map)), bind: *bind, rest: Box::new(rest.map_libs(map)) }
+            }
+            Prog::Loop(b) => Prog::Loop(Box::new(b.map_libs(map))),
+            Prog::Spin(b) => Prog::Spin(Box::new(b.map_libs(map))),
+            Prog::Break(k, e) => Prog::Break(*k, e.clone()),
+            Prog::If(c, a, b) => Prog::If(c.clone(), Box::new(a.map_libs(map)), Box::new(b.map_libs(map))),
+            Prog::For { var, set, body } => {
+                Prog::For { var: *var, set: set.clone(), body: Box::new(body.map_libs(map)) }
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum UnfoldError {
     #[error("register r{0} is read before it is bound")]
     UnboundRegister(RegId),
+    #[error("{0}")]
+    Eval(String),
+    /// LOCO Def. 3.9 (2): an implementation may not return with a break number.
+    #[error("not well defined (LOCO Def. 3.9 (2)): the implementation of `{0}` can return with break number {1}")]
+    BodyBreaks(String, u32),
+    /// LOCO Def. 3.9 (3): a terminating implementation makes at least one call.
+    #[error(
+        "not well defined (LOCO Def. 3.9 (3)): the implementation of `{0}` can terminate without calling any method"
+    )]
+    BodyEmpty(String),
+    #[error("too many unfoldings (more than {0}): lower the bounds")]
+    TooMany(usize),
 }
 
 /// A method call of a plain execution, before it becomes an [`crate::model::Event`].
@@ -66,16 +370,23 @@ pub struct CallRecord {
     pub method: MethodId,
     pub args: Vec<Value>,
     pub ret: Value,
+    /// The abstraction f (LOCO Def. 3.11): the index, among the thread's abstract
+    /// calls, of the abstract call this call implements (`None` outside implementations).
+    pub origin: Option<usize>,
 }
 
 /// One element of `⟦p⟧_t`: the output `⟨v, k⟩`, the calls in program order, and
-/// the final registers.
+/// the final registers; with an implementation, also the abstract calls (the
+/// plain execution G' of Def. 3.11, each with the value its implementation returned).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unfolding {
     pub value: Value,
     pub breaks: u32,
     pub calls: Vec<CallRecord>,
     pub env: Vec<Option<Value>>,
+    pub abstract_calls: Vec<CallRecord>,
+    /// The abstract call being implemented, while inside an implementation body.
+    origin: Option<usize>,
 }
 
 /// Result of unfolding: the unfoldings and whether the loop bound cut some off.
@@ -85,85 +396,241 @@ pub struct Unfolded {
     pub bound_hit: bool,
 }
 
+/// Gives the values a call `m(ṽ)` of library `lib` may return.
+pub type ReturnsFn<'a> = dyn FnMut(LibId, MethodId, &[Value]) -> Vec<Value> + 'a;
+
+/// What unfolding needs besides the program.
+pub trait Hooks {
+    /// The values a call may return (the paper's `v' ∈ Val`, restricted to what
+    /// the library can actually return).
+    fn returns(&mut self, lib: LibId, method: MethodId, args: &[Value]) -> Vec<Value>;
+    /// `I(t, m, ṽ)` for a call of the implemented library: the body, its number of
+    /// registers (the arguments are registers 0..k) and a name for messages; `None`
+    /// for calls of other libraries.
+    fn implement(&mut self, _lib: LibId, _method: MethodId, _args: &[Value]) -> Option<(Prog, usize, String)> {
+        None
+    }
+    fn ctx(&self) -> &dyn EvalCtx {
+        &NoCtx
+    }
+}
+
+struct ReturnsOnly<'a, 'b>(&'a mut ReturnsFn<'b>);
+
+impl Hooks for ReturnsOnly<'_, '_> {
+    fn returns(&mut self, lib: LibId, method: MethodId, args: &[Value]) -> Vec<Value> {
+        (self.0)(lib, method, args)
+    }
+}
+
+/// At most this many unfoldings of one thread.
+pub const MAX_RUNS: usize = 200_000;
+
 /// Computes `⟦p⟧_t` up to `loop_bound` iterations per loop. `returns` gives the
-/// values a call may return (the paper's `v' ∈ Val`, restricted to what the
-/// library can actually return).
+/// values a call may return.
 pub fn unfold(p: &Prog, nregs: usize, loop_bound: usize, returns: &mut ReturnsFn) -> Result<Unfolded, UnfoldError> {
+    unfold_with(p, 0, nregs, loop_bound, &mut ReturnsOnly(returns))
+}
+
+/// Computes `⟦⟦p⟧_{t,I}⟧_t` for thread `thread`: calls the hooks implement are
+/// replaced by their implementation (LOCO §3.5), and every call records the
+/// abstract call it belongs to.
+pub fn unfold_with(
+    p: &Prog,
+    thread: ThreadId,
+    nregs: usize,
+    loop_bound: usize,
+    hooks: &mut dyn Hooks,
+) -> Result<Unfolded, UnfoldError> {
     let mut out = Unfolded::default();
-    let start = Unfolding { value: Value::Unit, breaks: 0, calls: vec![], env: vec![None; nregs] };
-    out.runs = go(p, start, loop_bound, returns, &mut out.bound_hit)?;
+    let start = Unfolding {
+        value: Value::Unit,
+        breaks: 0,
+        calls: vec![],
+        env: vec![None; nregs],
+        abstract_calls: vec![],
+        origin: None,
+    };
+    let mut u = Unfolder { thread, bound: loop_bound, hooks, hit: false };
+    out.runs = u.go(p, start)?;
+    out.bound_hit = u.hit;
     Ok(out)
 }
 
-fn go(
-    p: &Prog,
-    st: Unfolding,
+struct Unfolder<'h> {
+    thread: ThreadId,
     bound: usize,
-    returns: &mut ReturnsFn,
-    hit: &mut bool,
-) -> Result<Vec<Unfolding>, UnfoldError> {
-    match p {
-        Prog::Ret(e) => {
-            let v = e.eval(&st.env)?;
-            Ok(vec![Unfolding { value: v, breaks: 0, ..st }])
+    hooks: &'h mut dyn Hooks,
+    hit: bool,
+}
+
+impl Unfolder<'_> {
+    fn eval(&self, e: &Expr, env: &[Option<Value>]) -> Result<Value, UnfoldError> {
+        e.eval_in(env, self.thread, self.hooks.ctx())
+    }
+
+    fn check(n: usize) -> Result<(), UnfoldError> {
+        if n > MAX_RUNS {
+            return Err(UnfoldError::TooMany(MAX_RUNS));
         }
-        Prog::Break(k, e) => {
-            let v = e.eval(&st.env)?;
-            Ok(vec![Unfolding { value: v, breaks: *k, ..st }])
-        }
-        Prog::Call { lib, method, args } => {
-            let args: Vec<Value> = args.iter().map(|a| a.eval(&st.env)).collect::<Result<_, _>>()?;
-            let rets = returns(*lib, *method, &args);
-            Ok(rets
-                .into_iter()
-                .map(|r| {
-                    let mut s = st.clone();
-                    s.calls.push(CallRecord { lib: *lib, method: *method, args: args.clone(), ret: r.clone() });
-                    s.value = r;
-                    s.breaks = 0;
-                    s
-                })
-                .collect())
-        }
-        Prog::Let { first, bind, rest } => {
-            let mut res = Vec::new();
-            for s in go(first, st, bound, returns, hit)? {
-                if s.breaks != 0 {
-                    res.push(s);
-                    continue;
-                }
-                let mut s = s;
-                if let Some(r) = bind {
-                    s.env[*r] = Some(s.value.clone());
-                }
-                res.extend(go(rest, s, bound, returns, hit)?);
+        Ok(())
+    }
+
+    fn go(&mut self, p: &Prog, st: Unfolding) -> Result<Vec<Unfolding>, UnfoldError> {
+        match p {
+            Prog::Ret(e) => {
+                let v = self.eval(e, &st.env)?;
+                Ok(vec![Unfolding { value: v, breaks: 0, ..st }])
             }
-            Ok(res)
-        }
-        Prog::Loop(body) => {
-            let mut res = Vec::new();
-            let mut frontier = vec![st];
-            for _ in 0..bound {
-                let mut next = Vec::new();
-                for s in frontier {
-                    for r in go(body, s, bound, returns, hit)? {
-                        if r.breaks == 0 {
-                            next.push(r);
-                        } else {
-                            res.push(Unfolding { breaks: r.breaks - 1, ..r });
+            Prog::Break(k, e) => {
+                let v = self.eval(e, &st.env)?;
+                Ok(vec![Unfolding { value: v, breaks: *k, ..st }])
+            }
+            Prog::Call { lib, method, args } => {
+                let args: Vec<Value> = args.iter().map(|a| self.eval(a, &st.env)).collect::<Result<_, _>>()?;
+                if let Some((body, nb, name)) = self.hooks.implement(*lib, *method, &args) {
+                    return self.inline(&body, nb, &name, *lib, *method, args, st);
+                }
+                let rets = self.hooks.returns(*lib, *method, &args);
+                Ok(rets
+                    .into_iter()
+                    .map(|r| {
+                        let mut s = st.clone();
+                        s.calls.push(CallRecord {
+                            lib: *lib,
+                            method: *method,
+                            args: args.clone(),
+                            ret: r.clone(),
+                            origin: st.origin,
+                        });
+                        s.value = r;
+                        s.breaks = 0;
+                        s
+                    })
+                    .collect())
+            }
+            Prog::Let { first, bind, rest } => {
+                let mut res = Vec::new();
+                for s in self.go(first, st)? {
+                    if s.breaks != 0 {
+                        res.push(s);
+                        continue;
+                    }
+                    let mut s = s;
+                    if let Some(r) = bind {
+                        if *r >= s.env.len() {
+                            s.env.resize(*r + 1, None);
                         }
+                        s.env[*r] = Some(s.value.clone());
+                    }
+                    res.extend(self.go(rest, s)?);
+                    Self::check(res.len())?;
+                }
+                Ok(res)
+            }
+            Prog::If(c, a, b) => match self.eval(c, &st.env)? {
+                Value::Bool(true) => self.go(a, st),
+                Value::Bool(false) => self.go(b, st),
+                v => Err(UnfoldError::Eval(format!("`if` needs a boolean, found {v}"))),
+            },
+            Prog::For { var, set, body } => {
+                let s = self.eval(set, &st.env)?;
+                let items = elements(&s).ok_or_else(|| UnfoldError::Eval(format!("cannot iterate over {s}")))?;
+                let mut frontier = vec![Unfolding { value: Value::Unit, ..st }];
+                let mut done = Vec::new();
+                for it in items {
+                    let mut next = Vec::new();
+                    for mut s in frontier {
+                        if *var >= s.env.len() {
+                            s.env.resize(*var + 1, None);
+                        }
+                        s.env[*var] = Some(it.clone());
+                        for r in self.go(body, s)? {
+                            if r.breaks != 0 {
+                                done.push(r); // a break leaves the enclosing loop
+                            } else {
+                                next.push(r);
+                            }
+                        }
+                        Self::check(next.len())?;
+                    }
+                    frontier = next;
+                }
+                done.extend(frontier.into_iter().map(|s| Unfolding { value: Value::Unit, ..s }));
+                Ok(done)
+            }
+            Prog::Loop(body) => {
+                let mut res = Vec::new();
+                let mut frontier = vec![st];
+                for _ in 0..self.bound {
+                    let mut next = Vec::new();
+                    for s in frontier {
+                        for r in self.go(body, s)? {
+                            if r.breaks == 0 {
+                                next.push(r);
+                            } else {
+                                res.push(Unfolding { breaks: r.breaks - 1, ..r });
+                            }
+                        }
+                        Self::check(next.len() + res.len())?;
+                    }
+                    frontier = next;
+                    if frontier.is_empty() {
+                        break;
                     }
                 }
-                frontier = next;
-                if frontier.is_empty() {
-                    break;
+                if !frontier.is_empty() {
+                    self.hit = true;
                 }
+                Ok(res)
             }
-            if !frontier.is_empty() {
-                *hit = true;
+            Prog::Spin(body) => {
+                // only the iteration that breaks (see `Prog::Spin`)
+                let mut res = Vec::new();
+                for r in self.go(body, st)? {
+                    if r.breaks != 0 {
+                        res.push(Unfolding { breaks: r.breaks - 1, ..r });
+                    }
+                }
+                Ok(res)
             }
-            Ok(res)
         }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn inline(
+        &mut self,
+        body: &Prog,
+        nregs: usize,
+        name: &str,
+        lib: LibId,
+        method: MethodId,
+        args: Vec<Value>,
+        st: Unfolding,
+    ) -> Result<Vec<Unfolding>, UnfoldError> {
+        let k = st.abstract_calls.len();
+        let mut env = vec![None; nregs.max(args.len())];
+        for (i, a) in args.iter().enumerate() {
+            env[i] = Some(a.clone());
+        }
+        let ncalls = st.calls.len();
+        let caller_env = st.env.clone();
+        let caller_origin = st.origin;
+        let sub = Unfolding { env, origin: Some(k), ..st };
+        let mut res = Vec::new();
+        for mut r in self.go(body, sub)? {
+            if r.breaks != 0 {
+                return Err(UnfoldError::BodyBreaks(name.to_string(), r.breaks));
+            }
+            if r.calls.len() == ncalls {
+                return Err(UnfoldError::BodyEmpty(name.to_string()));
+            }
+            r.abstract_calls.push(CallRecord { lib, method, args: args.clone(), ret: r.value.clone(), origin: None });
+            r.env = caller_env.clone();
+            r.origin = caller_origin;
+            res.push(r);
+        }
+        Ok(res)
     }
 }
 
@@ -193,5 +660,103 @@ mod tests {
         let spin = Prog::Loop(Box::new(call()));
         let u = unfold(&spin, 0, 3, &mut ret).unwrap();
         assert!(u.bound_hit && u.runs.is_empty());
+    }
+
+    #[test]
+    fn spin_loops_keep_the_breaking_iteration() {
+        // spin { let v = m() in if v > 0 then break_1 v else () }
+        let p = Prog::Spin(Box::new(Prog::Let {
+            first: Box::new(Prog::Call { lib: 0, method: 0, args: vec![] }),
+            bind: Some(0),
+            rest: Box::new(Prog::If(
+                Expr::Op(Op::Gt, vec![Expr::Reg(0), Expr::Val(Value::Int(0))]),
+                Box::new(Prog::Break(1, Expr::Reg(0))),
+                Box::new(Prog::Ret(Expr::Val(Value::Unit))),
+            )),
+        }));
+        let mut ret = |_, _, _: &[Value]| vec![Value::Int(0), Value::Int(1), Value::Int(2)];
+        let u = unfold(&p, 1, 3, &mut ret).unwrap();
+        assert!(!u.bound_hit);
+        let vals: Vec<_> = u.runs.iter().map(|r| r.value.clone()).collect();
+        assert_eq!(vals, vec![Value::Int(1), Value::Int(2)]);
+        assert!(u.runs.iter().all(|r| r.calls.len() == 1));
+    }
+
+    #[test]
+    fn expressions() {
+        let env = vec![Some(Value::Int(7))];
+        let e = Expr::Op(
+            Op::Mod,
+            vec![Expr::Op(Op::Add, vec![Expr::Reg(0), Expr::Val(Value::Int(2))]), Expr::Val(Value::Int(4))],
+        );
+        assert_eq!(e.eval(&env), Ok(Value::Int(1)));
+        let s = Expr::Op(
+            Op::Minus,
+            vec![Expr::Val(Value::Nodes(vec![1, 2, 3])), Expr::Op(Op::SetOf, vec![Expr::Val(Value::Node(2))])],
+        );
+        assert_eq!(s.eval(&env), Ok(Value::Nodes(vec![1, 3])));
+        let m = Expr::Op(Op::Min, vec![Expr::Val(Value::Set(vec![Value::Int(3), Value::Int(1)]))]);
+        assert_eq!(m.eval(&env), Ok(Value::Int(1)));
+        let c = Expr::Comp {
+            body: Box::new(Expr::Op(Op::Mul, vec![Expr::Reg(1), Expr::Val(Value::Int(2))])),
+            var: 1,
+            set: Box::new(Expr::Op(Op::Range, vec![Expr::Val(Value::Int(0)), Expr::Val(Value::Int(3))])),
+        };
+        assert_eq!(c.eval(&env), Ok(Value::Set(vec![Value::Int(0), Value::Int(2), Value::Int(4)])));
+        assert!(Expr::Op(Op::Div, vec![Expr::Reg(0), Expr::Val(Value::Int(0))]).eval(&env).is_err());
+    }
+
+    #[test]
+    fn implementations_are_inlined_with_their_abstraction() {
+        // client: let r = L.m(5); L.m(6)   with I(m, (a)) = let x = low(a) in low(x); x + 1
+        struct H;
+        impl Hooks for H {
+            fn returns(&mut self, _l: LibId, _m: MethodId, args: &[Value]) -> Vec<Value> {
+                vec![args[0].clone()]
+            }
+            fn implement(&mut self, lib: LibId, _m: MethodId, _a: &[Value]) -> Option<(Prog, usize, String)> {
+                (lib == 1).then(|| {
+                    let low = |e| Prog::Call { lib: 0, method: 0, args: vec![e] };
+                    (
+                        Prog::Let {
+                            first: Box::new(low(Expr::Reg(0))),
+                            bind: Some(1),
+                            rest: Box::new(Prog::Let {
+                                first: Box::new(low(Expr::Reg(1))),
+                                bind: None,
+                                rest: Box::new(Prog::Ret(Expr::Op(
+                                    Op::Add,
+                                    vec![Expr::Reg(1), Expr::Val(Value::Int(1))],
+                                ))),
+                            }),
+                        },
+                        2,
+                        "L.m".into(),
+                    )
+                })
+            }
+        }
+        let m = |v| Prog::Call { lib: 1, method: 0, args: vec![Expr::Val(Value::Int(v))] };
+        let p = Prog::seq(vec![(Some(0), m(5)), (None, m(6))]);
+        let u = unfold_with(&p, 0, 1, 3, &mut H).unwrap();
+        assert_eq!(u.runs.len(), 1);
+        let r = &u.runs[0];
+        assert_eq!(r.env[0], Some(Value::Int(6)));
+        assert_eq!(r.calls.iter().map(|c| c.origin).collect::<Vec<_>>(), vec![Some(0), Some(0), Some(1), Some(1)]);
+        assert_eq!(
+            r.abstract_calls.iter().map(|c| c.ret.clone()).collect::<Vec<_>>(),
+            vec![Value::Int(6), Value::Int(7)]
+        );
+        // an implementation that can break out is rejected (Def. 3.9 (2))
+        struct B;
+        impl Hooks for B {
+            fn returns(&mut self, _l: LibId, _m: MethodId, _a: &[Value]) -> Vec<Value> {
+                vec![Value::Unit]
+            }
+            fn implement(&mut self, _l: LibId, _m: MethodId, _a: &[Value]) -> Option<(Prog, usize, String)> {
+                Some((Prog::Break(1, Expr::Val(Value::Unit)), 0, "L.bad".into()))
+            }
+        }
+        assert!(matches!(unfold_with(&m(1), 0, 0, 3, &mut B), Err(UnfoldError::BodyBreaks(..))));
     }
 }
