@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 use mowgli_core::library::FinalValue;
-use mowgli_core::program::{unfold, CallRecord, Prog, UnfoldError, Unfolding};
+use mowgli_core::program::{unfold_with, CallRecord, EvalCtx, Hooks, Prog, UnfoldError, Unfolding};
 use mowgli_core::{Event, ExecGraph, Library, NodeId, StampTable, Value, ValueDomain, World};
 
 /// An event without its return value and with only its location/identifier arguments.
@@ -36,6 +36,77 @@ pub struct Problem<'a> {
     /// outcomes) the search stops at the first consistent choice of the existential
     /// witness variables and skips them for outcomes already found.
     pub all_executions: bool,
+    /// The implementation substituted for an abstract library (LOCO §3.5), if any.
+    pub inline: Option<Inline<'a>>,
+}
+
+/// An implementation to substitute while unfolding: calls of library `lib` (an
+/// index no library of [`Problem::libs`] has) run the body of their method.
+pub struct Inline<'a> {
+    pub lib: usize,
+    /// Per abstract method: body (calls numbered as in [`Problem::libs`]), registers, name.
+    pub methods: Vec<Option<(Prog, usize, String)>>,
+    pub ctx: &'a dyn EvalCtx,
+}
+
+struct EngineHooks<'p, 'a> {
+    p: &'p Problem<'a>,
+    thread: usize,
+}
+
+impl Hooks for EngineHooks<'_, '_> {
+    fn returns(&mut self, lib: usize, method: usize, args: &[Value]) -> Vec<Value> {
+        self.p.libs[lib].returns(&self.p.world, self.thread, method, args, &self.p.domain)
+    }
+    fn implement(&mut self, lib: usize, method: usize, _args: &[Value]) -> Option<(Prog, usize, String)> {
+        let i = self.p.inline.as_ref()?;
+        if lib != i.lib {
+            return None;
+        }
+        i.methods.get(method).cloned().flatten()
+    }
+    fn ctx(&self) -> &dyn EvalCtx {
+        match &self.p.inline {
+            Some(i) => i.ctx,
+            None => &mowgli_core::program::NoCtx,
+        }
+    }
+    fn check(&mut self, lib: usize, method: usize, args: &[Value]) -> Result<(), String> {
+        let l = self.p.libs.get(lib).ok_or_else(|| format!("call of an unknown library #{lib}"))?;
+        if method >= l.methods().len() {
+            return Err(format!("library `{}` has no method #{method}", l.name()));
+        }
+        // argument kinds, then the library's own checks (nodes, sizes)
+        for (a, k) in args.iter().zip(&l.methods()[method].params) {
+            let ok = match k {
+                mowgli_core::Param::Loc | mowgli_core::Param::Src => {
+                    matches!(a, Value::Loc(x) if *x < self.p.world.locs.len())
+                }
+                mowgli_core::Param::Wid => matches!(a, Value::Wid(_)),
+                mowgli_core::Param::Node => matches!(a, Value::Node(n) if self.p.world.nodes.contains(n)),
+                mowgli_core::Param::Nodes => matches!(a, Value::Nodes(_)),
+                mowgli_core::Param::Obj => matches!(a, Value::Obj(_)),
+                mowgli_core::Param::Val => true,
+            };
+            if !ok {
+                return Err(format!(
+                    "`{}.{}`: argument {} is not a {k:?}",
+                    l.name(),
+                    l.methods()[method].name,
+                    self.p.world.show(a)
+                ));
+            }
+        }
+        l.check_call(&self.p.world, self.thread, method, args)
+            .map_err(|m| format!("`{}.{}`: {m}", l.name(), l.methods()[method].name))
+    }
+}
+
+/// `⟦p_t⟧_t` (with the implementation substituted, if any).
+pub fn unfold_thread(p: &Problem, t: usize) -> Result<mowgli_core::program::Unfolded, EngineError> {
+    let (prog, nregs) = &p.threads[t];
+    let mut h = EngineHooks { p, thread: t };
+    Ok(unfold_with(prog, t, *nregs, p.loop_bound, &mut h)?)
 }
 
 /// An outcome: every thread's registers and every touched memory cell's final value.
@@ -71,6 +142,9 @@ pub struct Stats {
 #[derive(Clone, Debug)]
 pub struct Witness {
     pub events: Vec<Event>,
+    /// Per thread, the abstract calls the events implement (`Event::origin` indexes
+    /// them), when the program is an implementation.
+    pub abstract_calls: Vec<Vec<CallRecord>>,
     pub relations: Vec<(String, Vec<(usize, usize)>)>,
     pub subevents: Vec<(usize, String)>,
 }
@@ -127,10 +201,8 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
     let mut res = Results::default();
     // ⟦p_t⟧_t for every thread
     let mut per_thread = Vec::new();
-    for (t, (prog, nregs)) in p.threads.iter().enumerate() {
-        let mut returns =
-            |lib: usize, method: usize, args: &[Value]| p.libs[lib].returns(&p.world, t, method, args, &p.domain);
-        let u = unfold(prog, *nregs, p.loop_bound, &mut returns)?;
+    for t in 0..p.threads.len() {
+        let u = unfold_thread(p, t)?;
         res.bound_hit |= u.bound_hit;
         // only properly terminating runs (break number 0)
         per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
@@ -193,10 +265,8 @@ pub fn graph<'w>(p: &'w Problem, events: Vec<Event>) -> ExecGraph<'w> {
 /// combination of the threads' unfoldings), without searching witnesses.
 pub fn for_each_graph(p: &Problem, f: &mut dyn FnMut(&ExecGraph)) -> Result<(), EngineError> {
     let mut per_thread = Vec::new();
-    for (t, (prog, nregs)) in p.threads.iter().enumerate() {
-        let mut returns =
-            |lib: usize, method: usize, args: &[Value]| p.libs[lib].returns(&p.world, t, method, args, &p.domain);
-        let u = unfold(prog, *nregs, p.loop_bound, &mut returns)?;
+    for t in 0..p.threads.len() {
+        let u = unfold_thread(p, t)?;
         per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
     }
     if per_thread.iter().any(|r| r.is_empty()) {
@@ -414,6 +484,7 @@ fn leaf(st: &mut SearchState, searches: &[Box<dyn mowgli_core::WitnessSearch + '
             for e in &mut w.events {
                 e.ret = st.runs[e.thread][chosen[e.thread]].calls[e.index].ret.clone();
             }
+            w.abstract_calls = chosen.iter().enumerate().map(|(t, &r)| st.runs[t][r].abstract_calls.clone()).collect();
             Some(w)
         } else {
             None
@@ -438,6 +509,7 @@ fn witness(g: &ExecGraph, to: &StampTable, searches: &[Box<dyn mowgli_core::Witn
     relations.push(("ppo".into(), g.ppo.pairs().collect()));
     Witness {
         events: g.events.clone(),
+        abstract_calls: vec![],
         relations,
         subevents: g.subs.iter().map(|s| (s.event, to.stamp_name(s.stamp))).collect(),
     }

@@ -4,4 +4,5 @@
 //! the litmus front end ([`litmus`]). The `mowgli` binary is in `src/main.rs`.
 
 pub mod engine;
+pub mod impls;
 pub mod litmus;

@@ -40,6 +40,27 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         dot: Option<PathBuf>,
     },
+    /// Bounded refinement (LOCO Def. 3.10): every outcome of the implementation on a
+    /// client must be an outcome of the specification.
+    Refine {
+        /// The implementation file (`specs/impls/*.impl`).
+        implementation: PathBuf,
+        /// Client litmus files or directories over the implemented library.
+        #[arg(long, value_name = "PATH", required = true, num_args = 1..)]
+        clients: Vec<PathBuf>,
+        /// Machine-readable output (one JSON document).
+        #[arg(long)]
+        json: bool,
+        /// Run under another stamp order.
+        #[arg(long, value_name = "FILE")]
+        stamp_order: Option<PathBuf>,
+        /// Iterations per loop that is not a spin loop.
+        #[arg(long, default_value_t = 4)]
+        loop_bound: usize,
+        /// Write the counterexample of every failing client as `DIR/CLIENT.dot`.
+        #[arg(long, value_name = "DIR")]
+        dot: Option<PathBuf>,
+    },
     /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
     StampOrder {
         #[arg(long, value_name = "FILE")]
@@ -162,6 +183,9 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
+        Cmd::Refine { implementation, clients, json, stamp_order, loop_bound, dot } => {
+            refine(&implementation, &clients, json, &stamp_order, loop_bound, &dot)
+        }
         Cmd::StampOrder { stamp_order } => match load_order(&stamp_order) {
             Ok(o) => {
                 for t in o.tables.values() {
@@ -174,5 +198,113 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+    }
+}
+
+fn refine(
+    implementation: &std::path::Path,
+    clients: &[PathBuf],
+    json: bool,
+    stamp_order: &Option<PathBuf>,
+    loop_bound: usize,
+    dot: &Option<PathBuf>,
+) -> ExitCode {
+    let order = match load_order(stamp_order) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let imp = match mowgli_check::impls::Implementation::load(implementation, &order) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let files = match litmus::collect(clients) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let start = Instant::now();
+    let mut reports = Vec::new();
+    let mut errors = Vec::new();
+    for f in &files {
+        let text = match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(format!("{}:0:0: cannot read: {e}", f.display()));
+                continue;
+            }
+        };
+        match mowgli_check::impls::refine::refine_client(&imp, &order, &f.display().to_string(), &text, loop_bound) {
+            Ok(r) => {
+                if !json {
+                    println!(
+                        "{:4}  {} ({}): {} implementation outcomes, {} specification outcomes{}",
+                        r.verdict,
+                        r.name,
+                        r.file,
+                        r.impl_outcomes,
+                        r.spec_outcomes,
+                        if r.bounded { " [bounded: a loop reached the unrolling bound]" } else { "" }
+                    );
+                    if let Some(c) = &r.counterexample {
+                        let o: Vec<String> = c.outcome.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        println!("      the implementation reaches {}, which the specification forbids:", o.join("; "));
+                        for l in c.execution.lines() {
+                            println!("        {l}");
+                        }
+                    }
+                }
+                if let (Some(dir), Some(c)) = (dot, &r.counterexample) {
+                    let path = dir.join(format!("{}.dot", r.name));
+                    if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &c.dot)) {
+                        errors.push(format!("{}: cannot write: {e}", path.display()));
+                    }
+                }
+                reports.push(r);
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                errors.push(e.to_string());
+            }
+        }
+    }
+    let failed = reports.iter().filter(|r| r.verdict != "ok").count();
+    if json {
+        let doc = serde_json::json!({
+            "implementation": imp.name,
+            "implements": imp.implements,
+            "uses": imp.uses,
+            "clients": reports,
+            "errors": errors,
+            "summary": { "clients": reports.len(), "ok": reports.len() - failed, "failed": failed, "errors": errors.len(),
+                         "millis": start.elapsed().as_secs_f64() * 1000.0 }
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        println!(
+            "summary: implementation `{}` of `{}` over {}: {} clients, {} ok, {} FAIL, {} errors; {:.1} ms",
+            imp.name,
+            imp.implements,
+            imp.uses.join(", "),
+            reports.len(),
+            reports.len() - failed,
+            failed,
+            errors.len(),
+            start.elapsed().as_secs_f64() * 1000.0
+        );
+    }
+    if !errors.is_empty() {
+        ExitCode::from(2)
+    } else if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }

@@ -91,6 +91,12 @@ pub trait Library: Send + Sync {
     fn symbolic_return(&self, _method: MethodId) -> bool {
         false
     }
+    /// Whether a call of `method` only reads: removing such an event from a
+    /// consistent execution (nothing reads from it) leaves it consistent. The
+    /// implementation language uses it to recognise spin loops (see `Prog::Spin`).
+    fn read_only(&self, _method: MethodId) -> bool {
+        false
+    }
     /// A witness search over this library's part of `g` (the events whose `lib` is
     /// `me`); `to` is the stamp order in force.
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a>;

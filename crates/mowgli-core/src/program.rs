@@ -145,6 +145,14 @@ fn apply(op: Op, a: &[Value]) -> Result<Value, UnfoldError> {
             _ => Err(bad()),
         }
     };
+    // `+` on tuples concatenates; `+` and `-` on sets are union and difference
+    if let (Op::Add, [Tuple(x), Tuple(y)]) = (op, a) {
+        return Ok(Tuple(x.iter().chain(y).cloned().collect()));
+    }
+    let is_set = |v: &Value| matches!(v, Nodes(_) | Set(_));
+    if matches!(op, Op::Add | Op::Sub) && a.len() == 2 && is_set(&a[0]) && is_set(&a[1]) {
+        return apply(if op == Op::Add { Op::Union } else { Op::Minus }, a);
+    }
     Ok(match op {
         Op::Add => {
             let (x, y) = i2()?;
@@ -394,6 +402,11 @@ pub struct Unfolding {
 pub struct Unfolded {
     pub runs: Vec<Unfolding>,
     pub bound_hit: bool,
+    /// Runs that stopped at an expression error (e.g. `range` of a value a read
+    /// returned that is not an integer): they have no execution, like a run that
+    /// never terminates; the first error is kept for reports.
+    pub stuck: usize,
+    pub stuck_msg: Option<String>,
 }
 
 /// Gives the values a call `m(ṽ)` of library `lib` may return.
@@ -412,6 +425,10 @@ pub trait Hooks {
     }
     fn ctx(&self) -> &dyn EvalCtx {
         &NoCtx
+    }
+    /// Checks a call's (dynamic) arguments before it is made; `Err` explains.
+    fn check(&mut self, _lib: LibId, _method: MethodId, _args: &[Value]) -> Result<(), String> {
+        Ok(())
     }
 }
 
@@ -451,9 +468,11 @@ pub fn unfold_with(
         abstract_calls: vec![],
         origin: None,
     };
-    let mut u = Unfolder { thread, bound: loop_bound, hooks, hit: false };
+    let mut u = Unfolder { thread, bound: loop_bound, hooks, hit: false, stuck: 0, stuck_msg: None };
     out.runs = u.go(p, start)?;
     out.bound_hit = u.hit;
+    out.stuck = u.stuck;
+    out.stuck_msg = u.stuck_msg;
     Ok(out)
 }
 
@@ -462,6 +481,23 @@ struct Unfolder<'h> {
     bound: usize,
     hooks: &'h mut dyn Hooks,
     hit: bool,
+    stuck: usize,
+    stuck_msg: Option<String>,
+}
+
+/// An expression error stops the run (`Ok(None)`); other errors are reported.
+macro_rules! eval_or_stuck {
+    ($self:ident, $e:expr, $env:expr) => {
+        match $self.eval($e, $env) {
+            Ok(v) => v,
+            Err(UnfoldError::Eval(m)) => {
+                $self.stuck += 1;
+                $self.stuck_msg.get_or_insert(m);
+                return Ok(vec![]);
+            }
+            Err(e) => return Err(e),
+        }
+    };
 }
 
 impl Unfolder<'_> {
@@ -479,17 +515,26 @@ impl Unfolder<'_> {
     fn go(&mut self, p: &Prog, st: Unfolding) -> Result<Vec<Unfolding>, UnfoldError> {
         match p {
             Prog::Ret(e) => {
-                let v = self.eval(e, &st.env)?;
+                let v = eval_or_stuck!(self, e, &st.env);
                 Ok(vec![Unfolding { value: v, breaks: 0, ..st }])
             }
             Prog::Break(k, e) => {
-                let v = self.eval(e, &st.env)?;
+                let v = eval_or_stuck!(self, e, &st.env);
                 Ok(vec![Unfolding { value: v, breaks: *k, ..st }])
             }
             Prog::Call { lib, method, args } => {
-                let args: Vec<Value> = args.iter().map(|a| self.eval(a, &st.env)).collect::<Result<_, _>>()?;
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(eval_or_stuck!(self, a, &st.env));
+                }
+                let args = vals;
                 if let Some((body, nb, name)) = self.hooks.implement(*lib, *method, &args) {
                     return self.inline(&body, nb, &name, *lib, *method, args, st);
+                }
+                if let Err(m) = self.hooks.check(*lib, *method, &args) {
+                    self.stuck += 1;
+                    self.stuck_msg.get_or_insert(m);
+                    return Ok(vec![]);
                 }
                 let rets = self.hooks.returns(*lib, *method, &args);
                 Ok(rets
@@ -528,14 +573,22 @@ impl Unfolder<'_> {
                 }
                 Ok(res)
             }
-            Prog::If(c, a, b) => match self.eval(c, &st.env)? {
+            Prog::If(c, a, b) => match eval_or_stuck!(self, c, &st.env) {
                 Value::Bool(true) => self.go(a, st),
                 Value::Bool(false) => self.go(b, st),
-                v => Err(UnfoldError::Eval(format!("`if` needs a boolean, found {v}"))),
+                v => {
+                    self.stuck += 1;
+                    self.stuck_msg.get_or_insert(format!("`if` needs a boolean, found {v}"));
+                    Ok(vec![])
+                }
             },
             Prog::For { var, set, body } => {
-                let s = self.eval(set, &st.env)?;
-                let items = elements(&s).ok_or_else(|| UnfoldError::Eval(format!("cannot iterate over {s}")))?;
+                let s = eval_or_stuck!(self, set, &st.env);
+                let Some(items) = elements(&s) else {
+                    self.stuck += 1;
+                    self.stuck_msg.get_or_insert(format!("cannot iterate over {s}"));
+                    return Ok(vec![]);
+                };
                 let mut frontier = vec![Unfolding { value: Value::Unit, ..st }];
                 let mut done = Vec::new();
                 for it in items {

@@ -132,6 +132,10 @@ impl Library for RdmaWait {
         }
         r
     }
+    /// CPU reads (and msw's TryRead) only read.
+    fn read_only(&self, method: usize) -> bool {
+        method == rdma::READ
+    }
     fn symbolic_return(&self, method: usize) -> bool {
         // msw's TryRead may return ⊥ with another stamp: its value stays in the plain execution
         method == rdma::READ && !self.msw

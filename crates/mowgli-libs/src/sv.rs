@@ -113,6 +113,9 @@ impl Library for Sv {
     fn symbolic_return(&self, method: usize) -> bool {
         method == READ
     }
+    fn read_only(&self, method: usize) -> bool {
+        method == READ
+    }
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(SvSearch::new(self, g, me))
     }

@@ -576,6 +576,7 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         domain: l.domain.clone(),
         prune: true,
         all_executions: false,
+        inline: None,
     }
 }
 

@@ -1,0 +1,372 @@
+//! Bounded refinement (LOCO Def. 3.10, soundness): for a client p̃ over the
+//! implemented library L (and possibly other libraries), every outcome of the
+//! implementation, outcome_Λ(⟦p̃⟧_I), must be an outcome of the specification,
+//! outcome_{Λ⊎{L}}(p̃). Outcomes are the threads' registers (the values the client
+//! computed); the implementation's own locations are not part of them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use mowgli_core::program::{CallRecord, Expr, Prog};
+use mowgli_core::{Library, Param, StampOrder, Value, ValueDomain};
+use mowgli_libs::registry;
+use serde::Serialize;
+
+use super::{Implementation, WorldCtx};
+use crate::engine::{self, Inline, Problem, Stats, Witness};
+use crate::litmus::{lower, syntax, InputError};
+
+/// A client on which the implementation shows an outcome the specification forbids.
+#[derive(Clone, Debug, Serialize)]
+pub struct Counterexample {
+    /// The outcome (registers), as `T:r = v`.
+    pub outcome: BTreeMap<String, String>,
+    /// The implementation execution, events grouped by the abstract call (f) they implement.
+    pub execution: String,
+    pub dot: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ClientReport {
+    pub file: String,
+    pub name: String,
+    /// `ok` (every implementation outcome is a specification outcome) or `FAIL`.
+    pub verdict: &'static str,
+    pub spec_outcomes: usize,
+    pub impl_outcomes: usize,
+    /// A loop of the implementation reached the unrolling bound: the verdict is bounded.
+    pub bounded: bool,
+    pub counterexample: Option<Counterexample>,
+    pub spec_stats: Stats,
+    pub impl_stats: Stats,
+}
+
+/// Every location, barrier, ring and work identifier the client passes to `lib`.
+fn collect_args(p: &Prog, lib: usize, objects: &mut Vec<Value>, wids: &mut Vec<Value>) {
+    match p {
+        Prog::Call { lib: l, args, .. } => {
+            for a in args {
+                if let Expr::Val(v) = a {
+                    if matches!(v, Value::Wid(_)) && !wids.contains(v) {
+                        wids.push(v.clone());
+                    }
+                    if *l == lib && matches!(v, Value::Loc(_) | Value::Obj(_) | Value::Wid(_)) && !objects.contains(v) {
+                        objects.push(v.clone());
+                    }
+                }
+            }
+        }
+        Prog::Let { first, rest, .. } => {
+            collect_args(first, lib, objects, wids);
+            collect_args(rest, lib, objects, wids);
+        }
+        Prog::Loop(b) | Prog::Spin(b) | Prog::For { body: b, .. } => collect_args(b, lib, objects, wids),
+        Prog::If(_, a, b) => {
+            collect_args(a, lib, objects, wids);
+            collect_args(b, lib, objects, wids);
+        }
+        Prog::Ret(_) | Prog::Break(..) => {}
+    }
+}
+
+/// Checks one client given as litmus text.
+pub fn refine_client(
+    imp: &Implementation,
+    order: &StampOrder,
+    file: &str,
+    text: &str,
+    loop_bound: usize,
+) -> Result<ClientReport, InputError> {
+    let ie = |line, col, msg: String| InputError { file: file.to_string(), line, col, msg };
+    let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
+    let low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
+    let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
+    let Some(lidx) = low.lib_names.iter().position(|n| *n == imp.implements) else {
+        return Err(ie(
+            1,
+            1,
+            format!("the client does not use `{}`, the library `{}` implements", imp.implements, imp.name),
+        ));
+    };
+    // the specification: the client as it is
+    let mut spec_p = lower::problem(&low, to);
+    spec_p.loop_bound = loop_bound;
+    let spec = engine::run(&spec_p, false).map_err(|e| ie(1, 1, e.to_string()))?;
+    let spec_regs: BTreeSet<Vec<Vec<Option<Value>>>> = spec.outcomes.keys().map(|o| o.regs.clone()).collect();
+
+    // the implementation: Λ = the client's other libraries ∪ the implementation's `uses`
+    let mut owned: Vec<Box<dyn Library>> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut client_map = vec![usize::MAX; low.libs.len()];
+    for (i, n) in low.lib_names.iter().enumerate() {
+        if i != lidx {
+            client_map[i] = names.len();
+            owned.push(registry::library(n, order).map_err(|e| ie(1, 1, e.to_string()))?);
+            names.push(n.clone());
+        }
+    }
+    let mut uses_map = Vec::new();
+    for u in &imp.uses {
+        match names.iter().position(|n| n == u) {
+            Some(j) => uses_map.push(j),
+            None => {
+                uses_map.push(names.len());
+                owned.push(registry::library(u, order).map_err(|e| ie(1, 1, e.to_string()))?);
+                names.push(u.clone());
+            }
+        }
+    }
+    let phantom = names.len() + 1000;
+    client_map[lidx] = phantom;
+    let mut objects = Vec::new();
+    let mut wids: Vec<Vec<Value>> = Vec::new();
+    for (prog, _) in &low.threads {
+        let mut w = Vec::new();
+        collect_args(prog, lidx, &mut objects, &mut w);
+        wids.push(w);
+    }
+    let ctx = WorldCtx::materialise(imp, low.world.clone(), wids, &objects)
+        .map_err(|m| ie(1, 1, format!("implementation `{}`: {m}", imp.name)))?;
+    let abs = &low.libs[lidx];
+    let methods: Vec<Option<(Prog, usize, String)>> = abs
+        .methods()
+        .iter()
+        .map(|s| {
+            imp.methods.get(s.name).map(|m| {
+                (m.body.map_libs(&|l| uses_map[l]), m.nregs.max(m.params), format!("{}.{}", imp.implements, s.name))
+            })
+        })
+        .collect();
+    let threads: Vec<(Prog, usize)> = low.threads.iter().map(|(p, n)| (p.map_libs(&|l| client_map[l]), *n)).collect();
+    let mut prob = Problem {
+        world: ctx.world.clone(),
+        libs: owned.iter().map(|b| b.as_ref()).collect(),
+        threads,
+        to,
+        loop_bound,
+        domain: ValueDomain::default(),
+        prune: true,
+        all_executions: false,
+        inline: Some(Inline { lib: phantom, methods, ctx: &ctx }),
+    };
+    prob.domain = value_domain(&prob, &low.domain).map_err(|m| ie(1, 1, m))?;
+    let res = engine::run(&prob, true).map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?;
+    let mut cex = None;
+    for (o, w) in &res.outcomes {
+        if !spec_regs.contains(&o.regs) {
+            let outcome = show_regs(&low, &o.regs);
+            let (execution, dot) = match w {
+                Some(w) => (render_grouped(&low, &prob, imp, w), dot_grouped(&prob, imp, w)),
+                None => (String::new(), String::new()),
+            };
+            cex = Some(Counterexample { outcome, execution, dot });
+            break;
+        }
+    }
+    let impl_regs: BTreeSet<_> = res.outcomes.keys().map(|o| o.regs.clone()).collect();
+    Ok(ClientReport {
+        file: file.to_string(),
+        name: low.name.clone(),
+        verdict: if cex.is_some() { "FAIL" } else { "ok" },
+        spec_outcomes: spec_regs.len(),
+        impl_outcomes: impl_regs.len(),
+        bounded: res.bound_hit || spec.bound_hit,
+        counterexample: cex,
+        spec_stats: spec.stats,
+        impl_stats: res.stats,
+    })
+}
+
+/// The values each location may hold: its initial value, the client's literals
+/// (for the client's own locations), and every value a call writes to it (a `Val`
+/// argument of a call naming the location; a call naming two locations — a put or
+/// a get — may copy either's values to the other), to a fixpoint. A value written
+/// in an execution is computed from values read in it, so after as many rounds as
+/// an execution has writes every value written is in the domain of its location.
+fn value_domain(p: &Problem, base: &ValueDomain) -> Result<ValueDomain, String> {
+    let nlocs = p.world.locs.len();
+    let mut dom: Vec<BTreeSet<Value>> = (0..nlocs)
+        .map(|l| {
+            let mut s: BTreeSet<Value> = base.per_loc.get(l).cloned().unwrap_or_default().into_iter().collect();
+            s.insert(p.world.locs[l].init.clone());
+            s
+        })
+        .collect();
+    let mut q = Problem {
+        world: p.world.clone(),
+        libs: p.libs.clone(),
+        threads: p.threads.clone(),
+        to: p.to,
+        loop_bound: p.loop_bound,
+        domain: ValueDomain::default(),
+        prune: true,
+        all_executions: false,
+        inline: p.inline.as_ref().map(|i| Inline { lib: i.lib, methods: i.methods.clone(), ctx: i.ctx }),
+    };
+    let as_domain = |dom: &[BTreeSet<Value>]| {
+        let mut messages: BTreeSet<Value> = BTreeSet::new();
+        for d in dom {
+            messages.extend(d.iter().filter(|v| matches!(v, Value::Tuple(_))).cloned());
+        }
+        ValueDomain {
+            per_loc: dom.iter().map(|d| d.iter().cloned().collect()).collect(),
+            messages: messages.into_iter().collect(),
+        }
+    };
+    const MAX_ROUNDS: usize = 16;
+    const MAX_VALUES: usize = 48;
+    for round in 0..MAX_ROUNDS {
+        q.domain = as_domain(&dom);
+        let before: usize = dom.iter().map(|d| d.len()).sum();
+        for t in 0..q.threads.len() {
+            let u = engine::unfold_thread(&q, t).map_err(|e| e.to_string())?;
+            for r in &u.runs {
+                for c in &r.calls {
+                    let sig = &q.libs[c.lib].methods()[c.method];
+                    let mut locs = Vec::new();
+                    let mut vals = Vec::new();
+                    for (a, k) in c.args.iter().zip(&sig.params) {
+                        match (k, a) {
+                            (Param::Loc | Param::Src, Value::Loc(l)) => locs.push(*l),
+                            (Param::Val, v) => vals.push(v.clone()),
+                            _ => {}
+                        }
+                    }
+                    let mut joined: BTreeSet<Value> = vals.into_iter().collect();
+                    if locs.len() > 1 {
+                        for &l in &locs {
+                            joined.extend(dom[l].iter().cloned());
+                        }
+                    }
+                    for &l in &locs {
+                        dom[l].extend(joined.iter().cloned());
+                    }
+                }
+            }
+        }
+        let after: usize = dom.iter().map(|d| d.len()).sum();
+        if after == before {
+            return Ok(as_domain(&dom));
+        }
+        if let Some((l, d)) = dom.iter().enumerate().find(|(_, d)| d.len() > MAX_VALUES) {
+            return Err(format!(
+                "location `{}` may hold more than {MAX_VALUES} values ({} after {} rounds): lower the bounds",
+                q.world.locs[l].name,
+                d.len(),
+                round + 1
+            ));
+        }
+    }
+    Err(format!("the values the implementation computes do not settle within {MAX_ROUNDS} rounds: lower the bounds"))
+}
+
+fn show_regs(low: &lower::Lowered, regs: &[Vec<Option<Value>>]) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    for (t, names) in low.reg_names.iter().enumerate() {
+        for (r, name) in names.iter().enumerate() {
+            let v = regs[t].get(r).cloned().flatten().map(|v| low.world.show(&v)).unwrap_or_else(|| "?".into());
+            m.insert(format!("{}:{}", low.world.threads[t].name, name), v);
+        }
+    }
+    m
+}
+
+fn call_label(p: &Problem, lib: &str, name: &str, c: &CallRecord) -> String {
+    let args: Vec<String> = c.args.iter().map(|a| p.world.show(a)).collect();
+    let ret = if c.ret == Value::Unit { String::new() } else { format!(" = {}", p.world.show(&c.ret)) };
+    format!("{lib}.{name}({}){ret}", args.join(", "))
+}
+
+/// The implementation execution, each thread's events grouped under the abstract
+/// call they implement (the abstraction f), then the witness relations.
+fn render_grouped(low: &lower::Lowered, p: &Problem, imp: &Implementation, w: &Witness) -> String {
+    let mut s = String::new();
+    let sub = |i: usize| format!("e{}.{}", w.subevents[i].0, w.subevents[i].1);
+    let abs_names: Vec<&str> = registry_method_names(low, imp);
+    for (t, th) in p.world.threads.iter().enumerate() {
+        s += &format!("{} @ node {}:\n", th.name, th.node);
+        let abs = w.abstract_calls.get(t).cloned().unwrap_or_default();
+        let mut shown_origin: Option<Option<usize>> = None;
+        for (ei, e) in w.events.iter().enumerate().filter(|(_, e)| e.thread == t) {
+            if shown_origin != Some(e.origin) {
+                match e.origin {
+                    Some(k) => {
+                        let a = &abs[k];
+                        let name = abs_names.get(a.method).copied().unwrap_or("?");
+                        s += &format!(
+                            "  {}  (abstract call {k}, implemented by:)\n",
+                            call_label(p, &imp.implements, name, a)
+                        );
+                    }
+                    None => s += "  (client calls of other libraries:)\n",
+                }
+                shown_origin = Some(e.origin);
+            }
+            let l = p.libs[e.lib];
+            let c =
+                CallRecord { lib: e.lib, method: e.method, args: e.args.clone(), ret: e.ret.clone(), origin: e.origin };
+            let subs: Vec<String> = (0..w.subevents.len()).filter(|&i| w.subevents[i].0 == ei).map(sub).collect();
+            s += &format!(
+                "      e{ei}: {}   [{}]\n",
+                call_label(p, l.name(), l.methods()[e.method].name, &c),
+                subs.join(", ")
+            );
+        }
+    }
+    for (name, pairs) in &w.relations {
+        if name == "ppo" || pairs.is_empty() {
+            continue;
+        }
+        let edges: Vec<String> = pairs.iter().map(|&(a, b)| format!("{} -> {}", sub(a), sub(b))).collect();
+        s += &format!("{name}: {}\n", edges.join(", "));
+    }
+    s
+}
+
+fn registry_method_names<'a>(low: &'a lower::Lowered, imp: &Implementation) -> Vec<&'a str> {
+    low.lib_names
+        .iter()
+        .position(|n| *n == imp.implements)
+        .map(|i| low.libs[i].methods().iter().map(|m| m.name).collect())
+        .unwrap_or_default()
+}
+
+/// DOT: a cluster per thread, inside it a cluster per abstract call (f), a node per subevent.
+fn dot_grouped(p: &Problem, imp: &Implementation, w: &Witness) -> String {
+    let esc = |t: &str| t.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut s = String::from("digraph implementation {\n  node [shape=box, fontname=monospace];\n");
+    for (t, th) in p.world.threads.iter().enumerate() {
+        s += &format!("  subgraph cluster_t{t} {{ label=\"{} @ node {}\";\n", esc(&th.name), th.node);
+        let origins: BTreeSet<Option<usize>> = w.events.iter().filter(|e| e.thread == t).map(|e| e.origin).collect();
+        for o in origins {
+            let label = match o {
+                Some(k) => format!("{} call {k}", imp.implements),
+                None => "client".into(),
+            };
+            s += &format!(
+                "    subgraph cluster_t{t}_{} {{ label=\"{}\"; style=dashed;\n",
+                o.map(|k| k as i64).unwrap_or(-1) + 1,
+                esc(&label)
+            );
+            for (i, (ei, stamp)) in w.subevents.iter().enumerate() {
+                let e = &w.events[*ei];
+                if e.thread != t || e.origin != o {
+                    continue;
+                }
+                let l = p.libs[e.lib];
+                s += &format!("      s{i} [label=\"e{ei}: {}\\n{}\"];\n", esc(l.methods()[e.method].name), esc(stamp));
+            }
+            s += "    }\n";
+        }
+        s += "  }\n";
+    }
+    for (name, pairs) in &w.relations {
+        if name == "ppo" {
+            continue;
+        }
+        for &(a, b) in pairs {
+            s += &format!("  s{a} -> s{b} [label=\"{name}\"];\n");
+        }
+    }
+    s += "}\n";
+    s
+}

@@ -1,0 +1,784 @@
+//! Lexer and parser of implementation files (`.impl`, grammar in
+//! `docs/impl-language.md`). Errors carry `line:column` and what was expected.
+
+use crate::litmus::syntax::Pos;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tok {
+    Ident(String),
+    Int(i64),
+    /// Punctuation and operators.
+    P(&'static str),
+    Newline,
+}
+
+#[derive(Clone, Debug)]
+pub struct Token {
+    pub tok: Tok,
+    pub pos: Pos,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub pos: Pos,
+    pub msg: String,
+}
+
+type R<T> = Result<T, SyntaxError>;
+
+const PUNCT: [&str; 30] = [
+    "==", "!=", "<=", ">=", "&&", "||", "->", "(", ")", "{", "}", "[", "]", ",", ";", "=", "<", ">", "+", "-", "*",
+    "/", "%", "!", "|", "@", ".", ":", "_", "?",
+];
+
+pub fn lex(text: &str) -> R<Vec<Token>> {
+    let mut out = Vec::new();
+    for (ln, line) in text.lines().enumerate() {
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            let pos = Pos { line: ln + 1, col: i + 1 };
+            if c == '#' {
+                break;
+            }
+            if c.is_whitespace() {
+                i += 1;
+                continue;
+            }
+            if c.is_ascii_digit() {
+                let mut j = i;
+                while j < chars.len() && chars[j].is_ascii_digit() {
+                    j += 1;
+                }
+                let t: String = chars[i..j].iter().collect();
+                let v =
+                    t.parse::<i64>().map_err(|_| SyntaxError { pos, msg: format!("integer `{t}` is out of range") })?;
+                out.push(Token { tok: Tok::Int(v), pos });
+                i = j;
+                continue;
+            }
+            if c.is_ascii_alphabetic() || (c == '_' && chars.get(i + 1).is_some_and(|d| d.is_ascii_alphanumeric())) {
+                let mut j = i;
+                while j < chars.len() && (chars[j].is_ascii_alphanumeric() || chars[j] == '_') {
+                    j += 1;
+                }
+                out.push(Token { tok: Tok::Ident(chars[i..j].iter().collect()), pos });
+                i = j;
+                continue;
+            }
+            let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
+            if let Some(p) = PUNCT.iter().find(|p| p.len() == 2 && **p == two) {
+                out.push(Token { tok: Tok::P(p), pos });
+                i += 2;
+                continue;
+            }
+            match PUNCT.iter().find(|p| p.len() == 1 && p.starts_with(c)) {
+                Some(p) => out.push(Token { tok: Tok::P(p), pos }),
+                None => return Err(SyntaxError { pos, msg: format!("unexpected character `{c}`") }),
+            }
+            i += 1;
+        }
+        out.push(Token { tok: Tok::Newline, pos: Pos { line: ln + 1, col: chars.len() + 1 } });
+    }
+    Ok(out)
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Name {
+    pub text: String,
+    pub pos: Pos,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    /// `s - t` on sets is written `minus` after typing; parsed as Sub.
+    In,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ex {
+    Int(i64, Pos),
+    Bool(bool, Pos),
+    Bot(Pos),
+    Unit(Pos),
+    Var(Name),
+    Tuple(Vec<Ex>, Pos),
+    Set(Vec<Ex>, Pos),
+    Comp {
+        body: Box<Ex>,
+        var: Name,
+        set: Box<Ex>,
+        pos: Pos,
+    },
+    Bin(BinOp, Box<Ex>, Box<Ex>, Pos),
+    Neg(Box<Ex>, Pos),
+    Not(Box<Ex>, Pos),
+    /// `f(args)`: a function (builtin or family with an object) — resolved later.
+    App(Name, Vec<Ex>),
+    /// `e[i, …]`: a family index or a tuple component.
+    Index(Box<Ex>, Vec<Ex>, Pos),
+}
+
+impl Ex {
+    pub fn pos(&self) -> Pos {
+        match self {
+            Ex::Int(_, p)
+            | Ex::Bool(_, p)
+            | Ex::Bot(p)
+            | Ex::Unit(p)
+            | Ex::Tuple(_, p)
+            | Ex::Set(_, p)
+            | Ex::Comp { pos: p, .. }
+            | Ex::Bin(_, _, _, p)
+            | Ex::Neg(_, p)
+            | Ex::Not(_, p)
+            | Ex::Index(_, _, p) => *p,
+            Ex::Var(n) | Ex::App(n, _) => n.pos,
+        }
+    }
+}
+
+/// A call of a library method: `[LIB.]Method(args)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallEx {
+    pub lib: Option<Name>,
+    pub method: Name,
+    pub args: Vec<Ex>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rhs {
+    Call(CallEx),
+    Expr(Ex),
+    If(Box<Stmt>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    Let {
+        name: Name,
+        rhs: Rhs,
+        mutable: bool,
+    },
+    Assign {
+        name: Name,
+        rhs: Rhs,
+    },
+    Call(CallEx),
+    If {
+        cond: Ex,
+        then: Block,
+        els: Option<Block>,
+        pos: Pos,
+    },
+    Loop(Block, Pos),
+    For {
+        var: Name,
+        set: Ex,
+        body: Block,
+    },
+    Break(Option<Ex>, Pos),
+    /// A trailing expression: the block's value.
+    Value(Ex),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub pos: Pos,
+}
+
+/// `loc NAME[(OBJ)][[i, …]] [@ node] [= init] [for i in set, …]`, or `wid NAME[(OBJ)]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FamilyDecl {
+    pub name: Name,
+    pub object: Option<Name>,
+    pub index: Vec<Name>,
+    pub node: Option<Ex>,
+    pub init: Option<Ex>,
+    pub ranges: Vec<(Name, Ex)>,
+    pub wid: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MethodDecl {
+    pub name: Name,
+    pub params: Vec<Name>,
+    pub body: Block,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImplFile {
+    pub name: Name,
+    pub implements: Name,
+    pub uses: Vec<Name>,
+    pub families: Vec<FamilyDecl>,
+    pub methods: Vec<MethodDecl>,
+}
+
+struct Parser {
+    toks: Vec<Token>,
+    i: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        self.toks.get(self.i).map(|t| &t.tok).unwrap_or(&Tok::Newline)
+    }
+    fn peek_at(&self, k: usize) -> &Tok {
+        self.toks.get(self.i + k).map(|t| &t.tok).unwrap_or(&Tok::Newline)
+    }
+    fn pos(&self) -> Pos {
+        self.toks.get(self.i).map(|t| t.pos).unwrap_or_else(|| {
+            self.toks.last().map(|t| Pos { line: t.pos.line + 1, col: 1 }).unwrap_or(Pos { line: 1, col: 1 })
+        })
+    }
+    fn at_end(&self) -> bool {
+        self.i >= self.toks.len()
+    }
+    fn err<T>(&self, what: &str) -> R<T> {
+        let found = if self.at_end() {
+            "the end of the file".to_string()
+        } else {
+            match self.peek() {
+                Tok::Ident(s) => format!("`{s}`"),
+                Tok::Int(i) => format!("`{i}`"),
+                Tok::P(p) => format!("`{p}`"),
+                Tok::Newline => "the end of the line".into(),
+            }
+        };
+        Err(SyntaxError { pos: self.pos(), msg: format!("expected {what}, found {found}") })
+    }
+    fn is(&self, p: &str) -> bool {
+        matches!(self.peek(), Tok::P(q) if *q == p)
+    }
+    fn is_kw(&self, k: &str) -> bool {
+        matches!(self.peek(), Tok::Ident(s) if s == k)
+    }
+    fn eat(&mut self, p: &str) -> bool {
+        if self.is(p) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, p: &str) -> R<()> {
+        if self.eat(p) {
+            Ok(())
+        } else {
+            self.err(&format!("`{p}`"))
+        }
+    }
+    fn skip_newlines(&mut self) {
+        while !self.at_end() && (matches!(self.peek(), Tok::Newline) || self.is(";")) {
+            self.i += 1;
+        }
+    }
+    fn end_of_statement(&mut self) -> R<()> {
+        if self.at_end() || self.is("}") {
+            return Ok(());
+        }
+        if matches!(self.peek(), Tok::Newline) || self.is(";") {
+            self.skip_newlines();
+            return Ok(());
+        }
+        self.err("the end of the statement (a new line or `;`)")
+    }
+    fn ident(&mut self, what: &str) -> R<Name> {
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                let n = Name { text: s, pos: self.pos() };
+                self.i += 1;
+                Ok(n)
+            }
+            _ => self.err(what),
+        }
+    }
+    fn keyword(&mut self, k: &str) -> R<()> {
+        if self.is_kw(k) {
+            self.i += 1;
+            Ok(())
+        } else {
+            self.err(&format!("`{k}`"))
+        }
+    }
+
+    fn file(&mut self) -> R<ImplFile> {
+        self.skip_newlines();
+        self.keyword("implementation")?;
+        let name = self.ident("the implementation's name")?;
+        self.end_of_statement()?;
+        let mut implements = None;
+        let mut uses = Vec::new();
+        let mut families = Vec::new();
+        let mut methods = Vec::new();
+        while !self.at_end() {
+            match self.peek().clone() {
+                Tok::Ident(k) if k == "implements" => {
+                    self.i += 1;
+                    if implements.is_some() {
+                        return self.err("one `implements` line");
+                    }
+                    implements = Some(self.ident("the implemented library's name")?);
+                    self.end_of_statement()?;
+                }
+                Tok::Ident(k) if k == "uses" => {
+                    self.i += 1;
+                    loop {
+                        uses.push(self.ident("a library name")?);
+                        if !self.eat(",") {
+                            break;
+                        }
+                    }
+                    self.end_of_statement()?;
+                }
+                Tok::Ident(k) if k == "loc" || k == "wid" => {
+                    self.i += 1;
+                    families.push(self.family(k == "wid")?);
+                    self.end_of_statement()?;
+                }
+                Tok::Ident(k) if k == "method" => {
+                    self.i += 1;
+                    let name = self.ident("a method name")?;
+                    self.expect("(")?;
+                    let mut params = Vec::new();
+                    if !self.is(")") {
+                        loop {
+                            params.push(self.ident("a parameter name")?);
+                            if !self.eat(",") {
+                                break;
+                            }
+                        }
+                    }
+                    self.expect(")")?;
+                    let body = self.block()?;
+                    methods.push(MethodDecl { name, params, body });
+                    self.end_of_statement()?;
+                }
+                _ => return self.err("`implements`, `uses`, `loc`, `wid` or `method`"),
+            }
+        }
+        let Some(implements) = implements else {
+            return Err(SyntaxError { pos: name.pos, msg: "expected an `implements LIBRARY` line".into() });
+        };
+        Ok(ImplFile { name, implements, uses, families, methods })
+    }
+
+    fn family(&mut self, wid: bool) -> R<FamilyDecl> {
+        let name = self.ident("a location family name")?;
+        let mut object = None;
+        if self.eat("(") {
+            object = Some(self.ident("the abstract object the family derives from")?);
+            self.expect(")")?;
+        }
+        let mut index = Vec::new();
+        if self.eat("[") {
+            loop {
+                index.push(self.ident("an index variable")?);
+                if !self.eat(",") {
+                    break;
+                }
+            }
+            self.expect("]")?;
+        }
+        let mut node = None;
+        let mut init = None;
+        if !wid && self.eat("@") {
+            node = Some(self.expr()?);
+        }
+        if !wid && self.eat("=") {
+            init = Some(self.expr()?);
+        }
+        let mut ranges = Vec::new();
+        if self.is_kw("for") {
+            self.i += 1;
+            loop {
+                let v = self.ident("an index variable")?;
+                self.keyword("in")?;
+                let e = self.expr()?;
+                ranges.push((v, e));
+                if !self.eat(",") {
+                    break;
+                }
+            }
+        }
+        for ix in &index {
+            if !ranges.iter().any(|(v, _)| v.text == ix.text) {
+                return Err(SyntaxError {
+                    pos: ix.pos,
+                    msg: format!("index `{}` has no range: add `for {} in SET`", ix.text, ix.text),
+                });
+            }
+        }
+        Ok(FamilyDecl { name, object, index, node, init, ranges, wid })
+    }
+
+    fn block(&mut self) -> R<Block> {
+        let pos = self.pos();
+        self.expect("{")?;
+        self.skip_newlines();
+        let mut stmts = Vec::new();
+        while !self.is("}") {
+            if self.at_end() {
+                return self.err("`}`");
+            }
+            stmts.push(self.stmt()?);
+            self.end_of_statement()?;
+        }
+        self.expect("}")?;
+        Ok(Block { stmts, pos })
+    }
+
+    fn is_call_start(&self) -> bool {
+        // Method(…) with an upper-case initial, or lib.Method(…)
+        match (self.peek(), self.peek_at(1), self.peek_at(2), self.peek_at(3)) {
+            (Tok::Ident(m), Tok::P("("), _, _) => m.starts_with(|c: char| c.is_ascii_uppercase()),
+            (Tok::Ident(_), Tok::P("."), Tok::Ident(m), Tok::P("(")) => m.starts_with(|c: char| c.is_ascii_uppercase()),
+            _ => false,
+        }
+    }
+
+    fn call(&mut self) -> R<CallEx> {
+        let first = self.ident("a method name")?;
+        let (lib, method) = if self.eat(".") { (Some(first), self.ident("a method name")?) } else { (None, first) };
+        self.expect("(")?;
+        let mut args = Vec::new();
+        if !self.is(")") {
+            loop {
+                if self.is("_") {
+                    let p = self.pos();
+                    self.i += 1;
+                    args.push(Ex::Var(Name { text: "_".into(), pos: p }));
+                } else {
+                    args.push(self.expr()?);
+                }
+                if !self.eat(",") {
+                    break;
+                }
+            }
+        }
+        self.expect(")")?;
+        Ok(CallEx { lib, method, args })
+    }
+
+    fn rhs(&mut self) -> R<Rhs> {
+        if self.is_kw("if") {
+            return Ok(Rhs::If(Box::new(self.if_stmt()?)));
+        }
+        if self.is_call_start() {
+            return Ok(Rhs::Call(self.call()?));
+        }
+        Ok(Rhs::Expr(self.expr()?))
+    }
+
+    fn if_stmt(&mut self) -> R<Stmt> {
+        let pos = self.pos();
+        self.keyword("if")?;
+        let cond = self.expr()?;
+        let then = self.block()?;
+        let els = if self.is_kw("else") {
+            self.i += 1;
+            if self.is_kw("if") {
+                let p = self.pos();
+                let s = self.if_stmt()?;
+                Some(Block { stmts: vec![s], pos: p })
+            } else {
+                Some(self.block()?)
+            }
+        } else {
+            None
+        };
+        Ok(Stmt::If { cond, then, els, pos })
+    }
+
+    fn stmt(&mut self) -> R<Stmt> {
+        let pos = self.pos();
+        if self.is_kw("let") || self.is_kw("var") {
+            let mutable = self.is_kw("var");
+            self.i += 1;
+            let name = self.ident("a variable name")?;
+            self.expect("=")?;
+            let rhs = self.rhs()?;
+            return Ok(Stmt::Let { name, rhs, mutable });
+        }
+        if self.is_kw("if") {
+            return self.if_stmt();
+        }
+        if self.is_kw("loop") {
+            self.i += 1;
+            return Ok(Stmt::Loop(self.block()?, pos));
+        }
+        if self.is_kw("for") {
+            self.i += 1;
+            let var = self.ident("a loop variable")?;
+            self.keyword("in")?;
+            let set = self.expr()?;
+            let body = self.block()?;
+            return Ok(Stmt::For { var, set, body });
+        }
+        if self.is_kw("break") {
+            self.i += 1;
+            let v = if matches!(self.peek(), Tok::Newline) || self.is(";") || self.is("}") {
+                None
+            } else {
+                Some(self.expr()?)
+            };
+            return Ok(Stmt::Break(v, pos));
+        }
+        if self.is_kw("return") {
+            self.i += 1;
+            return Ok(match self.rhs()? {
+                Rhs::Call(c) => Stmt::Call(c),
+                Rhs::Expr(e) => Stmt::Value(e),
+                Rhs::If(s) => *s,
+            });
+        }
+        if self.is_call_start() {
+            return Ok(Stmt::Call(self.call()?));
+        }
+        if matches!(self.peek(), Tok::Ident(_)) && matches!(self.peek_at(1), Tok::P("=")) {
+            let name = self.ident("a variable")?;
+            self.expect("=")?;
+            let rhs = self.rhs()?;
+            return Ok(Stmt::Assign { name, rhs });
+        }
+        Ok(Stmt::Value(self.expr()?))
+    }
+
+    // expressions, by precedence: || ; && ; comparisons, in ; + - ; * / % ; unary ; postfix
+    fn expr(&mut self) -> R<Ex> {
+        let mut l = self.and()?;
+        while self.is("||") {
+            let p = self.pos();
+            self.i += 1;
+            let r = self.and()?;
+            l = Ex::Bin(BinOp::Or, Box::new(l), Box::new(r), p);
+        }
+        Ok(l)
+    }
+    fn and(&mut self) -> R<Ex> {
+        let mut l = self.cmp()?;
+        while self.is("&&") {
+            let p = self.pos();
+            self.i += 1;
+            let r = self.cmp()?;
+            l = Ex::Bin(BinOp::And, Box::new(l), Box::new(r), p);
+        }
+        Ok(l)
+    }
+    fn cmp(&mut self) -> R<Ex> {
+        let l = self.sum()?;
+        let op = match self.peek() {
+            Tok::P("==") => BinOp::Eq,
+            Tok::P("!=") => BinOp::Ne,
+            Tok::P("<") => BinOp::Lt,
+            Tok::P("<=") => BinOp::Le,
+            Tok::P(">") => BinOp::Gt,
+            Tok::P(">=") => BinOp::Ge,
+            Tok::Ident(k) if k == "in" => BinOp::In,
+            _ => return Ok(l),
+        };
+        let p = self.pos();
+        self.i += 1;
+        let r = self.sum()?;
+        Ok(Ex::Bin(op, Box::new(l), Box::new(r), p))
+    }
+    fn sum(&mut self) -> R<Ex> {
+        let mut l = self.product()?;
+        loop {
+            let op = match self.peek() {
+                Tok::P("+") => BinOp::Add,
+                Tok::P("-") => BinOp::Sub,
+                _ => return Ok(l),
+            };
+            let p = self.pos();
+            self.i += 1;
+            let r = self.product()?;
+            l = Ex::Bin(op, Box::new(l), Box::new(r), p);
+        }
+    }
+    fn product(&mut self) -> R<Ex> {
+        let mut l = self.unary()?;
+        loop {
+            let op = match self.peek() {
+                Tok::P("*") => BinOp::Mul,
+                Tok::P("/") => BinOp::Div,
+                Tok::P("%") => BinOp::Mod,
+                _ => return Ok(l),
+            };
+            let p = self.pos();
+            self.i += 1;
+            let r = self.unary()?;
+            l = Ex::Bin(op, Box::new(l), Box::new(r), p);
+        }
+    }
+    fn unary(&mut self) -> R<Ex> {
+        let p = self.pos();
+        if self.eat("-") {
+            return Ok(Ex::Neg(Box::new(self.unary()?), p));
+        }
+        if self.eat("!") {
+            return Ok(Ex::Not(Box::new(self.unary()?), p));
+        }
+        let mut e = self.primary()?;
+        while self.is("[") {
+            let p = self.pos();
+            self.i += 1;
+            let mut ix = Vec::new();
+            loop {
+                ix.push(self.expr()?);
+                if !self.eat(",") {
+                    break;
+                }
+            }
+            self.expect("]")?;
+            e = Ex::Index(Box::new(e), ix, p);
+        }
+        Ok(e)
+    }
+    fn primary(&mut self) -> R<Ex> {
+        let p = self.pos();
+        match self.peek().clone() {
+            Tok::Int(v) => {
+                self.i += 1;
+                Ok(Ex::Int(v, p))
+            }
+            Tok::Ident(s) if s == "true" || s == "false" => {
+                self.i += 1;
+                Ok(Ex::Bool(s == "true", p))
+            }
+            Tok::Ident(s) if s == "bot" => {
+                self.i += 1;
+                Ok(Ex::Bot(p))
+            }
+            Tok::Ident(_) => {
+                if self.is_call_start() {
+                    return Err(SyntaxError {
+                        pos: p,
+                        msg: "a method call cannot stand inside an expression: bind its result first (`let v = …`)"
+                            .into(),
+                    });
+                }
+                let n = self.ident("a name")?;
+                if self.eat("(") {
+                    let mut args = Vec::new();
+                    if !self.is(")") {
+                        loop {
+                            args.push(self.expr()?);
+                            if !self.eat(",") {
+                                break;
+                            }
+                        }
+                    }
+                    self.expect(")")?;
+                    return Ok(Ex::App(n, args));
+                }
+                Ok(Ex::Var(n))
+            }
+            Tok::P("(") => {
+                self.i += 1;
+                if self.eat(")") {
+                    return Ok(Ex::Unit(p));
+                }
+                let e = self.expr()?;
+                self.expect(")")?;
+                Ok(e)
+            }
+            Tok::P("[") => {
+                self.i += 1;
+                let mut items = Vec::new();
+                if !self.is("]") {
+                    loop {
+                        items.push(self.expr()?);
+                        if !self.eat(",") {
+                            break;
+                        }
+                    }
+                }
+                self.expect("]")?;
+                Ok(Ex::Tuple(items, p))
+            }
+            Tok::P("{") => {
+                self.i += 1;
+                let mut items = Vec::new();
+                if self.eat("}") {
+                    return Ok(Ex::Set(items, p));
+                }
+                let first = self.expr()?;
+                if self.eat("|") {
+                    let var = self.ident("a variable")?;
+                    self.keyword("in")?;
+                    let set = self.expr()?;
+                    self.expect("}")?;
+                    return Ok(Ex::Comp { body: Box::new(first), var, set: Box::new(set), pos: p });
+                }
+                items.push(first);
+                while self.eat(",") {
+                    items.push(self.expr()?);
+                }
+                self.expect("}")?;
+                Ok(Ex::Set(items, p))
+            }
+            _ => self.err("an expression"),
+        }
+    }
+}
+
+/// Parses an implementation file.
+pub fn parse(text: &str) -> R<ImplFile> {
+    let toks = lex(text)?;
+    let mut p = Parser { toks, i: 0 };
+    p.file()
+}
+
+/// Parses a block of statements (litmus thread bodies in the same language).
+pub fn parse_block(text: &str) -> R<Block> {
+    let toks = lex(&format!("{{\n{text}\n}}"))?;
+    let mut p = Parser { toks, i: 0 };
+    p.block()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_small_implementation() {
+        let f = parse(
+            "implementation isv\nimplements sv\nuses rdmawait\nloc copy(x)[n] @ n for n in nodes\nwid d0\n\
+             method Read(x) {\n  return Read(copy(x)[node])\n}\n\
+             method GF(ns) {\n  for n in ns { Get(dummy[node], dummy[n], d0) }\n  Wait(d0)\n}\n",
+        )
+        .unwrap();
+        assert_eq!(f.name.text, "isv");
+        assert_eq!(f.families.len(), 2);
+        assert_eq!(f.methods.len(), 2);
+        assert!(matches!(f.methods[1].body.stmts[0], Stmt::For { .. }));
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        let e = parse("implementation x\nimplements sv\nmethod W(x) {\n  let v = 1 +\n}\n").unwrap_err();
+        assert_eq!(e.pos.line, 4);
+        assert!(e.msg.contains("expected an expression"), "{}", e.msg);
+        let e = parse("implementation x\nimplements sv\nmethod W(x) {\n  let v = 1 + Read(x)\n}\n").unwrap_err();
+        assert!(e.msg.contains("cannot stand inside an expression"), "{}", e.msg);
+        let e = parse("implementation x\nmethod W() { 1 }\n").unwrap_err();
+        assert!(e.msg.contains("implements"), "{}", e.msg);
+    }
+}
