@@ -38,6 +38,13 @@ pub struct Problem<'a> {
     pub all_executions: bool,
     /// The implementation substituted for an abstract library (LOCO §3.5), if any.
     pub inline: Option<Inline<'a>>,
+    /// Cells whose every write (over all unfoldings) is a CPU write of one thread:
+    /// a symbolic read of such a cell by that thread returns the thread's last
+    /// write to it (or the initial value) in any consistent execution — a read may
+    /// not miss an own earlier write nor see a later one (RDMA^WAIT: ippo and rb_i
+    /// in ib; sv: [aCR]; (po⁻¹ ∩ rb); [aCW] = ∅ and ppo ∪ so acyclic) — so the
+    /// unfolding offers only that value.
+    pub own_cells: HashMap<mowgli_core::library::Cell, usize>,
 }
 
 /// An implementation to substitute while unfolding: calls of library `lib` (an
@@ -49,14 +56,38 @@ pub struct Inline<'a> {
     pub ctx: &'a dyn EvalCtx,
 }
 
-struct EngineHooks<'p, 'a> {
+struct EngineHooks<'p, 'a, 'o> {
     p: &'p Problem<'a>,
     thread: usize,
+    observe: Option<&'o mut dyn FnMut(usize, &CallRecord)>,
 }
 
-impl Hooks for EngineHooks<'_, '_> {
-    fn returns(&mut self, lib: usize, method: usize, args: &[Value]) -> Vec<Value> {
-        self.p.libs[lib].returns(&self.p.world, self.thread, method, args, &self.p.domain)
+impl Hooks for EngineHooks<'_, '_, '_> {
+    fn observe(&mut self, position: usize, call: &CallRecord) {
+        if let Some(o) = &mut self.observe {
+            o(position, call);
+        }
+    }
+    fn returns(&mut self, lib: usize, method: usize, args: &[Value], history: &[CallRecord]) -> Vec<Value> {
+        let l = self.p.libs[lib];
+        if !self.p.own_cells.is_empty() && l.symbolic_return(method) {
+            if let Some(c) = l.read_cell(&self.p.world, self.thread, method, args) {
+                if self.p.own_cells.get(&c) == Some(&self.thread) {
+                    for h in history.iter().rev() {
+                        let hl = self.p.libs[h.lib];
+                        if let Some((_, Some(v))) = hl
+                            .written_cells(&self.p.world, self.thread, h.method, &h.args)
+                            .into_iter()
+                            .find(|(hc, _)| *hc == c)
+                        {
+                            return vec![v];
+                        }
+                    }
+                    return vec![self.p.world.locs[c.0].init.clone()];
+                }
+            }
+        }
+        l.returns(&self.p.world, self.thread, method, args, &self.p.domain)
     }
     fn implement(&mut self, lib: usize, method: usize, _args: &[Value]) -> Option<(Prog, usize, String)> {
         let i = self.p.inline.as_ref()?;
@@ -105,7 +136,19 @@ impl Hooks for EngineHooks<'_, '_> {
 /// `⟦p_t⟧_t` (with the implementation substituted, if any).
 pub fn unfold_thread(p: &Problem, t: usize) -> Result<mowgli_core::program::Unfolded, EngineError> {
     let (prog, nregs) = &p.threads[t];
-    let mut h = EngineHooks { p, thread: t };
+    let mut h = EngineHooks { p, thread: t, observe: None };
+    Ok(unfold_with(prog, t, *nregs, p.loop_bound, &mut h)?)
+}
+
+/// [`unfold_thread`], showing every call made while unfolding (with its position
+/// in the thread), including those of runs that are dropped later.
+pub fn unfold_thread_observing(
+    p: &Problem,
+    t: usize,
+    observe: &mut dyn FnMut(usize, &CallRecord),
+) -> Result<mowgli_core::program::Unfolded, EngineError> {
+    let (prog, nregs) = &p.threads[t];
+    let mut h = EngineHooks { p, thread: t, observe: Some(observe) };
     Ok(unfold_with(prog, t, *nregs, p.loop_bound, &mut h)?)
 }
 
@@ -129,6 +172,9 @@ pub struct Stats {
     pub candidates: u64,
     /// Of those, complete witnesses.
     pub complete: u64,
+    /// Unfoldings that stopped at an expression error (no execution; see
+    /// `Unfolded::stuck`).
+    pub stuck: u64,
     /// Complete candidates a naive enumeration (every rf × mo × nfo product of
     /// every plain execution) would check.
     pub naive: f64,
@@ -155,6 +201,8 @@ pub struct Results {
     pub stats: Stats,
     /// Some loop hit the unrolling bound: the result is bounded.
     pub bound_hit: bool,
+    /// The first expression error that stopped an unfolding.
+    pub stuck_msg: Option<String>,
     skeletons: std::collections::HashSet<Vec<Skeleton>>,
 }
 
@@ -204,6 +252,10 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
     for t in 0..p.threads.len() {
         let u = unfold_thread(p, t)?;
         res.bound_hit |= u.bound_hit;
+        res.stats.stuck += u.stuck as u64;
+        if res.stuck_msg.is_none() {
+            res.stuck_msg = u.stuck_msg;
+        }
         // only properly terminating runs (break number 0)
         per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
     }

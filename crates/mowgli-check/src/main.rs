@@ -233,6 +233,7 @@ fn refine(
     let start = Instant::now();
     let mut reports = Vec::new();
     let mut errors = Vec::new();
+    let mut skipped = 0;
     for f in &files {
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
@@ -242,6 +243,7 @@ fn refine(
             }
         };
         match mowgli_check::impls::refine::refine_client(&imp, &order, &f.display().to_string(), &text, loop_bound) {
+            Ok(r) if r.verdict == "skipped" => skipped += 1,
             Ok(r) => {
                 if !json {
                     println!(
@@ -253,6 +255,17 @@ fn refine(
                         r.spec_outcomes,
                         if r.bounded { " [bounded: a loop reached the unrolling bound]" } else { "" }
                     );
+                    if r.impl_outcomes == 0 {
+                        println!(
+                            "      warning: the implementation has no terminating execution on this client (vacuous)"
+                        );
+                    }
+                    if let Some(m) = &r.stuck_msg {
+                        println!(
+                            "      note: {} unfoldings of the implementation stopped at an error, first: {m}",
+                            r.stuck
+                        );
+                    }
                     if let Some(c) = &r.counterexample {
                         let o: Vec<String> = c.outcome.iter().map(|(k, v)| format!("{k}={v}")).collect();
                         println!("      the implementation reaches {}, which the specification forbids:", o.join("; "));
@@ -284,12 +297,13 @@ fn refine(
             "clients": reports,
             "errors": errors,
             "summary": { "clients": reports.len(), "ok": reports.len() - failed, "failed": failed, "errors": errors.len(),
+                         "skipped": skipped,
                          "millis": start.elapsed().as_secs_f64() * 1000.0 }
         });
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
         println!(
-            "summary: implementation `{}` of `{}` over {}: {} clients, {} ok, {} FAIL, {} errors; {:.1} ms",
+            "summary: implementation `{}` of `{}` over {}: {} clients, {} ok, {} FAIL, {} errors ({} tests skipped: they do not use `{}`); {:.1} ms",
             imp.name,
             imp.implements,
             imp.uses.join(", "),
@@ -297,6 +311,8 @@ fn refine(
             reports.len() - failed,
             failed,
             errors.len(),
+            skipped,
+            imp.implements,
             start.elapsed().as_secs_f64() * 1000.0
         );
     }

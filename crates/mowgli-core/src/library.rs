@@ -6,6 +6,9 @@ use crate::model::{Event, LibId, LocId, MethodId, ThreadId, Value, World};
 use crate::rel::BitRel;
 use crate::stamp::{NodeId, Stamp, StampTable};
 
+/// A memory cell: a location, and the copy's node for a replicated location.
+pub type Cell = (LocId, Option<NodeId>);
+
 /// The kinds of argument a method takes; front ends use them to parse and check calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Param {
@@ -90,6 +93,23 @@ pub trait Library: Send + Sync {
     /// plain execution per value) and read it back with [`WitnessSearch::returned`].
     fn symbolic_return(&self, _method: MethodId) -> bool {
         false
+    }
+    /// The memory cell (location, and the copy's node for a replicated location)
+    /// whose value a call with a symbolic return value returns.
+    fn read_cell(&self, _world: &World, _thread: ThreadId, _method: MethodId, _args: &[Value]) -> Option<Cell> {
+        None
+    }
+    /// The cells a call writes: each with `Some(v)` when the calling thread's CPU
+    /// writes value `v` there in program order (a plain CPU write), `None` for any
+    /// other write (a NIC write, an atomic update).
+    fn written_cells(
+        &self,
+        _world: &World,
+        _thread: ThreadId,
+        _method: MethodId,
+        _args: &[Value],
+    ) -> Vec<(Cell, Option<Value>)> {
+        vec![]
     }
     /// Whether a call of `method` only reads: removing such an event from a
     /// consistent execution (nothing reads from it) leaves it consistent. The

@@ -416,7 +416,8 @@ pub type ReturnsFn<'a> = dyn FnMut(LibId, MethodId, &[Value]) -> Vec<Value> + 'a
 pub trait Hooks {
     /// The values a call may return (the paper's `v' ∈ Val`, restricted to what
     /// the library can actually return).
-    fn returns(&mut self, lib: LibId, method: MethodId, args: &[Value]) -> Vec<Value>;
+    /// `history` holds the calls the run made so far.
+    fn returns(&mut self, lib: LibId, method: MethodId, args: &[Value], history: &[CallRecord]) -> Vec<Value>;
     /// `I(t, m, ṽ)` for a call of the implemented library: the body, its number of
     /// registers (the arguments are registers 0..k) and a name for messages; `None`
     /// for calls of other libraries.
@@ -426,6 +427,9 @@ pub trait Hooks {
     fn ctx(&self) -> &dyn EvalCtx {
         &NoCtx
     }
+    /// Sees every call the unfolding makes, with its position in the thread's
+    /// calls, including calls of runs that are later dropped (blocked, stuck).
+    fn observe(&mut self, _position: usize, _call: &CallRecord) {}
     /// Checks a call's (dynamic) arguments before it is made; `Err` explains.
     fn check(&mut self, _lib: LibId, _method: MethodId, _args: &[Value]) -> Result<(), String> {
         Ok(())
@@ -435,7 +439,7 @@ pub trait Hooks {
 struct ReturnsOnly<'a, 'b>(&'a mut ReturnsFn<'b>);
 
 impl Hooks for ReturnsOnly<'_, '_> {
-    fn returns(&mut self, lib: LibId, method: MethodId, args: &[Value]) -> Vec<Value> {
+    fn returns(&mut self, lib: LibId, method: MethodId, args: &[Value], _h: &[CallRecord]) -> Vec<Value> {
         (self.0)(lib, method, args)
     }
 }
@@ -536,7 +540,17 @@ impl Unfolder<'_> {
                     self.stuck_msg.get_or_insert(m);
                     return Ok(vec![]);
                 }
-                let rets = self.hooks.returns(*lib, *method, &args);
+                let rets = self.hooks.returns(*lib, *method, &args, &st.calls);
+                for r in &rets {
+                    let c = CallRecord {
+                        lib: *lib,
+                        method: *method,
+                        args: args.clone(),
+                        ret: r.clone(),
+                        origin: st.origin,
+                    };
+                    self.hooks.observe(st.calls.len(), &c);
+                }
                 Ok(rets
                     .into_iter()
                     .map(|r| {
@@ -764,7 +778,7 @@ mod tests {
         // client: let r = L.m(5); L.m(6)   with I(m, (a)) = let x = low(a) in low(x); x + 1
         struct H;
         impl Hooks for H {
-            fn returns(&mut self, _l: LibId, _m: MethodId, args: &[Value]) -> Vec<Value> {
+            fn returns(&mut self, _l: LibId, _m: MethodId, args: &[Value], _h: &[CallRecord]) -> Vec<Value> {
                 vec![args[0].clone()]
             }
             fn implement(&mut self, lib: LibId, _m: MethodId, _a: &[Value]) -> Option<(Prog, usize, String)> {
@@ -803,7 +817,7 @@ mod tests {
         // an implementation that can break out is rejected (Def. 3.9 (2))
         struct B;
         impl Hooks for B {
-            fn returns(&mut self, _l: LibId, _m: MethodId, _a: &[Value]) -> Vec<Value> {
+            fn returns(&mut self, _l: LibId, _m: MethodId, _a: &[Value], _h: &[CallRecord]) -> Vec<Value> {
                 vec![Value::Unit]
             }
             fn implement(&mut self, _l: LibId, _m: MethodId, _a: &[Value]) -> Option<(Prog, usize, String)> {

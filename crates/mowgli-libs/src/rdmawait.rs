@@ -132,6 +132,23 @@ impl Library for RdmaWait {
         }
         r
     }
+    fn read_cell(&self, _w: &World, _t: usize, method: usize, args: &[Value]) -> Option<mowgli_core::library::Cell> {
+        (method == rdma::READ && !self.msw).then(|| (args.first().and_then(Value::as_loc).unwrap_or(usize::MAX), None))
+    }
+    fn written_cells(
+        &self,
+        _w: &World,
+        _t: usize,
+        method: usize,
+        args: &[Value],
+    ) -> Vec<(mowgli_core::library::Cell, Option<Value>)> {
+        let loc = |i: usize| (args.get(i).and_then(Value::as_loc).unwrap_or(usize::MAX), None);
+        match method {
+            rdma::WRITE => vec![(loc(0), args.get(1).cloned())],
+            rdma::CAS | rdma::PUT | rdma::GET => vec![(loc(0), None)],
+            _ => vec![],
+        }
+    }
     /// CPU reads (and msw's TryRead) only read.
     fn read_only(&self, method: usize) -> bool {
         method == rdma::READ

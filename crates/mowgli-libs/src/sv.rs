@@ -116,6 +116,25 @@ impl Library for Sv {
     fn read_only(&self, method: usize) -> bool {
         method == READ
     }
+    fn read_cell(&self, w: &World, t: usize, method: usize, args: &[Value]) -> Option<mowgli_core::library::Cell> {
+        (method == READ).then(|| (args.first().and_then(Value::as_loc).unwrap_or(usize::MAX), Some(w.thread_node(t))))
+    }
+    fn written_cells(
+        &self,
+        w: &World,
+        t: usize,
+        method: usize,
+        args: &[Value],
+    ) -> Vec<(mowgli_core::library::Cell, Option<Value>)> {
+        let x = args.first().and_then(Value::as_loc).unwrap_or(usize::MAX);
+        match method {
+            WRITE => vec![((x, Some(w.thread_node(t))), args.get(1).cloned())],
+            BCAST => {
+                args.get(2).and_then(Value::as_nodes).unwrap_or(&[]).iter().map(|&n| ((x, Some(n)), None)).collect()
+            }
+            _ => vec![],
+        }
+    }
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(SvSearch::new(self, g, me))
     }

@@ -577,6 +577,7 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         prune: true,
         all_executions: false,
         inline: None,
+        own_cells: Default::default(),
     }
 }
 
