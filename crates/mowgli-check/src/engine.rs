@@ -68,6 +68,9 @@ impl Hooks for EngineHooks<'_, '_, '_> {
             o(position, call);
         }
     }
+    fn symbolic(&self, lib: usize, method: usize) -> bool {
+        self.p.libs.get(lib).is_some_and(|l| l.symbolic_return(method))
+    }
     fn returns(&mut self, lib: usize, method: usize, args: &[Value], history: &[CallRecord]) -> Vec<Value> {
         let l = self.p.libs[lib];
         if !self.p.own_cells.is_empty() && l.symbolic_return(method) {
@@ -220,7 +223,8 @@ struct Group {
     /// An unfolding of the group (its calls, with the open values ignored).
     rep: usize,
     /// Open return values, in program order → the unfolding that returned them.
-    by_values: HashMap<Vec<Value>, usize>,
+    /// (open return values — a value may be `Value::OneOf` alternatives — , unfolding)
+    by_values: Vec<(Vec<Value>, usize)>,
 }
 
 fn group_runs(p: &Problem, runs: &[Unfolding]) -> Vec<Group> {
@@ -235,10 +239,10 @@ fn group_runs(p: &Problem, runs: &[Unfolding]) -> Vec<Group> {
             }
         }
         let g = *index.entry(key).or_insert_with(|| {
-            groups.push(Group { rep: i, by_values: HashMap::new() });
+            groups.push(Group { rep: i, by_values: Vec::new() });
             groups.len() - 1
         });
-        groups[g].by_values.insert(open, i);
+        groups[g].by_values.push((open, i));
     }
     groups
 }
@@ -491,7 +495,11 @@ fn outcome_of(
     let mut chosen = Vec::with_capacity(st.groups.len());
     for (t, grp) in st.groups.iter().enumerate() {
         // values no unfolding of this group returns belong to another group's plain execution
-        let &r = grp.by_values.get(&values[t])?;
+        let r = grp
+            .by_values
+            .iter()
+            .find(|(pat, _)| pat.len() == values[t].len() && pat.iter().zip(&values[t]).all(|(p, v)| p.admits(v)))?
+            .1;
         regs.push(st.runs[t][r].env.clone());
         chosen.push(r);
     }
@@ -533,8 +541,11 @@ fn leaf(st: &mut SearchState, searches: &[Box<dyn mowgli_core::WitnessSearch + '
         let w = if st.keep {
             let mut w = witness(st.g, st.to, searches);
             // the events as the plain execution has them, return values included
-            for e in &mut w.events {
+            for (ei, e) in w.events.iter_mut().enumerate() {
                 e.ret = st.runs[e.thread][chosen[e.thread]].calls[e.index].ret.clone();
+                if matches!(e.ret, Value::OneOf(_)) {
+                    e.ret = searches[e.lib].returned(ei).unwrap_or(Value::Bot);
+                }
             }
             w.abstract_calls = chosen.iter().enumerate().map(|(t, &r)| st.runs[t][r].abstract_calls.clone()).collect();
             Some(w)

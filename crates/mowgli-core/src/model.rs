@@ -33,6 +33,19 @@ pub enum Value {
     Thread(u32),
     /// A finite set (sorted, no duplicates) of other values than nodes.
     Set(Vec<Value>),
+    /// In an unfolding: the value returned by a call is any one of these (runs
+    /// that differ only there were merged, see `Prog::Spin`).
+    OneOf(Vec<Value>),
+}
+
+impl Value {
+    /// Whether `v` is this value, or one of its alternatives.
+    pub fn admits(&self, v: &Value) -> bool {
+        match self {
+            Value::OneOf(vs) => vs.contains(v),
+            _ => self == v,
+        }
+    }
 }
 
 impl Value {
@@ -95,6 +108,10 @@ impl fmt::Display for Value {
             Value::Wid(w) => write!(f, "wid#{w}"),
             Value::Obj(o) => write!(f, "obj#{o}"),
             Value::Thread(t) => write!(f, "thread#{t}"),
+            Value::OneOf(vs) => {
+                write!(f, "one of ")?;
+                write!(f, "{}", Value::Set(vs.clone()))
+            }
             Value::Set(vs) => {
                 write!(f, "{{")?;
                 for (i, v) in vs.iter().enumerate() {
@@ -172,6 +189,9 @@ impl World {
             Value::Obj(o) => self.objs.get(*o as usize).map(|o| o.name.clone()).unwrap_or_else(|| v.to_string()),
             Value::Thread(t) => self.threads.get(*t as usize).map(|t| t.name.clone()).unwrap_or_else(|| v.to_string()),
             Value::Set(vs) => format!("{{{}}}", vs.iter().map(|v| self.show(v)).collect::<Vec<_>>().join(", ")),
+            Value::OneOf(vs) => {
+                format!("one of {{{}}}", vs.iter().map(|v| self.show(v)).collect::<Vec<_>>().join(", "))
+            }
             Value::Tuple(vs) => format!("[{}]", vs.iter().map(|v| self.show(v)).collect::<Vec<_>>().join(", ")),
             _ => v.to_string(),
         }

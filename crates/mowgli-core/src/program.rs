@@ -315,7 +315,12 @@ pub enum Prog {
     /// be dropped from any consistent execution without changing its outcome or its
     /// consistency (removing read events removes constraints only), so the
     /// unfolding keeps only the iteration that breaks: exact, and no bound needed.
-    Spin(Box<Prog>),
+    /// The second component lists the registers bound inside the body (dead after
+    /// the loop): they are cleared at the exit, and runs that then differ only in
+    /// the values returned by symbolic-return calls of the breaking iteration
+    /// ([`Hooks::symbolic`]) are merged into one run whose calls return
+    /// [`Value::OneOf`] the values.
+    Spin(Box<Prog>, Vec<RegId>),
     /// `break_k v` (k ≥ 1).
     Break(u32, Expr),
     /// `if c then p1 else p2` (sugar for `let c {true ↦ p1, false ↦ p2}`).
@@ -343,7 +348,7 @@ impl Prog {
                 Prog::Let { first: Box::new(first.map_libs(map)), bind: *bind, rest: Box::new(rest.map_libs(map)) }
             }
             Prog::Loop(b) => Prog::Loop(Box::new(b.map_libs(map))),
-            Prog::Spin(b) => Prog::Spin(Box::new(b.map_libs(map))),
+            Prog::Spin(b, locals) => Prog::Spin(Box::new(b.map_libs(map)), locals.clone()),
             Prog::Break(k, e) => Prog::Break(*k, e.clone()),
             Prog::If(c, a, b) => Prog::If(c.clone(), Box::new(a.map_libs(map)), Box::new(b.map_libs(map))),
             Prog::For { var, set, body } => {
@@ -426,6 +431,11 @@ pub trait Hooks {
     }
     fn ctx(&self) -> &dyn EvalCtx {
         &NoCtx
+    }
+    /// Whether the calls of `method` have symbolic return values (the engine leaves
+    /// them open, see `Library::symbolic_return`).
+    fn symbolic(&self, _lib: LibId, _method: MethodId) -> bool {
+        false
     }
     /// Sees every call the unfolding makes, with its position in the thread's
     /// calls, including calls of runs that are later dropped (blocked, stuck).
@@ -651,12 +661,50 @@ impl Unfolder<'_> {
                 }
                 Ok(res)
             }
-            Prog::Spin(body) => {
+            Prog::Spin(body, locals) => {
                 // only the iteration that breaks (see `Prog::Spin`)
-                let mut res = Vec::new();
-                for r in self.go(body, st)? {
-                    if r.breaks != 0 {
-                        res.push(Unfolding { breaks: r.breaks - 1, ..r });
+                let start = st.calls.len();
+                let mut res: Vec<Unfolding> = Vec::new();
+                let mut index: std::collections::HashMap<(Value, Vec<Option<Value>>, Vec<CallRecord>), usize> =
+                    std::collections::HashMap::new();
+                for mut r in self.go(body, st)? {
+                    if r.breaks == 0 {
+                        continue;
+                    }
+                    r.breaks -= 1;
+                    for &l in locals {
+                        if l < r.env.len() {
+                            r.env[l] = None;
+                        }
+                    }
+                    let mut key_calls = r.calls.clone();
+                    for c in key_calls.iter_mut().skip(start) {
+                        if self.hooks.symbolic(c.lib, c.method) {
+                            c.ret = Value::Unit;
+                        }
+                    }
+                    let key = (r.value.clone(), r.env.clone(), key_calls);
+                    match index.get(&key) {
+                        None => {
+                            index.insert(key, res.len());
+                            res.push(r);
+                        }
+                        Some(&i) => {
+                            let m = &mut res[i];
+                            for (c, n) in m.calls.iter_mut().zip(&r.calls).skip(start) {
+                                if c.ret != n.ret {
+                                    let mut alts = match std::mem::replace(&mut c.ret, Value::Unit) {
+                                        Value::OneOf(vs) => vs,
+                                        v => vec![v],
+                                    };
+                                    if !alts.contains(&n.ret) {
+                                        alts.push(n.ret.clone());
+                                        alts.sort();
+                                    }
+                                    c.ret = Value::OneOf(alts);
+                                }
+                            }
+                        }
                     }
                 }
                 Ok(res)
@@ -732,21 +780,55 @@ mod tests {
     #[test]
     fn spin_loops_keep_the_breaking_iteration() {
         // spin { let v = m() in if v > 0 then break_1 v else () }
-        let p = Prog::Spin(Box::new(Prog::Let {
-            first: Box::new(Prog::Call { lib: 0, method: 0, args: vec![] }),
-            bind: Some(0),
-            rest: Box::new(Prog::If(
-                Expr::Op(Op::Gt, vec![Expr::Reg(0), Expr::Val(Value::Int(0))]),
-                Box::new(Prog::Break(1, Expr::Reg(0))),
-                Box::new(Prog::Ret(Expr::Val(Value::Unit))),
-            )),
-        }));
+        let p = Prog::Spin(
+            Box::new(Prog::Let {
+                first: Box::new(Prog::Call { lib: 0, method: 0, args: vec![] }),
+                bind: Some(0),
+                rest: Box::new(Prog::If(
+                    Expr::Op(Op::Gt, vec![Expr::Reg(0), Expr::Val(Value::Int(0))]),
+                    Box::new(Prog::Break(1, Expr::Reg(0))),
+                    Box::new(Prog::Ret(Expr::Val(Value::Unit))),
+                )),
+            }),
+            vec![0],
+        );
         let mut ret = |_, _, _: &[Value]| vec![Value::Int(0), Value::Int(1), Value::Int(2)];
         let u = unfold(&p, 1, 3, &mut ret).unwrap();
         assert!(!u.bound_hit);
         let vals: Vec<_> = u.runs.iter().map(|r| r.value.clone()).collect();
         assert_eq!(vals, vec![Value::Int(1), Value::Int(2)]);
-        assert!(u.runs.iter().all(|r| r.calls.len() == 1));
+        assert!(u.runs.iter().all(|r| r.calls.len() == 1 && r.env[0].is_none()));
+        // with symbolic returns and a break value that does not depend on them, the
+        // two breaking runs merge into one whose read returns one of {1, 2}
+        struct S;
+        impl Hooks for S {
+            fn returns(&mut self, _l: LibId, _m: MethodId, _a: &[Value], _h: &[CallRecord]) -> Vec<Value> {
+                vec![Value::Int(0), Value::Int(1), Value::Int(2)]
+            }
+            fn symbolic(&self, _l: LibId, _m: MethodId) -> bool {
+                true
+            }
+        }
+        let q = match p {
+            Prog::Spin(b, l) => match *b {
+                Prog::Let { first, bind, rest } => match *rest {
+                    Prog::If(c, _, e) => Prog::Spin(
+                        Box::new(Prog::Let {
+                            first,
+                            bind,
+                            rest: Box::new(Prog::If(c, Box::new(Prog::Break(1, Expr::Val(Value::Unit))), e)),
+                        }),
+                        l,
+                    ),
+                    _ => unreachable!(),
+                },
+                _ => unreachable!(),
+            },
+            _ => unreachable!(),
+        };
+        let u = unfold_with(&q, 0, 1, 3, &mut S).unwrap();
+        assert_eq!(u.runs.len(), 1);
+        assert_eq!(u.runs[0].calls[0].ret, Value::OneOf(vec![Value::Int(1), Value::Int(2)]));
     }
 
     #[test]

@@ -303,10 +303,12 @@ impl Lowerer<'_> {
             }
             Stmt::Loop(b, _) => {
                 self.loops.push(LoopInfo { depth: self.scopes.len(), read_only: true, writes_outer: false });
+                let first = self.nregs;
                 let body = self.block(b)?;
+                let locals: Vec<RegId> = (first..self.nregs).collect();
                 let info = self.loops.pop().expect("pushed");
                 Ok(if info.read_only && !info.writes_outer {
-                    Prog::Spin(Box::new(body))
+                    Prog::Spin(Box::new(body), locals)
                 } else {
                     Prog::Loop(Box::new(body))
                 })

@@ -64,7 +64,7 @@ fn collect_args(p: &Prog, lib: usize, objects: &mut Vec<Value>, wids: &mut Vec<V
             collect_args(first, lib, objects, wids);
             collect_args(rest, lib, objects, wids);
         }
-        Prog::Loop(b) | Prog::Spin(b) | Prog::For { body: b, .. } => collect_args(b, lib, objects, wids),
+        Prog::Loop(b) | Prog::Spin(b, _) | Prog::For { body: b, .. } => collect_args(b, lib, objects, wids),
         Prog::If(_, a, b) => {
             collect_args(a, lib, objects, wids);
             collect_args(b, lib, objects, wids);
@@ -232,6 +232,7 @@ fn value_domain(p: &Problem, base: &ValueDomain) -> Result<(ValueDomain, HashMap
             messages: messages.into_iter().collect(),
         }
     };
+    let constants: BTreeSet<Value> = dom.iter().flatten().cloned().collect();
     const MAX_ROUNDS: usize = 32;
     const MAX_VALUES: usize = 48;
     // Per cell: the writing threads, and whether some write is not a plain CPU
@@ -254,18 +255,24 @@ fn value_domain(p: &Problem, base: &ValueDomain) -> Result<(ValueDomain, HashMap
         q.own_cells = own_of(&writers);
         let before: usize = dom.iter().map(|d| d.len()).sum();
         let writers_before = writers.clone();
-        // the most writes an execution can have: a derivation chain of a written
-        // value is at most that long, so that many rounds are enough
+        // A value not among the program's constants (`base`) is computed from read
+        // values: its derivation chain passes through writes of non-constant values
+        // only, so the most such writes an execution can have bounds the rounds
+        // needed. Per thread, a run has at most one call per position: the
+        // positions where a call writes a non-constant value bound its count.
         let mut max_writes = 0;
         for t in 0..q.threads.len() {
             let mut calls: Vec<CallRecord> = Vec::new();
-            let mut longest = 0;
+            let mut dependent: BTreeSet<usize> = BTreeSet::new();
             engine::unfold_thread_observing(&q, t, &mut |pos, c| {
-                longest = longest.max(pos + 1);
+                let sig = &q.libs[c.lib].methods()[c.method];
+                if c.args.iter().zip(&sig.params).any(|(a, k)| *k == Param::Val && !constants.contains(a)) {
+                    dependent.insert(pos);
+                }
                 calls.push(c.clone());
             })
             .map_err(|e| e.to_string())?;
-            max_writes += longest;
+            max_writes += dependent.len();
             for c in &calls {
                 for (cell, v) in q.libs[c.lib].written_cells(&q.world, t, c.method, &c.args) {
                     let e = writers.entry(cell).or_default();
