@@ -56,10 +56,13 @@ pub struct Inline<'a> {
     pub ctx: &'a dyn EvalCtx,
 }
 
+/// Sees each call an unfolding makes, with its position in the thread.
+type Observer<'o> = dyn FnMut(usize, &CallRecord) + 'o;
+
 struct EngineHooks<'p, 'a, 'o> {
     p: &'p Problem<'a>,
     thread: usize,
-    observe: Option<&'o mut dyn FnMut(usize, &CallRecord)>,
+    observe: Option<&'o mut Observer<'o>>,
 }
 
 impl Hooks for EngineHooks<'_, '_, '_> {

@@ -454,6 +454,9 @@ impl Hooks for ReturnsOnly<'_, '_> {
     }
 }
 
+/// A run up to the values returned by symbolic calls: (value, registers, calls).
+type RunKey = (Value, Vec<Option<Value>>, Vec<CallRecord>);
+
 /// At most this many unfoldings of one thread.
 pub const MAX_RUNS: usize = 200_000;
 
@@ -665,8 +668,7 @@ impl Unfolder<'_> {
                 // only the iteration that breaks (see `Prog::Spin`)
                 let start = st.calls.len();
                 let mut res: Vec<Unfolding> = Vec::new();
-                let mut index: std::collections::HashMap<(Value, Vec<Option<Value>>, Vec<CallRecord>), usize> =
-                    std::collections::HashMap::new();
+                let mut index: std::collections::HashMap<RunKey, usize> = std::collections::HashMap::new();
                 for mut r in self.go(body, st)? {
                     if r.breaks == 0 {
                         continue;
