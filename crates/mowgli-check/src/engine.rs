@@ -286,9 +286,31 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
             }
         }
         let chosen: Vec<&Group> = groups.iter().zip(&choice).map(|(g, &c)| &g[c]).collect();
+        // the values each open return value may take in the group (union over its unfoldings)
+        let mut sym_vals: Vec<Option<Vec<Value>>> = Vec::with_capacity(sym.len());
+        for (t, grp) in chosen.iter().enumerate() {
+            let mut k = 0;
+            for c in &per_thread[t][grp.rep].calls {
+                if p.libs.get(c.lib).is_some_and(|l| l.symbolic_return(c.method)) {
+                    let mut vs: BTreeSet<Value> = BTreeSet::new();
+                    for (pat, _) in &grp.by_values {
+                        match &pat[k] {
+                            Value::OneOf(alts) => vs.extend(alts.iter().cloned()),
+                            v => {
+                                vs.insert(v.clone());
+                            }
+                        }
+                    }
+                    sym_vals.push(Some(vs.into_iter().collect()));
+                    k += 1;
+                } else {
+                    sym_vals.push(None);
+                }
+            }
+        }
         res.stats.plain += chosen.iter().map(|g| g.by_values.len() as u64).product::<u64>();
         res.stats.searches += 1;
-        search_plain(p, events, sym, &per_thread, &chosen, keep_witnesses, &mut res);
+        search_plain(p, events, sym, sym_vals, &per_thread, &chosen, keep_witnesses, &mut res);
         // next combination
         let mut t = 0;
         loop {
@@ -361,10 +383,12 @@ pub fn for_each_graph(p: &Problem, f: &mut dyn FnMut(&ExecGraph)) -> Result<(), 
 /// smaller subtrees costs more checks than it can save.
 const CHECK_MIN_SUBTREE: f64 = 4.0;
 
+#[allow(clippy::too_many_arguments)]
 fn search_plain(
     p: &Problem,
     events: Vec<Event>,
     sym: Vec<bool>,
+    sym_vals: Vec<Option<Vec<Value>>>,
     runs: &[Vec<Unfolding>],
     groups: &[&Group],
     keep: bool,
@@ -372,6 +396,7 @@ fn search_plain(
 ) {
     let mut g = graph(p, events);
     g.sym_ret = sym;
+    g.sym_vals = sym_vals;
     let g = g;
     let mut searches: Vec<_> = p.libs.iter().enumerate().map(|(i, l)| l.search(&g, p.to, i)).collect();
     let mut vars = Vec::new();

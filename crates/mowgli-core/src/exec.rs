@@ -2,7 +2,7 @@
 //! subevents, program order, and the preserved program order `ppo` derived from
 //! `po` and the stamp order `to`.
 
-use crate::model::{Event, LibId, World};
+use crate::model::{Event, LibId, Value, World};
 use crate::rel::BitRel;
 use crate::stamp::{Stamp, StampTable};
 
@@ -33,6 +33,24 @@ pub struct ExecGraph<'w> {
     /// Per event: its return value is left open (see [`crate::Library::symbolic_return`]);
     /// the library reads it off the witness instead of checking it.
     pub sym_ret: Vec<bool>,
+    /// Per event with an open return value: the values the plain executions
+    /// searched together allow it to return (`None`: any).
+    pub sym_vals: Vec<Option<Vec<Value>>>,
+}
+
+impl ExecGraph<'_> {
+    /// How a library should constrain the value read by the read subevent of
+    /// event `ei` whose return value is `ret` (see [`ExecGraph::sym_ret`]).
+    pub fn read_val(&self, ei: usize, ret: &Value) -> crate::memory::ReadVal {
+        use crate::memory::ReadVal;
+        if !self.sym_ret[ei] {
+            return ReadVal::Known(ret.clone());
+        }
+        match self.sym_vals.get(ei).cloned().flatten() {
+            Some(vs) => ReadVal::Among(vs),
+            None => ReadVal::Free,
+        }
+    }
 }
 
 impl<'w> ExecGraph<'w> {
@@ -65,7 +83,8 @@ impl<'w> ExecGraph<'w> {
             }
         }
         let sym_ret = vec![false; events.len()];
-        ExecGraph { world, events, subs, subs_of, po, ppo, sym_ret }
+        let sym_vals = vec![None; events.len()];
+        ExecGraph { world, events, subs, subs_of, po, ppo, sym_ret, sym_vals }
     }
 
     pub fn len(&self) -> usize {

@@ -22,6 +22,9 @@ pub enum ReadVal {
     Known(Value),
     /// Not in the label (e.g. the NIC read of a put): any value.
     Free,
+    /// A symbolic return value that the plain executions searched together allow
+    /// to be any of these (see `ExecGraph::sym_vals`).
+    Among(Vec<Value>),
 }
 
 /// The value a write writes.
@@ -91,6 +94,8 @@ impl RfMo {
                     let mut vals: BTreeSet<Value> = BTreeSet::new();
                     if let ReadVal::Known(v) = &rd.val {
                         vals.insert(v.clone());
+                    } else if let ReadVal::Among(vs) = &rd.val {
+                        vals.extend(vs.iter().cloned());
                     } else {
                         vals.insert(init[rd.cell].clone());
                         for &w2 in &cell_writes[rd.cell] {
@@ -116,6 +121,7 @@ impl RfMo {
                 let ok = |v: &Value| match &r.val {
                     ReadVal::Known(k) => k == v,
                     ReadVal::Free => true,
+                    ReadVal::Among(vs) => vs.contains(v),
                 };
                 if ok(&init[r.cell]) {
                     c.push(None);
@@ -212,6 +218,13 @@ impl RfMo {
             if let (ReadVal::Known(v), Some(Some(w))) = (&r.val, self.source(i)) {
                 if let Some(wv) = self.write_value(w) {
                     if &wv != v {
+                        return false;
+                    }
+                }
+            }
+            if let (ReadVal::Among(vs), Some(Some(w))) = (&r.val, self.source(i)) {
+                if let Some(wv) = self.write_value(w) {
+                    if !vs.contains(&wv) {
                         return false;
                     }
                 }

@@ -180,7 +180,7 @@ impl<'a> SvSearch<'a> {
             for &s in &g.subs_of[ei] {
                 let st = g.subs[s].stamp;
                 if st.kind == k.cr {
-                    let val = if g.sym_ret[ei] { ReadVal::Free } else { ReadVal::Known(e.ret.clone()) };
+                    let val = g.read_val(ei, &e.ret);
                     reads.push(ReadSpec { sub: s, cell: cell(x, here), val });
                 } else if st.kind == k.cw {
                     writes.push(WriteSpec { sub: s, cell: cell(x, here), val: WriteVal::Known(e.args[1].clone()) });
