@@ -75,6 +75,11 @@ fn robustness_paper_suite() {
 }
 
 #[test]
+fn rdmatso_extension() {
+    check_suite("specs/litmus/rdmatso-ext");
+}
+
+#[test]
 fn loco_library_figures() {
     check_suite("specs/litmus/loco-libs");
 }

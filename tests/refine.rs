@@ -84,6 +84,12 @@ fn ibal_shows_the_weak_barrier_outcome_of_fig12() {
     assert_eq!(r[0].impl_outcomes, 2, "a = 0 and a = 1");
 }
 
+/// LOCO Thm. F.3 on the paper's RDMA^WAIT-only litmus tests (App. F.4: whole programs).
+#[test]
+fn iw_refines_rdmawait() {
+    all_ok("specs/impls/iw.impl", &["specs/litmus"], 6);
+}
+
 #[test]
 fn mutant_isv_gf_nowait_is_caught() {
     let r = caught("specs/impls/mutants/isv_gf_nowait.impl", &["specs/litmus/loco/LOCO-Fig5-SB-put-GF.litmus"]);
@@ -116,4 +122,10 @@ fn mutant_ibal_all_nogf_is_caught() {
 fn mutant_ibal_loopback_has_no_counterexample_in_the_model() {
     let r = run("specs/impls/mutants/ibal_loopback.impl", &["specs/clients/bal"]);
     assert!(r.iter().all(|r| r.verdict == "ok" && r.impl_outcomes > 0));
+}
+
+#[test]
+fn mutant_iw_wait_one_node_is_caught() {
+    let r = caught("specs/impls/mutants/iw_wait_one_node.impl", &["specs/litmus"]);
+    assert_eq!(r.name, "LOCO-Fig4-SB-put-get-wait");
 }

@@ -93,7 +93,7 @@ impl Hooks for EngineHooks<'_, '_, '_> {
                 }
             }
         }
-        l.returns(&self.p.world, self.thread, method, args, &self.p.domain)
+        l.returns_after(&self.p.world, self.thread, lib, history, method, args, &self.p.domain)
     }
     fn implement(&mut self, lib: usize, method: usize, _args: &[Value]) -> Option<(Prog, usize, String)> {
         let i = self.p.inline.as_ref()?;

@@ -79,6 +79,22 @@ pub trait Library: Send + Sync {
         args: &[Value],
         dom: &ValueDomain,
     ) -> Vec<Value>;
+    /// The values a call may return, knowing the calls its thread made before
+    /// (`history`, all libraries; this library is number `me`): e.g. RDMA^TSO's
+    /// put/get identifiers and polls (LOCO App. F.1) are determined by them.
+    #[allow(clippy::too_many_arguments)]
+    fn returns_after(
+        &self,
+        world: &World,
+        thread: ThreadId,
+        _me: LibId,
+        _history: &[crate::program::CallRecord],
+        method: MethodId,
+        args: &[Value],
+        dom: &ValueDomain,
+    ) -> Vec<Value> {
+        self.returns(world, thread, method, args, dom)
+    }
     /// Whether the library orders its own subevents by its own program-order
     /// tables (a whole-program memory model such as RDMA^TSO with Fig. 9's
     /// ippo/oppo): then the framework's ppo is not applied between two of its

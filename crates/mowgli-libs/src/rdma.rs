@@ -75,6 +75,10 @@ pub const GET: usize = 5;
 /// `Poll(n)` for RDMA^TSO, `Wait(d)` for RDMA^WAIT.
 pub const POLL_OR_WAIT: usize = 6;
 pub const RFENCE: usize = 7;
+/// RDMA^TSO as extended by LOCO App. F.1 only (see [`crate::tsoext`]).
+pub const SET_ADD: usize = 8;
+pub const SET_REMOVE: usize = 9;
+pub const SET_IS_EMPTY: usize = 10;
 
 fn loc_arg(args: &[Value], i: usize) -> usize {
     args.get(i).and_then(Value::as_loc).unwrap_or(usize::MAX)
@@ -182,7 +186,7 @@ pub fn memory(k: &Kinds, g: &ExecGraph, lib: usize) -> RfMo {
             let a0 = loc_arg(&e.args, 0);
             let a1 = loc_arg(&e.args, 1);
             if st.kind == k.cr {
-                let val = if g.sym_ret[ei] { ReadVal::Free } else { ReadVal::Known(e.ret.clone()) };
+                let val = g.read_val(ei, &e.ret);
                 reads.push(ReadSpec { sub: s, cell: a0, val });
             } else if st.kind == k.cw {
                 writes.push(WriteSpec { sub: s, cell: a0, val: WriteVal::Known(e.args[1].clone()) });

@@ -22,15 +22,22 @@
 //! which is exactly the PCIe flush that the no-PCIe variant drops (oppo G8, G9 = ✗);
 //! applying `to` there forbade the no-PCIe outcome of RDMA Fig. 3e (a = b = 0) that
 //! the paper's §2 and §4 allow. So Fig. 10 builds the PCIe guarantee into `to`.
+//!
+//! Methods: the eleven of LOCO App. F.1 ([`crate::tsoext`]): `Put`/`Get` return an
+//! identifier, `Poll(n)` the identifier of the operation it polls, and the set
+//! operations `SetAdd`/`SetRemove`/`SetIsEmpty` (stamp aMF, i.e. fences in the Fig. 9
+//! tables; per-thread soundness of `SetIsEmpty` as in Def. F.1). Def. F.1's own
+//! formulation of the consistency predicate is [`crate::rdmatsof1`].
 
 use mowgli_core::memory::RfMo;
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
+    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Stamp, StampOrder, StampTable, Value, ValueDomain,
     WitnessSearch, World,
 };
 
 use crate::rdma::{self, Kinds};
+use crate::tsoext::{self, Extras};
 use crate::LibError;
 
 pub struct RdmaTso {
@@ -71,17 +78,7 @@ impl RdmaTso {
                 return Err(LibError::MissingStamp { table: "ippo".into(), stamp: to.kinds[k as usize].clone() });
             }
         }
-        let p = |name, params: &[Param], returns| MethodSig { name, params: params.to_vec(), returns };
-        let methods = vec![
-            p("Read", &[Param::Loc], true),
-            p("Write", &[Param::Loc, Param::Val], false),
-            p("CAS", &[Param::Loc, Param::Val, Param::Val], true),
-            p("Mfence", &[], false),
-            p("Put", &[Param::Loc, Param::Src], false),
-            p("Get", &[Param::Loc, Param::Loc], false),
-            p("Poll", &[Param::Node], false),
-            p("Rfence", &[Param::Node], false),
-        ];
+        let methods = tsoext::methods();
         Ok(RdmaTso { name: if pcie { "rdmatso" } else { "rdmatso_nopcie" }, pcie, kinds, ippo, oppo, conv, methods })
     }
 
@@ -98,25 +95,35 @@ impl Library for RdmaTso {
         &self.methods
     }
     fn check_call(&self, world: &World, thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
-        rdma::check_nodes(world, thread, method, args)
+        tsoext::check_call(world, thread, method, args)
     }
     fn locs(&self, e: &Event) -> Vec<usize> {
-        rdma::locs(e)
+        tsoext::locs(e)
     }
     fn stamps(&self, world: &World, e: &Event) -> Vec<Stamp> {
-        if e.method == rdma::POLL_OR_WAIT {
-            return vec![self.kinds.single(self.kinds.wt)];
-        }
-        rdma::stmp_rl(&self.kinds, world, e)
+        tsoext::stamps(&self.kinds, world, e)
     }
-    fn returns(&self, _w: &World, _t: usize, method: usize, args: &[Value], dom: &ValueDomain) -> Vec<Value> {
-        rdma::returns(method, args, dom)
+    fn returns(&self, _w: &World, t: usize, method: usize, args: &[Value], dom: &ValueDomain) -> Vec<Value> {
+        tsoext::returns(t, method, args, dom)
     }
     fn own_program_order(&self) -> bool {
         true
     }
+    /// Put/get identifiers and polls from the thread's earlier calls (App. F.1).
+    fn returns_after(
+        &self,
+        w: &World,
+        t: usize,
+        me: usize,
+        history: &[mowgli_core::program::CallRecord],
+        method: usize,
+        args: &[Value],
+        dom: &ValueDomain,
+    ) -> Vec<Value> {
+        tsoext::returns_given_history(w, t, me, history, method, args, dom)
+    }
     fn symbolic_return(&self, method: usize) -> bool {
-        method == rdma::READ
+        tsoext::symbolic_return(method)
     }
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(TsoSearch::new(self, g, me))
@@ -132,10 +139,9 @@ struct TsoSearch<'a> {
     nfo_choice: Vec<Option<usize>>,
     ippo: BitRel,
     oppo: BitRel,
-    pf: BitRel,
-    nlw_pf: BitRel,
-    /// pf could not be built: a poll with nothing to poll never returns.
-    stuck: bool,
+    /// pf, [nlW]; pf, identifiers; `stuck` when the plain execution cannot be
+    /// consistent (a poll with nothing to poll never returns, unsound sets).
+    ext: Extras,
     sthd: BitRel,
     sqp: BitRel,
     inst: Vec<bool>,
@@ -158,42 +164,7 @@ impl<'a> TsoSearch<'a> {
         let sqp = BitRel::from_fn(n, |a, b| {
             thread(a) == thread(b) && g.subs[a].stamp.node.is_some() && g.subs[a].stamp.node == g.subs[b].stamp.node
         });
-        // pf: the i-th poll of thread t towards n polls the i-th NIC write of t towards n (Def. 4.3 (1)).
-        let mut pf = BitRel::new(n);
-        let mut nlw_pf = BitRel::new(n);
-        let mut stuck = false;
-        for t in 0..g.world.threads.len() {
-            for &node in &g.world.nodes {
-                let nic_writes: Vec<usize> = (0..n)
-                    .filter(|&s| {
-                        mine(s)
-                            && thread(s) == t
-                            && (kind_of(s) == k.nlw || kind_of(s) == k.nrw)
-                            && g.subs[s].stamp.node == Some(node)
-                    })
-                    .collect();
-                let polls: Vec<usize> = (0..n)
-                    .filter(|&s| {
-                        let e = g.event_of(s);
-                        mine(s)
-                            && thread(s) == t
-                            && kind_of(s) == k.wt
-                            && e.args.first().and_then(Value::as_node) == Some(node)
-                    })
-                    .collect();
-                for (i, &p) in polls.iter().enumerate() {
-                    match nic_writes.get(i) {
-                        Some(&w) if g.po.contains(w, p) => {
-                            pf.add(w, p);
-                            if kind_of(w) == k.nlw {
-                                nlw_pf.add(w, p);
-                            }
-                        }
-                        _ => stuck = true,
-                    }
-                }
-            }
-        }
+        let ext = Extras::new(&k, g, me);
         let mem = rdma::memory(&k, g, me);
         let nfo_pairs = if lib.pcie { rdma::nfo_pairs(&k, g, me) } else { vec![] };
         let inst = (0..n).map(|s| k.inst(g.subs[s].stamp)).collect();
@@ -206,9 +177,7 @@ impl<'a> TsoSearch<'a> {
             nfo_pairs,
             ippo,
             oppo,
-            pf,
-            nlw_pf,
-            stuck,
+            ext,
             sthd,
             sqp,
             inst,
@@ -219,6 +188,9 @@ impl<'a> TsoSearch<'a> {
 
 impl WitnessSearch for TsoSearch<'_> {
     fn num_vars(&self) -> usize {
+        if self.ext.stuck {
+            return 0; // no witness can help
+        }
         self.mem.num_vars() + self.nfo_pairs.len()
     }
     fn domain(&self, var: usize) -> usize {
@@ -236,7 +208,7 @@ impl WitnessSearch for TsoSearch<'_> {
         }
     }
     fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
-        if self.stuck || !self.mem.values_ok(false) {
+        if self.ext.stuck || !self.mem.values_ok(false) {
             return false;
         }
         let k = self.lib.kinds;
@@ -261,7 +233,7 @@ impl WitnessSearch for TsoSearch<'_> {
         let rf_nb = rf.minus(&rf_b);
         let mut ib = self.ippo.clone();
         ib.union_with(&rf);
-        ib.union_with(&self.pf);
+        ib.union_with(&self.ext.pf);
         ib.union_with(&nfo);
         ib.union_with(&rb_b);
         ib.close_transitively();
@@ -270,7 +242,7 @@ impl WitnessSearch for TsoSearch<'_> {
         }
         let mut ob = self.oppo.clone();
         ob.union_with(&rf_nb);
-        ob.union_with(&self.nlw_pf);
+        ob.union_with(&self.ext.nlw_pf);
         ob.union_with(&nfo);
         ob.union_with(&rb);
         ob.union_with(&mo);
@@ -294,7 +266,11 @@ impl WitnessSearch for TsoSearch<'_> {
         var >= self.mem.num_vars()
     }
     fn returned(&self, event: usize) -> Option<Value> {
-        rdma::returned(&self.lib.kinds, self.g, &self.mem, event)
+        if self.g.events[event].method == rdma::READ {
+            rdma::returned(&self.lib.kinds, self.g, &self.mem, event)
+        } else {
+            self.ext.returned(event)
+        }
     }
     fn finals(&self, out: &mut Vec<FinalValue>) {
         for c in (0..self.mem.num_cells()).filter(|&c| self.mem.touched(c)) {
@@ -316,7 +292,7 @@ impl WitnessSearch for TsoSearch<'_> {
             ("rf".into(), self.mem.rf_rel()),
             ("mo".into(), self.mem.mo_rel()),
             ("rb".into(), self.mem.rb_rel()),
-            ("pf".into(), self.pf.clone()),
+            ("pf".into(), self.ext.pf.clone()),
             ("nfo".into(), nfo),
         ]
     }

@@ -5,18 +5,21 @@ use mowgli_core::{Library, StampOrder};
 use crate::bal::Bal;
 use crate::rbl::Rbl;
 use crate::rdmatso::RdmaTso;
+use crate::rdmatsof1::RdmaTsoF1;
 use crate::rdmawait::RdmaWait;
 use crate::sv::Sv;
 use crate::LibError;
 
 /// Every library name of the litmus format, available or not.
-pub const KNOWN: &[&str] = &["rdmatso", "rdmatso_nopcie", "rdmawait", "sv", "bal", "bal_all", "rbl", "rbl_weak", "msw"];
+pub const KNOWN: &[&str] =
+    &["rdmatso", "rdmatso_nopcie", "rdmatso_f1", "rdmawait", "sv", "bal", "bal_all", "rbl", "rbl_weak", "msw"];
 
 /// Builds library `name` under the stamp order `order`.
 pub fn library(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibError> {
     Ok(match name {
         "rdmatso" => Box::new(RdmaTso::new(order, true)?),
         "rdmatso_nopcie" => Box::new(RdmaTso::new(order, false)?),
+        "rdmatso_f1" => Box::new(RdmaTsoF1::new(order)?),
         "rdmawait" => Box::new(RdmaWait::new(order)?),
         "sv" => Box::new(Sv::new(order)?),
         "bal" => Box::new(Bal::new(order, false)?),

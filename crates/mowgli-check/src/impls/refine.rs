@@ -101,6 +101,24 @@ pub fn refine_client(
             impl_stats: Stats::default(),
         });
     };
+    // LOCO App. F.4: a library that orders its own subevents (RDMA^TSO) does not
+    // compose with others, so its implementations take whole programs only
+    let whole_only = imp.uses.iter().any(|u| registry::library(u, order).is_ok_and(|l| l.own_program_order()));
+    if whole_only && low.lib_names.len() > 1 {
+        return Ok(ClientReport {
+            file: file.to_string(),
+            name: low.name.clone(),
+            verdict: "skipped",
+            spec_outcomes: 0,
+            impl_outcomes: 0,
+            bounded: false,
+            stuck: 0,
+            stuck_msg: None,
+            counterexample: None,
+            spec_stats: Stats::default(),
+            impl_stats: Stats::default(),
+        });
+    }
     // the specification: the client as it is
     let mut spec_p = lower::problem(&low, to);
     spec_p.loop_bound = loop_bound;
