@@ -84,10 +84,14 @@ fn ibal_shows_the_weak_barrier_outcome_of_fig12() {
     assert_eq!(r[0].impl_outcomes, 2, "a = 0 and a = 1");
 }
 
-/// LOCO Thm. F.3 on the paper's RDMA^WAIT-only litmus tests (App. F.4: whole programs).
+/// LOCO Thm. F.3 on the paper's RDMA^WAIT-only litmus tests (App. F.4: whole programs),
+/// and on the RDMA paper's 52 RDMA^TSO tests translated to RDMA^WAIT clients
+/// (`specs/clients/rdmawait/`: each put/get its own work identifier, the k-th poll
+/// towards n a wait on the k-th operation towards n).
 #[test]
 fn iw_refines_rdmawait() {
     all_ok("specs/impls/iw.impl", &["specs/litmus"], 6);
+    all_ok("specs/impls/iw.impl", &["specs/clients/rdmawait"], 52);
 }
 
 #[test]
