@@ -325,3 +325,39 @@ fn failing_forbidden_expectation_shows_a_counterexample() {
     assert!(!json.contains("\"execution\""), "{json}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `mowgli refine`: malformed and ill-typed implementation files are rejected with
+/// `file:line:column` and exit 2; a failing client exits 1.
+#[test]
+fn refine_errors_and_exit_codes() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let client = root.join("specs/litmus/loco/LOCO-Fig5-SB-put-GF.litmus");
+    let cases: &[(&str, &str, &str)] = &[
+        ("syntax", "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) {\n  let v = 1 +\n}\n", ":5:"),
+        ("unknown library", "implementation x\nimplements svv\n", "unknown library `svv`"),
+        ("self use", "implementation x\nimplements sv\nuses sv\n", "cannot use itself"),
+        ("unknown method", "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { Flush(x) }\n", "unknown method `Flush`"),
+        ("not a method of L", "implementation x\nimplements sv\nuses rdmawait\nmethod Frob(x) { Read(x) }\n", "`sv` has no method `Frob`"),
+        ("missing method", "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { Read(x) }\n", "has no implementation"),
+        ("undeclared name", "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { Read(y) }\n", "undeclared name `y`"),
+        ("call in expression", "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { let v = 1 + Read(x) }\n", "cannot stand inside an expression"),
+        ("break outside loop", "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { break }\n", "`break` outside a `loop`"),
+    ];
+    for (i, (what, text, msg)) in cases.iter().enumerate() {
+        let p = tmp(&format!("bad{i}.impl"), text);
+        let (code, _, err) = mowgli(&["refine", p.to_str().unwrap(), "--clients", client.to_str().unwrap()]);
+        assert_eq!(code, 2, "{what}: {err}");
+        assert!(err.contains(msg), "{what}: {err}");
+        assert!(err.contains(&format!("bad{i}.impl:")), "{what}: no position in {err}");
+    }
+    // a failing client exits 1 and shows the counterexample grouped by abstract call
+    let mutant = root.join("specs/impls/mutants/isv_gf_nowait.impl");
+    let (code, out, _) = mowgli(&["refine", mutant.to_str().unwrap(), "--clients", client.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("sv.GF({2})  (abstract call 0, implemented by:)"), "{out}");
+    // the correct implementation passes, with JSON
+    let good = root.join("specs/impls/isv.impl");
+    let (code, json, _) = mowgli(&["refine", "--json", good.to_str().unwrap(), "--clients", client.to_str().unwrap()]);
+    assert_eq!(code, 0, "{json}");
+    assert!(json.contains("\"verdict\": \"ok\""), "{json}");
+}
