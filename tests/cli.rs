@@ -336,12 +336,36 @@ fn refine_errors_and_exit_codes() {
         ("syntax", "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) {\n  let v = 1 +\n}\n", ":5:"),
         ("unknown library", "implementation x\nimplements svv\n", "unknown library `svv`"),
         ("self use", "implementation x\nimplements sv\nuses sv\n", "cannot use itself"),
-        ("unknown method", "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { Flush(x) }\n", "unknown method `Flush`"),
-        ("not a method of L", "implementation x\nimplements sv\nuses rdmawait\nmethod Frob(x) { Read(x) }\n", "`sv` has no method `Frob`"),
-        ("missing method", "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { Read(x) }\n", "has no implementation"),
-        ("undeclared name", "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { Read(y) }\n", "undeclared name `y`"),
-        ("call in expression", "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { let v = 1 + Read(x) }\n", "cannot stand inside an expression"),
-        ("break outside loop", "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { break }\n", "`break` outside a `loop`"),
+        (
+            "unknown method",
+            "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { Flush(x) }\n",
+            "unknown method `Flush`",
+        ),
+        (
+            "not a method of L",
+            "implementation x\nimplements sv\nuses rdmawait\nmethod Frob(x) { Read(x) }\n",
+            "`sv` has no method `Frob`",
+        ),
+        (
+            "missing method",
+            "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { Read(x) }\n",
+            "has no implementation",
+        ),
+        (
+            "undeclared name",
+            "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { Read(y) }\n",
+            "undeclared name `y`",
+        ),
+        (
+            "call in expression",
+            "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { let v = 1 + Read(x) }\n",
+            "cannot stand inside an expression",
+        ),
+        (
+            "break outside loop",
+            "implementation x\nimplements sv\nuses rdmawait\nmethod Read(x) { break }\n",
+            "`break` outside a `loop`",
+        ),
     ];
     for (i, (what, text, msg)) in cases.iter().enumerate() {
         let p = tmp(&format!("bad{i}.impl"), text);
