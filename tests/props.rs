@@ -860,3 +860,42 @@ proptest! {
         prop_assert_eq!(&a, &b, "program:\n{}", p.litmus("rdmatso", Dialect::Tso));
     }
 }
+
+// ---------------------------------------------------------------------------
+// Malformed implementation files never panic
+// ---------------------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    /// Mutated copies of the shipped implementations are accepted or rejected with a
+    /// `file:line:col` message; nothing panics.
+    #[test]
+    fn mutated_implementation_files_never_panic(
+        which in 0..5usize,
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0..3u8, prop::sample::select(
+            vec!['(', ')', '{', '}', '[', ']', ',', '=', '@', '-', '+', '|', '\n', ' ', 'x', '1', '_', '!', '%', 'é']
+        )), 1..5)
+    ) {
+        let files = ["isv", "ibal", "irbl", "imsw", "iw"];
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../specs/impls/{}.impl", files[which]));
+        let mut text: Vec<char> = std::fs::read_to_string(path).expect("shipped").chars().collect();
+        for (ix, op, c) in edits {
+            if text.is_empty() {
+                break;
+            }
+            let i = ix.index(text.len());
+            match op {
+                0 => { text.remove(i); }
+                1 => text[i] = c,
+                _ => text.insert(i, c),
+            }
+        }
+        let text: String = text.into_iter().collect();
+        let order = default_order();
+        if let Err(e) = mowgli_check::impls::Implementation::parse("m.impl", &text, &order) {
+            prop_assert!(e.to_string().starts_with("m.impl:"), "{}", e);
+            prop_assert!(e.line >= 1 && e.col >= 1, "no position: {}\n{}", e, text);
+        }
+    }
+}
