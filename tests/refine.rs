@@ -133,3 +133,385 @@ fn mutant_iw_wait_one_node_is_caught() {
     let r = caught("specs/impls/mutants/iw_wait_one_node.impl", &["specs/litmus"]);
     assert_eq!(r.name, "LOCO-Fig4-SB-put-get-wait");
 }
+
+// ---------------------------------------------------------------------------
+// Generated clients (`mowgli refine IMPL --calls C …`, `impls::gen`)
+// ---------------------------------------------------------------------------
+
+mod generated {
+    use std::collections::HashSet;
+
+    use mowgli_check::impls::gen::{self, Bounds, Partition, RunOptions};
+    use mowgli_check::impls::Implementation;
+    use mowgli_check::litmus;
+    use mowgli_libs::orders::default_order;
+
+    use super::root;
+
+    fn opts(first_fail: bool) -> RunOptions {
+        RunOptions { partition: Partition::ALL, first_fail, loop_bound: 4, jobs: 2, time_limit: None }
+    }
+
+    fn run(imp: &str, bounds: &Bounds, opts: &RunOptions) -> gen::GenReport {
+        let order = default_order();
+        let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+        gen::run(&imp, &order, bounds, opts, &|_| {}).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn the_generator_is_deterministic_and_smallest_first() {
+        let order = default_order();
+        for lib in ["sv", "msw", "bal", "rbl"] {
+            let b = Bounds::new(lib, 2, 2, 2);
+            let a = gen::generate(lib, &order, &b).expect("generates");
+            let c = gen::generate(lib, &order, &b).expect("generates");
+            assert_eq!(a.generated, c.generated, "{lib}");
+            let ta: Vec<&str> = a.clients.iter().map(|c| c.text.as_str()).collect();
+            let tc: Vec<&str> = c.clients.iter().map(|c| c.text.as_str()).collect();
+            assert_eq!(ta, tc, "{lib}");
+            assert!(a.clients.windows(2).all(|w| w[0].size <= w[1].size), "{lib}: smallest first");
+            assert!(a.clients.len() > 1 && (a.clients.len() as u64) < a.generated, "{lib}");
+            // every generated client is a well-formed litmus test the specification accepts
+            for c in &a.clients {
+                litmus::check_text(&c.name, &c.text, &order).unwrap_or_else(|e| panic!("{e}\n{}", c.text));
+            }
+        }
+    }
+
+    /// Two clients that differ only by swapping their threads count once: with one
+    /// call per thread on one node, `Write(x, 1) || r0 = Read(x)` appears once.
+    #[test]
+    fn thread_swaps_count_once() {
+        let order = default_order();
+        let g = gen::generate("sv", &order, &Bounds::new("sv", 2, 1, 1)).expect("generates");
+        let texts: Vec<&str> = g.clients.iter().map(|c| c.text.as_str()).collect();
+        let write_read = texts.iter().filter(|t| t.contains("Write(x, 1)") && t.contains("r0 = Read(x)")).count();
+        assert_eq!(write_read, 1, "{texts:#?}");
+        // labelled: (R), (R,R), (R,W), (W,R), (R,B), (B,R), (R,G), (G,R); classes: 1 + 4
+        assert_eq!((g.generated, g.clients.len()), (8, 5));
+    }
+
+    /// An independent brute force: labelled `sv` clients (up to 2 threads on up to 2
+    /// nodes, up to 2 calls each, locations x, y, values 1, 2, no work identifiers),
+    /// each reduced to the smallest rendering over every permutation of threads, nodes,
+    /// locations and values. The generator must find the same numbers.
+    #[test]
+    fn symmetry_reduction_agrees_with_brute_force() {
+        // an op: (kind, loc, value, node set); kinds: 0 Write, 1 Read, 2 Bcast, 3 GF
+        type Op = (u8, u8, u8, u8);
+        fn alphabet(k: u8) -> Vec<Op> {
+            let mut a = Vec::new();
+            for l in 0..2 {
+                for v in 1..=2 {
+                    a.push((0, l, v, 0));
+                }
+                a.push((1, l, 0, 0));
+                for s in 1..(1u8 << k) {
+                    a.push((2, l, 0, s));
+                }
+            }
+            for s in 1..(1u8 << k) {
+                a.push((3, 0, 0, s));
+            }
+            a
+        }
+        let mut labelled = 0u64;
+        let mut classes: HashSet<Vec<u8>> = HashSet::new();
+        for k in 1..=2u8 {
+            let alpha = alphabet(k);
+            let mut seqs: Vec<Vec<Op>> = alpha.iter().map(|o| vec![*o]).collect();
+            for a in &alpha {
+                for b in &alpha {
+                    seqs.push(vec![*a, *b]);
+                }
+            }
+            for t in 1..=2usize {
+                let placements: Vec<Vec<u8>> = if t == 1 {
+                    (1..=k).map(|n| vec![n]).collect()
+                } else {
+                    (1..=k).flat_map(|a| (1..=k).map(move |b| vec![a, b])).collect()
+                };
+                for nodes in placements {
+                    if (1..=k).any(|n| !nodes.contains(&n)) {
+                        continue;
+                    }
+                    let mut choose = vec![0usize; t];
+                    loop {
+                        let threads: Vec<(u8, &Vec<Op>)> = (0..t).map(|i| (nodes[i], &seqs[choose[i]])).collect();
+                        if threads.iter().any(|(_, s)| s.iter().any(|o| o.0 == 1)) {
+                            labelled += 1;
+                            let mut best: Option<Vec<u8>> = None;
+                            let tperms: Vec<Vec<usize>> =
+                                if t == 1 { vec![vec![0]] } else { vec![vec![0, 1], vec![1, 0]] };
+                            let nperms: Vec<[u8; 3]> =
+                                if k == 1 { vec![[0, 1, 2]] } else { vec![[0, 1, 2], [0, 2, 1]] };
+                            for tp in &tperms {
+                                for np in &nperms {
+                                    for lswap in [false, true] {
+                                        for vswap in [false, true] {
+                                            let mut r = Vec::new();
+                                            for &i in tp {
+                                                let (n, s) = &threads[i];
+                                                r.push(100 + np[*n as usize]);
+                                                for o in s.iter() {
+                                                    let l = if lswap && o.0 != 3 { 1 - o.1 } else { o.1 };
+                                                    let v = if vswap && o.2 > 0 { 3 - o.2 } else { o.2 };
+                                                    let mut m = 0u8;
+                                                    for n in 1..=2u8 {
+                                                        if o.3 & (1 << (n - 1)) != 0 {
+                                                            m |= 1 << (np[n as usize] - 1);
+                                                        }
+                                                    }
+                                                    r.extend([o.0, l, v, m]);
+                                                }
+                                            }
+                                            if best.as_ref().is_none_or(|b| r < *b) {
+                                                best = Some(r);
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                            classes.insert(best.expect("one"));
+                        }
+                        // next choice
+                        let mut i = 0;
+                        while i < t {
+                            choose[i] += 1;
+                            if choose[i] < seqs.len() {
+                                break;
+                            }
+                            choose[i] = 0;
+                            i += 1;
+                        }
+                        if i == t {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let mut b = Bounds::new("sv", 2, 2, 2);
+        b.locs = 2;
+        b.values = 2;
+        b.wids = 0;
+        let g = gen::generate("sv", &default_order(), &b).expect("generates");
+        assert_eq!(g.generated, labelled, "labelled clients");
+        assert_eq!(g.clients.len(), classes.len(), "clients up to renaming");
+        // without symmetry reduction every labelled client is checked
+        b.symmetry = false;
+        let n = gen::generate("sv", &default_order(), &b).expect("generates");
+        assert_eq!(n.clients.len() as u64, labelled);
+    }
+
+    /// The same for a library with placed locations (`msw`: locations on nodes, local
+    /// arguments): one call per thread, locations x, y, no work identifiers. A labelled
+    /// client is its threads, their nodes and calls, and the nodes of the locations it uses.
+    #[test]
+    fn symmetry_reduction_agrees_with_brute_force_for_placed_locations() {
+        // ops: (kind, a, b): 0 TryRead(a), 1 Write(a, [1, 1]), 2 Put(a, b, _), 3 Get(a, b, _)
+        type Op = (u8, u8, u8);
+        let ops: Vec<Op> = vec![(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 0), (2, 0, 1), (2, 1, 0), (3, 0, 1), (3, 1, 0)];
+        // local arguments: TryRead and Write a, Put b, Get a
+        let local = |o: &Op| if o.0 == 2 { o.2 } else { o.1 };
+        let used = |o: &Op| if o.0 >= 2 { vec![o.1, o.2] } else { vec![o.1] };
+        let mut labelled: HashSet<Vec<u8>> = HashSet::new();
+        let mut classes: HashSet<Vec<u8>> = HashSet::new();
+        for k in 1..=2u8 {
+            for t in 1..=2usize {
+                let tnodes: Vec<Vec<u8>> = if t == 1 {
+                    (1..=k).map(|n| vec![n]).collect()
+                } else {
+                    (1..=k).flat_map(|a| (1..=k).map(move |b| vec![a, b])).collect()
+                };
+                for nodes in &tnodes {
+                    for hx in 1..=k {
+                        for hy in 1..=k {
+                            let home = [hx, hy];
+                            let combos: Vec<Vec<Op>> = if t == 1 {
+                                ops.iter().map(|o| vec![*o]).collect()
+                            } else {
+                                ops.iter().flat_map(|a| ops.iter().map(move |b| vec![*a, *b])).collect()
+                            };
+                            for calls in combos {
+                                if (0..t).any(|i| home[local(&calls[i]) as usize] != nodes[i]) {
+                                    continue;
+                                }
+                                if !calls.iter().any(|o| o.0 == 0) {
+                                    continue;
+                                }
+                                let mut u: Vec<u8> = calls.iter().flat_map(used).collect();
+                                u.sort();
+                                u.dedup();
+                                let mut present: Vec<u8> = nodes.clone();
+                                present.extend(u.iter().map(|&l| home[l as usize]));
+                                if (1..=k).any(|n| !present.contains(&n)) {
+                                    continue;
+                                }
+                                // the labelled client, with the homes of the used locations only
+                                let mut key = vec![k];
+                                for i in 0..t {
+                                    key.extend([nodes[i], calls[i].0, calls[i].1, calls[i].2]);
+                                }
+                                for l in 0..2u8 {
+                                    key.push(if u.contains(&l) { home[l as usize] } else { 0 });
+                                }
+                                if !labelled.insert(key) {
+                                    continue;
+                                }
+                                let mut best: Option<Vec<u8>> = None;
+                                for tswap in [false, true] {
+                                    for nswap in [false, true] {
+                                        for lswap in [false, true] {
+                                            let n = |x: u8| if nswap && k == 2 { 3 - x } else { x };
+                                            let l = |x: u8| if lswap { 1 - x } else { x };
+                                            let mut order: Vec<usize> = (0..t).collect();
+                                            if tswap {
+                                                order.reverse();
+                                            }
+                                            let mut r = vec![k];
+                                            for &i in &order {
+                                                let o = calls[i];
+                                                r.extend([n(nodes[i]), o.0, l(o.1), if o.0 >= 2 { l(o.2) } else { 0 }]);
+                                            }
+                                            for x in 0..2u8 {
+                                                let orig = l(x); // the location renamed to x
+                                                r.push(if u.contains(&orig) { n(home[orig as usize]) } else { 0 });
+                                            }
+                                            if best.as_ref().is_none_or(|b| r < *b) {
+                                                best = Some(r);
+                                            }
+                                        }
+                                    }
+                                }
+                                classes.insert(best.expect("one"));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut b = Bounds::new("msw", 2, 2, 1);
+        b.locs = 2;
+        b.wids = 0;
+        let g = gen::generate("msw", &default_order(), &b).expect("generates");
+        assert_eq!(g.generated, labelled.len() as u64, "labelled clients");
+        assert_eq!(g.clients.len(), classes.len(), "clients up to renaming");
+    }
+
+    #[test]
+    fn isv_refines_sv_on_generated_clients() {
+        let r = run("specs/impls/isv.impl", &Bounds::new("sv", 2, 2, 2), &opts(false));
+        assert!(r.complete);
+        assert_eq!(
+            (r.failed, r.errors, r.vacuous, r.bounded),
+            (0, 0, 0, 0),
+            "{:?}",
+            r.failures.first().map(|f| &f.text)
+        );
+        assert_eq!(r.checked, r.distinct);
+        assert_eq!(r.ok, r.checked);
+    }
+
+    #[test]
+    fn irbl_ibal_refine_on_generated_clients() {
+        for (imp, lib, calls) in [("specs/impls/irbl.impl", "rbl", 3), ("specs/impls/ibal.impl", "bal", 2)] {
+            let r = run(imp, &Bounds::new(lib, 2, 2, calls), &opts(false));
+            assert_eq!((r.failed, r.errors, r.bounded), (0, 0, 0), "{imp}: {:?}", r.failures.first().map(|f| &f.text));
+            assert_eq!(r.ok, r.distinct, "{imp}");
+        }
+    }
+
+    /// A failing generated client, kept as a litmus file, is a test the specification
+    /// passes: its `expect forbidden` line is the implementation's bad outcome.
+    fn first_failure(imp: &str, bounds: &Bounds) -> gen::GenFailure {
+        let r = run(imp, bounds, &opts(true));
+        let f = r.failures.first().cloned().unwrap_or_else(|| panic!("{imp} is not caught"));
+        assert_eq!(r.failed, 1);
+        assert!(!r.complete || r.classes.last().map(|c| c.size) == Some(bounds.threads * bounds.calls));
+        // every client before the failing one was checked, and passed
+        assert_eq!(r.checked, f.index + 1, "{imp}");
+        assert!(f.text.contains("expect forbidden"), "{}", f.text);
+        let t = litmus::check_text(&f.name, &f.text, &default_order()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(t.expectations.iter().all(|e| e.ok), "{}", f.text);
+        f
+    }
+
+    #[test]
+    fn generated_clients_catch_isv_gf_nowait() {
+        // sv alone: two threads, the broadcast of one thread not completed by its GF
+        let f = first_failure("specs/impls/mutants/isv_gf_nowait.impl", &Bounds::new("sv", 2, 2, 3));
+        assert_eq!(f.size, 4, "{}", f.text);
+        // with rdmawait puts and reads observing (LOCO Fig. 5's setting): one thread
+        let mut b = Bounds::new("sv", 1, 2, 3);
+        b.locs = 0;
+        b.observer = Some("rdmawait".into());
+        let f = first_failure("specs/impls/mutants/isv_gf_nowait.impl", &b);
+        assert_eq!(f.size, 3, "{}", f.text);
+        assert!(f.text.contains("GF("), "{}", f.text);
+    }
+
+    #[test]
+    fn generated_clients_catch_irbl_nowait() {
+        let f = first_failure("specs/impls/mutants/irbl_nowait.impl", &Bounds::new("rbl", 2, 2, 2));
+        assert_eq!(f.size, 4, "{}", f.text);
+        assert_eq!(f.text.matches("Submit(q, [1])").count(), 2, "{}", f.text);
+    }
+
+    #[test]
+    fn generated_clients_catch_imsw_nohash() {
+        let f = first_failure("specs/impls/mutants/imsw_nohash.impl", &Bounds::new("msw", 2, 2, 1));
+        assert_eq!(f.size, 2, "{}", f.text);
+        assert!(f.text.contains("TryRead(x)") && f.text.contains("Write(x, [1, 1])"), "{}", f.text);
+    }
+
+    /// `--partition K/N`: the partitions check disjoint sets of clients that together
+    /// are all of them, and agree on the counts before checking.
+    #[test]
+    fn partitions_cover_every_client_once() {
+        let b = Bounds::new("msw", 2, 2, 1);
+        let all = run("specs/impls/mutants/imsw_nohash.impl", &b, &opts(false));
+        let mut checked = 0;
+        let mut failures: Vec<usize> = Vec::new();
+        for k in 1..=3 {
+            let o = RunOptions { partition: Partition::parse(&format!("{k}/3")).expect("parses"), ..opts(false) };
+            let r = run("specs/impls/mutants/imsw_nohash.impl", &b, &o);
+            assert_eq!((r.generated, r.distinct), (all.generated, all.distinct));
+            assert!(r.failures.iter().all(|f| f.index % 3 == k - 1));
+            checked += r.checked;
+            failures.extend(r.failures.iter().map(|f| f.index));
+        }
+        failures.sort();
+        assert_eq!(checked, all.checked);
+        assert_eq!(failures, all.failures.iter().map(|f| f.index).collect::<Vec<_>>());
+        assert!(Partition::parse("0/3").is_err() && Partition::parse("4/3").is_err() && Partition::parse("x").is_err());
+    }
+
+    #[test]
+    fn cli_generated_clients_json_and_save_failing() {
+        let dir = std::env::temp_dir().join(format!("mowgli-gen-{}", std::process::id()));
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mowgli"))
+            .current_dir(root())
+            .args(["refine", "specs/impls/mutants/irbl_nowait.impl", "--calls", "2", "--first-fail", "--json"])
+            .args(["--partition", "1/1", "--save-failing", dir.to_str().expect("utf-8")])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let g = &doc["generated"];
+        assert_eq!(g["partition"]["count"], 1);
+        assert_eq!(g["failed"], 1);
+        let name = g["failures"][0]["name"].as_str().expect("a name");
+        let saved = std::fs::read_to_string(dir.join(format!("{name}.litmus"))).expect("saved");
+        assert!(saved.contains("expect forbidden"), "{saved}");
+        // plain output: the counts and the first failing client
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mowgli"))
+            .current_dir(root())
+            .args(["refine", "specs/impls/irbl.impl", "--calls", "2"])
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert!(text.contains("clients generated") && text.contains("after symmetry reduction"), "{text}");
+    }
+}

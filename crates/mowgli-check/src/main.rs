@@ -46,8 +46,10 @@ enum Cmd {
         /// The implementation file (`specs/impls/*.impl`).
         implementation: PathBuf,
         /// Client litmus files or directories over the implemented library.
-        #[arg(long, value_name = "PATH", required = true, num_args = 1..)]
+        #[arg(long, value_name = "PATH", num_args = 1.., required_unless_present = "calls")]
         clients: Vec<PathBuf>,
+        #[command(flatten)]
+        gen: Box<GenArgs>,
         /// Machine-readable output (one JSON document).
         #[arg(long)]
         json: bool,
@@ -66,6 +68,65 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         stamp_order: Option<PathBuf>,
     },
+}
+
+/// Generated clients (`mowgli refine IMPL --calls C …`).
+#[derive(clap::Args)]
+struct GenArgs {
+    /// Generate every client up to the bounds with at most C calls per thread
+    /// (instead of `--clients`).
+    #[arg(long, value_name = "C", help_heading = "Generated clients")]
+    calls: Option<usize>,
+    /// Threads (at most).
+    #[arg(long, value_name = "T", default_value_t = 2, help_heading = "Generated clients")]
+    threads: usize,
+    /// Nodes (at most; default: as many as threads).
+    #[arg(long, value_name = "N", help_heading = "Generated clients")]
+    nodes: Option<usize>,
+    /// Locations of the implemented library (at most; default 1 for sv, 2 for msw and
+    /// rdmawait, 0 for bal and rbl).
+    #[arg(long, value_name = "L", help_heading = "Generated clients")]
+    locs: Option<usize>,
+    /// Values 1..=V for value arguments, tuple components and messages.
+    #[arg(long, value_name = "V", default_value_t = 1, help_heading = "Generated clients")]
+    values: usize,
+    /// Barriers (bal) or rings (rbl), at most.
+    #[arg(long, value_name = "B", default_value_t = 1, help_heading = "Generated clients")]
+    objects: usize,
+    /// Work identifiers per thread besides `_`.
+    #[arg(long, value_name = "W", default_value_t = 1, help_heading = "Generated clients")]
+    wids: usize,
+    /// Size K of msw locations (`loc x @ n size K`).
+    #[arg(long, value_name = "K", default_value_t = 2, help_heading = "Generated clients")]
+    tuple_size: usize,
+    /// A library whose CPU reads, writes and puts observe the client (`rdmawait`, or
+    /// `none`; default rdmawait for bal and bal_all, none otherwise).
+    #[arg(long, value_name = "LIB", help_heading = "Generated clients")]
+    observer: Option<String>,
+    /// Locations of the observer library (at most).
+    #[arg(long, value_name = "M", default_value_t = 2, help_heading = "Generated clients")]
+    observer_locs: usize,
+    /// Check every generated client, without symmetry reduction.
+    #[arg(long, help_heading = "Generated clients")]
+    no_symmetry: bool,
+    /// Check only the clients whose index is K-1 modulo N (1 ≤ K ≤ N).
+    #[arg(long, value_name = "K/N", help_heading = "Generated clients")]
+    partition: Option<String>,
+    /// Stop at the first failing client.
+    #[arg(long, help_heading = "Generated clients")]
+    first_fail: bool,
+    /// Write each failing client as `DIR/NAME.litmus` (with the forbidden outcome as an expectation).
+    #[arg(long, value_name = "DIR", help_heading = "Generated clients")]
+    save_failing: Option<PathBuf>,
+    /// Print the generated clients (of the partition) as litmus texts, without checking them.
+    #[arg(long, help_heading = "Generated clients")]
+    list_clients: bool,
+    /// Start no new client after S seconds; the report then says how far the run got.
+    #[arg(long, value_name = "S", help_heading = "Generated clients")]
+    time_limit: Option<f64>,
+    /// Worker threads (default: the available parallelism).
+    #[arg(long, value_name = "J", help_heading = "Generated clients")]
+    jobs: Option<usize>,
 }
 
 fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, String> {
@@ -183,8 +244,16 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
-        Cmd::Refine { implementation, clients, json, stamp_order, loop_bound, dot } => {
-            refine(&implementation, &clients, json, &stamp_order, loop_bound, &dot)
+        Cmd::Refine { implementation, clients, gen, json, stamp_order, loop_bound, dot } => {
+            if gen.calls.is_some() {
+                if !clients.is_empty() {
+                    eprintln!("give either `--clients` or generated clients (`--calls`), not both");
+                    return ExitCode::from(2);
+                }
+                refine_generated(&implementation, &gen, json, &stamp_order, loop_bound, &dot)
+            } else {
+                refine(&implementation, &clients, json, &stamp_order, loop_bound, &dot)
+            }
         }
         Cmd::StampOrder { stamp_order } => match load_order(&stamp_order) {
             Ok(o) => {
@@ -319,6 +388,229 @@ fn refine(
     if !errors.is_empty() {
         ExitCode::from(2)
     } else if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn refine_generated(
+    implementation: &std::path::Path,
+    args: &GenArgs,
+    json: bool,
+    stamp_order: &Option<PathBuf>,
+    loop_bound: usize,
+    dot: &Option<PathBuf>,
+) -> ExitCode {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use mowgli_check::impls::gen::{self, Bounds, Partition, Progress, RunOptions};
+    use std::io::IsTerminal;
+
+    let order = match load_order(stamp_order) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let imp = match mowgli_check::impls::Implementation::load(implementation, &order) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let partition = match args.partition.as_deref().map(Partition::parse).transpose() {
+        Ok(p) => p.unwrap_or(Partition::ALL),
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let calls = args.calls.unwrap_or(1);
+    let mut bounds = Bounds::new(&imp.implements, args.threads, args.nodes.unwrap_or(args.threads), calls);
+    if let Some(l) = args.locs {
+        bounds.locs = l;
+    }
+    bounds.values = args.values;
+    bounds.objects = args.objects;
+    bounds.wids = args.wids;
+    bounds.tuple_size = args.tuple_size;
+    bounds.observer_locs = args.observer_locs;
+    bounds.symmetry = !args.no_symmetry;
+    match args.observer.as_deref() {
+        Some("none") => bounds.observer = None,
+        Some(o) => bounds.observer = Some(o.to_string()),
+        None => {}
+    }
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let time_limit = args.time_limit.map(std::time::Duration::from_secs_f64);
+    let opts = RunOptions { partition, first_fail: args.first_fail, loop_bound, jobs, time_limit };
+
+    if args.list_clients {
+        let g = match gen::Generator::new(&imp.implements, &order, &bounds) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("{}: {e}", implementation.display());
+                return ExitCode::from(2);
+            }
+        };
+        let (mut index, mut generated) = (0, 0);
+        for size in 1..=g.max_size() {
+            let class = g.class(size);
+            generated += class.generated;
+            for i in 0..class.distinct() {
+                if partition.contains(index) {
+                    println!("{}", g.render(&class, i, &gen::client_name(&imp.implements, index)));
+                }
+                index += 1;
+            }
+        }
+        eprintln!("{generated} clients generated, {index} after symmetry reduction");
+        return ExitCode::SUCCESS;
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    if json || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} clients ({per_sec}, eta {eta}) {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let fails = std::sync::atomic::AtomicUsize::new(0);
+    let on_progress = |p: Progress| match p {
+        Progress::Class { size, distinct, to_check } => {
+            bar.inc_length(to_check as u64);
+            bar.set_message(format!("size {size}: {distinct} clients"));
+        }
+        Progress::Checked { failed } => {
+            if failed {
+                let n = fails.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                bar.println(format!("FAIL found ({n} so far)"));
+            }
+            bar.inc(1);
+        }
+    };
+    let rep = match gen::run(&imp, &order, &bounds, &opts, &on_progress) {
+        Ok(r) => r,
+        Err(e) => {
+            bar.finish_and_clear();
+            eprintln!("{}: {e}", implementation.display());
+            return ExitCode::from(2);
+        }
+    };
+    bar.finish_and_clear();
+
+    let mut write_errors = Vec::new();
+    if let Some(dir) = &args.save_failing {
+        for f in &rep.failures {
+            let path = dir.join(format!("{}.litmus", f.name));
+            match std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &f.text)) {
+                Ok(()) => {
+                    if !json {
+                        eprintln!("wrote {}", path.display())
+                    }
+                }
+                Err(e) => write_errors.push(format!("{}: cannot write: {e}", path.display())),
+            }
+        }
+    }
+    if let Some(dir) = dot {
+        for f in &rep.failures {
+            let Some(c) = &f.report.counterexample else { continue };
+            let path = dir.join(format!("{}.dot", f.name));
+            if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &c.dot)) {
+                write_errors.push(format!("{}: cannot write: {e}", path.display()));
+            }
+        }
+    }
+    for e in &write_errors {
+        eprintln!("{e}");
+    }
+    if json {
+        let doc = serde_json::json!({
+            "implementation": imp.name,
+            "implements": imp.implements,
+            "uses": imp.uses,
+            "generated": rep,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        let b = &rep.bounds;
+        println!(
+            "generated clients of `{}`: up to {} threads on up to {} nodes, {} calls per thread, {} locations{}, values 1..={}{}{}",
+            rep.library,
+            b.threads,
+            b.nodes,
+            b.calls,
+            b.locs,
+            match &b.observer {
+                Some(o) => format!(" (+ {} `{o}` locations)", b.observer_locs),
+                None => String::new(),
+            },
+            b.values,
+            if b.symmetry { "" } else { " (no symmetry reduction)" },
+            if rep.partition.count > 1 {
+                format!("; partition {}/{}", rep.partition.index, rep.partition.count)
+            } else {
+                String::new()
+            }
+        );
+        for c in &rep.classes {
+            println!(
+                "  size {:2}: {:8} generated, {:7} distinct, {:7} checked, {} FAIL",
+                c.size, c.generated, c.distinct, c.checked, c.failed
+            );
+        }
+        if let Some(f) = rep.failures.first() {
+            let r = &f.report;
+            println!("first failing client (index {}, {} calls):", f.index, f.size);
+            for l in f.text.lines() {
+                println!("  {l}");
+            }
+            if let Some(c) = &r.counterexample {
+                println!("the implementation execution:");
+                for l in c.execution.lines() {
+                    println!("    {l}");
+                }
+            }
+        }
+        if let Some(e) = &rep.first_error {
+            println!("first error: {e}");
+        }
+        println!(
+            "summary: implementation `{}` of `{}` over {}: {} clients generated, {} after symmetry reduction, {} checked{}: {} ok, {} FAIL, {} errors{}{}{}; {:.1} ms",
+            imp.name,
+            imp.implements,
+            imp.uses.join(", "),
+            rep.generated,
+            rep.distinct,
+            rep.checked,
+            if rep.partition.count > 1 {
+                format!(" (partition {}/{})", rep.partition.index, rep.partition.count)
+            } else {
+                String::new()
+            },
+            rep.ok,
+            rep.failed,
+            rep.errors,
+            if rep.vacuous > 0 { format!(", {} vacuous (no implementation outcome)", rep.vacuous) } else { String::new() },
+            if rep.bounded > 0 { format!(", {} bounded", rep.bounded) } else { String::new() },
+            if rep.timed_out {
+                " (stopped by the time limit)"
+            } else if rep.complete {
+                ""
+            } else {
+                " (stopped at the first failure)"
+            },
+            rep.millis
+        );
+    }
+    if rep.errors > 0 || !write_errors.is_empty() {
+        ExitCode::from(2)
+    } else if rep.failed > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -3,6 +3,7 @@
 //! to the meta-language ([`mowgli_core::program::Prog`]), the implementation
 //! locations derived from abstract ones, and the context functions bodies use.
 
+pub mod gen;
 pub mod refine;
 pub mod syntax;
 
