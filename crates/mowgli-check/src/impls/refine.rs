@@ -45,6 +45,25 @@ pub struct ClientReport {
     pub impl_stats: Stats,
 }
 
+impl ClientReport {
+    /// A test that is not a client of this implementation.
+    fn skipped(file: &str, name: &str) -> ClientReport {
+        ClientReport {
+            file: file.to_string(),
+            name: name.to_string(),
+            verdict: "skipped",
+            spec_outcomes: 0,
+            impl_outcomes: 0,
+            bounded: false,
+            stuck: 0,
+            stuck_msg: None,
+            counterexample: None,
+            spec_stats: Stats::default(),
+            impl_stats: Stats::default(),
+        }
+    }
+}
+
 /// Every location, barrier, ring and work identifier the client passes to `lib`.
 fn collect_args(p: &Prog, lib: usize, objects: &mut Vec<Value>, wids: &mut Vec<Value>) {
     match p {
@@ -87,37 +106,13 @@ pub fn refine_client(
     let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     let Some(lidx) = low.lib_names.iter().position(|n| *n == imp.implements) else {
         // not a client of this implementation (e.g. another test of a directory)
-        return Ok(ClientReport {
-            file: file.to_string(),
-            name: low.name.clone(),
-            verdict: "skipped",
-            spec_outcomes: 0,
-            impl_outcomes: 0,
-            bounded: false,
-            stuck: 0,
-            stuck_msg: None,
-            counterexample: None,
-            spec_stats: Stats::default(),
-            impl_stats: Stats::default(),
-        });
+        return Ok(ClientReport::skipped(file, &low.name));
     };
     // LOCO App. F.4: a library that orders its own subevents (RDMA^TSO) does not
     // compose with others, so its implementations take whole programs only
     let whole_only = imp.uses.iter().any(|u| registry::library(u, order).is_ok_and(|l| l.own_program_order()));
     if whole_only && low.lib_names.len() > 1 {
-        return Ok(ClientReport {
-            file: file.to_string(),
-            name: low.name.clone(),
-            verdict: "skipped",
-            spec_outcomes: 0,
-            impl_outcomes: 0,
-            bounded: false,
-            stuck: 0,
-            stuck_msg: None,
-            counterexample: None,
-            spec_stats: Stats::default(),
-            impl_stats: Stats::default(),
-        });
+        return Ok(ClientReport::skipped(file, &low.name));
     }
     // the specification: the client as it is
     let mut spec_p = lower::problem(&low, to);
