@@ -3,6 +3,7 @@
 //! write roles of subevents (𝒢.R and 𝒢.W).
 
 use mowgli_core::memory::{ReadSpec, ReadVal, RfMo, WriteSpec, WriteVal};
+use mowgli_core::BitRel;
 use mowgli_core::{Event, ExecGraph, NodeId, Stamp, StampTable, Value, World};
 
 use crate::LibError;
@@ -238,4 +239,46 @@ pub fn nfo_pairs(k: &Kinds, g: &ExecGraph, lib: usize) -> Vec<(usize, usize)> {
         }
     }
     pairs
+}
+
+/// The parts of an RDMA^WAIT-style consistency check (LOCO Def. F.1, F.2) fixed by
+/// the plain execution.
+pub struct StaticParts<'a> {
+    /// ippo ∪ iso ∪ the polls-from part of ib.
+    pub ib: &'a BitRel,
+    /// iso ∪ the polls-from part of so.
+    pub so: &'a BitRel,
+    /// [aCW]; po; [aCR] (candidates for rf_i).
+    pub cw_po_cr: &'a BitRel,
+    /// [aCR]; (po ∪ po⁻¹); [aCW] (candidates for rb_i).
+    pub cr_po_cw: &'a BitRel,
+    /// Inst, per subevent.
+    pub inst: &'a [bool],
+}
+
+/// The common core of LOCO Def. F.1 and F.2 for the current (partial) witness:
+/// ib = (static ∪ rf ∪ nfo ∪ rb_i)⁺ must be irreflexive, and so gets
+/// static ∪ rf_e ∪ nfo ∪ rb ∪ mo ∪ ([Inst]; ib).
+pub fn check_ib_so(mem: &RfMo, nfo: &BitRel, st: &StaticParts, so: &mut BitRel) -> bool {
+    let rf = mem.rf_rel();
+    let rb = mem.rb_rel();
+    let rf_i = rf.intersect(st.cw_po_cr);
+    let rf_e = rf.minus(&rf_i);
+    let rb_i = rb.intersect(st.cr_po_cw);
+    let mut ib = st.ib.clone();
+    ib.union_with(&rf);
+    ib.union_with(nfo);
+    ib.union_with(&rb_i);
+    ib.close_transitively();
+    if !ib.is_irreflexive() {
+        return false;
+    }
+    so.union_with(st.so);
+    so.union_with(&rf_e);
+    so.union_with(nfo);
+    so.union_with(&rb);
+    so.union_with(&mem.mo_rel());
+    let inst = st.inst;
+    so.union_with(&ib.restrict(|a| inst[a], |_| true));
+    true
 }

@@ -196,31 +196,21 @@ impl WitnessSearch for F1Search<'_> {
         if self.ext.stuck || !self.mem.values_ok(false) {
             return false;
         }
-        let rf = self.mem.rf_rel();
-        let rb = self.mem.rb_rel();
-        let mo = self.mem.mo_rel();
-        let nfo = self.nfo();
-        let rf_i = rf.intersect(&self.cw_po_cr);
-        let rf_e = rf.minus(&rf_i);
-        let rb_i = rb.intersect(&self.cr_po_cw);
-        // ib = (ippo ∪ iso ∪ rf ∪ pf ∪ nfo ∪ rb_i)⁺, irreflexive
-        let mut ib = self.ib_static.clone();
-        ib.union_with(&rf);
-        ib.union_with(&nfo);
-        ib.union_with(&rb_i);
-        ib.close_transitively();
-        if !ib.is_irreflexive() {
-            return false;
-        }
+        // ib = (ippo ∪ iso ∪ rf ∪ pf ∪ nfo ∪ rb_i)⁺ irreflexive;
         // so = iso ∪ rf_e ∪ [aNLW]; pf ∪ nfo ∪ rb ∪ mo ∪ ([Inst]; ib)
-        so.union_with(&self.so_static);
-        so.union_with(&rf_e);
-        so.union_with(&nfo);
-        so.union_with(&rb);
-        so.union_with(&mo);
-        let inst = &self.inst;
-        so.union_with(&ib.restrict(|a| inst[a], |_| true));
-        true
+        let nfo = self.nfo();
+        rdma::check_ib_so(
+            &self.mem,
+            &nfo,
+            &rdma::StaticParts {
+                ib: &self.ib_static,
+                so: &self.so_static,
+                cw_po_cr: &self.cw_po_cr,
+                cr_po_cw: &self.cr_po_cw,
+                inst: &self.inst,
+            },
+            so,
+        )
     }
     fn naive_count(&self) -> f64 {
         self.mem.naive_unfiltered() * 2f64.powi(self.nfo_pairs.len() as i32)
