@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use mowgli_core::library::FinalValue;
 use mowgli_core::program::{unfold_with, CallRecord, EvalCtx, Hooks, Prog, UnfoldError, Unfolding};
-use mowgli_core::{Event, ExecGraph, Library, NodeId, StampTable, Value, ValueDomain, World};
+use mowgli_core::{BitRel, Event, ExecGraph, Library, NodeId, StampTable, Value, ValueDomain, World};
 
 /// An event without its return value and with only its location/identifier arguments.
 type Skeleton = (usize, usize, usize, Vec<Value>);
@@ -45,6 +45,11 @@ pub struct Problem<'a> {
     /// in ib; sv: [aCR]; (po⁻¹ ∩ rb); [aCW] = ∅ and ppo ∪ so acyclic) — so the
     /// unfolding offers only that value.
     pub own_cells: HashMap<mowgli_core::library::Cell, usize>,
+    /// Outcomes are the registers only (final memory values are left out): the
+    /// witness variables that cannot change a returned value (e.g. coherence
+    /// order, see [`mowgli_core::WitnessSearch::affects_returns`]) become
+    /// existential. Refinement compares registers only.
+    pub regs_only: bool,
 }
 
 /// An implementation to substitute while unfolding: calls of library `lib` (an
@@ -187,6 +192,12 @@ pub struct Stats {
     /// Consistent executions visited (all of them with
     /// [`Problem::all_executions`]; otherwise at least one per outcome).
     pub consistent: u64,
+    /// Unfoldings dropped before the search because every outcome they take part
+    /// in is already allowed ([`run_outside`]).
+    pub screened: u64,
+    /// Partial witnesses dropped because every outcome they can still reach is
+    /// allowed ([`run_outside`]).
+    pub pruned_by_target: u64,
     pub micros: u128,
 }
 
@@ -209,6 +220,8 @@ pub struct Results {
     pub bound_hit: bool,
     /// The first expression error that stopped an unfolding.
     pub stuck_msg: Option<String>,
+    /// A visitor asked to stop ([`for_each_execution`]).
+    pub stopped: bool,
     skeletons: std::collections::HashSet<Vec<Skeleton>>,
 }
 
@@ -252,6 +265,164 @@ fn group_runs(p: &Problem, runs: &[Unfolding]) -> Vec<Group> {
 
 /// Computes outcome_Λ(p̃) by explicit enumeration.
 pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
+    run_goal(p, keep_witnesses, Goal::All, None)
+}
+
+/// What a run looks for.
+#[derive(Clone, Copy)]
+enum Goal<'r> {
+    /// Every outcome.
+    All,
+    /// The outcomes whose registers are not in the set ([`run_outside`]).
+    Outside(&'r BTreeSet<Regs>),
+    /// One consistent execution, any ([`has_execution`]).
+    Any,
+    /// Every consistent execution, shown to a visitor ([`for_each_execution`]).
+    /// (The visitor itself travels beside the goal.)
+    Visit,
+}
+
+/// Sees a consistent execution; returns whether to go on.
+pub type VisitFn<'v> = dyn FnMut(&Visited) -> bool + 'v;
+
+/// A consistent execution of a program: the plain execution's stamped graph (open
+/// return values are in [`Visited::runs`]), the witness's so, and, per thread, the
+/// unfolding the execution takes (its calls with their return values, and with an
+/// implementation the abstract calls, LOCO Def. 3.11).
+pub struct Visited<'v> {
+    pub g: &'v ExecGraph<'v>,
+    /// so = ⋃_L so_L of the witness; hb = (ppo ∪ so)⁺.
+    pub so: BitRel,
+    pub runs: Vec<&'v Unfolding>,
+    /// Named witness relations (rf, mo, nfo, …) for reports.
+    pub relations: Vec<(String, BitRel)>,
+}
+
+/// Shows every consistent execution of `p` (every witness: rf, mo, nfo, …) to
+/// `visit`, until it returns false. Returns the search statistics.
+pub fn for_each_execution(p: &Problem, visit: &mut VisitFn) -> Result<Stats, EngineError> {
+    Ok(run_goal(p, false, Goal::Visit, Some(visit))?.stats)
+}
+
+/// Register outcomes (one register vector per thread).
+pub type Regs = Vec<Vec<Option<Value>>>;
+
+/// Products of per-thread register sets larger than this are not screened by
+/// [`run_outside`] (the search then covers every plain execution).
+const MAX_SCREENED: usize = 1 << 16;
+
+/// The outcomes of `p` whose registers are not in `allowed`, by explicit
+/// enumeration (exact on those; outcomes in `allowed` are found only by chance).
+///
+/// Screening: a plain execution's registers are those of the unfoldings it
+/// combines, one per thread, so every outcome's registers lie in the product of
+/// the per-thread register sets of the terminating unfoldings. Combinations in
+/// `allowed` need no search; an unfolding whose registers take part in no other
+/// combination is dropped before the witness search. If nothing is left, no
+/// execution is searched at all. Outcomes of the kept unfoldings are still all
+/// found. During the witness search, once the witness variables that decide the
+/// registers are fixed, a register outcome in `allowed` is not completed (its
+/// existential variables are not searched).
+pub fn run_outside(p: &Problem, keep_witnesses: bool, allowed: &BTreeSet<Regs>) -> Result<Results, EngineError> {
+    run_goal(p, keep_witnesses, Goal::Outside(allowed), None)
+}
+
+/// Whether `p` has a consistent execution at all (the search stops at the first).
+pub fn has_execution(p: &Problem) -> Result<bool, EngineError> {
+    Ok(!run_goal(p, false, Goal::Any, None)?.outcomes.is_empty())
+}
+
+/// Keeps, per thread, the unfoldings whose registers take part in a combination
+/// outside `allowed`; `None` when the product is too large to screen.
+fn screen(per_thread: &mut [Vec<Unfolding>], allowed: &BTreeSet<Regs>) -> Option<usize> {
+    let envs: Vec<Vec<Vec<Option<Value>>>> = per_thread
+        .iter()
+        .map(|runs| {
+            let s: BTreeSet<&Vec<Option<Value>>> = runs.iter().map(|r| &r.env).collect();
+            s.into_iter().cloned().collect()
+        })
+        .collect();
+    let total = envs.iter().try_fold(1usize, |acc, e| acc.checked_mul(e.len()).filter(|&n| n <= MAX_SCREENED))?;
+    let mut needed: Vec<Vec<bool>> = envs.iter().map(|e| vec![false; e.len()]).collect();
+    let mut idx = vec![0usize; envs.len()];
+    let mut combo: Regs = envs.iter().map(|e| e[0].clone()).collect();
+    for _ in 0..total {
+        if !allowed.contains(&combo) {
+            for (t, &i) in idx.iter().enumerate() {
+                needed[t][i] = true;
+            }
+        }
+        for t in 0..idx.len() {
+            idx[t] += 1;
+            if idx[t] < envs[t].len() {
+                combo[t] = envs[t][idx[t]].clone();
+                break;
+            }
+            idx[t] = 0;
+            combo[t] = envs[t][0].clone();
+        }
+    }
+    let mut screened = 0;
+    for (t, runs) in per_thread.iter_mut().enumerate() {
+        let before = runs.len();
+        runs.retain(|r| envs[t].binary_search(&r.env).is_ok_and(|i| needed[t][i]));
+        screened += before - runs.len();
+    }
+    Some(screened)
+}
+
+/// Most register combinations outside the allowed set that partial-outcome
+/// pruning tracks (beyond that it is off; the search stays exact).
+const MAX_TARGETS: usize = 4096;
+
+/// The register combinations a [`Goal::Outside`] search is after, by index: per
+/// thread, the distinct register vectors of its (kept) unfoldings and each
+/// unfolding's index among them; the combinations outside the allowed set.
+struct Targets {
+    env_of_run: Vec<Vec<usize>>,
+    n_envs: Vec<usize>,
+    combos: Vec<Vec<usize>>,
+}
+
+fn targets(per_thread: &[Vec<Unfolding>], allowed: &BTreeSet<Regs>) -> Option<Targets> {
+    let mut envs: Vec<Vec<&Vec<Option<Value>>>> = Vec::new();
+    for runs in per_thread {
+        let s: BTreeSet<&Vec<Option<Value>>> = runs.iter().map(|r| &r.env).collect();
+        envs.push(s.into_iter().collect());
+    }
+    let total = envs.iter().try_fold(1usize, |acc, e| acc.checked_mul(e.len()).filter(|&n| n <= MAX_SCREENED))?;
+    let mut combos = Vec::new();
+    let mut idx = vec![0usize; envs.len()];
+    for _ in 0..total {
+        let regs: Regs = idx.iter().enumerate().map(|(t, &i)| envs[t][i].clone()).collect();
+        if !allowed.contains(&regs) {
+            if combos.len() == MAX_TARGETS {
+                return None;
+            }
+            combos.push(idx.clone());
+        }
+        for t in 0..idx.len() {
+            idx[t] += 1;
+            if idx[t] < envs[t].len() {
+                break;
+            }
+            idx[t] = 0;
+        }
+    }
+    let env_of_run = per_thread
+        .iter()
+        .enumerate()
+        .map(|(t, runs)| runs.iter().map(|r| envs[t].binary_search(&&r.env).unwrap_or(0)).collect())
+        .collect();
+    Some(Targets { env_of_run, n_envs: envs.iter().map(|e| e.len()).collect(), combos })
+}
+
+fn run_goal<'q>(
+    p: &Problem,
+    keep_witnesses: bool,
+    goal: Goal<'q>,
+    mut visit: Option<&mut VisitFn>,
+) -> Result<Results, EngineError> {
     let start = Instant::now();
     let mut res = Results::default();
     // ⟦p_t⟧_t for every thread
@@ -270,6 +441,19 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
         res.stats.micros = start.elapsed().as_micros();
         return Ok(res);
     }
+    if let Goal::Outside(allowed) = goal {
+        if let Some(n) = screen(&mut per_thread, allowed) {
+            res.stats.screened = n as u64;
+            if per_thread.iter().any(|r| r.is_empty()) {
+                res.stats.micros = start.elapsed().as_micros();
+                return Ok(res);
+            }
+        }
+    }
+    let targets = match goal {
+        Goal::Outside(allowed) => targets(&per_thread, allowed),
+        _ => None,
+    };
     let groups: Vec<Vec<Group>> = per_thread.iter().map(|runs| group_runs(p, runs)).collect();
     let mut choice = vec![0usize; per_thread.len()];
     loop {
@@ -310,11 +494,12 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
         }
         res.stats.plain += chosen.iter().map(|g| g.by_values.len() as u64).product::<u64>();
         res.stats.searches += 1;
-        search_plain(p, events, sym, sym_vals, &per_thread, &chosen, keep_witnesses, &mut res);
+        let env = Env { runs: &per_thread, groups: &chosen, keep: keep_witnesses, goal, targets: targets.as_ref() };
+        search_plain(p, events, sym, sym_vals, &env, visit.as_deref_mut(), &mut res);
         // next combination
         let mut t = 0;
         loop {
-            if t == choice.len() {
+            if t == choice.len() || (matches!(goal, Goal::Any) && !res.outcomes.is_empty()) || res.stopped {
                 res.stats.micros = start.elapsed().as_micros();
                 return Ok(res);
             }
@@ -383,17 +568,25 @@ pub fn for_each_graph(p: &Problem, f: &mut dyn FnMut(&ExecGraph)) -> Result<(), 
 /// smaller subtrees costs more checks than it can save.
 const CHECK_MIN_SUBTREE: f64 = 4.0;
 
-#[allow(clippy::too_many_arguments)]
+/// What a witness search needs to know of the plain executions it covers.
+struct Env<'e, 'q> {
+    runs: &'e [Vec<Unfolding>],
+    groups: &'e [&'e Group],
+    keep: bool,
+    goal: Goal<'q>,
+    targets: Option<&'e Targets>,
+}
+
 fn search_plain(
     p: &Problem,
     events: Vec<Event>,
     sym: Vec<bool>,
     sym_vals: Vec<Option<Vec<Value>>>,
-    runs: &[Vec<Unfolding>],
-    groups: &[&Group],
-    keep: bool,
+    env: &Env,
+    visit: Option<&mut VisitFn>,
     res: &mut Results,
 ) {
+    let Env { runs, groups, keep, goal, targets } = *env;
     let mut g = graph(p, events);
     g.sym_ret = sym;
     g.sym_vals = sym_vals;
@@ -422,8 +615,15 @@ fn search_plain(
     // existential variables (consistency only, see `WitnessSearch::existential`) come
     // last: once the others are fixed the outcome is known, and unless every
     // execution is wanted one consistent completion of it is enough
-    vars.sort_by_key(|&(l, v)| (searches[l].existential(v), searches[l].domain(v)));
-    let boundary = vars.iter().position(|&(l, v)| searches[l].existential(v)).unwrap_or(vars.len());
+    let existential = |l: usize, v: usize| {
+        if p.regs_only {
+            !searches[l].affects_returns(v)
+        } else {
+            searches[l].existential(v)
+        }
+    };
+    vars.sort_by_key(|&(l, v)| (existential(l, v), searches[l].domain(v)));
+    let boundary = vars.iter().position(|&(l, v)| existential(l, v)).unwrap_or(vars.len());
     // a read whose value no write (nor the initial value) can supply: this plain
     // execution has no witness at all, and a naive rf-first enumerator never builds it
     if vars.iter().any(|&(l, v)| searches[l].domain(v) == 0) {
@@ -435,12 +635,27 @@ fn search_plain(
         let (l, v) = vars[i];
         subtree[i] = subtree[i + 1] * searches[l].domain(v) as f64;
     }
-    let boundary = if p.all_executions || !p.prune { vars.len() } else { boundary };
-    let mut st = SearchState { g: &g, to: p.to, runs, groups, keep, res, prune: p.prune, subtree, boundary };
+    let boundary = if p.all_executions || !p.prune || matches!(goal, Goal::Visit) { vars.len() } else { boundary };
+    let boundary = if matches!(goal, Goal::Any) { 0 } else { boundary };
+    let mut st = SearchState {
+        g: &g,
+        to: p.to,
+        runs,
+        groups,
+        keep,
+        res,
+        prune: p.prune,
+        subtree,
+        boundary,
+        regs_only: p.regs_only,
+        goal,
+        targets,
+        visit,
+    };
     dfs(&mut st, &mut searches, &vars, 0);
 }
 
-struct SearchState<'s, 'g> {
+struct SearchState<'s, 'g, 'q, 'v> {
     g: &'s ExecGraph<'g>,
     runs: &'s [Vec<Unfolding>],
     groups: &'s [&'s Group],
@@ -451,6 +666,37 @@ struct SearchState<'s, 'g> {
     subtree: Vec<f64>,
     /// Variables from this index on are existential.
     boundary: usize,
+    /// Outcomes without final memory values ([`Problem::regs_only`]).
+    regs_only: bool,
+    goal: Goal<'q>,
+    targets: Option<&'s Targets>,
+    visit: Option<&'s mut VisitFn<'v>>,
+}
+
+/// Partial-outcome pruning for [`Goal::Outside`]: the return values the partial
+/// witness already decides leave, per thread, some unfoldings of the group
+/// searched; if every register combination they can still make is allowed, no
+/// completion of the witness can give a wanted outcome.
+fn may_reach_target(st: &SearchState, searches: &[Box<dyn mowgli_core::WitnessSearch + '_>]) -> bool {
+    let Some(tg) = st.targets else { return true };
+    let g = st.g;
+    let mut values: Vec<Vec<Option<Value>>> = vec![Vec::new(); st.groups.len()];
+    for (ei, e) in g.events.iter().enumerate() {
+        if g.sym_ret[ei] {
+            values[e.thread].push(searches[e.lib].returned(ei));
+        }
+    }
+    let mut compat: Vec<Vec<bool>> = tg.n_envs.iter().map(|&n| vec![false; n]).collect();
+    for (t, grp) in st.groups.iter().enumerate() {
+        for (pat, r) in &grp.by_values {
+            let fits = pat.len() == values[t].len()
+                && pat.iter().zip(&values[t]).all(|(p, v)| v.as_ref().is_none_or(|v| p.admits(v)));
+            if fits {
+                compat[t][tg.env_of_run[t][*r]] = true;
+            }
+        }
+    }
+    tg.combos.iter().any(|c| c.iter().enumerate().all(|(t, &e)| compat[t][e]))
 }
 
 /// Λ-consistency of the current partial witness (LOCO Def. 3.6).
@@ -481,14 +727,25 @@ fn dfs(
         if !check_all(st.g, searches) {
             return false;
         }
+        if i <= st.boundary && !may_reach_target(st, searches) {
+            st.res.stats.pruned_by_target += 1;
+            return false;
+        }
     }
     if i == vars.len() {
         return leaf(st, searches);
     }
-    if at_boundary {
-        // the outcome is fixed from here on: nothing new below if it is already known
+    if at_boundary && !matches!(st.goal, Goal::Any) {
+        // the outcome is fixed from here on: nothing new below if it is already
+        // known (or, looking for outcomes outside a set, if it is in the set)
         match outcome_of(st, searches) {
-            Some((o, _)) if !st.res.outcomes.contains_key(&o) => {}
+            Some((o, _)) if !st.res.outcomes.contains_key(&o) => {
+                if let Goal::Outside(allowed) = st.goal {
+                    if allowed.contains(&o.regs) {
+                        return false;
+                    }
+                }
+            }
             _ => return false,
         }
     }
@@ -497,6 +754,9 @@ fn dfs(
     for val in 0..searches[l].domain(v) {
         searches[l].assign(v, Some(val));
         found |= dfs(st, searches, vars, i + 1);
+        if st.res.stopped {
+            break;
+        }
         if found && i >= st.boundary {
             break; // existential variables: one consistent completion is enough
         }
@@ -531,6 +791,9 @@ fn outcome_of(
         regs.push(st.runs[t][r].env.clone());
         chosen.push(r);
     }
+    if st.regs_only {
+        return Some((Outcome { regs, finals: BTreeMap::new() }, chosen));
+    }
     let mut finals = Vec::<FinalValue>::new();
     for s in searches.iter() {
         s.finals(&mut finals);
@@ -562,9 +825,28 @@ fn outcome_of(
 /// A consistent complete witness: read the open return values off it, find the
 /// unfolding of each thread that returned them, and record the outcome. Returns
 /// whether the witness belongs to the plain executions searched.
-fn leaf(st: &mut SearchState, searches: &[Box<dyn mowgli_core::WitnessSearch + '_>]) -> bool {
+fn leaf(st: &mut SearchState, searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>]) -> bool {
     let Some((o, chosen)) = outcome_of(st, searches) else { return false };
     st.res.stats.consistent += 1;
+    if let Some(visit) = st.visit.as_deref_mut() {
+        let Some(so) = mowgli_core::library::lambda_consistent(st.g, searches) else { return false };
+        let mut relations: Vec<(String, BitRel)> = Vec::new();
+        for s in searches.iter() {
+            for (name, r) in s.relations() {
+                match relations.iter_mut().find(|(n, _)| *n == name) {
+                    Some(e) => e.1.union_with(&r),
+                    None => relations.push((name, r)),
+                }
+            }
+        }
+        let runs: Vec<&Unfolding> = chosen.iter().enumerate().map(|(t, &r)| &st.runs[t][r]).collect();
+        let v = Visited { g: st.g, so, runs, relations };
+        let go_on = visit(&v);
+        if !go_on {
+            st.res.stopped = true;
+        }
+        return true;
+    }
     if !st.res.outcomes.contains_key(&o) {
         let w = if st.keep {
             let mut w = witness(st.g, st.to, searches);

@@ -6,3 +6,4 @@
 pub mod engine;
 pub mod impls;
 pub mod litmus;
+pub mod obligations;

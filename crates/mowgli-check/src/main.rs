@@ -62,12 +62,73 @@ enum Cmd {
         /// Write the counterexample of every failing client as `DIR/CLIENT.dot`.
         #[arg(long, value_name = "DIR")]
         dot: Option<PathBuf>,
+        /// Outcome screening: search only the implementation's plain executions that
+        /// could reach an outcome the specification forbids (same verdicts; the
+        /// implementation outcome counts then cover only those). `auto`: on for
+        /// generated clients, off for `--clients`.
+        #[arg(long, value_enum, default_value = "auto")]
+        screen: Screen,
+    },
+    /// Local-soundness proof obligations (LOCO Def. 3.13) of an implementation,
+    /// checked on every abstract execution up to a bound.
+    Obligations {
+        /// The implementation file (`specs/impls/*.impl`), with its `concretise` map.
+        implementation: PathBuf,
+        /// Abstract calls per thread.
+        #[arg(long, value_name = "C", default_value_t = 2)]
+        calls: usize,
+        /// Threads (at most).
+        #[arg(long, value_name = "T", default_value_t = 2)]
+        threads: usize,
+        /// Nodes (at most; default: as many as threads).
+        #[arg(long, value_name = "N")]
+        nodes: Option<usize>,
+        /// Locations of the implemented library (at most; default as for `refine`).
+        #[arg(long, value_name = "L")]
+        locs: Option<usize>,
+        /// Values 1..=V for value arguments.
+        #[arg(long, value_name = "V", default_value_t = 1)]
+        values: usize,
+        /// Work identifiers per thread besides `_`.
+        #[arg(long, value_name = "W", default_value_t = 1)]
+        wids: usize,
+        /// Size K of msw locations.
+        #[arg(long, value_name = "K", default_value_t = 2)]
+        tuple_size: usize,
+        /// Ignore the file's `concretise` lines: infer the whole map.
+        #[arg(long)]
+        infer_map: bool,
+        /// Stop at the first refuted obligation.
+        #[arg(long)]
+        first_fail: bool,
+        /// Stop after S seconds (the table then says how far it got).
+        #[arg(long, value_name = "S")]
+        timeout: Option<f64>,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+        /// Run under another stamp order.
+        #[arg(long, value_name = "FILE")]
+        stamp_order: Option<PathBuf>,
+        /// Iterations per loop that is not a spin loop.
+        #[arg(long, default_value_t = 4)]
+        loop_bound: usize,
+        /// Write the counterexample of every refuted obligation as `DIR/METHOD-OBLIGATION.dot`.
+        #[arg(long, value_name = "DIR")]
+        dot: Option<PathBuf>,
     },
     /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
     StampOrder {
         #[arg(long, value_name = "FILE")]
         stamp_order: Option<PathBuf>,
     },
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Screen {
+    Auto,
+    On,
+    Off,
 }
 
 /// Generated clients (`mowgli refine IMPL --calls C …`).
@@ -244,17 +305,26 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
-        Cmd::Refine { implementation, clients, gen, json, stamp_order, loop_bound, dot } => {
+        Cmd::Refine { implementation, clients, gen, json, stamp_order, loop_bound, dot, screen } => {
             if gen.calls.is_some() {
                 if !clients.is_empty() {
                     eprintln!("give either `--clients` or generated clients (`--calls`), not both");
                     return ExitCode::from(2);
                 }
-                refine_generated(&implementation, &gen, json, &stamp_order, loop_bound, &dot)
+                refine_generated(
+                    &implementation,
+                    &gen,
+                    json,
+                    &stamp_order,
+                    loop_bound,
+                    &dot,
+                    !matches!(screen, Screen::Off),
+                )
             } else {
-                refine(&implementation, &clients, json, &stamp_order, loop_bound, &dot)
+                refine(&implementation, &clients, json, &stamp_order, loop_bound, &dot, matches!(screen, Screen::On))
             }
         }
+        c @ Cmd::Obligations { .. } => obligations(&c),
         Cmd::StampOrder { stamp_order } => match load_order(&stamp_order) {
             Ok(o) => {
                 for t in o.tables.values() {
@@ -277,6 +347,7 @@ fn refine(
     stamp_order: &Option<PathBuf>,
     loop_bound: usize,
     dot: &Option<PathBuf>,
+    screen: bool,
 ) -> ExitCode {
     let order = match load_order(stamp_order) {
         Ok(o) => o,
@@ -311,7 +382,14 @@ fn refine(
                 continue;
             }
         };
-        match mowgli_check::impls::refine::refine_client(&imp, &order, &f.display().to_string(), &text, loop_bound) {
+        match mowgli_check::impls::refine::refine_client(
+            &imp,
+            &order,
+            &f.display().to_string(),
+            &text,
+            loop_bound,
+            screen,
+        ) {
             Ok(r) if r.verdict == "skipped" => skipped += 1,
             Ok(r) => {
                 if !json {
@@ -324,7 +402,7 @@ fn refine(
                         r.spec_outcomes,
                         if r.bounded { " [bounded: a loop reached the unrolling bound]" } else { "" }
                     );
-                    if r.impl_outcomes == 0 {
+                    if r.vacuous {
                         println!(
                             "      warning: the implementation has no terminating execution on this client (vacuous)"
                         );
@@ -401,6 +479,7 @@ fn refine_generated(
     stamp_order: &Option<PathBuf>,
     loop_bound: usize,
     dot: &Option<PathBuf>,
+    screen: bool,
 ) -> ExitCode {
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     use mowgli_check::impls::gen::{self, Bounds, Partition, Progress, RunOptions};
@@ -445,7 +524,7 @@ fn refine_generated(
     }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let time_limit = args.time_limit.map(std::time::Duration::from_secs_f64);
-    let opts = RunOptions { partition, first_fail: args.first_fail, loop_bound, jobs, time_limit };
+    let opts = RunOptions { partition, first_fail: args.first_fail, loop_bound, jobs, time_limit, screen };
 
     if args.list_clients {
         let g = match gen::Generator::new(&imp.implements, &order, &bounds) {
@@ -581,7 +660,7 @@ fn refine_generated(
             println!("first error: {e}");
         }
         println!(
-            "summary: implementation `{}` of `{}` over {}: {} clients generated, {} after symmetry reduction, {} checked{}: {} ok, {} FAIL, {} errors{}{}{}; {:.1} ms",
+            "summary: implementation `{}` of `{}` over {}: {} clients generated, {} after symmetry reduction, {} checked{}: {} ok, {} FAIL, {} errors{}{}{}{}; {:.1} ms",
             imp.name,
             imp.implements,
             imp.uses.join(", "),
@@ -597,6 +676,14 @@ fn refine_generated(
             rep.failed,
             rep.errors,
             if rep.vacuous > 0 { format!(", {} vacuous (no implementation outcome)", rep.vacuous) } else { String::new() },
+            if rep.screened > 0 {
+                format!(
+                    ", {} screened ({} without any witness search: every outcome their unfoldings can combine is allowed)",
+                    rep.screened, rep.screened_all
+                )
+            } else {
+                String::new()
+            },
             if rep.bounded > 0 { format!(", {} bounded", rep.bounded) } else { String::new() },
             if rep.timed_out {
                 " (stopped by the time limit)"
@@ -614,5 +701,160 @@ fn refine_generated(
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+fn obligations(cmd: &Cmd) -> ExitCode {
+    use mowgli_check::impls::gen::{self, Bounds};
+    use mowgli_check::obligations::{self, maps, Obligation};
+    let Cmd::Obligations {
+        implementation,
+        calls,
+        threads,
+        nodes,
+        locs,
+        values,
+        wids,
+        tuple_size,
+        infer_map,
+        first_fail,
+        timeout,
+        json,
+        stamp_order,
+        loop_bound,
+        dot,
+    } = cmd
+    else {
+        return ExitCode::from(2);
+    };
+    let fail = |m: String| {
+        eprintln!("{m}");
+        ExitCode::from(2)
+    };
+    let order = match load_order(stamp_order) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let file = implementation.display().to_string();
+    let text = match std::fs::read_to_string(implementation) {
+        Ok(t) => t,
+        Err(e) => return fail(format!("{file}:0:0: cannot read: {e}")),
+    };
+    let imp = match mowgli_check::impls::Implementation::parse(&file, &text, &order) {
+        Ok(i) => i,
+        Err(e) => return fail(e.to_string()),
+    };
+    let map = if *infer_map { maps::ConcMap::default() } else { imp.map.clone() };
+    let mut bounds = Bounds::new(&imp.implements, *threads, nodes.unwrap_or(*threads), *calls);
+    if let Some(l) = locs {
+        bounds.locs = *l;
+    }
+    bounds.values = *values;
+    bounds.wids = *wids;
+    bounds.tuple_size = *tuple_size;
+    bounds.observer = None;
+    bounds.need_register = false;
+    let g = match gen::Generator::new(&imp.implements, &order, &bounds) {
+        Ok(g) => g,
+        Err(e) => return fail(format!("{file}: {e}")),
+    };
+    // every abstract program up to the bound, smallest first
+    let mut clients = (1..=g.max_size()).flat_map(|size| {
+        let class = g.class(size);
+        (0..class.distinct())
+            .map(|i| {
+                let name = format!("abs-{}-{size}-{i}", imp.implements);
+                let text = g.render(&class, i, &name);
+                (name, text)
+            })
+            .collect::<Vec<_>>()
+    });
+    let opts = obligations::Options {
+        loop_bound: *loop_bound,
+        time_limit: timeout.map(std::time::Duration::from_secs_f64),
+        first_fail: *first_fail,
+    };
+    let rep = match obligations::check_clients(&imp, &order, &mut clients, &map, &opts) {
+        Ok(r) => r,
+        Err(e) => return fail(format!("{file}: {e}")),
+    };
+    if let Some(dir) = dot {
+        for f in &rep.failures {
+            let path = dir.join(format!("{}-{}.dot", f.methods.join("+"), f.obligation.name()));
+            if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &f.dot)) {
+                return fail(format!("{}: cannot write: {e}", path.display()));
+            }
+        }
+    }
+    if *json {
+        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+    } else {
+        println!(
+            "obligations of `{}` ({} over {}), bound: {} threads, {} nodes, {} calls per thread, values 1..{}",
+            rep.implementation,
+            rep.implements,
+            rep.uses.join(", "),
+            threads,
+            nodes.unwrap_or(*threads),
+            calls,
+            values
+        );
+        print!("{:12}", "method");
+        for o in Obligation::ALL {
+            print!(" {:>14}", o.name());
+        }
+        println!();
+        for m in &rep.methods {
+            print!("{m:12}");
+            for o in Obligation::ALL {
+                let c = &rep.cells[m][&o];
+                let s = match c.failure {
+                    Some(i) => format!("FAIL (#{})", i + 1),
+                    None if c.checked == 0 => "-".to_string(),
+                    None if rep.complete => format!("ok ({})", c.checked),
+                    None => format!("ok? ({})", c.checked),
+                };
+                print!(" {s:>14}");
+            }
+            println!();
+        }
+        for (i, f) in rep.failures.iter().enumerate() {
+            println!(
+                "\n#{} {} ({}) refuted for {}: {}",
+                i + 1,
+                f.obligation.name(),
+                f.obligation.what(),
+                f.methods.join(", "),
+                f.reason
+            );
+            println!("  abstract program:");
+            for l in f.client.lines().filter(|l| !l.starts_with('#') && !l.starts_with('"')) {
+                println!("    {l}");
+            }
+            for l in f.execution.lines() {
+                println!("  {l}");
+            }
+        }
+        if !rep.inferred.is_empty() {
+            println!("\ninferred concretisation entries (add them to the file to pin them):");
+            for e in &rep.inferred {
+                println!("  {}", e.render());
+            }
+        }
+        println!(
+            "\nsummary: {} abstract programs, {} abstract executions, {} implementation executions; {} obligations refuted{}; {:.1} ms",
+            rep.clients,
+            rep.abstract_executions,
+            rep.executions,
+            rep.failures.len(),
+            if rep.complete { "" } else { " (stopped early: the bound was not covered)" },
+            rep.millis
+        );
+        println!("(ok (N): discharged on N executions at this bound; - : no execution exercised it)");
+    }
+    if rep.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }

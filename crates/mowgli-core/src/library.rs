@@ -176,6 +176,14 @@ pub trait WitnessSearch {
     fn existential(&self, _var: usize) -> bool {
         false
     }
+    /// Whether variable `var` can change a value [`WitnessSearch::returned`]
+    /// gives (or whether a plain execution's fixed return values are possible).
+    /// Variables that cannot (e.g. the coherence order mo, which decides final
+    /// values only) are existential for an engine that computes register
+    /// outcomes only. Existential variables never affect returns.
+    fn affects_returns(&self, var: usize) -> bool {
+        !self.existential(var)
+    }
     /// The value returned by event `event` (whose return value is symbolic, see
     /// [`Library::symbolic_return`]) under the current complete assignment.
     fn returned(&self, _event: usize) -> Option<Value> {

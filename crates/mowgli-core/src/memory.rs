@@ -148,6 +148,12 @@ impl RfMo {
         RfMo { reads, writes, init, n, cands, rf: vec![None; nr], cell_writes, mo_vars, mo_pos: vec![None; nw] }
     }
 
+    /// Whether `var` is an rf variable (the others order writes: mo). Return
+    /// values are read along rf, never along mo.
+    pub fn is_rf_var(&self, var: usize) -> bool {
+        var < self.reads.len()
+    }
+
     pub fn num_vars(&self) -> usize {
         self.reads.len() + self.mo_vars.len()
     }

@@ -219,6 +219,10 @@ impl WitnessSearch for F1Search<'_> {
     fn existential(&self, var: usize) -> bool {
         var >= self.mem.num_vars()
     }
+    /// Return values are read along rf (identifiers are fixed per plain execution).
+    fn affects_returns(&self, var: usize) -> bool {
+        self.mem.is_rf_var(var)
+    }
     fn returned(&self, event: usize) -> Option<Value> {
         if self.g.events[event].method == rdma::READ {
             rdma::returned(&self.kinds, self.g, &self.mem, event)

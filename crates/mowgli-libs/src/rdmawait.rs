@@ -309,6 +309,10 @@ impl WitnessSearch for WaitSearch<'_> {
     fn existential(&self, var: usize) -> bool {
         var >= self.mem.num_vars()
     }
+    /// Return values are read along rf (identifiers are fixed per plain execution).
+    fn affects_returns(&self, var: usize) -> bool {
+        self.mem.is_rf_var(var)
+    }
     fn returned(&self, event: usize) -> Option<Value> {
         rdma::returned(&self.kinds, self.g, &self.mem, event)
     }

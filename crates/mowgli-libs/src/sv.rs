@@ -249,6 +249,10 @@ impl WitnessSearch for SvSearch<'_> {
     fn naive_count(&self) -> f64 {
         self.mem.naive_unfiltered()
     }
+    /// Return values are read along rf; mo orders writes only.
+    fn affects_returns(&self, var: usize) -> bool {
+        self.mem.is_rf_var(var)
+    }
     fn returned(&self, event: usize) -> Option<Value> {
         let s = *self.g.subs_of[event].iter().find(|&&s| self.g.subs[s].stamp.kind == self.cr)?;
         self.mem.value_read_by(s)

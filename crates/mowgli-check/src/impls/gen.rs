@@ -102,6 +102,9 @@ pub struct Bounds {
     pub observer_locs: usize,
     /// Symmetry reduction.
     pub symmetry: bool,
+    /// Keep only clients with a register (refinement compares registers; the
+    /// obligations, which look at executions, turn this off).
+    pub need_register: bool,
 }
 
 impl Bounds {
@@ -127,6 +130,7 @@ impl Bounds {
             observer: bal.then(|| "rdmawait".to_string()),
             observer_locs: 2,
             symmetry: true,
+            need_register: true,
         }
     }
 }
@@ -578,7 +582,7 @@ impl Generator {
         if matches!(kind, Kind::Bal | Kind::Rbl) && b.objects == 0 {
             return Err(format!("`{lib}` clients need at least one object (`--objects`)"));
         }
-        if matches!(kind, Kind::Sv | Kind::Rdma | Kind::Msw) && b.locs == 0 && observer.is_none() {
+        if matches!(kind, Kind::Sv | Kind::Rdma | Kind::Msw) && b.locs == 0 && observer.is_none() && b.need_register {
             // sv's GF alone has no register: nothing to observe
             return Err(format!("`{lib}` clients need at least one location (`--locs`)"));
         }
@@ -828,7 +832,7 @@ impl Generator {
     fn valid(&self, c: &Client, used: &Used, cfgs: &[ObjCfg]) -> bool {
         // a call of the implemented library and a register
         let calls = || c.threads.iter().flat_map(|t| t.2.iter());
-        if !calls().any(|x| x.lib == 0) || !calls().any(|x| self.returns(x)) {
+        if !calls().any(|x| x.lib == 0) || (self.bounds.need_register && !calls().any(|x| self.returns(x))) {
             return false;
         }
         // nodes 1..=k all present; unused locations and objects in their default placement
@@ -1163,6 +1167,10 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Start no client after this long (the report is then incomplete).
     pub time_limit: Option<std::time::Duration>,
+    /// Search only the plain executions that could show an outcome the
+    /// specification forbids ([`crate::engine::run_outside`]); the verdicts are the
+    /// same, but vacuity is then detected only on clients where nothing was screened.
+    pub screen: bool,
 }
 
 /// Per size class.
@@ -1204,8 +1212,13 @@ pub struct GenReport {
     pub checked: usize,
     pub ok: usize,
     pub failed: usize,
-    /// Clients on which the implementation has no terminating execution (ok, vacuously).
+    /// Clients on which the implementation has no consistent execution (ok, vacuously).
     pub vacuous: usize,
+    /// Clients on which screening dropped plain executions that can only reach
+    /// outcomes the specification allows (with `screened_all`: every one, so no
+    /// witness search was needed at all).
+    pub screened: usize,
+    pub screened_all: usize,
     /// Clients whose verdict is bounded (a loop reached the unrolling bound).
     pub bounded: usize,
     /// Clients that could not be checked (e.g. too many values), and the first message.
@@ -1276,6 +1289,8 @@ pub fn run(
         ok: 0,
         failed: 0,
         vacuous: 0,
+        screened: 0,
+        screened_all: 0,
         bounded: 0,
         errors: 0,
         first_error: None,
@@ -1316,7 +1331,8 @@ pub fn run(
                     let i = mine[p];
                     let name = client_name(&g.lib, base + i);
                     let text = g.render(&class, i, &name);
-                    let r = refine_client(imp, order, &name, &text, opts.loop_bound).map_err(|e| e.to_string());
+                    let r = refine_client(imp, order, &name, &text, opts.loop_bound, opts.screen)
+                        .map_err(|e| e.to_string());
                     let failed = matches!(&r, Ok(r) if r.verdict == "FAIL");
                     if failed && opts.first_fail {
                         min_fail.fetch_min(p, Ordering::SeqCst);
@@ -1338,8 +1354,14 @@ pub fn run(
             stat.checked += 1;
             match r {
                 Ok(r) => {
-                    if r.impl_outcomes == 0 {
+                    if r.vacuous {
                         rep.vacuous += 1;
+                    }
+                    if r.impl_stats.screened > 0 {
+                        rep.screened += 1;
+                        if r.impl_stats.searches == 0 {
+                            rep.screened_all += 1;
+                        }
                     }
                     if r.bounded {
                         rep.bounded += 1;

@@ -7,7 +7,7 @@ pub mod gen;
 pub mod refine;
 pub mod syntax;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use mowgli_core::program::{make_set, EvalCtx, Expr, Op, Prog, RegId};
@@ -16,7 +16,7 @@ use mowgli_libs::registry;
 
 use crate::litmus::syntax::Pos;
 use crate::litmus::InputError;
-use syntax::{BinOp, Block, CallEx, Ex, ImplFile, Rhs, Stmt};
+use syntax::{BinOp, Block, CallEx, Ex, ImplFile, Name, Rhs, Stmt};
 
 /// A family of implementation locations (or work identifiers), per abstract
 /// object or global: `loc copy(x)[n] @ n for n in nodes`.
@@ -52,6 +52,9 @@ pub struct Implementation {
     pub uses: Vec<String>,
     pub families: Vec<Family>,
     pub methods: BTreeMap<String, MethodImpl>,
+    /// The concretisation map g of its `concretise` lines (LOCO Def. 3.13), for
+    /// `mowgli obligations`; see [`crate::obligations::maps`].
+    pub map: crate::obligations::ConcMap,
 }
 
 /// Context functions available to implementation code, with their arity.
@@ -90,37 +93,94 @@ fn op_of(b: BinOp) -> Op {
     }
 }
 
+/// A lowering error: where, and what is wrong.
 #[derive(Debug)]
-struct LErr {
-    pos: Pos,
-    msg: String,
+pub(crate) struct LErr {
+    pub(crate) pos: Pos,
+    pub(crate) msg: String,
 }
 
-type L<T> = Result<T, LErr>;
+pub(crate) type L<T> = Result<T, LErr>;
 
-fn lerr<T>(pos: Pos, msg: impl Into<String>) -> L<T> {
+pub(crate) fn lerr<T>(pos: Pos, msg: impl Into<String>) -> L<T> {
     Err(LErr { pos, msg: msg.into() })
+}
+
+/// What the lowering of statements and expressions asks of the body's context:
+/// an implementation's method body (families, context functions, the libraries
+/// of `uses`) or a litmus thread body (the test's locations, registers and work
+/// identifiers, see `litmus::lower`).
+pub(crate) trait Host {
+    /// A name that is not a variable in scope (`_` included).
+    fn name(&mut self, lw: &mut Lowerer, n: &Name) -> L<Expr>;
+    /// The location family called `name`: (index, per abstract object, number of indices).
+    fn family(&self, _name: &str) -> Option<(u32, bool, usize)> {
+        None
+    }
+    /// `f(args)` for a function that is neither a family nor an operator function.
+    fn function(&mut self, n: &Name, args: Vec<Expr>) -> L<Expr>;
+    /// A method call: the host resolves the method (and reports it to
+    /// [`Lowerer::mark_call`]) and lowers the arguments.
+    fn call(&mut self, lw: &mut Lowerer, c: &CallEx) -> L<Prog>;
+    /// Flat registers only: the register that `let`/`var`/`=` binds `name` to.
+    fn bind(&mut self, _lw: &mut Lowerer, name: &Name, _rhs: &Rhs) -> L<RegId> {
+        lerr(name.pos, format!("`{}` cannot be bound here", name.text))
+    }
+    /// A variable local to a block (a `for` or comprehension variable) is declared.
+    fn local(&mut self, _n: &Name) -> L<()> {
+        Ok(())
+    }
 }
 
 struct LoopInfo {
     depth: usize,
     read_only: bool,
     writes_outer: bool,
+    /// Registers bound in the body (flat registers).
+    bound: BTreeSet<RegId>,
+    /// Registers read in the body without being bound earlier in the same iteration.
+    stale: BTreeSet<RegId>,
+    /// At each `break` of this loop: the registers definitely bound there.
+    breaks: Vec<BTreeMap<RegId, usize>>,
 }
 
 /// Lowers statements and expressions of one body.
-struct Lowerer<'a> {
-    families: &'a HashMap<String, (u32, bool, usize)>,
-    libs: &'a [Box<dyn Library>],
-    lib_names: &'a [String],
+///
+/// Two register disciplines: an implementation body's variables are lexically
+/// scoped (`let`, `var`, as in `docs/impl-language.md`); a litmus thread body's
+/// registers are *flat*: every name bound by `let`, `var` or `=` is one register
+/// of the thread (the host numbers them), visible in conditions, and a use must
+/// be definitely bound before (tracked here, see [`Lowerer::is_defined`]).
+pub(crate) struct Lowerer {
     scopes: Vec<HashMap<String, (RegId, bool)>>,
-    nregs: usize,
+    pub(crate) nregs: usize,
     loops: Vec<LoopInfo>,
-    /// The index of the `_` family (fresh work identifier).
-    fresh: u32,
+    flat: bool,
+    /// Registers definitely bound at this point, each with the number of loops
+    /// around its last definite binding (a register bound inside a loop at level l
+    /// was bound in the current iteration of the loops 1..=l).
+    defined: BTreeMap<RegId, usize>,
+    /// The current path has left through a `break`.
+    diverged: bool,
+    /// At the top of a litmus thread body, a final statement is followed by `()`
+    /// (the shape of [`Prog::seq`], which the line-per-call format lowers to).
+    unit_tail: bool,
 }
 
-impl Lowerer<'_> {
+impl Lowerer {
+    /// A lowerer whose first `nregs` registers are taken (flat: the thread's registers).
+    pub(crate) fn new(flat: bool, nregs: usize) -> Lowerer {
+        Lowerer {
+            scopes: vec![HashMap::new()],
+            nregs,
+            loops: vec![],
+            flat,
+            defined: BTreeMap::new(),
+            diverged: false,
+            unit_tail: false,
+        }
+    }
+
     fn new_reg(&mut self, name: &str, mutable: bool) -> RegId {
         let r = self.nregs;
         self.nregs += 1;
@@ -128,59 +188,91 @@ impl Lowerer<'_> {
         r
     }
 
+    /// A register no name refers to (e.g. the variable of a comprehension the
+    /// host builds).
+    pub(crate) fn hidden_reg(&mut self) -> RegId {
+        self.nregs += 1;
+        self.nregs - 1
+    }
+
     fn lookup(&self, name: &str) -> Option<(RegId, bool, usize)> {
         self.scopes.iter().enumerate().rev().find_map(|(d, s)| s.get(name).map(|&(r, m)| (r, m, d)))
     }
 
-    fn expr(&mut self, e: &Ex) -> L<Expr> {
+    /// Whether `name` is a variable of an enclosing block (`for`, comprehension).
+    pub(crate) fn is_local(&self, name: &str) -> bool {
+        self.lookup(name).is_some()
+    }
+
+    /// Flat registers: whether `r` is bound on every path to this point.
+    pub(crate) fn is_defined(&self, r: RegId) -> bool {
+        self.defined.contains_key(&r)
+    }
+
+    /// Flat registers: `r` is read here.
+    pub(crate) fn note_read(&mut self, r: RegId) {
+        let level = self.defined.get(&r).copied();
+        for (i, l) in self.loops.iter_mut().enumerate() {
+            if level.is_none_or(|lv| lv < i + 1) {
+                l.stale.insert(r);
+            }
+        }
+    }
+
+    fn note_bind(&mut self, r: RegId) {
+        self.defined.insert(r, self.loops.len());
+        for l in &mut self.loops {
+            l.bound.insert(r);
+        }
+    }
+
+    /// A call of a method that is (or is not) read-only (`Library::read_only`):
+    /// a loop making other calls is no spin loop.
+    pub(crate) fn mark_call(&mut self, read_only: bool) {
+        if !read_only {
+            for l in &mut self.loops {
+                l.read_only = false;
+            }
+        }
+    }
+
+    fn meet(a: BTreeMap<RegId, usize>, b: &BTreeMap<RegId, usize>) -> BTreeMap<RegId, usize> {
+        a.into_iter().filter_map(|(r, l)| b.get(&r).map(|&m| (r, l.min(m)))).collect()
+    }
+
+    pub(crate) fn expr(&mut self, e: &Ex, h: &mut dyn Host) -> L<Expr> {
         Ok(match e {
             Ex::Int(v, _) => Expr::Val(Value::Int(*v)),
             Ex::Bool(b, _) => Expr::Val(Value::Bool(*b)),
             Ex::Bot(_) => Expr::Val(Value::Bot),
             Ex::Unit(_) => Expr::Val(Value::Unit),
             Ex::Var(n) => {
-                if n.text == "_" {
-                    return Ok(Expr::Derived { family: self.fresh, base: None, index: vec![] });
-                }
                 if let Some((r, _, _)) = self.lookup(&n.text) {
                     return Ok(Expr::Reg(r));
                 }
-                if let Some(&(_, a)) = BUILTINS.iter().find(|(b, _)| *b == n.text) {
-                    if a == 0 {
-                        return Ok(Expr::Ctx(n.text.clone(), vec![]));
-                    }
-                }
-                match self.families.get(&n.text) {
-                    Some(&(f, false, 0)) => Expr::Derived { family: f, base: None, index: vec![] },
-                    Some(&(_, false, k)) => {
-                        return lerr(n.pos, format!("`{}` needs {k} indices: `{}[…]`", n.text, n.text))
-                    }
-                    Some(&(_, true, _)) => {
-                        return lerr(n.pos, format!("`{}` derives from an abstract object: `{}(x)`", n.text, n.text))
-                    }
-                    None => return lerr(n.pos, format!("undeclared name `{}`", n.text)),
-                }
+                return h.name(self, n);
             }
-            Ex::Tuple(items, _) => Expr::Tuple(items.iter().map(|i| self.expr(i)).collect::<L<_>>()?),
-            Ex::Set(items, _) => Expr::Op(Op::SetOf, items.iter().map(|i| self.expr(i)).collect::<L<_>>()?),
+            Ex::Tuple(items, _) => Expr::Tuple(items.iter().map(|i| self.expr(i, h)).collect::<L<_>>()?),
+            Ex::Set(items, _) => Expr::Op(Op::SetOf, items.iter().map(|i| self.expr(i, h)).collect::<L<_>>()?),
             Ex::Comp { body, var, set, .. } => {
-                let set = self.expr(set)?;
+                let set = self.expr(set, h)?;
+                h.local(var)?;
                 self.scopes.push(HashMap::new());
                 let r = self.new_reg(&var.text, false);
-                let body = self.expr(body)?;
+                let body = self.expr(body, h);
                 self.scopes.pop();
-                Expr::Comp { body: Box::new(body), var: r, set: Box::new(set) }
+                Expr::Comp { body: Box::new(body?), var: r, set: Box::new(set) }
             }
-            Ex::Bin(op, a, b, _) => Expr::Op(op_of(*op), vec![self.expr(a)?, self.expr(b)?]),
-            Ex::Neg(a, _) => Expr::Op(Op::Neg, vec![self.expr(a)?]),
-            Ex::Not(a, _) => Expr::Op(Op::Not, vec![self.expr(a)?]),
-            Ex::App(n, args) => self.app(n, args, vec![])?,
+            Ex::Bin(op, a, b, _) => Expr::Op(op_of(*op), vec![self.expr(a, h)?, self.expr(b, h)?]),
+            Ex::Neg(a, _) => Expr::Op(Op::Neg, vec![self.expr(a, h)?]),
+            Ex::Not(a, _) => Expr::Op(Op::Not, vec![self.expr(a, h)?]),
+            Ex::App(n, args) => self.app(n, args, vec![], h)?,
             Ex::Index(base, ix, pos) => {
-                let ixs = ix.iter().map(|i| self.expr(i)).collect::<L<Vec<_>>>()?;
+                let ixs = ix.iter().map(|i| self.expr(i, h)).collect::<L<Vec<_>>>()?;
                 match &**base {
-                    Ex::App(n, args) if self.families.get(&n.text).is_some_and(|f| f.1) => self.app(n, args, ixs)?,
-                    Ex::Var(n) if self.lookup(&n.text).is_none() && self.families.contains_key(&n.text) => {
-                        let (f, per, k) = self.families[&n.text];
+                    Ex::App(n, args) if h.family(&n.text).is_some_and(|f| f.1) => self.app(n, args, ixs, h)?,
+                    Ex::Var(n) if self.lookup(&n.text).is_none() && h.family(&n.text).is_some() => {
+                        let (f, per, k) = h.family(&n.text).expect("checked");
                         if per {
                             return lerr(
                                 n.pos,
@@ -196,7 +288,7 @@ impl Lowerer<'_> {
                         if ixs.len() != 1 {
                             return lerr(*pos, "a tuple component takes one index");
                         }
-                        let b = self.expr(other)?;
+                        let b = self.expr(other, h)?;
                         Expr::Op(Op::Index, vec![b, ixs.into_iter().next().expect("one index")])
                     }
                 }
@@ -204,8 +296,8 @@ impl Lowerer<'_> {
         })
     }
 
-    fn app(&mut self, n: &syntax::Name, args: &[Ex], index: Vec<Expr>) -> L<Expr> {
-        let a = args.iter().map(|e| self.expr(e)).collect::<L<Vec<_>>>()?;
+    fn app(&mut self, n: &Name, args: &[Ex], index: Vec<Expr>, h: &mut dyn Host) -> L<Expr> {
+        let a = args.iter().map(|e| self.expr(e, h)).collect::<L<Vec<_>>>()?;
         let arity = |k: usize| -> L<()> {
             if a.len() != k {
                 return lerr(
@@ -215,7 +307,7 @@ impl Lowerer<'_> {
             }
             Ok(())
         };
-        if let Some(&(f, per, k)) = self.families.get(&n.text) {
+        if let Some((f, per, k)) = h.family(&n.text) {
             if !per {
                 return lerr(n.pos, format!("`{}` is a global family: `{}[…]`", n.text, n.text));
             }
@@ -245,104 +337,138 @@ impl Lowerer<'_> {
             }
             return Ok(Expr::Op(op, a));
         }
-        match BUILTINS.iter().find(|(b, _)| *b == n.text) {
-            Some(&(_, k)) => {
-                arity(k)?;
-                Ok(Expr::Ctx(n.text.clone(), a))
-            }
-            None => lerr(
-                n.pos,
-                format!(
-                    "unknown function `{}` (functions: min, max, len, hash, range, {}; families: {})",
-                    n.text,
-                    BUILTINS.iter().map(|b| b.0).collect::<Vec<_>>().join(", "),
-                    self.families.keys().cloned().collect::<Vec<_>>().join(", ")
-                ),
-            ),
-        }
+        h.function(n, a)
     }
 
-    fn call(&mut self, c: &CallEx) -> L<Prog> {
-        let (li, mi) = resolve(self.libs, self.lib_names, c.lib.as_ref(), &c.method)?;
-        let sig = &self.libs[li].methods()[mi];
-        if sig.params.len() != c.args.len() {
-            return lerr(
-                c.method.pos,
-                format!("`{}` takes {} arguments, found {}", sig.name, sig.params.len(), c.args.len()),
-            );
-        }
-        if !self.libs[li].read_only(mi) {
-            for l in &mut self.loops {
-                l.read_only = false;
-            }
-        }
-        let args = c.args.iter().map(|a| self.expr(a)).collect::<L<Vec<_>>>()?;
-        Ok(Prog::Call { lib: li, method: mi, args })
-    }
-
-    fn rhs(&mut self, r: &Rhs) -> L<Prog> {
+    fn rhs(&mut self, r: &Rhs, h: &mut dyn Host) -> L<Prog> {
         match r {
-            Rhs::Call(c) => self.call(c),
-            Rhs::Expr(e) => Ok(Prog::Ret(self.expr(e)?)),
-            Rhs::If(s) => self.stmt_prog(s),
+            Rhs::Call(c) => h.call(self, c),
+            Rhs::Expr(e) => Ok(Prog::Ret(self.expr(e, h)?)),
+            Rhs::If(s) => self.stmt_prog(s, h),
         }
     }
 
     /// The program of one statement (its value is the statement's value).
-    fn stmt_prog(&mut self, s: &Stmt) -> L<Prog> {
+    fn stmt_prog(&mut self, s: &Stmt, h: &mut dyn Host) -> L<Prog> {
         match s {
-            Stmt::Call(c) => self.call(c),
-            Stmt::Value(e) => Ok(Prog::Ret(self.expr(e)?)),
+            Stmt::Call(c) => h.call(self, c),
+            Stmt::Value(e) => Ok(Prog::Ret(self.expr(e, h)?)),
             Stmt::If { cond, then, els, .. } => {
-                let c = self.expr(cond)?;
-                let a = self.block(then)?;
+                let c = self.expr(cond, h)?;
+                let (d0, div0) = (self.defined.clone(), self.diverged);
+                self.diverged = false;
+                let a = self.block(then, h)?;
+                let (d1, v1) = (std::mem::replace(&mut self.defined, d0), self.diverged);
+                self.diverged = false;
                 let b = match els {
-                    Some(b) => self.block(b)?,
+                    Some(b) => self.block(b, h)?,
                     None => Prog::Ret(Expr::Val(Value::Unit)),
                 };
+                let d2 = std::mem::take(&mut self.defined);
+                let v2 = self.diverged;
+                self.defined = match (v1, v2) {
+                    (true, false) => d2,
+                    (false, true) => d1,
+                    _ => Self::meet(d1, &d2),
+                };
+                self.diverged = div0 || (v1 && v2);
                 Ok(Prog::If(c, Box::new(a), Box::new(b)))
             }
             Stmt::Loop(b, _) => {
-                self.loops.push(LoopInfo { depth: self.scopes.len(), read_only: true, writes_outer: false });
+                self.loops.push(LoopInfo {
+                    depth: self.scopes.len(),
+                    read_only: true,
+                    writes_outer: false,
+                    bound: BTreeSet::new(),
+                    stale: BTreeSet::new(),
+                    breaks: vec![],
+                });
+                let level = self.loops.len();
                 let first = self.nregs;
-                let body = self.block(b)?;
+                let (d0, div0) = (self.defined.clone(), self.diverged);
+                let body = self.block(b, h)?;
                 let locals: Vec<RegId> = (first..self.nregs).collect();
                 let info = self.loops.pop().expect("pushed");
-                Ok(if info.read_only && !info.writes_outer {
-                    Prog::Spin(Box::new(body), locals)
+                // the loop is left by a `break` only: what every break had bound
+                let mut after: Option<BTreeMap<RegId, usize>> = None;
+                for d in &info.breaks {
+                    after = Some(match after {
+                        None => d.clone(),
+                        Some(a) => Self::meet(a, d),
+                    });
+                }
+                self.defined = match after {
+                    Some(a) => a.into_iter().map(|(r, l)| (r, l.min(level - 1))).collect(),
+                    None => d0,
+                };
+                self.diverged = div0;
+                let spin = if self.flat {
+                    // Flat registers stay visible after the loop: an iteration that
+                    // does not break must leave no trace in the one that does. So the
+                    // body reads no register it binds unless bound before in the same
+                    // iteration, and every register it binds is bound again before
+                    // each `break` (see `docs/formats.md`).
+                    info.read_only
+                        && info.stale.is_disjoint(&info.bound)
+                        && info.breaks.iter().all(|d| info.bound.iter().all(|r| d.get(r).is_some_and(|&l| l >= level)))
                 } else {
-                    Prog::Loop(Box::new(body))
-                })
+                    info.read_only && !info.writes_outer
+                };
+                Ok(if spin { Prog::Spin(Box::new(body), locals) } else { Prog::Loop(Box::new(body)) })
             }
             Stmt::For { var, set, body } => {
-                let set = self.expr(set)?;
+                let set = self.expr(set, h)?;
+                h.local(var)?;
                 self.scopes.push(HashMap::new());
                 let r = self.new_reg(&var.text, false);
-                let b = self.block(body)?;
+                let (d0, div0) = (self.defined.clone(), self.diverged);
+                let b = self.block(body, h);
                 self.scopes.pop();
-                Ok(Prog::For { var: r, set, body: Box::new(b) })
+                // the body may run no time
+                self.defined = d0;
+                self.diverged = div0;
+                Ok(Prog::For { var: r, set, body: Box::new(b?) })
             }
             Stmt::Break(v, pos) => {
                 if self.loops.is_empty() {
                     return lerr(*pos, "`break` outside a `loop`");
                 }
                 let v = match v {
-                    Some(e) => self.expr(e)?,
+                    Some(e) => self.expr(e, h)?,
                     None => Expr::Val(Value::Unit),
                 };
+                let d = self.defined.clone();
+                self.loops.last_mut().expect("in a loop").breaks.push(d);
+                self.diverged = true;
                 Ok(Prog::Break(1, v))
             }
             Stmt::Let { .. } | Stmt::Assign { .. } => unreachable!("handled by `stmts`"),
         }
     }
 
-    fn stmts(&mut self, ss: &[Stmt]) -> L<Prog> {
+    fn stmts(&mut self, ss: &[Stmt], h: &mut dyn Host) -> L<Prog> {
+        let tail = std::mem::take(&mut self.unit_tail);
         let Some((first, rest)) = ss.split_first() else { return Ok(Prog::Ret(Expr::Val(Value::Unit))) };
         match first {
+            Stmt::Let { name, rhs, .. } | Stmt::Assign { name, rhs } if self.flat => {
+                let p = self.rhs(rhs, h)?;
+                if self.lookup(&name.text).is_some() {
+                    return lerr(
+                        name.pos,
+                        format!("`{}` is a loop variable here; a register needs another name", name.text),
+                    );
+                }
+                let r = h.bind(self, name, rhs)?;
+                self.note_bind(r);
+                self.unit_tail = tail;
+                let rest = self.stmts(rest, h)?;
+                Ok(Prog::Let { first: Box::new(p), bind: Some(r), rest: Box::new(rest) })
+            }
             Stmt::Let { name, rhs, mutable } => {
-                let p = self.rhs(rhs)?;
+                let p = self.rhs(rhs, h)?;
                 let r = self.new_reg(&name.text, *mutable);
-                let rest = self.stmts(rest)?;
+                self.note_bind(r);
+                let rest = self.stmts(rest, h)?;
                 Ok(Prog::Let { first: Box::new(p), bind: Some(r), rest: Box::new(rest) })
             }
             Stmt::Assign { name, rhs } => {
@@ -360,35 +486,109 @@ impl Lowerer<'_> {
                         l.writes_outer = true;
                     }
                 }
-                let p = self.rhs(rhs)?;
-                let rest = self.stmts(rest)?;
+                let p = self.rhs(rhs, h)?;
+                self.note_bind(r);
+                let rest = self.stmts(rest, h)?;
                 Ok(Prog::Let { first: Box::new(p), bind: Some(r), rest: Box::new(rest) })
             }
             s => {
-                let p = self.stmt_prog(s)?;
-                if rest.is_empty() {
+                let p = self.stmt_prog(s, h)?;
+                if rest.is_empty() && !tail {
                     return Ok(p);
                 }
-                let rest = self.stmts(rest)?;
+                self.unit_tail = tail;
+                let rest = self.stmts(rest, h)?;
                 Ok(Prog::Let { first: Box::new(p), bind: None, rest: Box::new(rest) })
             }
         }
     }
 
-    fn block(&mut self, b: &Block) -> L<Prog> {
+    fn block(&mut self, b: &Block, h: &mut dyn Host) -> L<Prog> {
         self.scopes.push(HashMap::new());
-        let p = self.stmts(&b.stmts);
+        let p = self.stmts(&b.stmts, h);
         self.scopes.pop();
         p
     }
+
+    /// A litmus thread body: its statements, ending with `()`.
+    pub(crate) fn thread_body(&mut self, ss: &[Stmt], h: &mut dyn Host) -> L<Prog> {
+        self.unit_tail = true;
+        self.stmts(ss, h)
+    }
 }
 
-fn resolve(
-    libs: &[Box<dyn Library>],
-    names: &[String],
-    lib: Option<&syntax::Name>,
-    m: &syntax::Name,
-) -> L<(usize, usize)> {
+/// The host of an implementation's bodies and family declarations.
+struct ImplHost<'a> {
+    families: &'a HashMap<String, (u32, bool, usize)>,
+    libs: &'a [Box<dyn Library>],
+    lib_names: &'a [String],
+    /// The index of the `_` family (fresh work identifier).
+    fresh: u32,
+}
+
+impl Host for ImplHost<'_> {
+    fn name(&mut self, _lw: &mut Lowerer, n: &Name) -> L<Expr> {
+        if n.text == "_" {
+            return Ok(Expr::Derived { family: self.fresh, base: None, index: vec![] });
+        }
+        if let Some(&(_, a)) = BUILTINS.iter().find(|(b, _)| *b == n.text) {
+            if a == 0 {
+                return Ok(Expr::Ctx(n.text.clone(), vec![]));
+            }
+        }
+        match self.families.get(&n.text) {
+            Some(&(f, false, 0)) => Ok(Expr::Derived { family: f, base: None, index: vec![] }),
+            Some(&(_, false, k)) => lerr(n.pos, format!("`{}` needs {k} indices: `{}[…]`", n.text, n.text)),
+            Some(&(_, true, _)) => {
+                lerr(n.pos, format!("`{}` derives from an abstract object: `{}(x)`", n.text, n.text))
+            }
+            None => lerr(n.pos, format!("undeclared name `{}`", n.text)),
+        }
+    }
+
+    fn family(&self, name: &str) -> Option<(u32, bool, usize)> {
+        self.families.get(name).copied()
+    }
+
+    fn function(&mut self, n: &Name, a: Vec<Expr>) -> L<Expr> {
+        match BUILTINS.iter().find(|(b, _)| *b == n.text) {
+            Some(&(_, k)) => {
+                if a.len() != k {
+                    return lerr(
+                        n.pos,
+                        format!("`{}` takes {k} argument{}, found {}", n.text, if k == 1 { "" } else { "s" }, a.len()),
+                    );
+                }
+                Ok(Expr::Ctx(n.text.clone(), a))
+            }
+            None => lerr(
+                n.pos,
+                format!(
+                    "unknown function `{}` (functions: min, max, len, hash, range, {}; families: {})",
+                    n.text,
+                    BUILTINS.iter().map(|b| b.0).collect::<Vec<_>>().join(", "),
+                    self.families.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            ),
+        }
+    }
+
+    fn call(&mut self, lw: &mut Lowerer, c: &CallEx) -> L<Prog> {
+        let (li, mi) = resolve(self.libs, self.lib_names, c.lib.as_ref(), &c.method)?;
+        let sig = &self.libs[li].methods()[mi];
+        if sig.params.len() != c.args.len() {
+            return lerr(
+                c.method.pos,
+                format!("`{}` takes {} arguments, found {}", sig.name, sig.params.len(), c.args.len()),
+            );
+        }
+        lw.mark_call(self.libs[li].read_only(mi));
+        let args = c.args.iter().map(|a| lw.expr(a, self)).collect::<L<Vec<_>>>()?;
+        Ok(Prog::Call { lib: li, method: mi, args })
+    }
+}
+
+fn resolve(libs: &[Box<dyn Library>], names: &[String], lib: Option<&Name>, m: &Name) -> L<(usize, usize)> {
     let visible =
         |l: &dyn Library| l.methods().iter().map(|s| s.name).filter(|n| !n.starts_with('#')).collect::<Vec<_>>();
     if let Some(l) = lib {
@@ -444,6 +644,17 @@ impl Implementation {
 
     pub fn parse(file: &str, text: &str, order: &StampOrder) -> Result<Implementation, InputError> {
         let ie = |pos: Pos, msg: String| InputError { file: file.to_string(), line: pos.line, col: pos.col, msg };
+        // `concretise` lines: the concretisation map, read apart (blanked for the parser)
+        let map = match order.table("to") {
+            Some(to) => crate::obligations::maps::parse(text, to).map_err(|e| InputError {
+                file: file.to_string(),
+                line: e.line,
+                col: e.col,
+                msg: e.msg,
+            })?,
+            None => Default::default(),
+        };
+        let text = &crate::obligations::maps::strip(text);
         let f: ImplFile = syntax::parse(text).map_err(|e| ie(e.pos, e.msg))?;
         let abs = registry::library(&f.implements.text, order).map_err(|e| ie(f.implements.pos, e.to_string()))?;
         let mut libs: Vec<Box<dyn Library>> = Vec::new();
@@ -469,20 +680,13 @@ impl Implementation {
         let fresh = f.families.len() as u32;
         let mut families = Vec::new();
         for d in &f.families {
-            let mut lw = Lowerer {
-                families: &fam_index,
-                libs: &libs,
-                lib_names: &lib_names,
-                scopes: vec![HashMap::new()],
-                nregs: 0,
-                loops: vec![],
-                fresh,
-            };
+            let mut host = ImplHost { families: &fam_index, libs: &libs, lib_names: &lib_names, fresh };
+            let mut lw = Lowerer::new(false, 0);
             // register 0: the abstract object (if any); then the ranged variables
             lw.new_reg(d.object.as_ref().map(|o| o.text.as_str()).unwrap_or("#object"), false);
             let mut ranges = Vec::new();
             for (v, e) in &d.ranges {
-                ranges.push(lw.expr(e).map_err(|e| ie(e.pos, e.msg))?);
+                ranges.push(lw.expr(e, &mut host).map_err(|e| ie(e.pos, e.msg))?);
                 lw.new_reg(&v.text, false);
             }
             let index = d
@@ -490,8 +694,8 @@ impl Implementation {
                 .iter()
                 .map(|ix| d.ranges.iter().position(|(v, _)| v.text == ix.text).expect("checked by the parser"))
                 .collect();
-            let node = d.node.as_ref().map(|e| lw.expr(e)).transpose().map_err(|e| ie(e.pos, e.msg))?;
-            let init = d.init.as_ref().map(|e| lw.expr(e)).transpose().map_err(|e| ie(e.pos, e.msg))?;
+            let node = d.node.as_ref().map(|e| lw.expr(e, &mut host)).transpose().map_err(|e| ie(e.pos, e.msg))?;
+            let init = d.init.as_ref().map(|e| lw.expr(e, &mut host)).transpose().map_err(|e| ie(e.pos, e.msg))?;
             families.push(Family {
                 name: d.name.text.clone(),
                 per_object: d.object.is_some(),
@@ -547,19 +751,12 @@ impl Implementation {
             if methods.contains_key(&m.name.text) {
                 return Err(ie(m.name.pos, format!("method `{}` is implemented twice", m.name.text)));
             }
-            let mut lw = Lowerer {
-                families: &fam_index,
-                libs: &libs,
-                lib_names: &lib_names,
-                scopes: vec![HashMap::new()],
-                nregs: 0,
-                loops: vec![],
-                fresh,
-            };
+            let mut host = ImplHost { families: &fam_index, libs: &libs, lib_names: &lib_names, fresh };
+            let mut lw = Lowerer::new(false, 0);
             for p in &m.params {
                 lw.new_reg(&p.text, false);
             }
-            let body = lw.block(&m.body).map_err(|e| ie(e.pos, e.msg))?;
+            let body = lw.block(&m.body, &mut host).map_err(|e| ie(e.pos, e.msg))?;
             methods.insert(
                 m.name.text.clone(),
                 MethodImpl { name: m.name.text.clone(), params: m.params.len(), body, nregs: lw.nregs },
@@ -580,6 +777,7 @@ impl Implementation {
             uses: lib_names,
             families,
             methods,
+            map,
         })
     }
 }

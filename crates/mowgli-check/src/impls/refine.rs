@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mowgli_core::library::Cell;
 use mowgli_core::program::{CallRecord, Expr, Prog};
-use mowgli_core::{Library, Param, StampOrder, Value, ValueDomain};
+use mowgli_core::{Library, Param, StampOrder, StampTable, Value, ValueDomain};
 use mowgli_libs::registry;
 use serde::Serialize;
 
@@ -34,7 +34,15 @@ pub struct ClientReport {
     /// `skipped` (the test does not use the implemented library).
     pub verdict: &'static str,
     pub spec_outcomes: usize,
+    /// Register outcomes of the implementation found. With screening (see
+    /// [`engine::run_outside`]) only the plain executions that could reach an
+    /// outcome outside the specification's are searched, so this counts a subset.
     pub impl_outcomes: usize,
+    /// Whether `impl_outcomes` is the whole outcome set (no screening).
+    pub impl_outcomes_complete: bool,
+    /// The implementation has no consistent execution on this client: the check
+    /// holds vacuously (with screening, decided by a search for any execution).
+    pub vacuous: bool,
     /// A loop of the implementation reached the unrolling bound: the verdict is bounded.
     pub bounded: bool,
     /// Unfoldings of the implementation that stopped at an expression error, and the first error.
@@ -54,6 +62,8 @@ impl ClientReport {
             verdict: "skipped",
             spec_outcomes: 0,
             impl_outcomes: 0,
+            impl_outcomes_complete: true,
+            vacuous: false,
             bounded: false,
             stuck: 0,
             stuck_msg: None,
@@ -92,35 +102,45 @@ fn collect_args(p: &Prog, lib: usize, objects: &mut Vec<Value>, wids: &mut Vec<V
     }
 }
 
-/// Checks one client given as litmus text.
-pub fn refine_client(
-    imp: &Implementation,
-    order: &StampOrder,
-    file: &str,
-    text: &str,
-    loop_bound: usize,
-) -> Result<ClientReport, InputError> {
+/// A client of an implementation, ready to run: the client lowered, and the
+/// implemented program's libraries Λ (the client's other libraries and the
+/// implementation's `uses`) and bodies.
+pub struct Setup {
+    pub low: lower::Lowered,
+    /// The index of the implemented library among the client's libraries.
+    pub lidx: usize,
+    pub owned: Vec<Box<dyn Library>>,
+    pub names: Vec<String>,
+    pub ctx: WorldCtx,
+    methods: Vec<Option<(Prog, usize, String)>>,
+    threads: Vec<(Prog, usize)>,
+    phantom: usize,
+}
+
+/// A parsed client: ready, or not a client of the implementation.
+pub enum Prepared {
+    Ready(Box<Setup>),
+    /// The test does not use the implemented library (or combines a whole-program
+    /// library with others, LOCO App. F.4); its name.
+    Skipped(String),
+}
+
+/// Parses and lowers a client and prepares its implemented program.
+pub fn prepare(imp: &Implementation, order: &StampOrder, file: &str, text: &str) -> Result<Prepared, InputError> {
     let ie = |line, col, msg: String| InputError { file: file.to_string(), line, col, msg };
     let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
     let low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
-    let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     let Some(lidx) = low.lib_names.iter().position(|n| *n == imp.implements) else {
         // not a client of this implementation (e.g. another test of a directory)
-        return Ok(ClientReport::skipped(file, &low.name));
+        return Ok(Prepared::Skipped(low.name));
     };
     // LOCO App. F.4: a library that orders its own subevents (RDMA^TSO) does not
     // compose with others, so its implementations take whole programs only
     let whole_only = imp.uses.iter().any(|u| registry::library(u, order).is_ok_and(|l| l.own_program_order()));
     if whole_only && low.lib_names.len() > 1 {
-        return Ok(ClientReport::skipped(file, &low.name));
+        return Ok(Prepared::Skipped(low.name));
     }
-    // the specification: the client as it is
-    let mut spec_p = lower::problem(&low, to);
-    spec_p.loop_bound = loop_bound;
-    let spec = engine::run(&spec_p, false).map_err(|e| ie(1, 1, e.to_string()))?;
-    let spec_regs: BTreeSet<Vec<Vec<Option<Value>>>> = spec.outcomes.keys().map(|o| o.regs.clone()).collect();
-
-    // the implementation: Λ = the client's other libraries ∪ the implementation's `uses`
+    // Λ = the client's other libraries ∪ the implementation's `uses`
     let mut owned: Vec<Box<dyn Library>> = Vec::new();
     let mut names: Vec<String> = Vec::new();
     let mut client_map = vec![usize::MAX; low.libs.len()];
@@ -164,28 +184,70 @@ pub fn refine_client(
         })
         .collect();
     let threads: Vec<(Prog, usize)> = low.threads.iter().map(|(p, n)| (p.map_libs(&|l| client_map[l]), *n)).collect();
-    let mut prob = Problem {
-        world: ctx.world.clone(),
-        libs: owned.iter().map(|b| b.as_ref()).collect(),
-        threads,
-        to,
-        loop_bound,
-        domain: ValueDomain::default(),
-        prune: true,
-        all_executions: false,
-        inline: Some(Inline { lib: phantom, methods, ctx: &ctx }),
-        own_cells: HashMap::new(),
+    Ok(Prepared::Ready(Box::new(Setup { low, lidx, owned, names, ctx, methods, threads, phantom })))
+}
+
+impl Setup {
+    /// The specification's problem: the client as it is.
+    pub fn spec_problem<'a>(&'a self, to: &'a StampTable, loop_bound: usize) -> Problem<'a> {
+        let mut p = lower::problem(&self.low, to);
+        p.loop_bound = loop_bound;
+        p
+    }
+
+    /// ⟦p̃⟧_I over Λ, with the value domains and own cells computed.
+    pub fn impl_problem<'a>(&'a self, to: &'a StampTable, loop_bound: usize) -> Result<Problem<'a>, String> {
+        let mut prob = Problem {
+            world: self.ctx.world.clone(),
+            libs: self.owned.iter().map(|b| b.as_ref()).collect(),
+            threads: self.threads.clone(),
+            to,
+            loop_bound,
+            domain: ValueDomain::default(),
+            prune: true,
+            all_executions: false,
+            inline: Some(Inline { lib: self.phantom, methods: self.methods.clone(), ctx: &self.ctx }),
+            own_cells: HashMap::new(),
+            regs_only: true,
+        };
+        let (domain, own) = value_domain(&prob, &self.low.domain)?;
+        prob.domain = domain;
+        prob.own_cells = own;
+        Ok(prob)
+    }
+}
+
+/// Checks one client given as litmus text.
+pub fn refine_client(
+    imp: &Implementation,
+    order: &StampOrder,
+    file: &str,
+    text: &str,
+    loop_bound: usize,
+    screen: bool,
+) -> Result<ClientReport, InputError> {
+    let ie = |line, col, msg: String| InputError { file: file.to_string(), line, col, msg };
+    let setup = match prepare(imp, order, file, text)? {
+        Prepared::Ready(s) => s,
+        Prepared::Skipped(name) => return Ok(ClientReport::skipped(file, &name)),
     };
-    let (domain, own) = value_domain(&prob, &low.domain).map_err(|m| ie(1, 1, m))?;
-    prob.domain = domain;
-    prob.own_cells = own;
-    let res = engine::run(&prob, true).map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?;
+    let low = &setup.low;
+    let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
+    // the specification; refinement compares registers (the client's outcome), not final memory
+    let mut spec_p = setup.spec_problem(to, loop_bound);
+    spec_p.regs_only = true;
+    let spec = engine::run(&spec_p, false).map_err(|e| ie(1, 1, e.to_string()))?;
+    let spec_regs: BTreeSet<engine::Regs> = spec.outcomes.keys().map(|o| o.regs.clone()).collect();
+    // the implementation
+    let prob = setup.impl_problem(to, loop_bound).map_err(|m| ie(1, 1, m))?;
+    let res = if screen { engine::run_outside(&prob, true, &spec_regs) } else { engine::run(&prob, true) }
+        .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?;
     let mut cex = None;
     for (o, w) in &res.outcomes {
         if !spec_regs.contains(&o.regs) {
-            let outcome = show_regs(&low, &o.regs);
+            let outcome = show_regs(low, &o.regs);
             let (execution, dot) = match w {
-                Some(w) => (render_grouped(&low, &prob, imp, w), dot_grouped(&prob, imp, w)),
+                Some(w) => (render_grouped(low, &prob, imp, w), dot_grouped(&prob, imp, w)),
                 None => (String::new(), String::new()),
             };
             cex = Some(Counterexample { outcome, execution, dot });
@@ -193,12 +255,17 @@ pub fn refine_client(
         }
     }
     let impl_regs: BTreeSet<_> = res.outcomes.keys().map(|o| o.regs.clone()).collect();
+    let vacuous = impl_regs.is_empty()
+        && (!screen
+            || !engine::has_execution(&prob).map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?);
     Ok(ClientReport {
         file: file.to_string(),
         name: low.name.clone(),
         verdict: if cex.is_some() { "FAIL" } else { "ok" },
         spec_outcomes: spec_regs.len(),
         impl_outcomes: impl_regs.len(),
+        impl_outcomes_complete: !screen,
+        vacuous,
         bounded: res.bound_hit || spec.bound_hit,
         stuck: res.stats.stuck,
         stuck_msg: res.stuck_msg.clone(),
@@ -234,6 +301,7 @@ fn value_domain(p: &Problem, base: &ValueDomain) -> Result<(ValueDomain, HashMap
         all_executions: false,
         inline: p.inline.as_ref().map(|i| Inline { lib: i.lib, methods: i.methods.clone(), ctx: i.ctx }),
         own_cells: HashMap::new(),
+        regs_only: true,
     };
     let as_domain = |dom: &[BTreeSet<Value>]| {
         let mut messages: BTreeSet<Value> = BTreeSet::new();

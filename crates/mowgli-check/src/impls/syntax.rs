@@ -1,9 +1,9 @@
 //! Lexer and parser of implementation files (`.impl`, grammar in
 //! `docs/impl-language.md`). Errors carry `line:column` and what was expected.
 
-use crate::litmus::syntax::Pos;
+pub use crate::litmus::syntax::{Name, Pos};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tok {
     Ident(String),
     Int(i64),
@@ -12,7 +12,7 @@ pub enum Tok {
     Newline,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token {
     pub tok: Tok,
     pub pos: Pos,
@@ -32,8 +32,15 @@ const PUNCT: [&str; 30] = [
 ];
 
 pub fn lex(text: &str) -> R<Vec<Token>> {
+    lex_lines(text.lines().enumerate().map(|(i, l)| (i + 1, l)))
+}
+
+/// Lexes lines given with their (1-based) line numbers: a litmus thread body is
+/// lexed where it stands in its file. Each line ends with a [`Tok::Newline`].
+pub fn lex_lines<'t>(lines: impl IntoIterator<Item = (usize, &'t str)>) -> R<Vec<Token>> {
     let mut out = Vec::new();
-    for (ln, line) in text.lines().enumerate() {
+    for (line_no, line) in lines {
+        let ln = line_no - 1;
         let chars: Vec<char> = line.chars().collect();
         let mut i = 0;
         while i < chars.len() {
@@ -58,7 +65,9 @@ pub fn lex(text: &str) -> R<Vec<Token>> {
                 i = j;
                 continue;
             }
-            if c.is_ascii_alphabetic() || (c == '_' && chars.get(i + 1).is_some_and(|d| d.is_ascii_alphanumeric())) {
+            if c.is_ascii_alphabetic()
+                || (c == '_' && chars.get(i + 1).is_some_and(|d| d.is_ascii_alphanumeric() || *d == '_'))
+            {
                 let mut j = i;
                 while j < chars.len() && (chars[j].is_ascii_alphanumeric() || chars[j] == '_') {
                     j += 1;
@@ -84,12 +93,6 @@ pub fn lex(text: &str) -> R<Vec<Token>> {
     Ok(out)
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Name {
-    pub text: String,
-    pub pos: Pos,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
     Add,
@@ -109,7 +112,7 @@ pub enum BinOp {
     In,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ex {
     Int(i64, Pos),
     Bool(bool, Pos),
@@ -150,24 +153,34 @@ impl Ex {
             Ex::Var(n) | Ex::App(n, _) => n.pos,
         }
     }
+
+    /// Where the expression starts (the position of a binary operation or an
+    /// index is its operator's).
+    pub fn start(&self) -> Pos {
+        match self {
+            Ex::Bin(_, a, _, _) => a.start(),
+            Ex::Index(b, _, _) => b.start(),
+            e => e.pos(),
+        }
+    }
 }
 
 /// A call of a library method: `[LIB.]Method(args)`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallEx {
     pub lib: Option<Name>,
     pub method: Name,
     pub args: Vec<Ex>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Rhs {
     Call(CallEx),
     Expr(Ex),
     If(Box<Stmt>),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stmt {
     Let {
         name: Name,
@@ -196,14 +209,14 @@ pub enum Stmt {
     Value(Ex),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Block {
     pub stmts: Vec<Stmt>,
     pub pos: Pos,
 }
 
 /// `loc NAME[(OBJ)][[i, …]] [@ node] [= init] [for i in set, …]`, or `wid NAME[(OBJ)]`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FamilyDecl {
     pub name: Name,
     pub object: Option<Name>,
@@ -214,14 +227,14 @@ pub struct FamilyDecl {
     pub wid: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MethodDecl {
     pub name: Name,
     pub params: Vec<Name>,
     pub body: Block,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImplFile {
     pub name: Name,
     pub implements: Name,
@@ -233,6 +246,9 @@ pub struct ImplFile {
 struct Parser {
     toks: Vec<Token>,
     i: usize,
+    /// Where the input ends, and how to call it in messages.
+    end: Pos,
+    end_desc: String,
 }
 
 impl Parser {
@@ -242,17 +258,19 @@ impl Parser {
     fn peek_at(&self, k: usize) -> &Tok {
         self.toks.get(self.i + k).map(|t| &t.tok).unwrap_or(&Tok::Newline)
     }
+    fn new(toks: Vec<Token>) -> Parser {
+        let end = toks.last().map(|t| Pos { line: t.pos.line + 1, col: 1 }).unwrap_or(Pos { line: 1, col: 1 });
+        Parser { toks, i: 0, end, end_desc: "the end of the file".into() }
+    }
     fn pos(&self) -> Pos {
-        self.toks.get(self.i).map(|t| t.pos).unwrap_or_else(|| {
-            self.toks.last().map(|t| Pos { line: t.pos.line + 1, col: 1 }).unwrap_or(Pos { line: 1, col: 1 })
-        })
+        self.toks.get(self.i).map(|t| t.pos).unwrap_or(self.end)
     }
     fn at_end(&self) -> bool {
         self.i >= self.toks.len()
     }
     fn err<T>(&self, what: &str) -> R<T> {
         let found = if self.at_end() {
-            "the end of the file".to_string()
+            self.end_desc.clone()
         } else {
             match self.peek() {
                 Tok::Ident(s) => format!("`{s}`"),
@@ -448,7 +466,8 @@ impl Parser {
         // Method(…) with an upper-case initial, or lib.Method(…)
         match (self.peek(), self.peek_at(1), self.peek_at(2), self.peek_at(3)) {
             (Tok::Ident(m), Tok::P("("), _, _) => m.starts_with(|c: char| c.is_ascii_uppercase()),
-            (Tok::Ident(_), Tok::P("."), Tok::Ident(m), Tok::P("(")) => m.starts_with(|c: char| c.is_ascii_uppercase()),
+            // `.` has no other use: a qualified name is always a call
+            (Tok::Ident(_), Tok::P("."), Tok::Ident(_), Tok::P("(")) => true,
             _ => false,
         }
     }
@@ -491,6 +510,12 @@ impl Parser {
         self.keyword("if")?;
         let cond = self.expr()?;
         let then = self.block()?;
+        // `else` may start the next line
+        let save = self.i;
+        self.skip_newlines();
+        if !self.is_kw("else") {
+            self.i = save;
+        }
         let els = if self.is_kw("else") {
             self.i += 1;
             if self.is_kw("if") {
@@ -508,6 +533,14 @@ impl Parser {
 
     fn stmt(&mut self) -> R<Stmt> {
         let pos = self.pos();
+        // a keyword followed by `=` is a name being assigned (litmus registers may
+        // be called `loop`, `if`, …: the litmus format has no keywords)
+        if matches!(self.peek(), Tok::Ident(_)) && matches!(self.peek_at(1), Tok::P("=")) {
+            let name = self.ident("a variable")?;
+            self.expect("=")?;
+            let rhs = self.rhs()?;
+            return Ok(Stmt::Assign { name, rhs });
+        }
         if self.is_kw("let") || self.is_kw("var") {
             let mutable = self.is_kw("var");
             self.i += 1;
@@ -550,12 +583,6 @@ impl Parser {
         }
         if self.is_call_start() {
             return Ok(Stmt::Call(self.call()?));
-        }
-        if matches!(self.peek(), Tok::Ident(_)) && matches!(self.peek_at(1), Tok::P("=")) {
-            let name = self.ident("a variable")?;
-            self.expect("=")?;
-            let rhs = self.rhs()?;
-            return Ok(Stmt::Assign { name, rhs });
         }
         Ok(Stmt::Value(self.expr()?))
     }
@@ -742,16 +769,42 @@ impl Parser {
 /// Parses an implementation file.
 pub fn parse(text: &str) -> R<ImplFile> {
     let toks = lex(text)?;
-    let mut p = Parser { toks, i: 0 };
+    let mut p = Parser::new(toks);
     p.file()
 }
 
-/// Parses a block of statements (litmus thread bodies in the same language).
+/// Parses a block of statements.
 pub fn parse_block(text: &str) -> R<Block> {
     let toks = lex(&format!("{{\n{text}\n}}"))?;
-    let mut p = Parser { toks, i: 0 };
+    let mut p = Parser::new(toks);
     p.block()
 }
+
+/// Parses a sequence of statements given as lines with their line numbers (a
+/// litmus thread body): the statements run to the end of the lines, which is
+/// position `end` and is described as `end_desc` in messages.
+pub fn parse_stmts_lines<'t>(
+    lines: impl IntoIterator<Item = (usize, &'t str)>,
+    end: Pos,
+    end_desc: String,
+) -> R<Vec<Stmt>> {
+    let toks = lex_lines(lines)?;
+    let mut p = Parser { toks, i: 0, end, end_desc };
+    p.skip_newlines();
+    let mut out = Vec::new();
+    while !p.at_end() {
+        if p.is("}") {
+            return p.err("a statement (this `}` closes no block)");
+        }
+        out.push(p.stmt()?);
+        p.end_of_statement()?;
+    }
+    Ok(out)
+}
+
+/// The names of the functions expressions may apply besides the context
+/// functions: `min(s)`, `max`, `len`, `hash`, `range`.
+pub const OPERATOR_FUNCTIONS: [&str; 5] = ["min", "max", "len", "hash", "range"];
 
 #[cfg(test)]
 mod tests {
@@ -769,6 +822,29 @@ mod tests {
         assert_eq!(f.families.len(), 2);
         assert_eq!(f.methods.len(), 2);
         assert!(matches!(f.methods[1].body.stmts[0], Stmt::For { .. }));
+    }
+
+    #[test]
+    fn statements_of_a_litmus_body() {
+        let lines = [
+            (7, "  loop = Read(x); if loop == 1 {"),
+            (8, "    Write(x, [loop, 2])"),
+            (9, "  }"),
+            (10, "  else { sv.write(x) }"),
+        ];
+        let ss = parse_stmts_lines(lines, Pos { line: 11, col: 1 }, "the end".into()).unwrap();
+        assert_eq!(ss.len(), 2);
+        assert!(
+            matches!(&ss[0], Stmt::Assign { name, .. } if name.text == "loop" && name.pos == Pos { line: 7, col: 3 })
+        );
+        let Stmt::If { els: Some(els), .. } = &ss[1] else { panic!("{:?}", ss[1]) };
+        assert!(matches!(&els.stmts[0], Stmt::Call(c) if c.method.text == "write"));
+        let e =
+            parse_stmts_lines([(3, "  if a {"), (4, "    Write(x, 1)")], Pos { line: 5, col: 1 }, "`expect`".into())
+                .unwrap_err();
+        assert_eq!((e.pos, e.msg.as_str()), (Pos { line: 5, col: 1 }, "expected `}`, found `expect`"));
+        let e = parse_stmts_lines([(2, "  }")], Pos { line: 3, col: 1 }, "the end".into()).unwrap_err();
+        assert_eq!(e.pos, Pos { line: 2, col: 3 });
     }
 
     #[test]

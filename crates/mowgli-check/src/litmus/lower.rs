@@ -3,12 +3,17 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use mowgli_core::program::{Expr, Prog};
+use mowgli_core::program::{unfold_with, CallRecord, Expr, Hooks, Op, Prog, RegId};
 use mowgli_core::{Library, LocInfo, ObjInfo, Param, StampOrder, ThreadInfo, Value, ValueDomain, World};
 use mowgli_libs::registry;
 
-use super::syntax::{Arg, Cond, Lit, Litmus, Name, Pos};
+use super::syntax::{Cond, Lit, Litmus, Name, Pos};
 use crate::engine::{Outcome, Problem};
+use crate::impls::syntax::{CallEx, Ex, Rhs, Stmt};
+use crate::impls::{lerr, Host, LErr, Lowerer, L};
+
+/// The unrolling bound of loops that are no spin loops (`Problem::loop_bound`).
+pub const LOOP_BOUND: usize = 8;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SemError {
@@ -216,7 +221,7 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
         });
     }
     // bodies
-    let mut bodies: Vec<Option<&Vec<super::syntax::Instr>>> = vec![None; world.threads.len()];
+    let mut bodies: Vec<Option<&Vec<Stmt>>> = vec![None; world.threads.len()];
     for (n, instrs) in &t.bodies {
         let Some(&tid) = tids.get(&n.text) else {
             return err(
@@ -249,59 +254,30 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
     }
     let mut threads = Vec::new();
     let mut reg_names = Vec::new();
+    // whether some value written may be no literal of the program
+    let mut computed = false;
     for (tid, body) in bodies.iter().enumerate() {
         let body = body.expect("checked above");
         let mut regs: Vec<String> = Vec::new();
-        let mut steps = Vec::new();
-        for ins in body.iter() {
-            // resolve the method
-            let (li, mi) = resolve(&libs, &lib_names, ins.lib.as_ref(), &ins.method)?;
-            let sig = &libs[li].methods()[mi];
-            if ins.args.len() != sig.params.len() {
-                return err(
-                    ins.method.pos,
-                    format!(
-                        "`{}` takes {} argument{}, found {}",
-                        sig.name,
-                        sig.params.len(),
-                        if sig.params.len() == 1 { "" } else { "s" },
-                        ins.args.len()
-                    ),
-                );
-            }
-            let mut args = Vec::new();
-            let mut static_args = Vec::new();
-            for (a, p) in ins.args.iter().zip(&sig.params) {
-                let e = lower_arg(a, *p, tid, &mut world, &lids, &regs, &mut names, &mut wids, &objs, &mut literals)?;
-                static_args.push(match &e {
-                    Expr::Val(v) => v.clone(),
-                    _ => Value::Unit,
-                });
-                args.push(e);
-            }
-            libs[li]
-                .check_call(&world, tid, mi, &static_args)
-                .map_err(|m| SemError { pos: ins.method.pos, msg: format!("`{}`: {m}", sig.name) })?;
-            let bind = match &ins.dest {
-                None => None,
-                Some(d) => {
-                    if !sig.returns {
-                        return err(d.pos, format!("`{}` returns no value; drop `{} =`", sig.name, d.text));
-                    }
-                    names.claim(d, Kind::Reg)?;
-                    let r = match regs.iter().position(|r| *r == d.text) {
-                        Some(r) => r,
-                        None => {
-                            regs.push(d.text.clone());
-                            regs.len() - 1
-                        }
-                    };
-                    Some(r)
-                }
-            };
-            steps.push((bind, Prog::Call { lib: li, method: mi, args }));
-        }
-        threads.push((Prog::seq(steps), regs.len()));
+        collect_registers(body, &mut regs);
+        let reg_ids: HashMap<String, RegId> = regs.iter().enumerate().map(|(i, r)| (r.clone(), i)).collect();
+        let mut host = ThreadHost {
+            tid,
+            world: &mut world,
+            lids: &lids,
+            names: &mut names,
+            wids: &mut wids,
+            objs: &objs,
+            literals: &mut literals,
+            libs: &libs,
+            lib_names: &lib_names,
+            regs: &reg_ids,
+            computed: false,
+        };
+        let mut lw = Lowerer::new(true, regs.len());
+        let prog = lw.thread_body(body, &mut host).map_err(|e| SemError { pos: e.pos, msg: e.msg })?;
+        computed |= host.computed;
+        threads.push((prog, lw.nregs));
         reg_names.push(regs);
     }
     // expectations
@@ -312,9 +288,12 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
         c.locs(&mut shown);
         expects.push(Expectation { allowed: e.allowed, cond: c, text: e.text.clone(), pos: e.pos });
     }
-    let all: Vec<Value> = literals.into_iter().filter(|v| !matches!(v, Value::Unit)).collect();
-    let messages = all.iter().filter(|v| matches!(v, Value::Tuple(_))).cloned().collect();
-    let domain = ValueDomain { per_loc: vec![all; world.locs.len()], messages };
+    let domain = if computed {
+        let starts: Vec<Pos> = bodies_pos(t, &tids, world.threads.len());
+        computed_domain(&world, &libs, &threads, &literals, &starts)?
+    } else {
+        domain_of(literals, world.locs.len())
+    };
     Ok(Lowered {
         name: t.name.clone(),
         world,
@@ -390,120 +369,496 @@ fn resolve(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn lower_arg(
-    a: &Arg,
-    p: Param,
-    tid: usize,
-    world: &mut World,
-    lids: &HashMap<String, usize>,
-    regs: &[String],
-    names: &mut Names,
-    wids: &mut HashMap<String, u32>,
-    objs: &HashMap<String, usize>,
-    literals: &mut BTreeSet<Value>,
-) -> Result<Expr, SemError> {
-    let what = match p {
-        Param::Loc => "a location",
-        Param::Src => "a local location or an integer",
-        Param::Val => "a value or a register",
-        Param::Wid => "a work identifier",
-        Param::Node => "a node",
-        Param::Nodes => "a set of nodes `{1, 2}`",
-        Param::Obj => "a barrier or ring",
+/// The registers of a thread body: every name bound by `let`, `var` or `=`, in
+/// the order of their first binding.
+fn collect_registers(ss: &[Stmt], out: &mut Vec<String>) {
+    let add = |n: &Name, out: &mut Vec<String>| {
+        if !out.contains(&n.text) {
+            out.push(n.text.clone());
+        }
     };
-    let kind_of = |n: &str| names.kinds.get(n).copied();
-    match (p, a) {
-        (Param::Loc | Param::Src, Arg::Name(n)) => match lids.get(&n.text) {
-            Some(&l) => Ok(Expr::Val(Value::Loc(l))),
-            None => match kind_of(&n.text) {
-                Some(k) => err(n.pos, format!("expected {what}, but `{}` is {}", n.text, k.article())),
-                None => err(n.pos, format!("undeclared location `{}` (declare it with `loc {} @ N`)", n.text, n.text)),
-            },
-        },
-        (Param::Src, Arg::Int(v, _)) => {
-            let node = world.threads[tid].node;
-            let l = world.locs.len();
-            world.locs.push(LocInfo {
-                name: format!("{v}"),
-                home: Some(node),
-                init: Value::Int(*v),
-                size: None,
-                implicit: true,
-            });
-            literals.insert(Value::Int(*v));
-            Ok(Expr::Val(Value::Loc(l)))
-        }
-        (Param::Val, Arg::Int(v, _)) => {
-            literals.insert(Value::Int(*v));
-            Ok(Expr::Val(Value::Int(*v)))
-        }
-        (Param::Val, Arg::Bool(b, _)) => {
-            literals.insert(Value::Bool(*b));
-            Ok(Expr::Val(Value::Bool(*b)))
-        }
-        (Param::Val, Arg::Tuple(items, _)) => {
-            let es = items
-                .iter()
-                .map(|i| lower_arg(i, Param::Val, tid, world, lids, regs, names, wids, objs, literals))
-                .collect::<Result<Vec<_>, _>>()?;
-            let consts: Option<Vec<Value>> = es
-                .iter()
-                .map(|e| match e {
-                    Expr::Val(v) => Some(v.clone()),
-                    _ => None,
-                })
-                .collect();
-            if let Some(vs) = consts {
-                literals.insert(Value::Tuple(vs));
-            }
-            Ok(Expr::Tuple(es))
-        }
-        (Param::Val, Arg::Name(n)) => match regs.iter().position(|r| *r == n.text) {
-            Some(r) => Ok(Expr::Reg(r)),
-            None => match kind_of(&n.text) {
-                Some(Kind::Reg) | None => {
-                    err(n.pos, format!("register `{}` is not bound earlier in this thread", n.text))
+    for s in ss {
+        match s {
+            Stmt::Let { name, rhs, .. } | Stmt::Assign { name, rhs } => {
+                add(name, out);
+                if let Rhs::If(s) = rhs {
+                    collect_registers(std::slice::from_ref(&**s), out);
                 }
-                Some(k) => err(n.pos, format!("expected {what}, but `{}` is {}", n.text, k.article())),
+            }
+            Stmt::If { then, els, .. } => {
+                collect_registers(&then.stmts, out);
+                if let Some(e) = els {
+                    collect_registers(&e.stmts, out);
+                }
+            }
+            Stmt::Loop(b, _) | Stmt::For { body: b, .. } => collect_registers(&b.stmts, out),
+            Stmt::Call(_) | Stmt::Break(..) | Stmt::Value(_) => {}
+        }
+    }
+}
+
+/// Where each thread's (first) body starts, for messages about a whole thread.
+fn bodies_pos(t: &Litmus, tids: &HashMap<String, usize>, n: usize) -> Vec<Pos> {
+    let mut out = vec![Pos { line: 1, col: 1 }; n];
+    for (name, _) in t.bodies.iter().rev() {
+        if let Some(&i) = tids.get(&name.text) {
+            out[i] = name.pos;
+        }
+    }
+    out
+}
+
+fn domain_of(values: BTreeSet<Value>, nlocs: usize) -> ValueDomain {
+    let all: Vec<Value> = values.into_iter().filter(|v| !matches!(v, Value::Unit)).collect();
+    let messages = all.iter().filter(|v| matches!(v, Value::Tuple(_))).cloned().collect();
+    ValueDomain { per_loc: vec![all; nlocs], messages }
+}
+
+/// Unfolding hooks that record the calls a thread makes.
+struct DomainHooks<'a> {
+    world: &'a World,
+    libs: &'a [Box<dyn Library>],
+    thread: usize,
+    dom: &'a ValueDomain,
+    constants: &'a BTreeSet<Value>,
+    calls: Vec<CallRecord>,
+    /// Positions (in the thread's calls) of calls writing a value that is no constant.
+    dependent: BTreeSet<usize>,
+}
+
+impl Hooks for DomainHooks<'_> {
+    fn returns(&mut self, lib: usize, method: usize, args: &[Value], history: &[CallRecord]) -> Vec<Value> {
+        self.libs[lib].returns_after(self.world, self.thread, lib, history, method, args, self.dom)
+    }
+    fn check(&mut self, lib: usize, method: usize, args: &[Value]) -> Result<(), String> {
+        // the engine's checks (`engine::EngineHooks::check`): argument kinds, then the library's
+        let l = &self.libs[lib];
+        for (a, k) in args.iter().zip(&l.methods()[method].params) {
+            let ok = match k {
+                Param::Loc | Param::Src => matches!(a, Value::Loc(x) if *x < self.world.locs.len()),
+                Param::Wid => matches!(a, Value::Wid(_)),
+                Param::Node => matches!(a, Value::Node(n) if self.world.nodes.contains(n)),
+                Param::Nodes => matches!(a, Value::Nodes(_)),
+                Param::Obj => matches!(a, Value::Obj(_)),
+                Param::Val => true,
+            };
+            if !ok {
+                return Err(format!("argument {} is not a {k:?}", self.world.show(a)));
+            }
+        }
+        l.check_call(self.world, self.thread, method, args)
+    }
+    fn observe(&mut self, position: usize, call: &CallRecord) {
+        let sig = &self.libs[call.lib].methods()[call.method];
+        if call.args.iter().zip(&sig.params).any(|(a, k)| *k == Param::Val && !self.constants.contains(a)) {
+            self.dependent.insert(position);
+        }
+        self.calls.push(call.clone());
+    }
+}
+
+/// Most rounds of [`computed_domain`], and most values a location may hold.
+const MAX_ROUNDS: usize = 32;
+const MAX_VALUES: usize = 64;
+
+fn domain_of_sets(dom: &[BTreeSet<Value>], loose: &BTreeSet<Value>) -> ValueDomain {
+    let per_loc: Vec<Vec<Value>> =
+        dom.iter().map(|d| d.iter().filter(|v| !matches!(v, Value::Unit)).cloned().collect()).collect();
+    let messages: BTreeSet<Value> =
+        dom.iter().flatten().chain(loose).filter(|v| matches!(v, Value::Tuple(_))).cloned().collect();
+    ValueDomain { per_loc, messages: messages.into_iter().collect() }
+}
+
+/// The values locations may hold when a program computes values (`Write(x, a +
+/// 1)`): per location, the literals of the program and every value a call naming
+/// the location writes (a call naming two locations, a put or a get, may copy
+/// either's values to the other) when reads return values of the domain so far,
+/// to a fixpoint; values of calls naming no location (a ring's messages) are
+/// messages. Every value read is the initial value of a location or a value
+/// written, and a written value that is no literal is computed from values read
+/// before it in its execution: its derivation passes through writes of such values
+/// only, so after as many rounds as an execution has such writes, every value
+/// written is in the domain (as in `mowgli refine`'s value domain).
+fn computed_domain(
+    world: &World,
+    libs: &[Box<dyn Library>],
+    threads: &[(Prog, usize)],
+    literals: &BTreeSet<Value>,
+    starts: &[Pos],
+) -> Result<ValueDomain, SemError> {
+    let nlocs = world.locs.len();
+    let mut dom: Vec<BTreeSet<Value>> = vec![literals.clone(); nlocs];
+    let mut loose: BTreeSet<Value> = BTreeSet::new();
+    let first = starts.first().copied().unwrap_or(Pos { line: 1, col: 1 });
+    for round in 0..MAX_ROUNDS {
+        let vd = domain_of_sets(&dom, &loose);
+        let before = (dom.clone(), loose.clone());
+        let mut max_writes = 0;
+        for (t, (prog, nregs)) in threads.iter().enumerate() {
+            let mut h = DomainHooks {
+                world,
+                libs,
+                thread: t,
+                dom: &vd,
+                constants: literals,
+                calls: Vec::new(),
+                dependent: BTreeSet::new(),
+            };
+            unfold_with(prog, t, *nregs, LOOP_BOUND, &mut h)
+                .map_err(|e| SemError { pos: starts[t], msg: format!("thread `{}`: {e}", world.threads[t].name) })?;
+            max_writes += h.dependent.len();
+            for c in &h.calls {
+                let sig = &libs[c.lib].methods()[c.method];
+                let mut locs = Vec::new();
+                let mut vals: BTreeSet<Value> = BTreeSet::new();
+                for (a, k) in c.args.iter().zip(&sig.params) {
+                    match (k, a) {
+                        (Param::Loc | Param::Src, Value::Loc(l)) => locs.push(*l),
+                        (Param::Val, v) => {
+                            vals.insert(v.clone());
+                        }
+                        _ => {}
+                    }
+                }
+                if locs.is_empty() {
+                    loose.extend(vals);
+                    continue;
+                }
+                if locs.len() > 1 {
+                    for &l in &locs {
+                        vals.extend(dom[l].iter().cloned());
+                    }
+                }
+                for &l in &locs {
+                    dom[l].extend(vals.iter().cloned());
+                }
+            }
+        }
+        if (dom.clone(), loose.clone()) == before || round > max_writes {
+            return Ok(domain_of_sets(&dom, &loose));
+        }
+        if let Some((l, d)) = dom.iter().enumerate().find(|(_, d)| d.len() > MAX_VALUES) {
+            return err(
+                first,
+                format!(
+                    "location `{}` may hold more than {MAX_VALUES} values ({} after {} rounds of the values \
+                     the program computes): make the loops shorter or the arithmetic bounded",
+                    world.locs[l].name,
+                    d.len(),
+                    round + 1
+                ),
+            );
+        }
+    }
+    err(first, format!("the values the program computes do not settle within {MAX_ROUNDS} rounds"))
+}
+
+/// An integer literal (`-1` is one).
+fn int_literal(e: &Ex) -> Option<i64> {
+    match e {
+        Ex::Int(v, _) => Some(*v),
+        Ex::Neg(b, _) => match &**b {
+            Ex::Int(v, _) => v.checked_neg(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The context of one thread body's lowering: the test's names.
+struct ThreadHost<'a> {
+    tid: usize,
+    world: &'a mut World,
+    lids: &'a HashMap<String, usize>,
+    names: &'a mut Names,
+    wids: &'a mut HashMap<String, u32>,
+    objs: &'a HashMap<String, usize>,
+    literals: &'a mut BTreeSet<Value>,
+    libs: &'a [Box<dyn Library>],
+    lib_names: &'a [String],
+    /// The thread's registers.
+    regs: &'a HashMap<String, RegId>,
+    /// Some value written may be no literal (a register's, or an expression's).
+    computed: bool,
+}
+
+fn lerr_of(e: SemError) -> LErr {
+    LErr { pos: e.pos, msg: e.msg }
+}
+
+impl ThreadHost<'_> {
+    /// A value argument. The base format's forms (literals, registers, tuples of
+    /// them) keep their lowering; other expressions compute a value.
+    fn value(&mut self, lw: &mut Lowerer, a: &Ex) -> L<Expr> {
+        if let Some(v) = int_literal(a) {
+            self.literals.insert(Value::Int(v));
+            return Ok(Expr::Val(Value::Int(v)));
+        }
+        match a {
+            Ex::Bool(b, _) => {
+                self.literals.insert(Value::Bool(*b));
+                Ok(Expr::Val(Value::Bool(*b)))
+            }
+            // the base format has no `bot`: there it is a register's name
+            Ex::Bot(p) if self.regs.contains_key("bot") => {
+                self.value(lw, &Ex::Var(Name { text: "bot".into(), pos: *p }))
+            }
+            Ex::Bot(_) => {
+                self.literals.insert(Value::Bot);
+                Ok(Expr::Val(Value::Bot))
+            }
+            Ex::Tuple(items, _) => {
+                let es = items.iter().map(|i| self.value(lw, i)).collect::<L<Vec<_>>>()?;
+                let consts: Option<Vec<Value>> = es
+                    .iter()
+                    .map(|e| match e {
+                        Expr::Val(v) => Some(v.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                match consts {
+                    Some(vs) => {
+                        self.literals.insert(Value::Tuple(vs));
+                    }
+                    None => self.computed = true,
+                }
+                Ok(Expr::Tuple(es))
+            }
+            Ex::Var(_) => {
+                // a register may hold a value no location holds (an identifier a put
+                // returned, a ring's `true`, a computed value): the fixpoint finds it
+                self.computed = true;
+                lw.expr(a, self)
+            }
+            e => {
+                self.computed = true;
+                lw.expr(e, self)
+            }
+        }
+    }
+
+    /// A node computed by `e` (an integer or a node): `[⊥, 1, 2, …][e]`, since the
+    /// engine wants nodes, and integers and nodes are different values.
+    fn to_node(&self, e: Expr) -> Expr {
+        let max = self.world.nodes.iter().copied().max().unwrap_or(0);
+        if max > 4096 {
+            return e;
+        }
+        let table =
+            (0..=max).map(|k| if self.world.nodes.contains(&k) { Value::Node(k) } else { Value::Bot }).collect();
+        Expr::Op(Op::Index, vec![Expr::Val(Value::Tuple(table)), e])
+    }
+
+    fn kind_of(&self, n: &str) -> Option<Kind> {
+        self.names.kinds.get(n).copied()
+    }
+
+    fn location(&self, n: &Name, what: &str) -> L<Expr> {
+        match self.lids.get(&n.text) {
+            Some(&l) => Ok(Expr::Val(Value::Loc(l))),
+            None => match self.kind_of(&n.text) {
+                Some(k) => lerr(n.pos, format!("expected {what}, but `{}` is {}", n.text, k.article())),
+                None => lerr(n.pos, format!("undeclared location `{}` (declare it with `loc {} @ N`)", n.text, n.text)),
             },
-        },
-        (Param::Wid, Arg::Name(n)) => {
-            names.claim(n, Kind::Wid)?;
-            let next = wids.len() as u32;
-            let id = *wids.entry(n.text.clone()).or_insert(next);
-            if id == next {
-                world.wids.push(n.text.clone());
+        }
+    }
+
+    fn arg(&mut self, lw: &mut Lowerer, a: &Ex, p: Param) -> L<Expr> {
+        let what = match p {
+            Param::Loc => "a location",
+            Param::Src => "a local location or an integer",
+            Param::Val => "a value or a register",
+            Param::Wid => "a work identifier",
+            Param::Node => "a node",
+            Param::Nodes => "a set of nodes `{1, 2}`",
+            Param::Obj => "a barrier or ring",
+        };
+        let fresh = matches!(a, Ex::Var(n) if n.text == "_");
+        match (p, a) {
+            (Param::Wid, Ex::Var(n)) if fresh => {
+                let _ = n;
+                let id = self.world.wids.len() as u32;
+                self.world.wids.push(format!("_{id}"));
+                // fresh names cannot collide with user names (they start with `_` and a digit)
+                self.wids.insert(format!("_{id}"), id);
+                Ok(Expr::Val(Value::Wid(id)))
             }
-            Ok(Expr::Val(Value::Wid(id)))
-        }
-        (Param::Wid, Arg::Fresh(_)) => {
-            let id = world.wids.len() as u32;
-            world.wids.push(format!("_{id}"));
-            // fresh names cannot collide with user names (they start with `_` and a digit)
-            wids.insert(format!("_{id}"), id);
-            Ok(Expr::Val(Value::Wid(id)))
-        }
-        (Param::Node, Arg::Int(v, pos)) => {
-            if *v < 1 || !world.nodes.contains(&(*v as u32)) {
-                return err(*pos, format!("node {v} is not a node of this test (nodes: {:?})", world.nodes));
+            (_, _) if fresh => lerr(a.pos(), format!("expected {what}")),
+            (Param::Loc | Param::Src, Ex::Var(n)) => self.location(n, what),
+            (Param::Src, a) if int_literal(a).is_some() => {
+                let v = int_literal(a).expect("checked");
+                let node = self.world.threads[self.tid].node;
+                let l = self.world.locs.len();
+                self.world.locs.push(LocInfo {
+                    name: format!("{v}"),
+                    home: Some(node),
+                    init: Value::Int(v),
+                    size: None,
+                    implicit: true,
+                });
+                self.literals.insert(Value::Int(v));
+                Ok(Expr::Val(Value::Loc(l)))
             }
-            Ok(Expr::Val(Value::Node(*v as u32)))
-        }
-        (Param::Nodes, Arg::Nodes(ns, pos)) => {
-            let mut v: Vec<u32> = ns.iter().map(|n| *n as u32).collect();
-            v.sort();
-            v.dedup();
-            if let Some(bad) = v.iter().find(|n| !world.nodes.contains(n)) {
-                return err(*pos, format!("node {bad} is not a node of this test (nodes: {:?})", world.nodes));
+            (Param::Val, a) => self.value(lw, a),
+            (Param::Wid, Ex::Var(n)) => {
+                self.names.claim(n, Kind::Wid).map_err(lerr_of)?;
+                let next = self.wids.len() as u32;
+                let id = *self.wids.entry(n.text.clone()).or_insert(next);
+                if id == next {
+                    self.world.wids.push(n.text.clone());
+                }
+                Ok(Expr::Val(Value::Wid(id)))
             }
-            Ok(Expr::Val(Value::Nodes(v)))
+            (Param::Node, a) if int_literal(a).is_some() => {
+                let v = int_literal(a).expect("checked");
+                if v < 1 || v > u32::MAX as i64 || !self.world.nodes.contains(&(v as u32)) {
+                    return lerr(
+                        a.start(),
+                        format!("node {v} is not a node of this test (nodes: {:?})", self.world.nodes),
+                    );
+                }
+                Ok(Expr::Val(Value::Node(v as u32)))
+            }
+            (Param::Node, a) => {
+                let e = lw.expr(a, self)?;
+                Ok(self.to_node(e))
+            }
+            (Param::Nodes, Ex::Set(items, pos))
+                if items.iter().all(|i| int_literal(i).is_some() || self.names_no_value(lw, i)) =>
+            {
+                let mut v = Vec::new();
+                for i in items {
+                    match int_literal(i) {
+                        Some(n) if (1..=u32::MAX as i64).contains(&n) => v.push(n as u32),
+                        Some(n) => {
+                            return lerr(i.start(), format!("expected a node (a positive integer), found `{n}`"))
+                        }
+                        None => {
+                            let shown = match i {
+                                Ex::Var(n) => format!("`{}`", n.text),
+                                _ => "an expression".into(),
+                            };
+                            return lerr(i.start(), format!("expected a node (a positive integer), found {shown}"));
+                        }
+                    }
+                }
+                v.sort();
+                v.dedup();
+                if let Some(bad) = v.iter().find(|n| !self.world.nodes.contains(n)) {
+                    return lerr(
+                        *pos,
+                        format!("node {bad} is not a node of this test (nodes: {:?})", self.world.nodes),
+                    );
+                }
+                Ok(Expr::Val(Value::Nodes(v)))
+            }
+            (Param::Nodes, a) => {
+                let set = lw.expr(a, self)?;
+                let var = lw.hidden_reg();
+                Ok(Expr::Comp { body: Box::new(self.to_node(Expr::Reg(var))), var, set: Box::new(set) })
+            }
+            (Param::Obj, Ex::Var(n)) => match self.objs.get(&n.text) {
+                Some(&o) => Ok(Expr::Val(Value::Obj(o as u32))),
+                None => lerr(n.pos, format!("undeclared barrier or ring `{}`", n.text)),
+            },
+            (_, a) => lerr(a.start(), format!("expected {what}")),
         }
-        (Param::Obj, Arg::Name(n)) => match objs.get(&n.text) {
-            Some(&o) => Ok(Expr::Val(Value::Obj(o as u32))),
-            None => err(n.pos, format!("undeclared barrier or ring `{}`", n.text)),
-        },
-        (_, a) => err(a.pos(), format!("expected {what}")),
+    }
+
+    /// Whether `e` is a name that denotes no value here (no loop variable, no
+    /// register bound before): in a node set `{…}` it is reported as the base
+    /// format does.
+    fn names_no_value(&self, lw: &Lowerer, e: &Ex) -> bool {
+        match e {
+            Ex::Var(n) => {
+                !lw.is_local(&n.text)
+                    && !self.regs.get(&n.text).is_some_and(|&r| lw.is_defined(r))
+                    && !matches!(n.text.as_str(), "node" | "nodes")
+            }
+            _ => false,
+        }
+    }
+
+    fn method(&self, c: &CallEx) -> L<(usize, usize)> {
+        resolve(self.libs, self.lib_names, c.lib.as_ref(), &c.method).map_err(lerr_of)
+    }
+}
+
+impl Host for ThreadHost<'_> {
+    fn name(&mut self, lw: &mut Lowerer, n: &Name) -> L<Expr> {
+        if let Some(&r) = self.regs.get(&n.text) {
+            if lw.is_defined(r) {
+                lw.note_read(r);
+                return Ok(Expr::Reg(r));
+            }
+        }
+        match self.kind_of(&n.text) {
+            None if n.text == "node" => Ok(Expr::Val(Value::Node(self.world.threads[self.tid].node))),
+            None if n.text == "nodes" => Ok(Expr::Val(Value::Nodes(self.world.nodes.clone()))),
+            Some(Kind::Reg) | None => lerr(n.pos, format!("register `{}` is not bound earlier in this thread", n.text)),
+            Some(k) => lerr(n.pos, format!("expected a value or a register, but `{}` is {}", n.text, k.article())),
+        }
+    }
+
+    fn function(&mut self, n: &Name, _args: Vec<Expr>) -> L<Expr> {
+        lerr(n.pos, format!("unknown function `{}` (functions: min, max, len, hash, range)", n.text))
+    }
+
+    fn call(&mut self, lw: &mut Lowerer, c: &CallEx) -> L<Prog> {
+        let (li, mi) = self.method(c)?;
+        let sig = &self.libs[li].methods()[mi];
+        if c.args.len() != sig.params.len() {
+            return lerr(
+                c.method.pos,
+                format!(
+                    "`{}` takes {} argument{}, found {}",
+                    sig.name,
+                    sig.params.len(),
+                    if sig.params.len() == 1 { "" } else { "s" },
+                    c.args.len()
+                ),
+            );
+        }
+        lw.mark_call(self.libs[li].read_only(mi));
+        let mut args = Vec::new();
+        let mut static_args = Vec::new();
+        for (a, p) in c.args.iter().zip(&sig.params) {
+            let e = self.arg(lw, a, *p)?;
+            static_args.push(match &e {
+                Expr::Val(v) => v.clone(),
+                _ => Value::Unit,
+            });
+            args.push(e);
+        }
+        self.libs[li]
+            .check_call(self.world, self.tid, mi, &static_args)
+            .map_err(|m| LErr { pos: c.method.pos, msg: format!("`{}`: {m}", sig.name) })?;
+        Ok(Prog::Call { lib: li, method: mi, args })
+    }
+
+    fn bind(&mut self, _lw: &mut Lowerer, name: &Name, rhs: &Rhs) -> L<RegId> {
+        match rhs {
+            Rhs::Call(c) => {
+                let (li, mi) = self.method(c)?;
+                let sig = &self.libs[li].methods()[mi];
+                if !sig.returns {
+                    return lerr(name.pos, format!("`{}` returns no value; drop `{} =`", sig.name, name.text));
+                }
+            }
+            _ => self.computed = true,
+        }
+        self.names.claim(name, Kind::Reg).map_err(lerr_of)?;
+        Ok(self.regs[&name.text])
+    }
+
+    fn local(&mut self, n: &Name) -> L<()> {
+        if self.regs.contains_key(&n.text) {
+            return lerr(
+                n.pos,
+                format!("`{}` is a register of this thread; a loop variable needs another name", n.text),
+            );
+        }
+        self.names.claim(n, Kind::Reg).map_err(lerr_of)
     }
 }
 
@@ -572,12 +927,13 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         libs: l.libs.iter().map(|b| b.as_ref()).collect(),
         threads: l.threads.clone(),
         to,
-        loop_bound: 8,
+        loop_bound: LOOP_BOUND,
         domain: l.domain.clone(),
         prune: true,
         all_executions: false,
         inline: None,
         own_cells: Default::default(),
+        regs_only: false,
     }
 }
 
