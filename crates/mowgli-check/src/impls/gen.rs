@@ -105,6 +105,9 @@ pub struct Bounds {
     /// Keep only clients with a register (refinement compares registers; the
     /// obligations, which look at executions, turn this off).
     pub need_register: bool,
+    /// Rings: allow one-thread clients, whose single thread writes and reads its
+    /// own ring.
+    pub self_ring: bool,
 }
 
 impl Bounds {
@@ -131,6 +134,7 @@ impl Bounds {
             observer_locs: 2,
             symmetry: true,
             need_register: true,
+            self_ring: true,
         }
     }
 }
@@ -835,6 +839,9 @@ impl Generator {
         if !calls().any(|x| x.lib == 0) || (self.bounds.need_register && !calls().any(|x| self.returns(x))) {
             return false;
         }
+        if self.kind == Kind::Rbl && !self.bounds.self_ring && c.threads.len() == 1 {
+            return false;
+        }
         // nodes 1..=k all present; unused locations and objects in their default placement
         let mut present = 0u32;
         for (n, _, _) in &c.threads {
@@ -1232,6 +1239,8 @@ pub struct GenReport {
     pub classes: Vec<ClassStat>,
     pub failures: Vec<GenFailure>,
     pub millis: f64,
+    /// The client that took longest to check, and its time (ms).
+    pub slowest: Option<(String, f64)>,
 }
 
 /// Progress of a run, for a progress bar.
@@ -1264,7 +1273,7 @@ fn failing_text(text: &str, imp: &Implementation, r: &ClientReport) -> String {
 }
 
 /// A checked client: its position among the clients of the partition, the report, the text.
-type Checked = (usize, Result<ClientReport, String>, String);
+type Checked = (usize, Result<ClientReport, String>, String, f64);
 
 /// Generates the clients of the implemented library up to `bounds` and checks each
 /// (of the partition) with [`refine_client`], smallest first.
@@ -1299,6 +1308,7 @@ pub fn run(
         classes: Vec::new(),
         failures: Vec::new(),
         millis: 0.0,
+        slowest: None,
     };
     for size in 1..=g.max_size() {
         let class = g.class(size);
@@ -1331,15 +1341,17 @@ pub fn run(
                     let i = mine[p];
                     let name = client_name(&g.lib, base + i);
                     let text = g.render(&class, i, &name);
+                    let t0 = std::time::Instant::now();
                     let r = refine_client(imp, order, &name, &text, opts.loop_bound, opts.screen)
                         .map_err(|e| e.to_string());
+                    let ms = t0.elapsed().as_secs_f64() * 1000.0;
                     let failed = matches!(&r, Ok(r) if r.verdict == "FAIL");
                     if failed && opts.first_fail {
                         min_fail.fetch_min(p, Ordering::SeqCst);
                         stop.store(true, Ordering::SeqCst);
                     }
                     progress(Progress::Checked { failed });
-                    results.lock().expect("results").push((p, r, text));
+                    results.lock().expect("results").push((p, r, text, ms));
                 });
             }
         });
@@ -1347,9 +1359,12 @@ pub fn run(
         results.sort_by_key(|r| r.0);
         let cut = min_fail.load(Ordering::SeqCst);
         let mut stat = ClassStat { size, generated: class.generated, distinct: class.distinct(), ..Default::default() };
-        for (p, r, text) in results {
+        for (p, r, text, ms) in results {
             if opts.first_fail && p > cut {
                 continue; // checked after the first failure by another worker: not reported
+            }
+            if rep.slowest.as_ref().is_none_or(|s| ms > s.1) {
+                rep.slowest = Some((client_name(&g.lib, base + mine[p]), ms));
             }
             stat.checked += 1;
             match r {

@@ -187,6 +187,43 @@ pub fn same_stamp(g: &ExecGraph, pre: &[usize], a: Stamp) -> Option<usize> {
     pre.iter().copied().find(|&s| g.subs[s].stamp == a)
 }
 
+/// Every entry f⁻¹(e') offers for (`method`, `stamp`): those keeping the stamp
+/// first, each group `last` then `first` of each (method, stamp kind) pair of
+/// `pre`, latest pair first.
+pub fn alternatives(
+    method: &str,
+    stamp: &str,
+    g: &ExecGraph,
+    libs: &[Box<dyn Library>],
+    pre: &[usize],
+    to: &StampTable,
+) -> Vec<MapEntry> {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for &s in pre {
+        let p = (method_name(g, libs, s), to.kinds[g.subs[s].stamp.kind as usize].clone());
+        if !pairs.contains(&p) {
+            pairs.push(p);
+        }
+    }
+    let mut out = Vec::new();
+    for pick in [Pick::Last, Pick::First] {
+        let order: Vec<&(String, String)> =
+            if pick == Pick::Last { pairs.iter().rev().collect() } else { pairs.iter().collect() };
+        for (m, k) in order {
+            out.push(MapEntry {
+                method: method.to_string(),
+                stamp: stamp.to_string(),
+                pick,
+                target_method: m.clone(),
+                target_stamp: k.clone(),
+            });
+        }
+    }
+    // entries that keep the stamp first (the paper's usual choice)
+    out.sort_by_key(|e| e.target_stamp != stamp);
+    out
+}
+
 /// Infers an entry for (`method`, `stamp`) on this execution: the first
 /// candidate whose target satisfies `ok` (O1).
 #[allow(clippy::too_many_arguments)]

@@ -96,6 +96,11 @@ pub struct Failure {
     /// call, and g between them.
     pub execution: String,
     pub dot: String,
+    /// The abstract subevents' (method, stamp kind) pairs whose images the failure
+    /// involves, with the alternative map entries this execution offers for each
+    /// (used to search a map when entries are not declared).
+    #[serde(skip)]
+    pub involved: Vec<((String, String), Vec<MapEntry>)>,
 }
 
 /// The verdict for one (method, obligation) cell.
@@ -257,8 +262,8 @@ fn o0_violation(v: &Visited, abs: &[Event], abs_g: &ExecGraph) -> Option<(usize,
 enum WitnessVerdict {
     Ok,
     /// Some witness is L-consistent under g⁻¹(hb), but none has g(so') ⊆ hb: the
-    /// first such witness's missing edge.
-    O2(String),
+    /// first such witness's missing edge (and its abstract subevents).
+    O2(String, usize, usize),
     /// No witness is L-consistent (for the admissible hb').
     O3(String),
 }
@@ -293,13 +298,14 @@ fn check_witnesses(
     match dfs_witness(search, abs_g, &back, &vars, 0, false) {
         Some(so) => {
             let (a, b) = so.pairs().find(|&(a, b)| !back.contains(a, b)).unwrap_or((0, 0));
-            WitnessVerdict::O2(format!(
+            let msg = format!(
                 "so' edge {} → {} of the abstract execution (in every witness L allows here; this one is the first found): its image {} → {} is not in hb",
                 sub_name(abs_g, to, a),
                 sub_name(abs_g, to, b),
                 impl_sub(impl_g, to, gmap[a]),
                 impl_sub(impl_g, to, gmap[b]),
-            ))
+            );
+            WitnessVerdict::O2(msg, a, b)
         }
         None => WitnessVerdict::O3(
             "the abstract execution has no L-consistent witness under hb' = g⁻¹(hb): the implementation shows behaviour L forbids"
@@ -370,7 +376,144 @@ fn impl_sub(g: &ExecGraph, to: &StampTable, s: usize) -> String {
 /// (`(name, text)`), with the concretisation map `map` (missing entries: the same
 /// stamp if the implementation has one, else inferred per execution — see
 /// [`maps::resolve`]).
+/// Every abstract program over L = `imp.implements` up to `bounds` (L's calls
+/// only, with or without registers), smallest first, as `(name, litmus text)`:
+/// their plain executions are the abstract plain executions ⟨E', po'⟩ the
+/// obligations range over.
+pub fn abstract_programs(
+    imp: &Implementation,
+    order: &mowgli_core::StampOrder,
+    bounds: &crate::impls::gen::Bounds,
+) -> Result<Vec<(String, String)>, String> {
+    let mut b = bounds.clone();
+    b.observer = None;
+    b.need_register = false;
+    let g = crate::impls::gen::Generator::new(&imp.implements, order, &b)?;
+    let mut out = Vec::new();
+    for size in 1..=g.max_size() {
+        let class = g.class(size);
+        for i in 0..class.distinct() {
+            let name = format!("abs-{}-{size}-{i}", imp.implements);
+            let text = g.render(&class, i, &name);
+            out.push((name, text));
+        }
+    }
+    Ok(out)
+}
+
+/// Most combinations of alternative entries one repair tries.
+const MAX_COMBINATIONS: usize = 256;
+
+/// Most map repairs [`check_clients`] tries before it reports a refutation.
+const MAX_REPAIRS: usize = 16;
+
+/// Checks the obligations of `imp` on the abstract programs `clients`
+/// (`(name, litmus text)`), with the declared map `map`. Entries the map does not
+/// declare are searched: when an obligation fails and the abstract subevents it
+/// involves have undeclared entries, the alternatives the failing execution
+/// offers for them (every `first`/`last` (method, stamp) pair of their f⁻¹) are
+/// tried on that abstract program; the first combination that discharges it is
+/// pinned and the whole bound is checked again. The pinned entries are reported
+/// in [`Report::inferred`].
 pub fn check_clients(
+    imp: &Implementation,
+    order: &mowgli_core::StampOrder,
+    clients: &[(String, String)],
+    map: &ConcMap,
+    opts: &Options,
+) -> Result<Report, String> {
+    let start = std::time::Instant::now();
+    // LOCO App. F.4: a library that orders its own subevents (RDMA^TSO) has no so/hb
+    // presentation to compose with, and Thm. 3.14 does not apply to its implementations
+    for u in &imp.uses {
+        if mowgli_libs::registry::library(u, order).is_ok_and(|l| l.own_program_order()) {
+            return Err(format!(
+                "`{}` uses `{u}`, which orders its own subevents (a whole-program model): local soundness (Def. 3.13) does not apply to it (LOCO App. F.4); check it with `mowgli refine`",
+                imp.name
+            ));
+        }
+    }
+    let mut pinned: Vec<MapEntry> = Vec::new();
+    let mut repairs = 0;
+    loop {
+        let mut current = map.clone();
+        current.entries.extend(pinned.iter().cloned());
+        let mut rep = run(imp, order, &mut clients.iter().cloned(), &current, opts)?;
+        let repair = rep.failures.iter().find(|f| {
+            matches!(f.obligation, Obligation::O1 | Obligation::O2 | Obligation::O3)
+                && f.involved.iter().any(|((m, k), _)| map.get(m, k).is_none())
+        });
+        let Some(f) = repair.filter(|_| repairs < MAX_REPAIRS) else {
+            for e in pinned {
+                if !rep.inferred.contains(&e) {
+                    rep.inferred.push(e);
+                }
+            }
+            rep.map = map.entries.clone();
+            rep.millis = start.elapsed().as_secs_f64() * 1000.0;
+            return Ok(rep);
+        };
+        repairs += 1;
+        let client = clients.iter().find(|(n, _)| f.client.starts_with(&format!("# {n}\n"))).cloned();
+        let open: Vec<&((String, String), Vec<MapEntry>)> =
+            f.involved.iter().filter(|((m, k), _)| map.get(m, k).is_none()).collect();
+        let mut found: Option<Vec<MapEntry>> = None;
+        let mut progress_choice: Option<Vec<MapEntry>> = None;
+        if let Some(client) = client {
+            let total: usize = open.iter().map(|(_, alts)| alts.len().max(1)).product();
+            for i in 0..total.min(MAX_COMBINATIONS) {
+                let mut k = i;
+                let mut choice = Vec::new();
+                for (_, alts) in &open {
+                    if alts.is_empty() {
+                        continue;
+                    }
+                    choice.push(alts[k % alts.len()].clone());
+                    k /= alts.len();
+                }
+                let mut trial = map.clone();
+                trial.entries.extend(choice.iter().cloned());
+                trial.entries.extend(
+                    pinned
+                        .iter()
+                        .filter(|p| !choice.iter().any(|c| c.method == p.method && c.stamp == p.stamp))
+                        .cloned(),
+                );
+                let one = run(imp, order, &mut std::iter::once(client.clone()), &trial, opts)?;
+                // progress: this program discharged, or its first refutation now
+                // involves other entries (repaired in the next round)
+                let keys = |f: &Failure| f.involved.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
+                match one.failures.first() {
+                    None => {
+                        found = Some(choice);
+                        break;
+                    }
+                    Some(g) => {
+                        if progress_choice.is_none()
+                            && keys(g) != keys(f)
+                            && g.involved.iter().any(|((m, k), _)| map.get(m, k).is_none())
+                        {
+                            progress_choice = Some(choice);
+                        }
+                    }
+                }
+            }
+        }
+        match found.or(progress_choice) {
+            Some(choice) => {
+                pinned.retain(|p| !choice.iter().any(|c| c.method == p.method && c.stamp == p.stamp));
+                pinned.extend(choice);
+            }
+            None => {
+                rep.inferred.extend(pinned);
+                rep.millis = start.elapsed().as_secs_f64() * 1000.0;
+                return Ok(rep);
+            }
+        }
+    }
+}
+
+fn run(
     imp: &Implementation,
     order: &mowgli_core::StampOrder,
     clients: &mut dyn Iterator<Item = (String, String)>,
@@ -457,7 +600,26 @@ fn check_one(
             hb_star.add(s, s);
         }
         let method_of = |ai: usize| setup_method_name(abs_lib.as_ref(), &abs[ai]);
-        let fail = |rep: &mut Report, o: Obligation, methods: Vec<String>, reason: String, gmap: Option<&[usize]>| {
+        // the alternatives f⁻¹ offers for an abstract subevent's image
+        let involved_of = |subs: &[usize]| -> Vec<((String, String), Vec<MapEntry>)> {
+            let mut out: Vec<((String, String), Vec<MapEntry>)> = Vec::new();
+            for &s in subs {
+                let ae = abs_g.subs[s].event;
+                let key = (method_of(ae), to.kinds[abs_g.subs[s].stamp.kind as usize].clone());
+                if out.iter().any(|(k, _)| *k == key) {
+                    continue;
+                }
+                let pre = preimage(g, abs[ae].thread, abs[ae].index);
+                out.push((key.clone(), maps::alternatives(&key.0, &key.1, g, &setup.owned, &pre, to)));
+            }
+            out
+        };
+        let fail = |rep: &mut Report,
+                    o: Obligation,
+                    methods: Vec<String>,
+                    reason: String,
+                    gmap: Option<&[usize]>,
+                    involved: Vec<((String, String), Vec<MapEntry>)>| {
             for m in &methods {
                 if let Some(c) = rep.cells.get_mut(m).and_then(|c| c.get_mut(&o)) {
                     c.checked += 1;
@@ -477,6 +639,7 @@ fn check_one(
                     client: format!("# {name}\n{text}"),
                     execution,
                     dot,
+                    involved,
                 });
             }
         };
@@ -497,7 +660,7 @@ fn check_one(
         // O0
         if let Some((ai, why)) = o0_violation(v, &abs, &abs_g) {
             let ms = if ai < abs.len() { vec![method_of(ai)] } else { all_methods.clone() };
-            fail(rep, Obligation::O0, ms, why, None);
+            fail(rep, Obligation::O0, ms, why, None, vec![]);
             return !opts.first_fail;
         }
         pass(rep, Obligation::O0, &all_methods);
@@ -541,13 +704,13 @@ fn check_one(
                         sub_name(&abs_g, to, s)
                     ),
                 };
-                fail(rep, Obligation::O1, vec![m], why, None);
+                fail(rep, Obligation::O1, vec![m], why, None, involved_of(&[s]));
                 return !opts.first_fail;
             };
             gmap[s] = target;
             if let Some(why) = o1_violation(to, &universe, g, &hb_star, &pre, a, target) {
                 let why = format!("g({}) = {}: {why}", sub_name(&abs_g, to, s), impl_sub(g, to, target));
-                fail(rep, Obligation::O1, vec![m], why, Some(&gmap));
+                fail(rep, Obligation::O1, vec![m], why, Some(&gmap), involved_of(&[s]));
                 return !opts.first_fail;
             }
         }
@@ -559,13 +722,14 @@ fn check_one(
                 pass(rep, Obligation::O2, &all_methods);
                 pass(rep, Obligation::O3, &all_methods);
             }
-            WitnessVerdict::O2(why) => {
-                fail(rep, Obligation::O2, all_methods.clone(), why, Some(&gmap));
+            WitnessVerdict::O2(why, a, b) => {
+                fail(rep, Obligation::O2, all_methods.clone(), why, Some(&gmap), involved_of(&[a, b]));
                 return !opts.first_fail;
             }
             WitnessVerdict::O3(why) => {
                 pass(rep, Obligation::O2, &[]);
-                fail(rep, Obligation::O3, all_methods.clone(), why, Some(&gmap));
+                let every: Vec<usize> = (0..abs_g.len()).collect();
+                fail(rep, Obligation::O3, all_methods.clone(), why, Some(&gmap), involved_of(&every));
                 return !opts.first_fail;
             }
         }
@@ -592,6 +756,7 @@ fn check_one(
             client: format!("# {name}\n{text}"),
             execution: String::new(),
             dot: String::new(),
+            involved: vec![],
         });
     }
     Ok(())
