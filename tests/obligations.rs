@@ -138,7 +138,7 @@ fn whole_program_implementations_are_declined() {
     for imp in ["specs/impls/iw.impl", "specs/impls/mutants/iw_wait_one_node.impl"] {
         let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
         let clients = obligations::abstract_programs(&imp, &order, &bounds("rdmawait", 1, 1, 1)).expect("generates");
-        let e = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts()).err().expect("declined");
+        let e = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts()).expect_err("declined");
         assert!(e.contains("App. F.4") && e.contains("rdmatso"), "{e}");
     }
 }
