@@ -4,6 +4,7 @@
 //! the litmus front end ([`litmus`]). The `mowgli` binary is in `src/main.rs`.
 
 pub mod engine;
+pub mod explore;
 pub mod impls;
 pub mod litmus;
 pub mod obligations;

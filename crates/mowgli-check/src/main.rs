@@ -121,6 +121,24 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         dot: Option<PathBuf>,
     },
+    /// Compare two models on a corpus: every litmus test whose outcome set differs,
+    /// with the outcomes only one side allows.
+    Explore {
+        /// The base model: a library of the litmus format (e.g. `rdmatso`) or a
+        /// stamp-order file.
+        #[arg(long, value_name = "MODEL")]
+        base: String,
+        /// The variant: a library (e.g. `rdmatso_nopcie`; the tests of the base library
+        /// are run with it instead) or a stamp-order file.
+        #[arg(long, value_name = "MODEL")]
+        variant: String,
+        /// Litmus files or directories.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
     StampOrder {
         #[arg(long, value_name = "FILE")]
@@ -329,6 +347,7 @@ fn main() -> ExitCode {
             }
         }
         c @ Cmd::Obligations { .. } => obligations(&c),
+        Cmd::Explore { base, variant, paths, json } => explore(&base, &variant, &paths, json),
         Cmd::StampOrder { stamp_order } => match load_order(&stamp_order) {
             Ok(o) => {
                 for t in o.tables.values() {
@@ -852,5 +871,63 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode {
+    use mowgli_check::explore::{self, Model};
+    let default = orders::default_order();
+    let (b, v) = match (Model::parse(base, &default), Model::parse(variant, &default)) {
+        (Ok(b), Ok(v)) => (b, v),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cmp = match explore::compare(paths, &b, &v, &default) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&cmp).unwrap_or_default());
+    } else {
+        for d in &cmp.differences {
+            println!(
+                "{} ({}): {} outcomes under {}, {} under {}",
+                d.name, d.file, d.base_outcomes, cmp.base, d.variant_outcomes, cmp.variant
+            );
+            for o in &d.only_base {
+                println!("  only {}: {o}", cmp.base);
+            }
+            for o in &d.only_variant {
+                println!("  only {}: {o}", cmp.variant);
+            }
+        }
+        for e in &cmp.errors {
+            println!("error: {e}");
+        }
+        println!(
+            "summary: {} vs {}: {} tests, {} differ, {} the same{}, {} errors; {:.1} ms",
+            cmp.base,
+            cmp.variant,
+            cmp.tests,
+            cmp.differences.len(),
+            cmp.same,
+            if cmp.skipped > 0 {
+                format!(" ({} skipped: they do not use `{}`)", cmp.skipped, cmp.base)
+            } else {
+                String::new()
+            },
+            cmp.errors.len(),
+            cmp.millis
+        );
+    }
+    if cmp.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
     }
 }
