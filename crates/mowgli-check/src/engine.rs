@@ -275,8 +275,9 @@ enum Goal<'r> {
     All,
     /// The outcomes whose registers are not in the set ([`run_outside`]).
     Outside(&'r BTreeSet<Regs>),
-    /// One consistent execution, any ([`has_execution`]).
-    Any,
+    /// One consistent execution, any ([`has_execution`]), within a budget of
+    /// candidates.
+    Any(u64),
     /// Every consistent execution, shown to a visitor ([`for_each_execution`]).
     /// (The visitor itself travels beside the goal.)
     Visit,
@@ -329,7 +330,20 @@ pub fn run_outside(p: &Problem, keep_witnesses: bool, allowed: &BTreeSet<Regs>) 
 
 /// Whether `p` has a consistent execution at all (the search stops at the first).
 pub fn has_execution(p: &Problem) -> Result<bool, EngineError> {
-    Ok(!run_goal(p, false, Goal::Any, None)?.outcomes.is_empty())
+    Ok(!run_goal(p, false, Goal::Any(u64::MAX), None)?.outcomes.is_empty())
+}
+
+/// [`has_execution`] with at most `budget` candidates checked: `None` when the
+/// budget ran out before an execution was found or the space was exhausted.
+pub fn has_execution_within(p: &Problem, budget: u64) -> Result<Option<bool>, EngineError> {
+    let r = run_goal(p, false, Goal::Any(budget), None)?;
+    Ok(if !r.outcomes.is_empty() {
+        Some(true)
+    } else if r.stopped {
+        None
+    } else {
+        Some(false)
+    })
 }
 
 /// Keeps, per thread, the unfoldings whose registers take part in a combination
@@ -499,7 +513,7 @@ fn run_goal<'q>(
         // next combination
         let mut t = 0;
         loop {
-            if t == choice.len() || (matches!(goal, Goal::Any) && !res.outcomes.is_empty()) || res.stopped {
+            if t == choice.len() || (matches!(goal, Goal::Any(_)) && !res.outcomes.is_empty()) || res.stopped {
                 res.stats.micros = start.elapsed().as_micros();
                 return Ok(res);
             }
@@ -636,7 +650,7 @@ fn search_plain(
         subtree[i] = subtree[i + 1] * searches[l].domain(v) as f64;
     }
     let boundary = if p.all_executions || !p.prune || matches!(goal, Goal::Visit) { vars.len() } else { boundary };
-    let boundary = if matches!(goal, Goal::Any) { 0 } else { boundary };
+    let boundary = if matches!(goal, Goal::Any(_)) { 0 } else { boundary };
     let mut st = SearchState {
         g: &g,
         to: p.to,
@@ -721,6 +735,12 @@ fn dfs(
     let at_boundary = i == st.boundary && i < vars.len();
     if (after_choice && st.prune && (st.subtree[i] >= CHECK_MIN_SUBTREE || at_boundary)) || i == vars.len() {
         st.res.stats.candidates += 1;
+        if let Goal::Any(budget) = st.goal {
+            if st.res.stats.candidates > budget {
+                st.res.stopped = true;
+                return false;
+            }
+        }
         if i == vars.len() {
             st.res.stats.complete += 1;
         }
@@ -735,7 +755,7 @@ fn dfs(
     if i == vars.len() {
         return leaf(st, searches);
     }
-    if at_boundary && !matches!(st.goal, Goal::Any) {
+    if at_boundary && !matches!(st.goal, Goal::Any(_)) {
         // the outcome is fixed from here on: nothing new below if it is already
         // known (or, looking for outcomes outside a set, if it is in the set)
         match outcome_of(st, searches) {

@@ -430,6 +430,9 @@ fn refine(
                             "      warning: the implementation has no terminating execution on this client (vacuous)"
                         );
                     }
+                    if r.vacuity_unknown {
+                        println!("      note: screened; whether the implementation has an execution here is undecided (budget)");
+                    }
                     if let Some(m) = &r.stuck_msg {
                         println!(
                             "      note: {} unfoldings of the implementation stopped at an error, first: {m}",
@@ -686,7 +689,7 @@ fn refine_generated(
             println!("slowest client: {name} ({ms:.1} ms; `--list-clients` prints it)");
         }
         println!(
-            "summary: implementation `{}` of `{}` over {}: {} clients generated, {} after symmetry reduction, {} checked{}: {} ok, {} FAIL, {} errors{}{}{}{}; {:.1} ms",
+            "summary: implementation `{}` of `{}` over {}: {} clients generated, {} after symmetry reduction, {} checked{}: {} ok, {} FAIL, {} errors{}{}{}{}{}; {:.1} ms",
             imp.name,
             imp.implements,
             imp.uses.join(", "),
@@ -702,6 +705,11 @@ fn refine_generated(
             rep.failed,
             rep.errors,
             if rep.vacuous > 0 { format!(", {} vacuous (no implementation outcome)", rep.vacuous) } else { String::new() },
+            if rep.vacuity_unknown > 0 {
+                format!(", {} with vacuity undecided (the search for any execution ran out of budget)", rep.vacuity_unknown)
+            } else {
+                String::new()
+            },
             if rep.screened > 0 {
                 format!(
                     ", {} screened ({} without any witness search: every outcome their unfoldings can combine is allowed)",

@@ -1221,6 +1221,8 @@ pub struct GenReport {
     pub failed: usize,
     /// Clients on which the implementation has no consistent execution (ok, vacuously).
     pub vacuous: usize,
+    /// Clients whose vacuity search ran out of budget (see `refine::VACUITY_BUDGET`).
+    pub vacuity_unknown: usize,
     /// Clients on which screening dropped plain executions that can only reach
     /// outcomes the specification allows (with `screened_all`: every one, so no
     /// witness search was needed at all).
@@ -1298,6 +1300,7 @@ pub fn run(
         ok: 0,
         failed: 0,
         vacuous: 0,
+        vacuity_unknown: 0,
         screened: 0,
         screened_all: 0,
         bounded: 0,
@@ -1371,6 +1374,9 @@ pub fn run(
                 Ok(r) => {
                     if r.vacuous {
                         rep.vacuous += 1;
+                    }
+                    if r.vacuity_unknown {
+                        rep.vacuity_unknown += 1;
                     }
                     if r.impl_stats.screened > 0 {
                         rep.screened += 1;

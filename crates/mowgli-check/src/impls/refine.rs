@@ -43,6 +43,9 @@ pub struct ClientReport {
     /// The implementation has no consistent execution on this client: the check
     /// holds vacuously (with screening, decided by a search for any execution).
     pub vacuous: bool,
+    /// With screening: the search for any execution ran out of its budget
+    /// ([`VACUITY_BUDGET`] candidates); the verdict stands, vacuity is undecided.
+    pub vacuity_unknown: bool,
     /// A loop of the implementation reached the unrolling bound: the verdict is bounded.
     pub bounded: bool,
     /// Unfoldings of the implementation that stopped at an expression error, and the first error.
@@ -64,6 +67,7 @@ impl ClientReport {
             impl_outcomes: 0,
             impl_outcomes_complete: true,
             vacuous: false,
+            vacuity_unknown: false,
             bounded: false,
             stuck: 0,
             stuck_msg: None,
@@ -217,6 +221,9 @@ impl Setup {
     }
 }
 
+/// Candidates the vacuity search of a screened client may check (about a second).
+pub const VACUITY_BUDGET: u64 = 100_000;
+
 /// Checks one client given as litmus text.
 pub fn refine_client(
     imp: &Implementation,
@@ -255,9 +262,21 @@ pub fn refine_client(
         }
     }
     let impl_regs: BTreeSet<_> = res.outcomes.keys().map(|o| o.regs.clone()).collect();
-    let vacuous = impl_regs.is_empty()
-        && (!screen
-            || !engine::has_execution(&prob).map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?);
+    // vacuity: without screening the outcomes say it; with screening a search for
+    // any execution decides it, within a budget (a client where it runs out is
+    // counted as undecided, not as vacuous)
+    let (vacuous, vacuity_unknown) = if !impl_regs.is_empty() {
+        (false, false)
+    } else if !screen {
+        (true, false)
+    } else {
+        match engine::has_execution_within(&prob, VACUITY_BUDGET)
+            .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?
+        {
+            Some(has) => (!has, false),
+            None => (false, true),
+        }
+    };
     Ok(ClientReport {
         file: file.to_string(),
         name: low.name.clone(),
@@ -266,6 +285,7 @@ pub fn refine_client(
         impl_outcomes: impl_regs.len(),
         impl_outcomes_complete: !screen,
         vacuous,
+        vacuity_unknown,
         bounded: res.bound_hit || spec.bound_hit,
         stuck: res.stats.stuck,
         stuck_msg: res.stuck_msg.clone(),
