@@ -17,7 +17,7 @@ fn root() -> PathBuf {
 }
 
 fn opts() -> Options {
-    Options { loop_bound: 4, time_limit: None, first_fail: false }
+    Options { loop_bound: 4, time_limit: None, first_fail: false, progress: None }
 }
 
 fn check_with(imp: &str, order: &StampOrder, bounds: &Bounds, infer: bool) -> Report {

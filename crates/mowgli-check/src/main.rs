@@ -792,12 +792,29 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(format!("{file}: {e}")),
     };
+    // a progress bar on stderr when it is a terminal (not with --json)
+    let bar = {
+        use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+        use std::io::IsTerminal;
+        let b = ProgressBar::new(clients.len() as u64);
+        if *json || !std::io::stderr().is_terminal() {
+            b.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} abstract programs {elapsed}") {
+            b.set_style(style);
+        }
+        b
+    };
+    let tick = bar.clone();
     let opts = obligations::Options {
         loop_bound: *loop_bound,
         time_limit: timeout.map(std::time::Duration::from_secs_f64),
         first_fail: *first_fail,
+        progress: Some(std::sync::Arc::new(move |n| tick.set_position(n as u64))),
     };
-    let rep = match obligations::check_clients(&imp, &order, &clients, &map, &opts) {
+    let rep = obligations::check_clients(&imp, &order, &clients, &map, &opts);
+    bar.finish_and_clear();
+    let rep = match rep {
         Ok(r) => r,
         Err(e) => return fail(format!("{file}: {e}")),
     };

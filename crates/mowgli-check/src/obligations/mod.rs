@@ -133,14 +133,18 @@ pub struct Report {
     pub millis: f64,
 }
 
+/// Told the number of abstract programs checked so far in the current pass.
+pub type Progress = std::sync::Arc<dyn Fn(usize) + Send + Sync>;
+
 /// Options of a run.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Options {
     pub loop_bound: usize,
     /// Stop after this long (the report is then incomplete).
     pub time_limit: Option<std::time::Duration>,
     /// Stop at the first refuted obligation.
     pub first_fail: bool,
+    pub progress: Option<Progress>,
 }
 
 /// The subevents of 𝒢 that implement abstract event `e'` (thread t, index i): f⁻¹(e').
@@ -556,6 +560,9 @@ fn run(
             Prepared::Skipped(_) => continue,
         };
         rep.clients += 1;
+        if let Some(p) = &opts.progress {
+            p(rep.clients);
+        }
         check_one(imp, &setup, to, &name, &text, map, &mut inferred, opts, &mut rep)?;
     }
     rep.inferred = inferred.into_values().collect();
