@@ -346,9 +346,25 @@ pub fn has_execution_within(p: &Problem, budget: u64) -> Result<Option<bool>, En
     })
 }
 
-/// Keeps, per thread, the unfoldings whose registers take part in a combination
-/// outside `allowed`; `None` when the product is too large to screen.
-fn screen(per_thread: &mut [Vec<Unfolding>], allowed: &BTreeSet<Regs>) -> Option<usize> {
+/// Most register combinations outside the allowed set that partial-outcome
+/// pruning tracks (beyond that it is off; the search stays exact).
+const MAX_TARGETS: usize = 4096;
+
+/// The register combinations a [`Goal::Outside`] search is after, by index: per
+/// thread, the distinct register vectors of its unfoldings and each kept
+/// unfolding's index among them; the combinations outside the allowed set.
+struct Targets {
+    env_of_run: Vec<Vec<usize>>,
+    n_envs: Vec<usize>,
+    combos: Vec<Vec<usize>>,
+}
+
+/// Screening, in one pass over the product of the per-thread register sets:
+/// keeps, per thread, the unfoldings whose registers take part in a combination
+/// outside `allowed`, and returns how many were dropped with the targets of
+/// partial-outcome pruning (`None` when there are more than [`MAX_TARGETS`]).
+/// Returns `None` when the product is too large to screen.
+fn screen(per_thread: &mut [Vec<Unfolding>], allowed: &BTreeSet<Regs>) -> Option<(usize, Option<Targets>)> {
     let envs: Vec<Vec<Vec<Option<Value>>>> = per_thread
         .iter()
         .map(|runs| {
@@ -358,12 +374,20 @@ fn screen(per_thread: &mut [Vec<Unfolding>], allowed: &BTreeSet<Regs>) -> Option
         .collect();
     let total = envs.iter().try_fold(1usize, |acc, e| acc.checked_mul(e.len()).filter(|&n| n <= MAX_SCREENED))?;
     let mut needed: Vec<Vec<bool>> = envs.iter().map(|e| vec![false; e.len()]).collect();
+    let mut combos: Option<Vec<Vec<usize>>> = Some(Vec::new());
     let mut idx = vec![0usize; envs.len()];
     let mut combo: Regs = envs.iter().map(|e| e[0].clone()).collect();
     for _ in 0..total {
         if !allowed.contains(&combo) {
             for (t, &i) in idx.iter().enumerate() {
                 needed[t][i] = true;
+            }
+            if let Some(cs) = &mut combos {
+                if cs.len() == MAX_TARGETS {
+                    combos = None;
+                } else {
+                    cs.push(idx.clone());
+                }
             }
         }
         for t in 0..idx.len() {
@@ -377,58 +401,15 @@ fn screen(per_thread: &mut [Vec<Unfolding>], allowed: &BTreeSet<Regs>) -> Option
         }
     }
     let mut screened = 0;
+    let mut env_of_run = Vec::with_capacity(per_thread.len());
     for (t, runs) in per_thread.iter_mut().enumerate() {
         let before = runs.len();
         runs.retain(|r| envs[t].binary_search(&r.env).is_ok_and(|i| needed[t][i]));
         screened += before - runs.len();
+        env_of_run.push(runs.iter().map(|r| envs[t].binary_search(&r.env).unwrap_or(0)).collect());
     }
-    Some(screened)
-}
-
-/// Most register combinations outside the allowed set that partial-outcome
-/// pruning tracks (beyond that it is off; the search stays exact).
-const MAX_TARGETS: usize = 4096;
-
-/// The register combinations a [`Goal::Outside`] search is after, by index: per
-/// thread, the distinct register vectors of its (kept) unfoldings and each
-/// unfolding's index among them; the combinations outside the allowed set.
-struct Targets {
-    env_of_run: Vec<Vec<usize>>,
-    n_envs: Vec<usize>,
-    combos: Vec<Vec<usize>>,
-}
-
-fn targets(per_thread: &[Vec<Unfolding>], allowed: &BTreeSet<Regs>) -> Option<Targets> {
-    let mut envs: Vec<Vec<&Vec<Option<Value>>>> = Vec::new();
-    for runs in per_thread {
-        let s: BTreeSet<&Vec<Option<Value>>> = runs.iter().map(|r| &r.env).collect();
-        envs.push(s.into_iter().collect());
-    }
-    let total = envs.iter().try_fold(1usize, |acc, e| acc.checked_mul(e.len()).filter(|&n| n <= MAX_SCREENED))?;
-    let mut combos = Vec::new();
-    let mut idx = vec![0usize; envs.len()];
-    for _ in 0..total {
-        let regs: Regs = idx.iter().enumerate().map(|(t, &i)| envs[t][i].clone()).collect();
-        if !allowed.contains(&regs) {
-            if combos.len() == MAX_TARGETS {
-                return None;
-            }
-            combos.push(idx.clone());
-        }
-        for t in 0..idx.len() {
-            idx[t] += 1;
-            if idx[t] < envs[t].len() {
-                break;
-            }
-            idx[t] = 0;
-        }
-    }
-    let env_of_run = per_thread
-        .iter()
-        .enumerate()
-        .map(|(t, runs)| runs.iter().map(|r| envs[t].binary_search(&&r.env).unwrap_or(0)).collect())
-        .collect();
-    Some(Targets { env_of_run, n_envs: envs.iter().map(|e| e.len()).collect(), combos })
+    let targets = combos.map(|combos| Targets { env_of_run, n_envs: envs.iter().map(|e| e.len()).collect(), combos });
+    Some((screened, targets))
 }
 
 fn run_goal<'q>(
@@ -455,19 +436,17 @@ fn run_goal<'q>(
         res.stats.micros = start.elapsed().as_micros();
         return Ok(res);
     }
+    let mut targets = None;
     if let Goal::Outside(allowed) = goal {
-        if let Some(n) = screen(&mut per_thread, allowed) {
+        if let Some((n, t)) = screen(&mut per_thread, allowed) {
             res.stats.screened = n as u64;
+            targets = t;
             if per_thread.iter().any(|r| r.is_empty()) {
                 res.stats.micros = start.elapsed().as_micros();
                 return Ok(res);
             }
         }
     }
-    let targets = match goal {
-        Goal::Outside(allowed) => targets(&per_thread, allowed),
-        _ => None,
-    };
     let groups: Vec<Vec<Group>> = per_thread.iter().map(|runs| group_runs(p, runs)).collect();
     let mut choice = vec![0usize; per_thread.len()];
     loop {
