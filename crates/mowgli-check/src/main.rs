@@ -226,6 +226,16 @@ fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, String> {
     Ok(order)
 }
 
+/// The stamp order in force and the implementation file, or the message to print.
+fn load_impl(
+    implementation: &std::path::Path,
+    stamp_order: &Option<PathBuf>,
+) -> Result<(StampOrder, mowgli_check::impls::Implementation), String> {
+    let order = load_order(stamp_order)?;
+    let imp = mowgli_check::impls::Implementation::load(implementation, &order).map_err(|e| e.to_string())?;
+    Ok((order, imp))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
@@ -372,15 +382,8 @@ fn refine(
     dot: &Option<PathBuf>,
     screen: bool,
 ) -> ExitCode {
-    let order = match load_order(stamp_order) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
-    let imp = match mowgli_check::impls::Implementation::load(implementation, &order) {
-        Ok(i) => i,
+    let (order, imp) = match load_impl(implementation, stamp_order) {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(2);
@@ -511,15 +514,8 @@ fn refine_generated(
     use mowgli_check::impls::gen::{self, Bounds, Partition, Progress, RunOptions};
     use std::io::IsTerminal;
 
-    let order = match load_order(stamp_order) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
-    let imp = match mowgli_check::impls::Implementation::load(implementation, &order) {
-        Ok(i) => i,
+    let (order, imp) = match load_impl(implementation, stamp_order) {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(2);
@@ -766,18 +762,10 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         eprintln!("{m}");
         ExitCode::from(2)
     };
-    let order = match load_order(stamp_order) {
-        Ok(o) => o,
-        Err(e) => return fail(e),
-    };
     let file = implementation.display().to_string();
-    let text = match std::fs::read_to_string(implementation) {
-        Ok(t) => t,
-        Err(e) => return fail(format!("{file}:0:0: cannot read: {e}")),
-    };
-    let imp = match mowgli_check::impls::Implementation::parse(&file, &text, &order) {
-        Ok(i) => i,
-        Err(e) => return fail(e.to_string()),
+    let (order, imp) = match load_impl(implementation, stamp_order) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
     };
     let map = if *infer_map { maps::ConcMap::default() } else { imp.map.clone() };
     let mut bounds = Bounds::new(&imp.implements, *threads, nodes.unwrap_or(*threads), *calls);

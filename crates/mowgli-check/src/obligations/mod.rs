@@ -637,7 +637,7 @@ fn check_one(
             }
             let first_for_cell = methods.iter().any(|m| rep.cells[m][&o].failure == Some(rep.failures.len()));
             if first_for_cell {
-                let execution = render(setup, imp, v, &abs_g, gmap, to);
+                let execution = render(setup, v, &abs_g, gmap, to);
                 let dot = dot(setup, v, &abs_g, gmap, to);
                 rep.failures.push(Failure {
                     obligation: o,
@@ -775,14 +775,7 @@ fn setup_method_name(lib: &dyn mowgli_core::Library, e: &Event) -> String {
 
 /// The abstract execution, the implementation execution grouped by abstract call,
 /// and g, as text.
-fn render(
-    setup: &Setup,
-    _imp: &Implementation,
-    v: &Visited,
-    abs_g: &ExecGraph,
-    gmap: Option<&[usize]>,
-    to: &StampTable,
-) -> String {
+fn render(setup: &Setup, v: &Visited, abs_g: &ExecGraph, gmap: Option<&[usize]>, to: &StampTable) -> String {
     use std::fmt::Write;
     let g = v.g;
     let abs_lib = &setup.low.libs[setup.lidx];
