@@ -130,6 +130,56 @@ fn mutant_ibal_loopback_has_no_counterexample_in_the_model() {
     assert!(r.iter().all(|r| r.verdict == "ok" && r.impl_outcomes > 0));
 }
 
+/// The client on which a counter revert would let a barrier call return without its
+/// matching call (`specs/clients/bal-revert`): I_BAL, and the mutant whose entry fence
+/// leaves out the caller's node but which makes no loopback, have no terminating
+/// execution there, as the specification (a quick check: no NIC write at all).
+#[test]
+fn the_revert_client_has_no_execution_without_loopback() {
+    for imp in ["specs/impls/ibal.impl", "specs/impls/mutants/ibal_nolocalgf.impl"] {
+        let r = run(imp, &["specs/clients/bal-revert"]);
+        assert_eq!(r.len(), 1);
+        assert!(r[0].verdict == "ok" && r[0].vacuous && r[0].spec_outcomes == 0, "{imp}: {:?}", r[0]);
+    }
+}
+
+fn revert_client(imp: &str, screen: bool) -> ClientReport {
+    let order = default_order();
+    let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+    let f = root().join("specs/clients/bal-revert/bal-uneven-same-node.litmus");
+    let text = std::fs::read_to_string(&f).expect("readable");
+    refine_client(&imp, &order, &f.display().to_string(), &text, 4, screen).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The revert LOCO §4.2 warns about, where it can happen: a loopback broadcast and an
+/// entry fence that leaves out the caller's node. T1's third call reads its counter
+/// back at 1 (written by its first call's loopback), so it passes with T2's second
+/// increment. About 80 s (release), so not in the default run.
+#[test]
+#[ignore]
+fn mutant_ibal_loopback_nolocalgf_reverts_the_counter() {
+    // screened: the search stops at the first (forbidden) outcome
+    let r = revert_client("specs/impls/mutants/ibal_loopback_nolocalgf.impl", true);
+    assert_eq!(r.verdict, "FAIL");
+    let c = r.counterexample.expect("a counterexample");
+    // T1's third call (abstract call 2) reads its own counter = 1, although its second
+    // call wrote 2 there
+    let t1 = &c.execution[..c.execution.find("T2 @").expect("T2's events")];
+    let third = &t1[t1.find("abstract call 2").expect("T1's third call")..];
+    assert!(third.contains("sv.Read(count(z)[T1]) = 1"), "{}", c.execution);
+    assert!(t1.contains("sv.Write(count(z)[T1], 2)"), "{}", c.execution);
+}
+
+/// ... and with the full entry fence (the paper's Fig. 11 with a loopback) the revert
+/// cannot happen: no terminating execution. About 80 s (release).
+#[test]
+#[ignore]
+fn mutant_ibal_loopback_cannot_revert_behind_the_fence() {
+    // unscreened: every execution is searched, so vacuity is decided without a budget
+    let r = revert_client("specs/impls/mutants/ibal_loopback.impl", false);
+    assert!(r.verdict == "ok" && r.vacuous, "{r:?}");
+}
+
 #[test]
 fn mutant_iw_wait_one_node_is_caught() {
     let r = caught("specs/impls/mutants/iw_wait_one_node.impl", &["specs/litmus"]);
@@ -451,6 +501,16 @@ mod generated {
         let f = first_failure("specs/impls/mutants/isv_gf_nowait.impl", &b);
         assert_eq!(f.size, 3, "{}", f.text);
         assert!(f.text.contains("GF("), "{}", f.text);
+    }
+
+    #[test]
+    fn generated_clients_catch_ibal_nolocalgf() {
+        // one thread: a put to its own node, the barrier, a read of the put's target
+        for imp in ["specs/impls/mutants/ibal_nolocalgf.impl", "specs/impls/mutants/ibal_loopback_nolocalgf.impl"] {
+            let f = first_failure(imp, &Bounds::new("bal", 2, 2, 3));
+            assert_eq!(f.size, 3, "{}", f.text);
+            assert!(f.text.contains("Put(a, 1, _)") && f.text.contains("BAR(z)"), "{}", f.text);
+        }
     }
 
     #[test]
