@@ -50,6 +50,19 @@ pub struct Problem<'a> {
     /// order, see [`mowgli_core::WitnessSearch::affects_returns`]) become
     /// existential. Refinement compares registers only.
     pub regs_only: bool,
+    /// Which engine searches the witnesses of each plain execution.
+    pub backend: Backend,
+}
+
+/// The engine that searches the witnesses of a plain execution.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+pub enum Backend {
+    /// Backtracking over the witness variables with each library's own check.
+    #[default]
+    Explicit,
+    /// Z3 over each library's predicate as data ([`crate::z3eng`]); every model is
+    /// checked again by the explicit predicates.
+    Z3,
 }
 
 /// An implementation to substitute while unfolding: calls of library `lib` (an
@@ -220,8 +233,13 @@ pub struct Results {
     pub bound_hit: bool,
     /// The first expression error that stopped an unfolding.
     pub stuck_msg: Option<String>,
-    /// A visitor asked to stop ([`for_each_execution`]).
+    /// The search stopped early: a visitor asked to ([`for_each_execution`]), a
+    /// budget ran out ([`has_execution_within`]) or a first outcome was found
+    /// ([`first_outside`]).
     pub stopped: bool,
+    /// The Z3 engine could not take the problem, or found a model the explicit
+    /// predicates reject.
+    backend_error: Option<String>,
     skeletons: std::collections::HashSet<Vec<Skeleton>>,
 }
 
@@ -229,6 +247,8 @@ pub struct Results {
 pub enum EngineError {
     #[error(transparent)]
     Unfold(#[from] UnfoldError),
+    #[error("{0}")]
+    Backend(String),
 }
 
 /// The unfoldings of one thread that differ only in the values returned by calls
@@ -273,8 +293,9 @@ pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
 enum Goal<'r> {
     /// Every outcome.
     All,
-    /// The outcomes whose registers are not in the set ([`run_outside`]).
-    Outside(&'r BTreeSet<Regs>),
+    /// The outcomes whose registers are not in the set ([`run_outside`]); with
+    /// `true`, only the first one found ([`first_outside`]).
+    Outside(&'r BTreeSet<Regs>, bool),
     /// One consistent execution, any ([`has_execution`]), within a budget of
     /// candidates.
     Any(u64),
@@ -325,7 +346,13 @@ const MAX_SCREENED: usize = 1 << 16;
 /// registers are fixed, a register outcome in `allowed` is not completed (its
 /// existential variables are not searched).
 pub fn run_outside(p: &Problem, keep_witnesses: bool, allowed: &BTreeSet<Regs>) -> Result<Results, EngineError> {
-    run_goal(p, keep_witnesses, Goal::Outside(allowed), None)
+    run_goal(p, keep_witnesses, Goal::Outside(allowed, false), None)
+}
+
+/// [`run_outside`] that stops at the first outcome outside `allowed` (the result
+/// then has at most one outcome, with [`Results::stopped`] set when it has one).
+pub fn first_outside(p: &Problem, keep_witnesses: bool, allowed: &BTreeSet<Regs>) -> Result<Results, EngineError> {
+    run_goal(p, keep_witnesses, Goal::Outside(allowed, true), None)
 }
 
 /// Whether `p` has a consistent execution at all (the search stops at the first).
@@ -437,7 +464,7 @@ fn run_goal<'q>(
         return Ok(res);
     }
     let mut targets = None;
-    if let Goal::Outside(allowed) = goal {
+    if let Goal::Outside(allowed, _) = goal {
         if let Some((n, t)) = screen(&mut per_thread, allowed) {
             res.stats.screened = n as u64;
             targets = t;
@@ -489,6 +516,9 @@ fn run_goal<'q>(
         res.stats.searches += 1;
         let env = Env { runs: &per_thread, groups: &chosen, keep: keep_witnesses, goal, targets: targets.as_ref() };
         search_plain(p, events, sym, sym_vals, &env, visit.as_deref_mut(), &mut res);
+        if let Some(e) = res.backend_error.take() {
+            return Err(EngineError::Backend(e));
+        }
         // next combination
         let mut t = 0;
         loop {
@@ -622,6 +652,26 @@ fn search_plain(
     if vars.iter().any(|&(l, v)| searches[l].domain(v) == 0) {
         return;
     }
+    if p.backend == Backend::Z3 {
+        let boundary = if p.all_executions || matches!(goal, Goal::Visit) { vars.len() } else { boundary };
+        let mut st = SearchState {
+            g: &g,
+            to: p.to,
+            runs,
+            groups,
+            keep,
+            res,
+            prune: p.prune,
+            subtree: vec![],
+            boundary,
+            regs_only: p.regs_only,
+            goal,
+            targets: None,
+            visit,
+        };
+        z3_search(&mut st, &mut searches, &vars, p);
+        return;
+    }
     // subtree[i]: complete candidates below a node where variables 0..i are assigned
     let mut subtree = vec![1f64; vars.len() + 1];
     for i in (0..vars.len()).rev() {
@@ -646,6 +696,57 @@ fn search_plain(
         visit,
     };
     dfs(&mut st, &mut searches, &vars, 0);
+}
+
+/// The witnesses of one plain execution found by Z3 ([`crate::z3eng`]): each model is
+/// assigned to the explicit searches, checked by them (a model they reject is a
+/// disagreement, reported as an error) and recorded like a leaf of [`dfs`]; then
+/// its values of the variables before the boundary are blocked.
+fn z3_search(
+    st: &mut SearchState,
+    searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>],
+    vars: &[(usize, usize)],
+    p: &Problem,
+) {
+    let mut specs = Vec::with_capacity(searches.len());
+    for (l, s) in searches.iter().enumerate() {
+        match s.relspec() {
+            Some(r) => specs.push(r),
+            None => {
+                st.res.backend_error = Some(crate::z3eng::Z3Error::Unsupported(p.libs[l].name().into()).to_string());
+                return;
+            }
+        }
+    }
+    let enc = crate::z3eng::Encoding::new(st.g, &specs);
+    let which = &vars[..st.boundary];
+    loop {
+        let vals = match enc.next() {
+            Ok(Some(v)) => v,
+            Ok(None) => return,
+            Err(e) => {
+                st.res.backend_error = Some(e.to_string());
+                return;
+            }
+        };
+        for &(l, v) in vars {
+            searches[l].assign(v, Some(vals[l][v]));
+        }
+        st.res.stats.candidates += 1;
+        st.res.stats.complete += 1;
+        if !check_all(st.g, searches) {
+            st.res.backend_error = Some(format!(
+                "the Z3 engine and the explicit engine disagree: a Z3 model (witness variables {vals:?}) is \
+                 not consistent for the explicit predicates"
+            ));
+            return;
+        }
+        leaf(st, searches);
+        if st.res.stopped || (matches!(st.goal, Goal::Any(_)) && !st.res.outcomes.is_empty()) {
+            return;
+        }
+        enc.block(&vals, which);
+    }
 }
 
 struct SearchState<'s, 'g, 'q, 'v> {
@@ -739,7 +840,7 @@ fn dfs(
         // known (or, looking for outcomes outside a set, if it is in the set)
         match outcome_of(st, searches) {
             Some((o, _)) if !st.res.outcomes.contains_key(&o) => {
-                if let Goal::Outside(allowed) = st.goal {
+                if let Goal::Outside(allowed, _) = st.goal {
                     if allowed.contains(&o.regs) {
                         return false;
                     }
@@ -861,6 +962,11 @@ fn leaf(st: &mut SearchState, searches: &mut [Box<dyn mowgli_core::WitnessSearch
         } else {
             None
         };
+        if let Goal::Outside(allowed, true) = st.goal {
+            if !allowed.contains(&o.regs) {
+                st.res.stopped = true;
+            }
+        }
         st.res.outcomes.insert(o, w);
     }
     true

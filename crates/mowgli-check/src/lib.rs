@@ -1,10 +1,12 @@
 //! # mowgli-check
 //!
-//! Engines and front ends of Mowgli: the explicit enumeration engine ([`engine`]) and
-//! the litmus front end ([`litmus`]). The `mowgli` binary is in `src/main.rs`.
+//! Engines and front ends of Mowgli: the explicit enumeration engine ([`engine`]), the
+//! Z3 engine for the witnesses of a plain execution ([`z3eng`]) and the litmus front
+//! end ([`litmus`]). The `mowgli` binary is in `src/main.rs`.
 
 pub mod engine;
 pub mod explore;
 pub mod impls;
 pub mod litmus;
 pub mod obligations;
+pub mod z3eng;

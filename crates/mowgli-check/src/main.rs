@@ -39,6 +39,10 @@ enum Cmd {
         /// expectation as a Graphviz file `DIR/TEST-lLINE.dot`.
         #[arg(long, value_name = "DIR")]
         dot: Option<PathBuf>,
+        /// The engine for the witnesses of each plain execution: `explicit`
+        /// (backtracking) or `z3` (SMT; libraries rdmawait, msw, sv, bal).
+        #[arg(long, value_enum, default_value = "explicit")]
+        engine: mowgli_check::engine::Backend,
     },
     /// Bounded refinement (LOCO Def. 3.10): every outcome of the implementation on a
     /// client must be an outcome of the specification.
@@ -64,7 +68,8 @@ enum Cmd {
         dot: Option<PathBuf>,
         /// Outcome screening: search only the implementation's plain executions that
         /// could reach an outcome the specification forbids (same verdicts; the
-        /// implementation outcome counts then cover only those). `auto`: on for
+        /// implementation outcome counts then cover only those, up to the first
+        /// forbidden one). `auto`: on for
         /// generated clients, off for `--clients`.
         #[arg(long, value_enum, default_value = "auto")]
         screen: Screen,
@@ -120,6 +125,10 @@ enum Cmd {
         /// Write the counterexample of every refuted obligation as `DIR/METHOD-OBLIGATION.dot`.
         #[arg(long, value_name = "DIR")]
         dot: Option<PathBuf>,
+        /// The engine that enumerates the implementation's executions: `explicit`
+        /// or `z3` (implementations over rdmawait or sv).
+        #[arg(long, value_enum, default_value = "explicit")]
+        engine: mowgli_check::engine::Backend,
     },
     /// Compare two models on a corpus: every litmus test whose outcome set differs,
     /// with the outcomes only one side allows.
@@ -239,7 +248,7 @@ fn load_impl(
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Litmus { paths, json, stats, stamp_order, quiet, dot } => {
+        Cmd::Litmus { paths, json, stats, stamp_order, quiet, dot, engine } => {
             let order = match load_order(&stamp_order) {
                 Ok(o) => o,
                 Err(e) => {
@@ -258,7 +267,7 @@ fn main() -> ExitCode {
             let mut reports = Vec::new();
             let mut errors = Vec::new();
             for f in &files {
-                match litmus::check_file(f, &order) {
+                match litmus::check_file_on(f, &order, engine) {
                     Ok(r) => {
                         if !json && (!quiet || !r.all_ok()) {
                             print!("{}", litmus::render(&r, stats));
@@ -754,6 +763,7 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         stamp_order,
         loop_bound,
         dot,
+        engine,
     } = cmd
     else {
         return ExitCode::from(2);
@@ -799,6 +809,7 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         time_limit: timeout.map(std::time::Duration::from_secs_f64),
         first_fail: *first_fail,
         progress: Some(std::sync::Arc::new(move |n| tick.set_position(n as u64))),
+        backend: *engine,
     };
     let rep = obligations::check_clients(&imp, &order, &clients, &map, &opts);
     bar.finish_and_clear();

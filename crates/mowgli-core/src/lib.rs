@@ -3,7 +3,8 @@
 //! The Mowgli framework of the LOCO paper (POPL 2026) §3, independent of any memory
 //! model: stamps and stamp orders ([`stamp`]), events and the static world ([`model`]),
 //! the program meta-language and its plain semantics ([`program`]), executions with
-//! subevents and ppo ([`exec`]), libraries ([`library`]) and relations ([`rel`]).
+//! subevents and ppo ([`exec`]), libraries ([`library`]) and relations ([`rel`]); a
+//! library's consistency predicate as data for symbolic engines ([`symbolic`]).
 
 pub mod exec;
 pub mod library;
@@ -12,6 +13,7 @@ pub mod model;
 pub mod program;
 pub mod rel;
 pub mod stamp;
+pub mod symbolic;
 
 pub use exec::{ExecGraph, SubEvent};
 pub use library::{FinalValue, Library, MethodSig, Param, ValueDomain, WitnessSearch};

@@ -193,6 +193,12 @@ pub trait WitnessSearch {
     fn finals(&self, out: &mut Vec<FinalValue>);
     /// Named witness relations of a complete assignment (for printing executions).
     fn relations(&self) -> Vec<(String, BitRel)>;
+    /// The predicate as data, with the same variables in the same order, for a
+    /// symbolic engine (see [`crate::symbolic`]); `None` when the library's
+    /// predicate does not have that shape.
+    fn relspec(&self) -> Option<crate::symbolic::RelSpec> {
+        None
+    }
 }
 
 /// Λ-consistency (LOCO Def. 3.6) of the current (partial) witnesses, with the least

@@ -148,6 +148,23 @@ impl RfMo {
         RfMo { reads, writes, init, n, cands, rf: vec![None; nr], cell_writes, mo_vars, mo_pos: vec![None; nw] }
     }
 
+    /// The candidate sources of read `r`, by value index of its rf variable
+    /// (`None`: the initial value).
+    pub fn candidates(&self, r: usize) -> &[Option<usize>] {
+        &self.cands[r]
+    }
+
+    /// The writes of `cell` in declaration order; mo variable `(cell, j)` places the
+    /// `j`-th of them (value = how many of the writes `0..j` are mo-before it).
+    pub fn writes_of_cell(&self, cell: usize) -> &[usize] {
+        &self.cell_writes[cell]
+    }
+
+    /// The mo variables in order: (cell, index of the write in [`RfMo::writes_of_cell`]).
+    pub fn mo_variables(&self) -> &[(usize, usize)] {
+        &self.mo_vars
+    }
+
     /// Whether `var` is an rf variable (the others order writes: mo). Return
     /// values are read along rf, never along mo.
     pub fn is_rf_var(&self, var: usize) -> bool {

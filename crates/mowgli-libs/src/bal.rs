@@ -155,4 +155,8 @@ impl WitnessSearch for BalSearch {
     fn relations(&self) -> Vec<(String, BitRel)> {
         vec![("so".into(), self.so.clone())]
     }
+    /// No witness: the plain execution decides consistency and so.
+    fn relspec(&self) -> Option<mowgli_core::symbolic::RelSpec> {
+        Some(mowgli_core::symbolic::RelSpec::fixed(self.so.size(), self.ok, self.so.clone()))
+    }
 }

@@ -16,6 +16,7 @@
 
 use mowgli_core::memory::RfMo;
 use mowgli_core::model::LibId;
+use mowgli_core::symbolic::{IbSpec, RelSpec};
 use mowgli_core::{
     BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
     WitnessSearch, World,
@@ -330,5 +331,27 @@ impl WitnessSearch for WaitSearch<'_> {
             ("rb".into(), self.mem.rb_rel()),
             ("nfo".into(), self.nfo()),
         ]
+    }
+    /// Def. F.2 as data (the same parts as [`rdma::check_ib_so`]).
+    fn relspec(&self) -> Option<RelSpec> {
+        let n = self.g.len();
+        Some(RelSpec {
+            possible: true,
+            mem: self.mem.clone(),
+            orient: self.nfo_pairs.clone(),
+            so_fixed: self.so_static.clone(),
+            so_rf: RelSpec::all(n).minus(&self.cw_po_cr),
+            so_rb: RelSpec::all(n),
+            so_mo: RelSpec::all(n),
+            so_orient: true,
+            forbid_rb: BitRel::new(n),
+            ib: Some(IbSpec {
+                fixed: self.ib_static.clone(),
+                rf: RelSpec::all(n),
+                rb: self.cr_po_cw.clone(),
+                orient: true,
+                inst: self.inst.clone(),
+            }),
+        })
     }
 }

@@ -12,6 +12,7 @@
 
 use mowgli_core::memory::{ReadSpec, ReadVal, RfMo, WriteSpec, WriteVal};
 use mowgli_core::model::LibId;
+use mowgli_core::symbolic::RelSpec;
 use mowgli_core::{
     BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
     WitnessSearch, World,
@@ -269,5 +270,21 @@ impl WitnessSearch for SvSearch<'_> {
     }
     fn relations(&self) -> Vec<(String, BitRel)> {
         vec![("rf".into(), self.mem.rf_rel()), ("mo".into(), self.mem.mo_rel()), ("rb".into(), self.mem.rb_rel())]
+    }
+    /// Def. 3.8 as data: rb ∩ ([aCR]; po⁻¹; [aCW]) = ∅, so = iso ∪ pf ∪ rf_e ∪ rb ∪ mo.
+    fn relspec(&self) -> Option<RelSpec> {
+        let n = self.g.len();
+        Some(RelSpec {
+            possible: true,
+            mem: self.mem.clone(),
+            orient: vec![],
+            so_fixed: self.so_static.clone(),
+            so_rf: RelSpec::all(n).minus(&self.cw_po_cr),
+            so_rb: RelSpec::all(n),
+            so_mo: RelSpec::all(n),
+            so_orient: false,
+            forbid_rb: self.cr_po_inv_cw.clone(),
+            ib: None,
+        })
     }
 }

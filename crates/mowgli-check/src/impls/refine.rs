@@ -213,6 +213,7 @@ impl Setup {
             inline: Some(Inline { lib: self.phantom, methods: self.methods.clone(), ctx: &self.ctx }),
             own_cells: HashMap::new(),
             regs_only: true,
+            backend: Default::default(),
         };
         let (domain, own) = value_domain(&prob, &self.low.domain)?;
         prob.domain = domain;
@@ -247,7 +248,7 @@ pub fn refine_client(
     let spec_regs: BTreeSet<engine::Regs> = spec.outcomes.keys().map(|o| o.regs.clone()).collect();
     // the implementation
     let prob = setup.impl_problem(to, loop_bound).map_err(|m| ie(1, 1, m))?;
-    let res = if screen { engine::run_outside(&prob, true, &spec_regs) } else { engine::run(&prob, true) }
+    let res = if screen { engine::first_outside(&prob, true, &spec_regs) } else { engine::run(&prob, true) }
         .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?;
     let mut cex = None;
     for (o, w) in &res.outcomes {
@@ -322,6 +323,7 @@ fn value_domain(p: &Problem, base: &ValueDomain) -> Result<(ValueDomain, HashMap
         inline: p.inline.as_ref().map(|i| Inline { lib: i.lib, methods: i.methods.clone(), ctx: i.ctx }),
         own_cells: HashMap::new(),
         regs_only: true,
+        backend: Default::default(),
     };
     let as_domain = |dom: &[BTreeSet<Value>]| {
         let mut messages: BTreeSet<Value> = BTreeSet::new();

@@ -934,6 +934,7 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         inline: None,
         own_cells: Default::default(),
         regs_only: false,
+        backend: Default::default(),
     }
 }
 

@@ -96,6 +96,11 @@ impl TestReport {
 
 /// Parses and runs one litmus file under `order`.
 pub fn check_file(path: &Path, order: &StampOrder) -> Result<TestReport, InputError> {
+    check_file_on(path, order, engine::Backend::Explicit)
+}
+
+/// [`check_file`] on the chosen engine for the witnesses of plain executions.
+pub fn check_file_on(path: &Path, order: &StampOrder, backend: engine::Backend) -> Result<TestReport, InputError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| InputError {
         file: file.clone(),
@@ -103,7 +108,7 @@ pub fn check_file(path: &Path, order: &StampOrder) -> Result<TestReport, InputEr
         col: 0,
         msg: format!("cannot read: {e}"),
     })?;
-    check_text(&file, &text, order)
+    check_text_on(&file, &text, order, true, backend)
 }
 
 /// Parses and runs a litmus test given as text.
@@ -113,12 +118,24 @@ pub fn check_text(file: &str, text: &str, order: &StampOrder) -> Result<TestRepo
 
 /// [`check_text`], optionally with the naive enumerator (`prune = false`).
 pub fn check_text_with(file: &str, text: &str, order: &StampOrder, prune: bool) -> Result<TestReport, InputError> {
+    check_text_on(file, text, order, prune, engine::Backend::Explicit)
+}
+
+/// [`check_text_with`] on the chosen engine for the witnesses of plain executions.
+pub fn check_text_on(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    prune: bool,
+    backend: engine::Backend,
+) -> Result<TestReport, InputError> {
     let ie = |line, col, msg: String| InputError { file: file.to_string(), line, col, msg };
     let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
     let low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
     let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     let mut prob = lower::problem(&low, to);
     prob.prune = prune;
+    prob.backend = backend;
     let res = engine::run(&prob, true).map_err(|e| ie(1, 1, e.to_string()))?;
     let mut shown: Vec<BTreeMap<String, String>> = res.outcomes.keys().map(|o| lower::show_outcome(&low, o)).collect();
     shown.sort();
@@ -240,6 +257,16 @@ pub fn outcomes_of_text(
     order: &StampOrder,
     prune: bool,
 ) -> Result<Vec<BTreeMap<String, String>>, InputError> {
+    outcomes_of_text_on(text, order, prune, engine::Backend::Explicit)
+}
+
+/// [`outcomes_of_text`] on the chosen engine for the witnesses of plain executions.
+pub fn outcomes_of_text_on(
+    text: &str,
+    order: &StampOrder,
+    prune: bool,
+    backend: engine::Backend,
+) -> Result<Vec<BTreeMap<String, String>>, InputError> {
     let ie = |line, col, msg: String| InputError { file: "<text>".into(), line, col, msg };
     let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
     let mut low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
@@ -257,6 +284,7 @@ pub fn outcomes_of_text(
     let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     let mut prob = lower::problem(&low, to);
     prob.prune = prune;
+    prob.backend = backend;
     let res = engine::run(&prob, false).map_err(|e| ie(1, 1, e.to_string()))?;
     let mut shown: Vec<BTreeMap<String, String>> = res.outcomes.keys().map(|o| lower::show_outcome(&low, o)).collect();
     shown.sort();

@@ -145,6 +145,8 @@ pub struct Options {
     /// Stop at the first refuted obligation.
     pub first_fail: bool,
     pub progress: Option<Progress>,
+    /// The engine that enumerates the implementation's executions.
+    pub backend: engine::Backend,
 }
 
 /// The subevents of 𝒢 that implement abstract event `e'` (thread t, index i): f⁻¹(e').
@@ -585,6 +587,7 @@ fn check_one(
     let mut p = setup.impl_problem(to, opts.loop_bound)?;
     p.all_executions = true;
     p.regs_only = false;
+    p.backend = opts.backend;
     let abs_lib = &setup.low.libs[setup.lidx];
     let abs_world = &setup.low.world;
     let universe = universe(to, &abs_world.nodes);

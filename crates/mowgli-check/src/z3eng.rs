@@ -1,0 +1,327 @@
+//! The Z3 engine: the witnesses of one plain execution as an SMT problem.
+//!
+//! The explicit engine (`engine::dfs`) enumerates witness assignments and asks each
+//! library to `check` them. This engine encodes, from each library's predicate as
+//! data ([`mowgli_core::symbolic::RelSpec`]), the same variables symbolically and
+//! lets Z3 find assignments:
+//!
+//! * an rf variable is an integer `rf_r ∈ [0, |candidates(r)|)`; an mo variable is
+//!   read off integer clocks `mo_w`, distinct within a cell (mo = the clock order);
+//!   an orientation variable (NIC flush order) is a Boolean;
+//! * values: each write has an integer `val_w` (values numbered), a known write is
+//!   its constant, a copying write (a put's remote write) equals what its read reads;
+//!   a read reads `ite(rf_r = i, value of candidate i, …)`, constrained by its label;
+//! * every relation the predicates mention (rf, mo, rb, orientation, so, ib) is a
+//!   Boolean per possible pair; rb(r, w) = r reads the initial value, or a write
+//!   whose clock is below w's;
+//! * irreflexivity of ib⁺ and acyclicity of ppo ∪ so by integer clocks (an edge
+//!   forces a smaller clock: a relation is acyclic iff such clocks exist);
+//! * so ⊇ [Inst]; ib⁺ through reachability Booleans `reach_a(v)`, forced by the ib
+//!   edges out of `a` and closed under ib; they occur only in constraints that
+//!   restrict, so a model may as well keep them least, which is ib⁺ exactly.
+//!
+//! The engine then enumerates models, blocking each one's values of the variables
+//! that matter (all of them when every execution is wanted). Every model is handed
+//! back to the explicit searches as an assignment and checked by them before it
+//! counts: a model the explicit predicate rejects is reported as a disagreement of
+//! the two engines, never silently dropped. The other direction (an execution the
+//! explicit engine finds and Z3 does not) is what the agreement tests compare.
+
+use std::collections::HashMap;
+
+use mowgli_core::memory::{ReadVal, WriteVal};
+use mowgli_core::symbolic::RelSpec;
+use mowgli_core::{ExecGraph, Value};
+use z3::ast::{Bool, Int};
+use z3::{SatResult, Solver};
+
+/// How a search variable is read off a model.
+enum VarTerm {
+    /// An rf variable: the candidate index.
+    Rf(Int),
+    /// An mo variable: how many of the cell's earlier-declared writes are mo-before.
+    Mo(Int),
+    /// An orientation: true is value 0.
+    Orient(Bool),
+    /// A variable with a single value.
+    Fixed,
+}
+
+/// A sparse relation of symbolic pairs.
+#[derive(Default)]
+struct SymRel {
+    pairs: HashMap<(usize, usize), Vec<Bool>>,
+}
+
+impl SymRel {
+    fn add(&mut self, a: usize, b: usize, cond: Bool) {
+        self.pairs.entry((a, b)).or_default().push(cond);
+    }
+    fn edges(&self) -> impl Iterator<Item = ((usize, usize), Bool)> + '_ {
+        self.pairs.iter().map(|(&k, v)| (k, if v.len() == 1 { v[0].clone() } else { Bool::or(v) }))
+    }
+}
+
+/// The problem of one plain execution.
+pub struct Encoding {
+    solver: Solver,
+    /// Per library, per witness variable.
+    vars: Vec<Vec<VarTerm>>,
+}
+
+/// Why the Z3 engine cannot take a problem.
+#[derive(Debug, thiserror::Error)]
+pub enum Z3Error {
+    #[error("library `{0}` has no symbolic description of its consistency predicate; use the explicit engine")]
+    Unsupported(String),
+    #[error("Z3 answered `unknown` ({0})")]
+    Unknown(String),
+}
+
+fn value_id(ids: &mut HashMap<Value, i64>, v: &Value) -> i64 {
+    let n = ids.len() as i64;
+    *ids.entry(v.clone()).or_insert(n)
+}
+
+impl Encoding {
+    /// Encodes the Λ-consistent witnesses of `g` (LOCO Def. 3.6) for the libraries'
+    /// predicates `specs` (in the order of the libraries).
+    pub fn new(g: &ExecGraph, specs: &[RelSpec]) -> Encoding {
+        let solver = Solver::new();
+        let n = g.len();
+        let mut ids: HashMap<Value, i64> = HashMap::new();
+        let mut so = SymRel::default();
+        let mut vars = Vec::with_capacity(specs.len());
+        for (li, spec) in specs.iter().enumerate() {
+            if !spec.possible {
+                solver.assert(Bool::from_bool(false));
+            }
+            let mem = &spec.mem;
+            let reads = &mem.reads;
+            let writes = &mem.writes;
+            let rf: Vec<Int> = (0..reads.len()).map(|r| Int::new_const(format!("l{li}_rf{r}"))).collect();
+            let clock: Vec<Int> = (0..writes.len()).map(|w| Int::new_const(format!("l{li}_mo{w}"))).collect();
+            let val: Vec<Int> = (0..writes.len()).map(|w| Int::new_const(format!("l{li}_val{w}"))).collect();
+            for (r, x) in rf.iter().enumerate() {
+                let k = mem.candidates(r).len() as i64;
+                solver.assert(x.ge(Int::from_i64(0)));
+                solver.assert(x.lt(Int::from_i64(k)));
+            }
+            for c in 0..mem.num_cells() {
+                let ws = mem.writes_of_cell(c);
+                for (i, &a) in ws.iter().enumerate() {
+                    for &b in &ws[i + 1..] {
+                        solver.assert(clock[a].eq(&clock[b]).not());
+                    }
+                }
+            }
+            // the value read by read r
+            let read_value = |r: usize, ids: &mut HashMap<Value, i64>| -> Int {
+                let cands = mem.candidates(r);
+                let term = |c: &Option<usize>, ids: &mut HashMap<Value, i64>| match c {
+                    None => Int::from_i64(value_id(ids, &mem.init[reads[r].cell])),
+                    Some(w) => val[*w].clone(),
+                };
+                let mut t = match cands.last() {
+                    Some(c) => term(c, ids),
+                    None => Int::from_i64(-1),
+                };
+                for i in (0..cands.len().saturating_sub(1)).rev() {
+                    let ti = term(&cands[i], ids);
+                    t = rf[r].eq(Int::from_i64(i as i64)).ite(&ti, &t);
+                }
+                t
+            };
+            let read_values: Vec<Int> = (0..reads.len()).map(|r| read_value(r, &mut ids)).collect();
+            for (w, ws) in writes.iter().enumerate() {
+                match &ws.val {
+                    WriteVal::Known(v) => solver.assert(val[w].eq(Int::from_i64(value_id(&mut ids, v)))),
+                    WriteVal::CopyOf(r) => solver.assert(val[w].eq(&read_values[*r])),
+                }
+            }
+            for (r, rd) in reads.iter().enumerate() {
+                match &rd.val {
+                    ReadVal::Known(v) => solver.assert(read_values[r].eq(Int::from_i64(value_id(&mut ids, v)))),
+                    ReadVal::Among(vs) => {
+                        let alts: Vec<Bool> =
+                            vs.iter().map(|v| read_values[r].eq(Int::from_i64(value_id(&mut ids, v)))).collect();
+                        solver.assert(Bool::or(&alts));
+                    }
+                    ReadVal::Free => {}
+                }
+            }
+            // rf, mo, rb, orientation
+            let mut rf_rel = SymRel::default();
+            let mut mo_rel = SymRel::default();
+            let mut rb_rel = SymRel::default();
+            for (r, rd) in reads.iter().enumerate() {
+                for (i, c) in mem.candidates(r).iter().enumerate() {
+                    if let Some(w) = c {
+                        rf_rel.add(writes[*w].sub, rd.sub, rf[r].eq(Int::from_i64(i as i64)));
+                    }
+                }
+                for &w in mem.writes_of_cell(rd.cell) {
+                    if writes[w].sub == rd.sub {
+                        continue;
+                    }
+                    let mut alts = Vec::new();
+                    for (i, c) in mem.candidates(r).iter().enumerate() {
+                        let chosen = rf[r].eq(Int::from_i64(i as i64));
+                        match c {
+                            None => alts.push(chosen),
+                            Some(src) if *src != w => alts.push(Bool::and(&[chosen, clock[*src].lt(&clock[w])])),
+                            Some(_) => {}
+                        }
+                    }
+                    if !alts.is_empty() {
+                        rb_rel.add(rd.sub, writes[w].sub, Bool::or(&alts));
+                    }
+                }
+            }
+            for c in 0..mem.num_cells() {
+                let ws = mem.writes_of_cell(c);
+                for &a in ws {
+                    for &b in ws {
+                        if a != b {
+                            mo_rel.add(writes[a].sub, writes[b].sub, clock[a].lt(&clock[b]));
+                        }
+                    }
+                }
+            }
+            let orient: Vec<Bool> = (0..spec.orient.len()).map(|k| Bool::new_const(format!("l{li}_or{k}"))).collect();
+            let mut or_rel = SymRel::default();
+            for (k, &(a, b)) in spec.orient.iter().enumerate() {
+                or_rel.add(a, b, orient[k].clone());
+                or_rel.add(b, a, orient[k].not());
+            }
+            for ((a, b), e) in rb_rel.edges() {
+                if spec.forbid_rb.contains(a, b) {
+                    solver.assert(e.not());
+                }
+            }
+            // this library's so
+            for (a, b) in spec.so_fixed.pairs() {
+                so.add(a, b, Bool::from_bool(true));
+            }
+            for (rel, mask) in [(&rf_rel, &spec.so_rf), (&rb_rel, &spec.so_rb), (&mo_rel, &spec.so_mo)] {
+                for ((a, b), e) in rel.edges() {
+                    if mask.contains(a, b) {
+                        so.add(a, b, e);
+                    }
+                }
+            }
+            if spec.so_orient {
+                for ((a, b), e) in or_rel.edges() {
+                    so.add(a, b, e);
+                }
+            }
+            // ib: irreflexive closure, and [Inst]; ib ⊆ so
+            if let Some(ib) = &spec.ib {
+                let mut ib_rel = SymRel::default();
+                for (a, b) in ib.fixed.pairs() {
+                    ib_rel.add(a, b, Bool::from_bool(true));
+                }
+                for (rel, mask) in [(&rf_rel, &ib.rf), (&rb_rel, &ib.rb)] {
+                    for ((a, b), e) in rel.edges() {
+                        if mask.contains(a, b) {
+                            ib_rel.add(a, b, e);
+                        }
+                    }
+                }
+                if ib.orient {
+                    for ((a, b), e) in or_rel.edges() {
+                        ib_rel.add(a, b, e);
+                    }
+                }
+                let edges: Vec<((usize, usize), Bool)> = ib_rel.edges().collect();
+                let ibc: Vec<Int> = (0..n).map(|s| Int::new_const(format!("l{li}_ib{s}"))).collect();
+                for ((a, b), e) in &edges {
+                    solver.assert(e.implies(ibc[*a].lt(&ibc[*b])));
+                }
+                for a in (0..n).filter(|&a| ib.inst[a]) {
+                    if !edges.iter().any(|((x, _), _)| *x == a) {
+                        continue;
+                    }
+                    let reach: Vec<Bool> = (0..n).map(|v| Bool::new_const(format!("l{li}_reach{a}_{v}"))).collect();
+                    for ((x, y), e) in &edges {
+                        if *x == a {
+                            solver.assert(e.implies(&reach[*y]));
+                        }
+                        solver.assert(Bool::and(&[reach[*x].clone(), e.clone()]).implies(&reach[*y]));
+                    }
+                    for (v, r) in reach.iter().enumerate() {
+                        so.add(a, v, r.clone());
+                    }
+                }
+            }
+            // the search variables, in the search's order
+            let mut vs: Vec<VarTerm> = rf.iter().cloned().map(VarTerm::Rf).collect();
+            for &(c, j) in mem.mo_variables() {
+                let ws = mem.writes_of_cell(c);
+                let me = ws[j];
+                let before: Vec<Int> = ws[..j]
+                    .iter()
+                    .map(|&o| clock[o].lt(&clock[me]).ite(&Int::from_i64(1), &Int::from_i64(0)))
+                    .collect();
+                vs.push(if before.is_empty() { VarTerm::Fixed } else { VarTerm::Mo(Int::add(&before)) });
+            }
+            vs.extend(orient.into_iter().map(VarTerm::Orient));
+            vars.push(vs);
+        }
+        // Λ-consistency: ppo ∪ so acyclic
+        let hbc: Vec<Int> = (0..n).map(|s| Int::new_const(format!("hb{s}"))).collect();
+        for (a, b) in g.ppo.pairs() {
+            solver.assert(hbc[a].lt(&hbc[b]));
+        }
+        for ((a, b), e) in so.edges() {
+            solver.assert(e.implies(hbc[a].lt(&hbc[b])));
+        }
+        Encoding { solver, vars }
+    }
+
+    /// The next model, as a value per search variable (per library), or `None` when
+    /// there is none left.
+    pub fn next(&self) -> Result<Option<Vec<Vec<usize>>>, Z3Error> {
+        match self.solver.check() {
+            SatResult::Unsat => Ok(None),
+            SatResult::Unknown => Err(Z3Error::Unknown(self.solver.get_reason_unknown().unwrap_or_default())),
+            SatResult::Sat => {
+                let Some(m) = self.solver.get_model() else {
+                    return Err(Z3Error::Unknown("no model".into()));
+                };
+                let int = |t: &Int| m.eval(t, true).and_then(|v| v.as_i64()).unwrap_or(0).max(0) as usize;
+                let vals = self
+                    .vars
+                    .iter()
+                    .map(|vs| {
+                        vs.iter()
+                            .map(|v| match v {
+                                VarTerm::Rf(t) | VarTerm::Mo(t) => int(t),
+                                VarTerm::Orient(b) => {
+                                    usize::from(!m.eval(b, true).and_then(|b| b.as_bool()).unwrap_or(true))
+                                }
+                                VarTerm::Fixed => 0,
+                            })
+                            .collect()
+                    })
+                    .collect();
+                Ok(Some(vals))
+            }
+        }
+    }
+
+    /// Excludes every model that gives the variables `which` (library, variable)
+    /// the values of `vals`.
+    pub fn block(&self, vals: &[Vec<usize>], which: &[(usize, usize)]) {
+        let mut same = Vec::new();
+        for &(l, v) in which {
+            let x = vals[l][v];
+            match &self.vars[l][v] {
+                VarTerm::Rf(t) | VarTerm::Mo(t) => same.push(t.eq(Int::from_i64(x as i64))),
+                VarTerm::Orient(b) => same.push(if x == 0 { b.clone() } else { b.not() }),
+                VarTerm::Fixed => {}
+            }
+        }
+        self.solver.assert(Bool::and(&same).not());
+    }
+}

@@ -1,0 +1,168 @@
+//! The Z3 engine (`mowgli_check::z3eng`) against the explicit engine: the same
+//! outcome sets on every paper test whose libraries the Z3 engine takes, and on
+//! every generated program over those libraries up to small bounds. Every model
+//! Z3 finds is also checked by the explicit predicates inside the engine (a model
+//! they reject is an error), so agreement here means: same executions found.
+
+use std::path::{Path, PathBuf};
+
+use mowgli_check::engine::Backend;
+use mowgli_check::impls::gen::{self, Bounds};
+use mowgli_check::litmus;
+use mowgli_libs::orders::default_order;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Outcomes under both engines; `None` when the Z3 engine declines the test (a
+/// library without a symbolic description).
+fn both(name: &str, text: &str) -> Option<usize> {
+    let order = default_order();
+    let explicit = litmus::outcomes_of_text_on(text, &order, true, Backend::Explicit)
+        .unwrap_or_else(|e| panic!("{name}: explicit: {e}"));
+    match litmus::outcomes_of_text_on(text, &order, true, Backend::Z3) {
+        Ok(z3) => {
+            assert_eq!(explicit, z3, "{name}: the engines disagree\n{text}");
+            Some(explicit.len())
+        }
+        Err(e) if e.msg.contains("no symbolic description") => None,
+        Err(e) => panic!("{name}: z3: {e}"),
+    }
+}
+
+#[test]
+fn paper_tests_have_the_same_outcomes_under_both_engines() {
+    let files = litmus::collect(&[root().join("specs/litmus")]).expect("suite");
+    let mut compared = 0;
+    let mut declined = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("readable");
+        match both(&f.display().to_string(), &text) {
+            Some(_) => compared += 1,
+            None => declined += 1,
+        }
+    }
+    // the tests over rdmawait, sv and bal (LOCO Figs. 3-6, 9, 12, §3.4, and the
+    // language tests); rdmatso, rbl and msw-free … tests are declined for now
+    assert!(compared >= 19, "compared {compared}, declined {declined}");
+}
+
+fn generated_agree(lib: &str, b: &Bounds, every: usize, at_least: usize) {
+    let g = gen::generate(lib, &default_order(), b).expect("generates");
+    let mut compared = 0;
+    for c in g.clients.iter().step_by(every) {
+        assert!(both(&c.name, &c.text).is_some(), "{lib}: declined");
+        compared += 1;
+    }
+    assert!(compared >= at_least, "{lib}: {compared} clients compared");
+}
+
+/// Generated programs (`impls::gen`: symmetry-reduced clients, smallest first) over
+/// each library the Z3 engine takes; sv at 2 x 2 x 2 is sampled (every 8th of its
+/// 1,228 programs), the whole of it is the ignored test below.
+#[test]
+fn generated_programs_have_the_same_outcomes_under_both_engines() {
+    generated_agree("sv", &Bounds::new("sv", 2, 2, 2), 8, 150);
+    generated_agree("msw", &Bounds::new("msw", 2, 2, 1), 1, 15);
+    generated_agree("bal", &Bounds::new("bal", 2, 2, 2), 1, 51);
+    generated_agree("rdmawait", &Bounds::new("rdmawait", 2, 2, 1), 1, 55);
+}
+
+/// Every generated program at 2 threads x 2 nodes x 2 calls over sv and rdmawait
+/// (about 3 minutes for sv alone).
+#[test]
+#[ignore]
+fn all_generated_programs_at_two_calls_agree() {
+    generated_agree("sv", &Bounds::new("sv", 2, 2, 2), 1, 1228);
+    generated_agree("rdmawait", &Bounds::new("rdmawait", 2, 2, 2), 1, 100);
+}
+
+// ---------------------------------------------------------------------------
+// `mowgli obligations --engine z3`: the implementation's executions enumerated by
+// Z3 (every witness: all variables are blocked), each checked by the obligations
+// ---------------------------------------------------------------------------
+
+mod obligations_on_z3 {
+    use mowgli_check::engine::Backend;
+    use mowgli_check::impls::gen::Bounds;
+    use mowgli_check::impls::Implementation;
+    use mowgli_check::obligations::{self, Options, Report};
+    use mowgli_libs::orders::default_order;
+
+    use super::root;
+
+    fn report(imp: &str, b: &Bounds, backend: Backend) -> Report {
+        let order = default_order();
+        let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+        let clients = obligations::abstract_programs(&imp, &order, b).unwrap_or_else(|e| panic!("{e}"));
+        let opts = Options { loop_bound: 4, time_limit: None, first_fail: false, progress: None, backend };
+        obligations::check_clients(&imp, &order, &clients, &imp.map, &opts).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Same number of implementation and abstract executions; where nothing is
+    /// refuted, the same method × obligation table (how often each obligation was
+    /// checked); otherwise the same obligations refuted. (Which methods a refutation
+    /// is charged to, and how often the others were checked after it, depends on the
+    /// order in which the executions come, which differs between the engines.)
+    fn agree(imp: &str, b: &Bounds) -> Report {
+        let e = report(imp, b, Backend::Explicit);
+        let z = report(imp, b, Backend::Z3);
+        assert_eq!(e.executions, z.executions, "{imp}: executions");
+        assert_eq!(e.abstract_executions, z.abstract_executions, "{imp}: abstract executions");
+        assert!(e.executions > 0, "{imp}: nothing checked");
+        let cells = |r: &Report| {
+            r.cells
+                .iter()
+                .map(|(m, c)| (m.clone(), c.iter().map(|(o, s)| (o.name(), s.checked)).collect::<Vec<_>>()))
+                .collect::<Vec<_>>()
+        };
+        let refuted = |r: &Report| {
+            let mut v: Vec<_> = r.failures.iter().map(|f| f.obligation.name()).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        assert_eq!(refuted(&e), refuted(&z), "{imp}: refuted obligations");
+        if e.failures.is_empty() {
+            assert_eq!(cells(&e), cells(&z), "{imp}: table");
+        }
+        z
+    }
+
+    fn bounds(lib: &str, threads: usize, nodes: usize, calls: usize) -> Bounds {
+        let mut b = Bounds::new(lib, threads, nodes, calls);
+        b.self_ring = false;
+        b
+    }
+
+    #[test]
+    fn paper_implementations() {
+        for (imp, b) in [
+            ("specs/impls/isv.impl", bounds("sv", 2, 2, 1)),
+            ("specs/impls/isv.impl", bounds("sv", 1, 2, 2)),
+            ("specs/impls/ibal.impl", bounds("bal", 2, 2, 2)),
+            ("specs/impls/ibal_all.impl", bounds("bal_all", 2, 2, 2)),
+            ("specs/impls/irbl.impl", bounds("rbl", 2, 2, 2)),
+            ("specs/impls/imsw.impl", bounds("msw", 2, 2, 1)),
+        ] {
+            let z = agree(imp, &b);
+            assert!(z.failures.is_empty(), "{imp}: refuted under Z3");
+        }
+    }
+
+    #[test]
+    fn mutants() {
+        for (imp, b) in [
+            ("specs/impls/mutants/isv_gf_nowait.impl", bounds("sv", 1, 1, 1)),
+            ("specs/impls/mutants/isv_gf_puts.impl", bounds("sv", 1, 1, 1)),
+            ("specs/impls/mutants/ibal_all_nogf.impl", bounds("bal_all", 1, 1, 1)),
+            ("specs/impls/mutants/ibal_nolocalgf.impl", bounds("bal", 1, 1, 1)),
+            ("specs/impls/mutants/irbl_nowait.impl", bounds("rbl", 2, 2, 2)),
+            ("specs/impls/mutants/imsw_nohash.impl", bounds("msw", 2, 2, 1)),
+        ] {
+            let z = agree(imp, &b);
+            assert!(!z.failures.is_empty(), "{imp}: not refuted under Z3");
+        }
+    }
+}
