@@ -8,3 +8,4 @@ pub mod explore;
 pub mod impls;
 pub mod litmus;
 pub mod obligations;
+pub mod sensitivity;
