@@ -9,4 +9,5 @@ pub mod explore;
 pub mod impls;
 pub mod litmus;
 pub mod obligations;
+pub mod sensitivity;
 pub mod z3eng;

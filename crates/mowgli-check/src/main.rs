@@ -142,17 +142,78 @@ enum Cmd {
         #[arg(long, value_name = "MODEL")]
         variant: String,
         /// Litmus files or directories.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "impls")]
         paths: Vec<PathBuf>,
         /// Machine-readable output.
         #[arg(long)]
         json: bool,
+        /// Also re-run the obligations and generated-client refinement checks of the
+        /// built-in implementations under both stamp orders, and list which stop
+        /// holding under the variant (bounds: `mowgli cells --help`, docs/sensitivity.md).
+        #[arg(long)]
+        impls: bool,
+        /// Where the implementations are (`isv.impl`, `ibal.impl`, … `iw.impl`).
+        #[arg(long, value_name = "DIR", default_value = "specs/impls")]
+        impls_dir: PathBuf,
+    },
+    /// Cell sensitivity of a stamp-order table: flip every cell (✓ ↔ ✗, SN → ✗) and
+    /// report the litmus tests whose outcomes change and the implementation checks
+    /// that stop holding; draw the table as an SVG heat map. Implementation checks
+    /// (docs/sensitivity.md): obligations of isv 2×2×1, ibal, ibal_all, irbl 2×2×2,
+    /// imsw 2×2×1; refinement on generated clients of isv, ibal, ibal_all, irbl
+    /// 2×2×2, imsw and iw 2×2×1 (threads × nodes × calls per thread).
+    Cells {
+        /// Litmus files or directories whose outcome sets are compared.
+        paths: Vec<PathBuf>,
+        /// The base order (default: LOCO Fig. 10 and RDMA Fig. 9).
+        #[arg(long, value_name = "FILE")]
+        stamp_order: Option<PathBuf>,
+        /// The table whose cells are flipped.
+        #[arg(long, value_name = "NAME", default_value = "to")]
+        table: String,
+        /// Only these cells (e.g. `I9,E3`).
+        #[arg(long, value_name = "CELLS", value_delimiter = ',')]
+        only: Vec<String>,
+        /// What an SN cell becomes when flipped.
+        #[arg(long, value_enum, default_value = "unordered")]
+        sn_to: SnTo,
+        /// Leave out the implementation checks.
+        #[arg(long)]
+        no_impls: bool,
+        /// Where the implementations are.
+        #[arg(long, value_name = "DIR", default_value = "specs/impls")]
+        impls_dir: PathBuf,
+        /// Add the generated clients of these libraries as candidate tests (e.g.
+        /// `rdmawait,sv`), up to `--gen-threads`, `--gen-nodes`, `--gen-calls`.
+        #[arg(long, value_name = "LIBS", value_delimiter = ',')]
+        gen: Vec<String>,
+        #[arg(long, value_name = "T", default_value_t = 2)]
+        gen_threads: usize,
+        #[arg(long, value_name = "N", default_value_t = 2)]
+        gen_nodes: usize,
+        #[arg(long, value_name = "C", default_value_t = 2)]
+        gen_calls: usize,
+        /// Write the heat map here (SVG).
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+        /// Iterations per loop that is not a spin loop.
+        #[arg(long, default_value_t = 4)]
+        loop_bound: usize,
     },
     /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
     StampOrder {
         #[arg(long, value_name = "FILE")]
         stamp_order: Option<PathBuf>,
     },
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum SnTo {
+    Unordered,
+    Ordered,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -366,7 +427,14 @@ fn main() -> ExitCode {
             }
         }
         c @ Cmd::Obligations { .. } => obligations(&c),
-        Cmd::Explore { base, variant, paths, json } => explore(&base, &variant, &paths, json),
+        Cmd::Explore { base, variant, paths, json, impls, impls_dir } => {
+            if impls {
+                explore_impls(&base, &variant, &paths, json, &impls_dir)
+            } else {
+                explore(&base, &variant, &paths, json)
+            }
+        }
+        c @ Cmd::Cells { .. } => cells(&c),
         Cmd::StampOrder { stamp_order } => match load_order(&stamp_order) {
             Ok(o) => {
                 for t in o.tables.values() {
@@ -953,5 +1021,281 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode
         ExitCode::SUCCESS
     } else {
         ExitCode::from(2)
+    }
+}
+
+/// `mowgli explore --base A --variant B --impls [PATHS]`: the corpus comparison (when
+/// paths are given) and the implementation checks under both stamp orders.
+fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: &std::path::Path) -> ExitCode {
+    use mowgli_check::explore::{self, Model};
+    use mowgli_check::sensitivity;
+    let default = orders::default_order();
+    let (b, v) = match (Model::parse(base, &default), Model::parse(variant, &default)) {
+        (Ok(b), Ok(v)) => (b, v),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let (Model::Order { order: bo, .. }, Model::Order { order: vo, .. }) = (&b, &v) else {
+        eprintln!("{base}:0:0: `--impls` needs --base and --variant to be stamp-order files");
+        return ExitCode::from(2);
+    };
+    if !dir.is_dir() {
+        eprintln!("{}:0:0: expected a directory of implementation files (`--impls-dir`)", dir.display());
+        return ExitCode::from(2);
+    }
+    let cmp = if paths.is_empty() {
+        None
+    } else {
+        match explore::compare(paths, &b, &v, &default) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let start = Instant::now();
+    let suite = sensitivity::default_suite(dir);
+    let checks = sensitivity::compare_checks(&suite, bo, vo, 4);
+    let millis = start.elapsed().as_secs_f64() * 1000.0;
+    let errors: Vec<String> =
+        checks.iter().flat_map(|c| [&c.base.error, &c.variant.error]).flatten().cloned().collect();
+    if json {
+        let doc = serde_json::json!({
+            "base": b.label(),
+            "variant": v.label(),
+            "corpus": cmp,
+            "implementations": checks,
+            "broken": checks.iter().filter(|c| c.broken()).map(|c| &c.check).collect::<Vec<_>>(),
+            "millis": millis,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        if let Some(cmp) = &cmp {
+            for d in &cmp.differences {
+                println!(
+                    "{} ({}): {} outcomes under {}, {} under {}",
+                    d.name, d.file, d.base_outcomes, cmp.base, d.variant_outcomes, cmp.variant
+                );
+                for o in &d.only_base {
+                    println!("  only {}: {o}", cmp.base);
+                }
+                for o in &d.only_variant {
+                    println!("  only {}: {o}", cmp.variant);
+                }
+            }
+            println!(
+                "corpus: {} tests, {} differ, {} the same, {} errors; {:.1} ms",
+                cmp.tests,
+                cmp.differences.len(),
+                cmp.same,
+                cmp.errors.len(),
+                cmp.millis
+            );
+        }
+        let verdict = |r: &sensitivity::CheckResult| match (&r.error, r.holds) {
+            (Some(_), _) => "error".to_string(),
+            (None, true) => format!("holds ({})", r.checked),
+            (None, false) => "REFUTED".to_string(),
+        };
+        println!("{:32} {:>16} {:>16} {:>9} {:>9}", "implementation check", "base", "variant", "base ms", "var. ms");
+        for c in &checks {
+            println!(
+                "{:32} {:>16} {:>16} {:>9.1} {:>9.1}",
+                c.check,
+                verdict(&c.base),
+                verdict(&c.variant),
+                c.base.millis,
+                c.variant.millis
+            );
+        }
+        for c in checks.iter().filter(|c| c.broken()) {
+            println!("\nstops holding under {}: {}", v.label(), c.check);
+            println!("  {}", c.variant.failure.as_deref().unwrap_or(""));
+            for l in c.variant.witness.as_deref().unwrap_or("").lines().filter(|l| !l.starts_with('"')) {
+                println!("    {l}");
+            }
+        }
+        for c in checks.iter().filter(|c| c.repaired()) {
+            println!("\nrefuted under {} but holds under {}: {}", b.label(), v.label(), c.check);
+        }
+        for e in &errors {
+            println!("error: {e}");
+        }
+        println!(
+            "summary: {} vs {}: {} implementation checks, {} stop holding under the variant, {} errors; {:.1} ms",
+            b.label(),
+            v.label(),
+            checks.len(),
+            checks.iter().filter(|c| c.broken()).count(),
+            errors.len(),
+            millis
+        );
+    }
+    if !errors.is_empty() || cmp.is_some_and(|c| !c.errors.is_empty()) {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `mowgli cells`: cell sensitivity of a stamp-order table.
+fn cells(cmd: &Cmd) -> ExitCode {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use mowgli_check::impls::gen::Bounds;
+    use mowgli_check::sensitivity::{self, CellOptions};
+    use mowgli_core::Cell;
+    use std::io::IsTerminal;
+    let Cmd::Cells {
+        paths,
+        stamp_order,
+        table,
+        only,
+        sn_to,
+        no_impls,
+        impls_dir,
+        gen,
+        gen_threads,
+        gen_nodes,
+        gen_calls,
+        svg,
+        json,
+        loop_bound,
+    } = cmd
+    else {
+        return ExitCode::from(2);
+    };
+    let fail = |m: String| {
+        eprintln!("{m}");
+        ExitCode::from(2)
+    };
+    let base = match load_order(stamp_order) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let src = stamp_order.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "the default order".into());
+    let Some(t) = base.table(table) else {
+        return fail(format!(
+            "{src}:1:1: no table `{table}` (tables: {})",
+            base.tables.keys().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    };
+    let mut cells_only = Vec::new();
+    for c in only {
+        match sensitivity::parse_cell(t, c) {
+            Some(rc) => cells_only.push(rc),
+            None => {
+                return fail(format!(
+                    "--only:1:1: expected a cell of table `{table}` (row letter A-{} and column 1-{}), found `{c}`",
+                    (b'A' + t.kinds.len() as u8 - 1) as char,
+                    t.kinds.len()
+                ))
+            }
+        }
+    }
+    let mut cands = match sensitivity::corpus(paths) {
+        Ok(c) => c,
+        Err(e) => return fail(e.to_string()),
+    };
+    for lib in gen {
+        let b = Bounds::new(lib, *gen_threads, *gen_nodes, *gen_calls);
+        match sensitivity::generated(lib, &base, &b) {
+            Ok(c) => cands.extend(c),
+            Err(e) => return fail(format!("--gen:1:1: {lib}: {e}")),
+        }
+    }
+    sensitivity::smallest_first(&mut cands);
+    let suite = if *no_impls {
+        Vec::new()
+    } else if impls_dir.is_dir() {
+        sensitivity::default_suite(impls_dir)
+    } else {
+        return fail(format!(
+            "{}:0:0: expected a directory of implementation files (`--impls-dir`)",
+            impls_dir.display()
+        ));
+    };
+    let opts = CellOptions {
+        table: table.clone(),
+        sn_to: match sn_to {
+            SnTo::Unordered => Cell::Unordered,
+            SnTo::Ordered => Cell::Ordered,
+        },
+        only: cells_only,
+        loop_bound: *loop_bound,
+    };
+    let total = if opts.only.is_empty() { t.kinds.len() * t.kinds.len() } else { opts.only.len() };
+    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+    if *json || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} cells (eta {eta}) {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let tick = |c: &sensitivity::CellReport| {
+        bar.set_message(format!("{}: {}", c.cell, c.score()));
+        bar.inc(1);
+    };
+    let rep = sensitivity::cells(&base, &cands, &suite, &opts, &tick);
+    bar.finish_and_clear();
+    let rep = match rep {
+        Ok(r) => r,
+        Err(e) => return fail(format!("{src}:1:1: {e}")),
+    };
+    if let Some(path) = svg {
+        let title = format!("Cell sensitivity of `{table}` ({src})");
+        if let Err(e) = std::fs::write(path, sensitivity::heat_map_svg(&rep, &title)) {
+            return fail(format!("{}:0:0: cannot write: {e}", path.display()));
+        }
+        if !json {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    let errors: usize = rep.cells.iter().map(|c| c.errors.len()).sum::<usize>()
+        + rep.candidate_errors.len()
+        + rep.base_checks.iter().filter(|c| c.error.is_some()).count();
+    if *json {
+        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+    } else {
+        for c in &rep.base_checks {
+            println!(
+                "base: {:32} {} ({} checked, {:.1} ms){}",
+                c.check,
+                if c.error.is_some() {
+                    "error"
+                } else if c.holds {
+                    "holds"
+                } else {
+                    "REFUTED"
+                },
+                c.checked,
+                c.millis,
+                c.failure.as_ref().or(c.error.as_ref()).map(|f| format!(": {f}")).unwrap_or_default()
+            );
+        }
+        for e in &rep.candidate_errors {
+            println!("candidate left out: {e}");
+        }
+        print!("{}", sensitivity::render_summary(&rep));
+        println!(
+            "summary: table `{}`: {} cells flipped, {} change a test, {} break a check, {} change nothing; {} candidate tests, {} checks; {} errors; {:.1} ms",
+            rep.table,
+            rep.cells.len(),
+            rep.cells.iter().filter(|c| !c.changed.is_empty()).count(),
+            rep.cells.iter().filter(|c| !c.broken.is_empty()).count(),
+            rep.cells.iter().filter(|c| c.score() == 0).count(),
+            rep.candidates,
+            rep.base_checks.len(),
+            errors,
+            rep.millis
+        );
+    }
+    if errors > 0 {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
     }
 }

@@ -1,0 +1,831 @@
+//! What a stamp-order table decides, cell by cell (issue 5, parts 2c and 3).
+//!
+//! * [`compare_checks`] re-runs the implementation checks of a [`Suite`] — the
+//!   local-soundness obligations (`mowgli obligations`) and bounded refinement on
+//!   generated clients (`mowgli refine --calls`) — under a base and a variant stamp
+//!   order and says which stop (or start) holding (`mowgli explore --impls`).
+//! * [`cells`] flips every cell of a table (✓ ↔ ✗; SN → ✗ by default) and reports,
+//!   per cell, the candidate litmus programs whose outcome set changes (with the
+//!   smallest one) and the checks that stop holding (`mowgli cells`);
+//!   [`heat_map_svg`] draws the table with one coloured, labelled square per cell.
+//!
+//! Candidate programs are plain [`Candidate`] lists, smallest first. Any source can
+//! feed them: a corpus ([`corpus`]), the client generator of `impls::gen`
+//! ([`generated`]), or a generator of distinguishing tests (a function returning
+//! `Vec<Candidate>`; [`smallest_first`] orders the union).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use mowgli_core::{Cell, StampOrder, StampTable};
+use rayon::prelude::*;
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::impls::gen::{self, Bounds, Partition, RunOptions};
+use crate::impls::Implementation;
+use crate::litmus::{self, syntax, InputError};
+use crate::obligations;
+
+/// Errors of a sensitivity run that stop it (a bad table or cell name).
+#[derive(Debug, Error)]
+pub enum SensitivityError {
+    #[error("the stamp order has no table `{0}` (tables: {1})")]
+    NoTable(String, String),
+    #[error("no cell `{0}` in table `{1}` (cells are named row letter + column number, A1 to {2})")]
+    NoCell(String, String, String),
+    #[error(transparent)]
+    Input(#[from] InputError),
+}
+
+// ---------------------------------------------------------------------------
+// Candidate programs
+
+/// A litmus program that may distinguish two models.
+#[derive(Clone, Debug, Serialize)]
+pub struct Candidate {
+    pub name: String,
+    /// Where it comes from: a file path, or `generated:LIB`.
+    pub file: String,
+    #[serde(skip)]
+    pub text: String,
+    /// Instructions (statements of the thread bodies, nested ones included).
+    pub size: usize,
+}
+
+fn count_stmts(ss: &[crate::impls::syntax::Stmt]) -> usize {
+    use crate::impls::syntax::{Rhs, Stmt};
+    ss.iter()
+        .map(|s| match s {
+            Stmt::If { then, els, .. } => {
+                1 + count_stmts(&then.stmts) + els.as_ref().map_or(0, |b| count_stmts(&b.stmts))
+            }
+            Stmt::Loop(b, _) | Stmt::For { body: b, .. } => 1 + count_stmts(&b.stmts),
+            Stmt::Let { rhs: Rhs::If(s), .. } | Stmt::Assign { rhs: Rhs::If(s), .. } => {
+                count_stmts(std::slice::from_ref(s))
+            }
+            _ => 1,
+        })
+        .sum()
+}
+
+/// Parses a litmus text into a candidate (its name and instruction count).
+pub fn candidate(file: &str, text: &str) -> Result<Candidate, InputError> {
+    let ast = syntax::parse(text).map_err(|e| InputError {
+        file: file.to_string(),
+        line: e.pos.line,
+        col: e.pos.col,
+        msg: e.msg,
+    })?;
+    let size = ast.bodies.iter().map(|(_, b)| count_stmts(b)).sum();
+    Ok(Candidate { name: ast.name.clone(), file: file.to_string(), text: text.to_string(), size })
+}
+
+/// Every `.litmus` file under `paths`.
+pub fn corpus(paths: &[PathBuf]) -> Result<Vec<Candidate>, InputError> {
+    let mut out = Vec::new();
+    for f in litmus::collect(paths)? {
+        let file = f.display().to_string();
+        let text = std::fs::read_to_string(&f).map_err(|e| InputError {
+            file: file.clone(),
+            line: 0,
+            col: 0,
+            msg: format!("cannot read: {e}"),
+        })?;
+        out.push(candidate(&file, &text)?);
+    }
+    Ok(out)
+}
+
+/// The symmetry-reduced client programs of library `lib` up to `bounds`
+/// ([`gen::Generator`]), smallest first. Programs without registers are kept
+/// (`need_register` off): the outcome sets compared here include final memory.
+pub fn generated(lib: &str, order: &StampOrder, bounds: &Bounds) -> Result<Vec<Candidate>, String> {
+    let mut bounds = bounds.clone();
+    bounds.need_register = false;
+    let g = gen::generate(lib, order, &bounds)?;
+    g.clients
+        .into_iter()
+        .map(|c| {
+            let file = format!("generated:{lib}");
+            candidate(&file, &c.text).map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+/// Orders candidates by size (stably: sources keep their own order within a size).
+pub fn smallest_first(cands: &mut [Candidate]) {
+    cands.sort_by_key(|c| c.size);
+}
+
+/// The outcome set of a candidate under `order` (registers and final values of the
+/// declared locations, one `name=value` list per outcome).
+pub fn outcome_set(c: &Candidate, order: &StampOrder) -> Result<BTreeSet<String>, String> {
+    let outs = litmus::outcomes_of_text(&c.text, order, true).map_err(|e| {
+        let e = InputError { file: c.file.clone(), ..e };
+        e.to_string()
+    })?;
+    Ok(outs.iter().map(|o| o.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")).collect())
+}
+
+// ---------------------------------------------------------------------------
+// Implementation checks
+
+/// How an implementation is checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Method {
+    /// Local-soundness obligations with the file's concretisation map (`mowgli obligations`).
+    Obligations,
+    /// Bounded refinement on generated clients (`mowgli refine --calls`).
+    Refine,
+}
+
+/// One check of one implementation at one bound.
+#[derive(Clone, Debug, Serialize)]
+pub struct Check {
+    pub implementation: PathBuf,
+    pub method: Method,
+    pub bounds: Bounds,
+}
+
+impl Check {
+    /// `isv obligations 2×2×1` (threads × nodes × calls per thread).
+    pub fn label(&self) -> String {
+        let stem = self.implementation.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let m = match self.method {
+            Method::Obligations => "obligations",
+            Method::Refine => "refine",
+        };
+        format!("{stem} {m} {}×{}×{}", self.bounds.threads, self.bounds.nodes, self.bounds.calls)
+    }
+}
+
+/// The checks of the built-in implementations, at bounds where one pass over all of
+/// them takes about a second (release build). Obligations: I_SV 2 threads × 2 nodes ×
+/// 1 call, I_BAL / I_BAL_all / I_RBL (rings their writer does not read, see
+/// docs/obligations.md) 2 × 2 × 2, I_MSW 2 × 2 × 1. Refinement (generated clients):
+/// I_SV, I_BAL, I_BAL_all, I_RBL 2 × 2 × 2, I_MSW and I_W 2 × 2 × 1.
+pub fn default_suite(dir: &Path) -> Vec<Check> {
+    let mut out = Vec::new();
+    let ob = |name: &str, lib: &str, t, n, c| {
+        let mut b = Bounds::new(lib, t, n, c);
+        b.self_ring = false;
+        Check { implementation: dir.join(format!("{name}.impl")), method: Method::Obligations, bounds: b }
+    };
+    out.push(ob("isv", "sv", 2, 2, 1));
+    out.push(ob("ibal", "bal", 2, 2, 2));
+    out.push(ob("ibal_all", "bal_all", 2, 2, 2));
+    out.push(ob("irbl", "rbl", 2, 2, 2));
+    out.push(ob("imsw", "msw", 2, 2, 1));
+    let rf = |name: &str, lib: &str, t, n, c| Check {
+        implementation: dir.join(format!("{name}.impl")),
+        method: Method::Refine,
+        bounds: Bounds::new(lib, t, n, c),
+    };
+    out.push(rf("isv", "sv", 2, 2, 2));
+    out.push(rf("ibal", "bal", 2, 2, 2));
+    out.push(rf("ibal_all", "bal_all", 2, 2, 2));
+    out.push(rf("irbl", "rbl", 2, 2, 2));
+    out.push(rf("imsw", "msw", 2, 2, 1));
+    out.push(rf("iw", "rdmawait", 2, 2, 1));
+    out
+}
+
+/// The verdict of one check under one stamp order.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckResult {
+    pub check: String,
+    pub holds: bool,
+    /// The first refutation: `O1 for GF: …` or `client gen-sv-12 reaches …`.
+    pub failure: Option<String>,
+    /// The abstract program or client (litmus text) that refutes it.
+    pub witness: Option<String>,
+    /// Abstract programs (obligations) or clients (refinement) checked.
+    pub checked: usize,
+    /// The check could not run (an input or model error).
+    pub error: Option<String>,
+    pub millis: f64,
+}
+
+/// Runs `check` under `order`; with `first_fail`, stops at the first refutation.
+pub fn run_check(check: &Check, order: &StampOrder, loop_bound: usize, first_fail: bool) -> CheckResult {
+    let start = Instant::now();
+    let mut r = CheckResult {
+        check: check.label(),
+        holds: false,
+        failure: None,
+        witness: None,
+        checked: 0,
+        error: None,
+        millis: 0.0,
+    };
+    let imp = match Implementation::load(&check.implementation, order) {
+        Ok(i) => i,
+        Err(e) => {
+            r.error = Some(e.to_string());
+            return r;
+        }
+    };
+    let file = check.implementation.display().to_string();
+    match check.method {
+        Method::Obligations => {
+            let clients = match obligations::abstract_programs(&imp, order, &check.bounds) {
+                Ok(c) => c,
+                Err(e) => {
+                    r.error = Some(format!("{file}: {e}"));
+                    return r;
+                }
+            };
+            let opts = obligations::Options {
+                loop_bound,
+                time_limit: None,
+                first_fail,
+                progress: None,
+                backend: Default::default(),
+            };
+            match obligations::check_clients(&imp, order, &clients, &imp.map, &opts) {
+                Ok(rep) => {
+                    r.checked = rep.clients;
+                    r.holds = rep.failures.is_empty();
+                    if let Some(f) = rep.failures.first() {
+                        r.failure = Some(format!("{} for {}: {}", f.obligation.name(), f.methods.join(", "), f.reason));
+                        r.witness = Some(f.client.clone());
+                    }
+                }
+                Err(e) => r.error = Some(format!("{file}: {e}")),
+            }
+        }
+        Method::Refine => {
+            let opts = RunOptions {
+                partition: Partition::ALL,
+                first_fail,
+                loop_bound,
+                jobs: 1,
+                time_limit: None,
+                screen: true,
+            };
+            match gen::run(&imp, order, &check.bounds, &opts, &|_| {}) {
+                Ok(rep) => {
+                    r.checked = rep.checked;
+                    r.holds = rep.failed == 0 && rep.errors == 0;
+                    if let Some(f) = rep.failures.first() {
+                        let outcome = f
+                            .report
+                            .counterexample
+                            .as_ref()
+                            .map(|c| c.outcome.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "))
+                            .unwrap_or_default();
+                        r.failure = Some(format!(
+                            "client {} ({} calls) reaches {outcome}, which the specification forbids",
+                            f.name, f.size
+                        ));
+                        r.witness = Some(f.text.clone());
+                    } else if let Some(e) = rep.first_error {
+                        r.error = Some(e);
+                    }
+                }
+                Err(e) => r.error = Some(format!("{file}: {e}")),
+            }
+        }
+    }
+    r.millis = start.elapsed().as_secs_f64() * 1000.0;
+    r
+}
+
+/// One check under both orders.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckComparison {
+    pub check: String,
+    pub base: CheckResult,
+    pub variant: CheckResult,
+}
+
+impl CheckComparison {
+    /// Holds under the base, refuted under the variant.
+    pub fn broken(&self) -> bool {
+        self.base.holds && !self.variant.holds && self.variant.error.is_none()
+    }
+    /// Refuted under the base, holds under the variant.
+    pub fn repaired(&self) -> bool {
+        !self.base.holds && self.base.error.is_none() && self.variant.holds
+    }
+}
+
+/// Runs every check of `suite` under `base` and `variant` (in parallel).
+pub fn compare_checks(
+    suite: &[Check],
+    base: &StampOrder,
+    variant: &StampOrder,
+    loop_bound: usize,
+) -> Vec<CheckComparison> {
+    suite
+        .par_iter()
+        .map(|c| {
+            let (b, v) =
+                rayon::join(|| run_check(c, base, loop_bound, true), || run_check(c, variant, loop_bound, true));
+            CheckComparison { check: c.label(), base: b, variant: v }
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// Cell sensitivity
+
+/// The cell a flip puts in place of `c`: ✓ ↔ ✗, and SN → `sn_to`.
+pub fn flipped(c: Cell, sn_to: Cell) -> Cell {
+    match c {
+        Cell::Ordered => Cell::Unordered,
+        Cell::Unordered => Cell::Ordered,
+        Cell::SameNode => sn_to,
+    }
+}
+
+/// `F11` → (5, 10) in `t`.
+pub fn parse_cell(t: &StampTable, name: &str) -> Option<(usize, usize)> {
+    let mut cs = name.trim().chars();
+    let r = cs.next()?.to_ascii_uppercase();
+    if !r.is_ascii_uppercase() {
+        return None;
+    }
+    let r = (r as u8 - b'A') as usize;
+    let c: usize = cs.as_str().parse().ok()?;
+    (r < t.kinds.len() && c >= 1 && c <= t.kinds.len()).then_some((r, c - 1))
+}
+
+/// A test whose outcome set changes with the flip.
+#[derive(Clone, Debug, Serialize)]
+pub struct TestChange {
+    pub name: String,
+    pub file: String,
+    pub size: usize,
+    /// The litmus text (generated candidates have no file).
+    pub text: String,
+    pub only_base: Vec<String>,
+    pub only_variant: Vec<String>,
+}
+
+/// A check that holds under the base and not with the flip.
+#[derive(Clone, Debug, Serialize)]
+pub struct Broken {
+    pub check: String,
+    pub failure: String,
+    pub witness: String,
+}
+
+/// What flipping one cell changes.
+#[derive(Clone, Debug, Serialize)]
+pub struct CellReport {
+    /// `F11`: row letter (earlier stamp), column number (later stamp).
+    pub cell: String,
+    pub row: usize,
+    pub col: usize,
+    pub earlier: String,
+    pub later: String,
+    pub from: Cell,
+    pub to: Cell,
+    /// Candidates whose outcome set changes, smallest first.
+    pub changed: Vec<String>,
+    /// The smallest of them (fewest instructions), with the outcomes only one side allows.
+    pub smallest: Option<TestChange>,
+    /// Checks broken by the flip.
+    pub broken: Vec<Broken>,
+    /// Checks refuted under the base that hold with the flip.
+    pub repaired: Vec<String>,
+    pub errors: Vec<String>,
+    pub millis: f64,
+}
+
+impl CellReport {
+    /// Changed tests plus broken checks: the heat map's number.
+    pub fn score(&self) -> usize {
+        self.changed.len() + self.broken.len()
+    }
+}
+
+/// Options of [`cells`].
+#[derive(Clone, Debug)]
+pub struct CellOptions {
+    /// The table whose cells are flipped (`to`, `ippo`, `oppo`, …).
+    pub table: String,
+    /// What an SN cell becomes.
+    pub sn_to: Cell,
+    /// Only these cells (all when empty).
+    pub only: Vec<(usize, usize)>,
+    pub loop_bound: usize,
+}
+
+/// The result of a sensitivity run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sensitivity {
+    pub table: String,
+    pub kinds: Vec<String>,
+    pub family: Vec<bool>,
+    /// The base table's cells, `cells[earlier][later]`.
+    pub base_cells: Vec<Vec<Cell>>,
+    pub candidates: usize,
+    /// Candidates that could not be run under the base (left out).
+    pub candidate_errors: Vec<String>,
+    /// The checks under the base order.
+    pub base_checks: Vec<CheckResult>,
+    /// One per flipped cell, in row-major order.
+    pub cells: Vec<CellReport>,
+    pub millis: f64,
+}
+
+impl Sensitivity {
+    pub fn cell(&self, name: &str) -> Option<&CellReport> {
+        self.cells.iter().find(|c| c.cell == name)
+    }
+}
+
+/// Flips every cell of `opts.table` in `base` (or the cells of `opts.only`) and
+/// reports per cell the candidates whose outcome set changes and the checks of
+/// `suite` that stop holding. Cells run in parallel; `progress` is told of each.
+pub fn cells(
+    base: &StampOrder,
+    candidates: &[Candidate],
+    suite: &[Check],
+    opts: &CellOptions,
+    progress: &(dyn Fn(&CellReport) + Sync),
+) -> Result<Sensitivity, SensitivityError> {
+    let start = Instant::now();
+    let table = base.table(&opts.table).ok_or_else(|| {
+        SensitivityError::NoTable(opts.table.clone(), base.tables.keys().cloned().collect::<Vec<_>>().join(", "))
+    })?;
+    let n = table.kinds.len();
+    // the base: outcomes of every candidate, verdict of every check
+    let base_out: Vec<Result<BTreeSet<String>, String>> = candidates.par_iter().map(|c| outcome_set(c, base)).collect();
+    let candidate_errors: Vec<String> = base_out.iter().filter_map(|r| r.as_ref().err().cloned()).collect();
+    let base_checks: Vec<CheckResult> = suite.par_iter().map(|c| run_check(c, base, opts.loop_bound, true)).collect();
+
+    let todo: Vec<(usize, usize)> = if opts.only.is_empty() {
+        (0..n).flat_map(|r| (0..n).map(move |c| (r, c))).collect()
+    } else {
+        opts.only.clone()
+    };
+    let stamp = |k: usize| format!("{}{}", table.kinds[k], if table.family[k] { "_n" } else { "" });
+    let reports: Vec<CellReport> = todo
+        .par_iter()
+        .map(|&(r, c)| {
+            let t0 = Instant::now();
+            let from = table.cells[r][c];
+            let mut to = flipped(from, opts.sn_to);
+            if to == Cell::SameNode && !(table.family[r] && table.family[c]) {
+                to = Cell::Ordered;
+            }
+            let mut variant = base.clone();
+            if let Some(t) = variant.tables.get_mut(&opts.table) {
+                t.cells[r][c] = to;
+            }
+            let mut rep = CellReport {
+                cell: table.cell_name(r as u8, c as u8),
+                row: r,
+                col: c,
+                earlier: stamp(r),
+                later: stamp(c),
+                from,
+                to,
+                changed: Vec::new(),
+                smallest: None,
+                broken: Vec::new(),
+                repaired: Vec::new(),
+                errors: Vec::new(),
+                millis: 0.0,
+            };
+            let mut changes: Vec<TestChange> = Vec::new();
+            for (cand, b) in candidates.iter().zip(&base_out) {
+                let Ok(b) = b else { continue };
+                match outcome_set(cand, &variant) {
+                    Ok(v) if &v != b => changes.push(TestChange {
+                        name: cand.name.clone(),
+                        file: cand.file.clone(),
+                        size: cand.size,
+                        text: cand.text.clone(),
+                        only_base: b.difference(&v).cloned().collect(),
+                        only_variant: v.difference(b).cloned().collect(),
+                    }),
+                    Ok(_) => {}
+                    Err(e) => rep.errors.push(e),
+                }
+            }
+            changes.sort_by_key(|t| t.size);
+            rep.changed = changes.iter().map(|t| t.name.clone()).collect();
+            rep.smallest = changes.into_iter().next();
+            for (check, b) in suite.iter().zip(&base_checks) {
+                if b.error.is_some() {
+                    continue;
+                }
+                let v = run_check(check, &variant, opts.loop_bound, true);
+                if let Some(e) = &v.error {
+                    rep.errors.push(format!("{}: {e}", v.check));
+                } else if b.holds && !v.holds {
+                    rep.broken.push(Broken {
+                        check: v.check.clone(),
+                        failure: v.failure.clone().unwrap_or_default(),
+                        witness: v.witness.clone().unwrap_or_default(),
+                    });
+                } else if !b.holds && v.holds {
+                    rep.repaired.push(v.check.clone());
+                }
+            }
+            rep.millis = t0.elapsed().as_secs_f64() * 1000.0;
+            progress(&rep);
+            rep
+        })
+        .collect();
+    Ok(Sensitivity {
+        table: opts.table.clone(),
+        kinds: table.kinds.clone(),
+        family: table.family.clone(),
+        base_cells: table.cells.clone(),
+        candidates: candidates.len() - candidate_errors.len(),
+        candidate_errors,
+        base_checks,
+        cells: reports,
+        millis: start.elapsed().as_secs_f64() * 1000.0,
+    })
+}
+
+/// The human summary: one line per cell that changes something, then the table of
+/// numbers.
+pub fn render_summary(s: &Sensitivity) -> String {
+    let mut out = String::new();
+    for c in &s.cells {
+        if c.score() == 0 && c.errors.is_empty() && c.repaired.is_empty() {
+            continue;
+        }
+        out += &format!(
+            "{:4} ({}, {}) {} → {}: {} tests change",
+            c.cell,
+            c.earlier,
+            c.later,
+            c.from.symbol(),
+            c.to.symbol(),
+            c.changed.len()
+        );
+        if let Some(t) = &c.smallest {
+            out += &format!(
+                " (smallest: {}, {} instructions{}{})",
+                t.name,
+                t.size,
+                if t.only_base.is_empty() {
+                    String::new()
+                } else {
+                    format!("; only before: {}", t.only_base.join(" | "))
+                },
+                if t.only_variant.is_empty() {
+                    String::new()
+                } else {
+                    format!("; only after: {}", t.only_variant.join(" | "))
+                }
+            );
+        }
+        out += "\n";
+        if let Some(t) = c.smallest.as_ref().filter(|t| t.file.starts_with("generated:")) {
+            for l in t.text.lines().filter(|l| !l.starts_with('"') && !l.trim().is_empty()) {
+                out += &format!("         | {l}\n");
+            }
+        }
+        for b in &c.broken {
+            out += &format!("       breaks {}: {}\n", b.check, b.failure);
+        }
+        for r in &c.repaired {
+            out += &format!("       repairs {r}\n");
+        }
+        for e in c.errors.iter().take(3) {
+            out += &format!("       error: {e}\n");
+        }
+    }
+    // the grid
+    let n = s.kinds.len();
+    out += &format!("\ntests changed + checks broken per cell of `{}` (· = nothing at this bound):\n      ", s.table);
+    for c in 0..n {
+        out += &format!("{:>5}", c + 1);
+    }
+    out += "\n";
+    let by_pos: BTreeMap<(usize, usize), &CellReport> = s.cells.iter().map(|c| ((c.row, c.col), c)).collect();
+    for r in 0..n {
+        out += &format!("{} {:4}", (b'A' + r as u8) as char, s.kinds[r].chars().take(4).collect::<String>());
+        for c in 0..n {
+            let v = match by_pos.get(&(r, c)) {
+                Some(rep) if rep.score() > 0 => rep.score().to_string(),
+                Some(_) => "·".to_string(),
+                None => " ".to_string(),
+            };
+            out += &format!("{v:>5}");
+        }
+        out += "\n";
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// The heat map
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// White for 0, then light yellow to dark red on a logarithmic scale up to `max`.
+fn colour(score: usize, max: usize) -> (String, bool) {
+    if score == 0 {
+        return ("#ffffff".into(), false);
+    }
+    let f = if max <= 1 { 1.0 } else { ((score as f64).ln() / (max as f64).ln()).clamp(0.0, 1.0) };
+    // from (255, 237, 160) to (165, 0, 38)
+    let lerp = |a: f64, b: f64| (a + (b - a) * f).round() as u8;
+    let (r, g, b) = (lerp(255.0, 165.0), lerp(237.0, 0.0), lerp(160.0, 38.0));
+    (format!("#{r:02x}{g:02x}{b:02x}"), f > 0.55)
+}
+
+/// The table as an SVG heat map: rows are the earlier stamp (letters), columns the
+/// later one (numbers), as in the papers' figures. Each cell shows the base cell
+/// (✓ ordered, ✗ unordered, SN same node), what it was flipped to, and its number
+/// (tests changed + checks broken), and is coloured by that number; a cell's
+/// `<title>` (a tooltip in browsers) names the smallest test and the broken checks.
+pub fn heat_map_svg(s: &Sensitivity, title: &str) -> String {
+    let n = s.kinds.len();
+    let (cw, ch, left, top) = (74usize, 60usize, 120usize, 96usize);
+    let width = left + n * cw + 30;
+    let legend_y = top + n * ch + 24;
+    let height = legend_y + 86;
+    let max = s.cells.iter().map(CellReport::score).max().unwrap_or(0);
+    let mut o = String::new();
+    o += &format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n"
+    );
+    o += &format!("<rect x=\"0\" y=\"0\" width=\"{width}\" height=\"{height}\" fill=\"#ffffff\"/>\n");
+    o += &format!("<text x=\"{}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", 12, xml_escape(title));
+    o += &format!(
+        "<text x=\"12\" y=\"44\" font-size=\"12\">rows: earlier stamp; columns: later stamp. Each cell: base → flipped, and tests changed + checks broken ({} candidates, {} checks).</text>\n",
+        s.candidates,
+        s.base_checks.len()
+    );
+    // column headers
+    for c in 0..n {
+        let x = left + c * cw + cw / 2;
+        o += &format!(
+            "<text x=\"{x}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\" text-anchor=\"middle\">{}</text>\n",
+            top - 26,
+            c + 1
+        );
+        let name = format!("{}{}", s.kinds[c], if s.family[c] { "_n" } else { "" });
+        o += &format!(
+            "<text x=\"{x}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
+            top - 10,
+            xml_escape(&name)
+        );
+    }
+    // row headers
+    for r in 0..n {
+        let y = top + r * ch + ch / 2 + 5;
+        let name = format!("{}{}", s.kinds[r], if s.family[r] { "_n" } else { "" });
+        o += &format!(
+            "<text x=\"12\" y=\"{y}\" font-size=\"14\" font-weight=\"bold\">{}</text><text x=\"32\" y=\"{y}\" font-size=\"11\">{}</text>\n",
+            (b'A' + r as u8) as char,
+            xml_escape(&name)
+        );
+    }
+    let by_pos: BTreeMap<(usize, usize), &CellReport> = s.cells.iter().map(|c| ((c.row, c.col), c)).collect();
+    for r in 0..n {
+        for c in 0..n {
+            let (x, y) = (left + c * cw, top + r * ch);
+            let name = format!("{}{}", (b'A' + r as u8) as char, c + 1);
+            let base = s.base_cells[r][c];
+            let rep = by_pos.get(&(r, c));
+            let score = rep.map_or(0, |p| p.score());
+            let (fill, dark) = if rep.is_some() { colour(score, max) } else { ("#eeeeee".into(), false) };
+            let ink = if dark { "#ffffff" } else { "#000000" };
+            let mut tip = format!("{name} ({}, {}): {}", s.kinds[r], s.kinds[c], base.symbol());
+            if let Some(p) = rep {
+                tip += &format!(
+                    " → {}: {} tests change, {} checks broken",
+                    p.to.symbol(),
+                    p.changed.len(),
+                    p.broken.len()
+                );
+                if let Some(t) = &p.smallest {
+                    tip += &format!("; smallest test {} ({} instructions)", t.name, t.size);
+                }
+                for b in &p.broken {
+                    tip += &format!("; breaks {}", b.check);
+                }
+            } else {
+                tip += " (not flipped)";
+            }
+            // ordered cells get a solid border, unordered a dashed one, SN a dotted one
+            let dash = match base {
+                Cell::Ordered => "",
+                Cell::Unordered => " stroke-dasharray=\"4 3\"",
+                Cell::SameNode => " stroke-dasharray=\"1 2\"",
+            };
+            o += &format!("<g class=\"cell\" id=\"cell-{name}\"><title>{}</title>", xml_escape(&tip));
+            o += &format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{fill}\" stroke=\"#555555\" stroke-width=\"1.2\"{dash}/>",
+                x + 1,
+                y + 1,
+                cw - 2,
+                ch - 2
+            );
+            let flip = rep
+                .map(|p| format!("{}→{}", base.symbol(), p.to.symbol()))
+                .unwrap_or_else(|| base.symbol().to_string());
+            o += &format!(
+                "<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{ink}\">{}</text>",
+                x + 5,
+                y + 14,
+                xml_escape(&flip)
+            );
+            o += &format!(
+                "<text x=\"{}\" y=\"{}\" font-size=\"9\" fill=\"{ink}\" text-anchor=\"end\">{name}</text>",
+                x + cw - 5,
+                y + 14
+            );
+            let num = if rep.is_some() { score.to_string() } else { String::new() };
+            o += &format!(
+                "<text x=\"{}\" y=\"{}\" font-size=\"17\" font-weight=\"bold\" fill=\"{ink}\" text-anchor=\"middle\">{num}</text>",
+                x + cw / 2,
+                y + ch - 19
+            );
+            if let Some(p) = rep.filter(|p| p.score() > 0) {
+                o += &format!(
+                    "<text x=\"{}\" y=\"{}\" font-size=\"9\" fill=\"{ink}\" text-anchor=\"middle\">{}t + {}c</text>",
+                    x + cw / 2,
+                    y + ch - 6,
+                    p.changed.len(),
+                    p.broken.len()
+                );
+            }
+            o += "</g>\n";
+        }
+    }
+    // legend
+    o += &format!(
+        "<text x=\"12\" y=\"{}\" font-size=\"12\">colour and number: tests changed + checks broken (0 = white); below it: t = tests whose outcomes change, c = implementation checks broken</text>\n",
+        legend_y
+    );
+    let steps: Vec<usize> = {
+        let mut v = vec![0, 1];
+        let mut k = 2;
+        while k < max {
+            v.push(k);
+            k *= 2;
+        }
+        if max > 1 {
+            v.push(max);
+        }
+        v
+    };
+    for (i, v) in steps.iter().enumerate() {
+        let (fill, dark) = colour(*v, max);
+        let x = 12 + i * 46;
+        o += &format!(
+            "<rect x=\"{x}\" y=\"{}\" width=\"42\" height=\"22\" fill=\"{fill}\" stroke=\"#555555\"/><text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" fill=\"{}\">{v}</text>\n",
+            legend_y + 8,
+            x + 21,
+            legend_y + 23,
+            if dark { "#ffffff" } else { "#000000" }
+        );
+    }
+    o += &format!(
+        "<text x=\"12\" y=\"{}\" font-size=\"12\">border: solid = ✓ ordered, dashed = ✗ unordered, dotted = SN (ordered iff same node) in the base table</text>\n",
+        legend_y + 50
+    );
+    o += "</svg>\n";
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_are_named_as_in_the_figures() {
+        let o = mowgli_libs::orders::default_order();
+        let to = o.table("to").expect("to");
+        assert_eq!(parse_cell(to, "F11"), Some((5, 10)));
+        assert_eq!(parse_cell(to, "a1"), Some((0, 0)));
+        for bad in ["", "L1", "A0", "A12", "11", "A", "Ax"] {
+            assert_eq!(parse_cell(to, bad), None, "{bad}");
+        }
+        let (r, c) = parse_cell(to, "I9").expect("I9");
+        assert_eq!(to.cell_name(r as u8, c as u8), "I9");
+    }
+
+    #[test]
+    fn a_flip_swaps_ordered_and_unordered() {
+        assert_eq!(flipped(Cell::Ordered, Cell::Unordered), Cell::Unordered);
+        assert_eq!(flipped(Cell::Unordered, Cell::Unordered), Cell::Ordered);
+        assert_eq!(flipped(Cell::SameNode, Cell::Unordered), Cell::Unordered);
+        assert_eq!(flipped(Cell::SameNode, Cell::Ordered), Cell::Ordered);
+    }
+
+    #[test]
+    fn instructions_count_nested_statements() {
+        let t = "test t\nlibraries rdmawait\nthread T1 @ 1\nloc x @ 1\nT1:\n  r = Read(x)\n  if r == 1 {\n    Write(x, 2)\n  }\n";
+        assert_eq!(candidate("t.litmus", t).expect("parses").size, 3);
+        let e = candidate("bad.litmus", "test\n").expect_err("malformed");
+        assert_eq!(e.file, "bad.litmus");
+    }
+}
