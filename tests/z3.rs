@@ -79,8 +79,10 @@ fn all_generated_programs_at_two_calls_agree() {
 }
 
 // ---------------------------------------------------------------------------
-// `mowgli obligations --engine z3`: the implementation's executions enumerated by
-// Z3 (every witness: all variables are blocked), each checked by the obligations
+// `mowgli obligations --engine z3`: per plain execution of the implementation, Z3
+// looks for a witness that is Λ-consistent and refutes O1, O2 or O3 (the negated
+// obligations, `obligations::SymCtx::negate`); a model is confirmed by the explicit
+// check, unsat discharges all the plain execution's executions at once
 // ---------------------------------------------------------------------------
 
 mod obligations_on_z3 {
@@ -100,23 +102,13 @@ mod obligations_on_z3 {
         obligations::check_clients(&imp, &order, &clients, &imp.map, &opts).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Same number of implementation and abstract executions; where nothing is
-    /// refuted, the same method × obligation table (how often each obligation was
-    /// checked); otherwise the same obligations refuted. (Which methods a refutation
-    /// is charged to, and how often the others were checked after it, depends on the
-    /// order in which the executions come, which differs between the engines.)
+    /// The same obligations refuted (none, for the paper's implementations); where
+    /// nothing is refuted, Z3 discharged some plain executions and every method row
+    /// was exercised under both engines.
     fn agree(imp: &str, b: &Bounds) -> Report {
         let e = report(imp, b, Backend::Explicit);
         let z = report(imp, b, Backend::Z3);
-        assert_eq!(e.executions, z.executions, "{imp}: executions");
-        assert_eq!(e.abstract_executions, z.abstract_executions, "{imp}: abstract executions");
-        assert!(e.executions > 0, "{imp}: nothing checked");
-        let cells = |r: &Report| {
-            r.cells
-                .iter()
-                .map(|(m, c)| (m.clone(), c.iter().map(|(o, s)| (o.name(), s.checked)).collect::<Vec<_>>()))
-                .collect::<Vec<_>>()
-        };
+        assert!(e.complete && z.complete, "{imp}: incomplete");
         let refuted = |r: &Report| {
             let mut v: Vec<_> = r.failures.iter().map(|f| f.obligation.name()).collect();
             v.sort();
@@ -125,7 +117,15 @@ mod obligations_on_z3 {
         };
         assert_eq!(refuted(&e), refuted(&z), "{imp}: refuted obligations");
         if e.failures.is_empty() {
-            assert_eq!(cells(&e), cells(&z), "{imp}: table");
+            assert!(z.plain_discharged > 0, "{imp}: nothing discharged by Z3");
+            let exercised = |r: &Report| {
+                r.cells
+                    .iter()
+                    .filter(|(_, c)| c.values().any(|s| s.checked > 0))
+                    .map(|(m, _)| m.clone())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(exercised(&e), exercised(&z), "{imp}: methods exercised");
         }
         z
     }
@@ -143,11 +143,9 @@ mod obligations_on_z3 {
             ("specs/impls/isv.impl", bounds("sv", 1, 2, 2)),
             ("specs/impls/ibal.impl", bounds("bal", 2, 2, 2)),
             ("specs/impls/ibal_all.impl", bounds("bal_all", 2, 2, 2)),
-            ("specs/impls/irbl.impl", bounds("rbl", 2, 2, 2)),
             ("specs/impls/imsw.impl", bounds("msw", 2, 2, 1)),
         ] {
-            let z = agree(imp, &b);
-            assert!(z.failures.is_empty(), "{imp}: refuted under Z3");
+            agree(imp, &b);
         }
     }
 
@@ -158,11 +156,20 @@ mod obligations_on_z3 {
             ("specs/impls/mutants/isv_gf_puts.impl", bounds("sv", 1, 1, 1)),
             ("specs/impls/mutants/ibal_all_nogf.impl", bounds("bal_all", 1, 1, 1)),
             ("specs/impls/mutants/ibal_nolocalgf.impl", bounds("bal", 1, 1, 1)),
-            ("specs/impls/mutants/irbl_nowait.impl", bounds("rbl", 2, 2, 2)),
             ("specs/impls/mutants/imsw_nohash.impl", bounds("msw", 2, 2, 1)),
         ] {
             let z = agree(imp, &b);
             assert!(!z.failures.is_empty(), "{imp}: not refuted under Z3");
         }
+    }
+
+    /// I_RBL and its mutant: about 30 s each under Z3 (many plain executions of the
+    /// spin loops), so not in the default run.
+    #[test]
+    #[ignore]
+    fn ring_buffer() {
+        agree("specs/impls/irbl.impl", &bounds("rbl", 2, 2, 2));
+        let z = agree("specs/impls/mutants/irbl_nowait.impl", &bounds("rbl", 2, 2, 2));
+        assert!(!z.failures.is_empty());
     }
 }

@@ -586,6 +586,60 @@ pub fn for_each_graph(p: &Problem, f: &mut dyn FnMut(&ExecGraph)) -> Result<(), 
     }
 }
 
+/// Calls `f` on every plain execution of `p` (each combination of the threads'
+/// unfoldings, every return value fixed) with the unfoldings it is made of, without
+/// searching witnesses, until `f` returns `Ok(false)` or an error.
+pub fn for_each_plain(
+    p: &Problem,
+    f: &mut dyn FnMut(&ExecGraph, &[&Unfolding]) -> Result<bool, String>,
+) -> Result<(), EngineError> {
+    let mut per_thread = Vec::new();
+    for t in 0..p.threads.len() {
+        let u = unfold_thread(p, t)?;
+        per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
+    }
+    if per_thread.iter().any(|r| r.is_empty()) {
+        return Ok(());
+    }
+    let mut choice = vec![0usize; per_thread.len()];
+    loop {
+        let mut events = Vec::new();
+        for (t, runs) in per_thread.iter().enumerate() {
+            for (i, c) in runs[choice[t]].calls.iter().enumerate() {
+                let CallRecord { lib, method, args, ret, origin } = c.clone();
+                events.push(Event { thread: t, index: i, lib, method, args, ret, origin });
+            }
+        }
+        let runs: Vec<&Unfolding> = per_thread.iter().zip(&choice).map(|(r, &c)| &r[c]).collect();
+        // a spin loop's merged iterations return one of several values (`Prog::Spin`):
+        // the read's value is left to the witness, among those
+        let mut g = graph(p, events);
+        for (i, e) in g.events.iter().enumerate() {
+            if let Value::OneOf(vs) = &e.ret {
+                if p.libs.get(e.lib).is_some_and(|l| l.symbolic_return(e.method)) {
+                    g.sym_ret[i] = true;
+                    g.sym_vals[i] = Some(vs.clone());
+                }
+            }
+        }
+        if !f(&g, &runs).map_err(EngineError::Backend)? {
+            return Ok(());
+        }
+        let mut t = 0;
+        loop {
+            if t == choice.len() {
+                return Ok(());
+            }
+            choice[t] += 1;
+            if choice[t] < per_thread[t].len() {
+                break;
+            }
+            choice[t] = 0;
+            t += 1;
+        }
+    }
+}
+
 /// A search node is checked for consistency after a real choice only when the
 /// subtree below it still has at least this many complete candidates: checking
 /// smaller subtrees costs more checks than it can save.

@@ -67,6 +67,10 @@ pub struct Encoding {
     solver: Solver,
     /// Per library, per witness variable.
     vars: Vec<Vec<VarTerm>>,
+    /// The edges of ppo ∪ so, each with the condition under which it is one.
+    hb_edges: Vec<((usize, usize), Bool)>,
+    n: usize,
+    cuts: usize,
 }
 
 /// Why the Z3 engine cannot take a problem.
@@ -273,10 +277,31 @@ impl Encoding {
         for (a, b) in g.ppo.pairs() {
             solver.assert(hbc[a].lt(&hbc[b]));
         }
+        let mut hb_edges: Vec<((usize, usize), Bool)> =
+            g.ppo.pairs().map(|(a, b)| ((a, b), Bool::from_bool(true))).collect();
         for ((a, b), e) in so.edges() {
             solver.assert(e.implies(hbc[a].lt(&hbc[b])));
+            hb_edges.push(((a, b), e));
         }
-        Encoding { solver, vars }
+        Encoding { solver, vars, hb_edges, n, cuts: 0 }
+    }
+
+    /// A fresh set S of subevents closed under hb = (ppo ∪ so)⁺ (if a ∈ S and a hb b
+    /// then b ∈ S), as one Boolean per subevent. "No hb* path from any of X to any
+    /// of Y" holds iff some such S contains X and misses Y (take S = what X
+    /// reaches), which is how the negation of a reachability is asserted.
+    pub fn closed_set(&mut self) -> Vec<Bool> {
+        self.cuts += 1;
+        let set: Vec<Bool> = (0..self.n).map(|v| Bool::new_const(format!("cut{}_{v}", self.cuts))).collect();
+        for ((a, b), e) in &self.hb_edges {
+            self.solver.assert(Bool::and(&[set[*a].clone(), e.clone()]).implies(&set[*b]));
+        }
+        set
+    }
+
+    /// Adds a constraint.
+    pub fn assert(&self, b: &Bool) {
+        self.solver.assert(b);
     }
 
     /// The next model, as a value per search variable (per library), or `None` when

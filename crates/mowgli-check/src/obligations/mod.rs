@@ -47,6 +47,7 @@ use crate::engine::{self, Visited};
 use crate::impls::refine::{prepare, Prepared, Setup};
 use crate::impls::Implementation;
 pub use maps::{ConcMap, MapEntry, Pick};
+use mowgli_core::program::Unfolding;
 
 /// The obligations, in table order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -128,6 +129,10 @@ pub struct Report {
     pub clients: usize,
     pub abstract_executions: u64,
     pub executions: u64,
+    /// With the Z3 engine: plain executions on which every obligation was
+    /// discharged by one unsatisfiable query (their executions are not counted in
+    /// `executions`, which then counts the counterexamples only).
+    pub plain_discharged: u64,
     pub bounded: bool,
     pub complete: bool,
     pub millis: f64,
@@ -547,6 +552,7 @@ fn run(
         clients: 0,
         abstract_executions: 0,
         executions: 0,
+        plain_discharged: 0,
         bounded: false,
         complete: true,
         millis: 0.0,
@@ -592,7 +598,10 @@ fn check_one(
     let abs_world = &setup.low.world;
     let universe = universe(to, &abs_world.nodes);
     let mut seen_abstract: std::collections::HashSet<Vec<Event>> = std::collections::HashSet::new();
+    let abs_before = rep.abstract_executions;
     let mut err: Option<String> = None;
+    // refutations recorded by `visit` (the Z3 path asks whether its model was one)
+    let refuted = std::cell::Cell::new(0u64);
     let mut visit = |v: &Visited| -> bool {
         rep.executions += 1;
         let abs = abstract_events(v);
@@ -630,6 +639,7 @@ fn check_one(
                     reason: String,
                     gmap: Option<&[usize]>,
                     involved: Vec<((String, String), Vec<MapEntry>)>| {
+            refuted.set(refuted.get() + 1);
             for m in &methods {
                 if let Some(c) = rep.cells.get_mut(m).and_then(|c| c.get_mut(&o)) {
                     c.checked += 1;
@@ -745,7 +755,97 @@ fn check_one(
         }
         true
     };
-    let res = engine::for_each_execution(&p, &mut visit);
+    let res = if opts.backend == engine::Backend::Z3 {
+        // Z3: per plain execution, a model of Λ-consistency ∧ ¬(O1 ∧ O2 ∧ O3) is a
+        // candidate counterexample, confirmed by `visit`; no model discharges every
+        // execution of that plain execution at once
+        let mut discharged: Vec<Vec<String>> = Vec::new();
+        let mut abstract_seen: std::collections::HashSet<Vec<Event>> = std::collections::HashSet::new();
+        let ctx = SymCtx { setup, to, map, universe: &universe, abs_lib: abs_lib.as_ref(), abs_world };
+        let mut plain = |g: &ExecGraph, runs: &[&Unfolding]| -> Result<bool, String> {
+            let mut searches: Vec<_> = p.libs.iter().enumerate().map(|(i, l)| l.search(g, to, i)).collect();
+            let vars: Vec<(usize, usize)> =
+                searches.iter().enumerate().flat_map(|(l, s)| (0..s.num_vars()).map(move |v| (l, v))).collect();
+            if vars.iter().any(|&(l, v)| searches[l].domain(v) == 0) {
+                return Ok(true); // no witness at all
+            }
+            let mut specs = Vec::with_capacity(searches.len());
+            for (l, s) in searches.iter().enumerate() {
+                specs.push(
+                    s.relspec()
+                        .ok_or_else(|| crate::z3eng::Z3Error::Unsupported(p.libs[l].name().to_string()).to_string())?,
+                );
+            }
+            let mut enc = crate::z3eng::Encoding::new(g, &specs);
+            let negated = ctx.negate(&mut enc, g, runs);
+            if let Some((neg, abs, _)) = &negated {
+                enc.assert(neg);
+                if abstract_seen.insert(abs.clone()) {
+                    // counted here: `visit` only sees the counterexamples
+                }
+            }
+            loop {
+                let Some(vals) = enc.next().map_err(|e| e.to_string())? else {
+                    if let Some((_, _, methods)) = negated {
+                        discharged.push(methods);
+                    }
+                    return Ok(true);
+                };
+                for &(l, v) in &vars {
+                    searches[l].assign(v, Some(vals[l][v]));
+                }
+                let Some(so) = mowgli_core::library::lambda_consistent(g, &mut searches) else {
+                    return Err("the Z3 and explicit engines disagree: a Z3 model is not Λ-consistent".into());
+                };
+                let mut relations: Vec<(String, BitRel)> = Vec::new();
+                for s in &searches {
+                    for (rn, r) in s.relations() {
+                        match relations.iter_mut().find(|(x, _)| *x == rn) {
+                            Some(e) => e.1.union_with(&r),
+                            None => relations.push((rn, r)),
+                        }
+                    }
+                }
+                let v = Visited { g, so, runs: runs.to_vec(), relations };
+                let before = refuted.get();
+                let go_on = visit(&v);
+                if negated.is_some() {
+                    if refuted.get() == before {
+                        return Err(format!(
+                            "the Z3 and explicit engines disagree: Z3 refutes an obligation on an execution of {name} \
+                             that the explicit check discharges"
+                        ));
+                    }
+                    // one confirmed counterexample per plain execution
+                    return Ok(go_on);
+                }
+                // no symbolic negation here (see `SymCtx::negate`): every execution
+                // is enumerated by Z3 and checked by `visit`
+                if !go_on {
+                    return Ok(false);
+                }
+                enc.block(&vals, &vars);
+            }
+        };
+        let r = engine::for_each_plain(&p, &mut plain).map(|_| ());
+        drop(plain);
+        let mut all = seen_abstract;
+        all.extend(abstract_seen);
+        rep.abstract_executions = abs_before + all.len() as u64;
+        rep.plain_discharged += discharged.len() as u64;
+        for methods in discharged {
+            for m in &methods {
+                if let Some(cells) = rep.cells.get_mut(m) {
+                    for c in cells.values_mut() {
+                        c.checked += 1;
+                    }
+                }
+            }
+        }
+        r
+    } else {
+        engine::for_each_execution(&p, &mut visit).map(|_| ())
+    };
     if let Err(e) = res {
         err = Some(format!("implementation `{}` on {name}: {e}", imp.name));
     }
@@ -770,6 +870,167 @@ fn check_one(
         });
     }
     Ok(())
+}
+
+/// What the Z3 path needs to state the obligations of one plain execution.
+struct SymCtx<'a> {
+    setup: &'a Setup,
+    to: &'a StampTable,
+    map: &'a ConcMap,
+    universe: &'a [Stamp],
+    abs_lib: &'a dyn mowgli_core::Library,
+    abs_world: &'a mowgli_core::World,
+}
+
+impl SymCtx<'_> {
+    /// ¬(O1 ∧ O2 ∧ O3) for the executions of the plain execution `g` (made of
+    /// `runs`), as a formula over `enc`'s witness, with the abstract events and the
+    /// methods they call. The abstract execution, f and g are fixed by the plain
+    /// execution (g by the declared map or the same stamp; the L-witnesses of the
+    /// abstract execution are enumerated here, they do not depend on the
+    /// implementation's witness), so only hb varies:
+    ///
+    /// * O1 fails iff for some abstract subevent and stamp promise the required
+    ///   entry (exit) points all lack an hb* path to (from) g's image: a closed
+    ///   set (`Encoding::closed_set`) separating them;
+    /// * O2 ∧ O3 hold iff some L-witness w (L's own conditions, ppo' ∪ so'
+    ///   acyclic) has g(so'(w)) ⊆ hb — then hb' = g⁻¹(hb) is admissible and L is
+    ///   not hb-dependent — so they fail iff every w has an so' edge whose image
+    ///   is not in hb (one closed set per w).
+    ///
+    /// `None` when the execution is not of that shape: O0 fails, the map leaves a
+    /// subevent without an image (the explicit path would infer one), or L's
+    /// predicate mentions hb; the caller then enumerates executions instead.
+    fn negate(
+        &self,
+        enc: &mut crate::z3eng::Encoding,
+        g: &ExecGraph,
+        runs: &[&Unfolding],
+    ) -> Option<(z3::ast::Bool, Vec<Event>, Vec<String>)> {
+        use z3::ast::Bool;
+        let to = self.to;
+        let abs: Vec<Event> = runs
+            .iter()
+            .enumerate()
+            .flat_map(|(t, run)| {
+                run.abstract_calls.iter().enumerate().map(move |(i, c)| Event {
+                    thread: t,
+                    index: i,
+                    lib: 0,
+                    method: c.method,
+                    args: c.args.clone(),
+                    ret: c.ret.clone(),
+                    origin: None,
+                })
+            })
+            .collect();
+        let stmp = |e: &Event| self.abs_lib.stamps(self.abs_world, e);
+        let abs_g = ExecGraph::new(self.abs_world, abs.clone(), &stmp, to);
+        let probe = Visited { g, so: BitRel::new(g.len()), runs: runs.to_vec(), relations: vec![] };
+        if o0_violation(&probe, &abs, &abs_g).is_some() {
+            return None;
+        }
+        let method_of = |ai: usize| setup_method_name(self.abs_lib, &abs[ai]);
+        let mut methods: Vec<String> = (0..abs.len()).map(method_of).collect();
+        methods.sort();
+        methods.dedup();
+        // g, and O1's requirements: (sources, sinks) with no hb* path allowed
+        let mut gmap = vec![usize::MAX; abs_g.len()];
+        let mut reqs: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+        for s in 0..abs_g.len() {
+            let ae = abs_g.subs[s].event;
+            let a = abs_g.subs[s].stamp;
+            let pre = preimage(g, abs[ae].thread, abs[ae].index);
+            let kind = to.kinds[a.kind as usize].clone();
+            let target = match self.map.get(&method_of(ae), &kind) {
+                Some(r) => maps::apply(r, g, &self.setup.owned, &pre, a, to),
+                None => maps::same_stamp(g, &pre, a),
+            }?;
+            gmap[s] = target;
+            for &a0 in self.universe {
+                if to.ordered(a0, a) {
+                    let entries = pre.iter().copied().filter(|&s1| to.ordered(a0, g.subs[s1].stamp)).collect();
+                    reqs.push((entries, vec![target]));
+                }
+                if to.ordered(a, a0) {
+                    let exits = pre.iter().copied().filter(|&s2| to.ordered(g.subs[s2].stamp, a0)).collect();
+                    reqs.push((vec![target], exits));
+                }
+            }
+        }
+        let mut alts: Vec<Bool> = Vec::new();
+        if !reqs.is_empty() {
+            let cut = enc.closed_set();
+            for (i, (xs, ys)) in reqs.iter().enumerate() {
+                let sel = Bool::new_const(format!("o1_{i}"));
+                let mut body: Vec<Bool> = xs.iter().map(|&x| cut[x].clone()).collect();
+                body.extend(ys.iter().map(|&y| cut[y].not()));
+                enc.assert(&sel.implies(Bool::and(&body)));
+                alts.push(sel);
+            }
+        }
+        // the L-witnesses of the abstract execution, by their so'
+        let mut search = self.abs_lib.search(&abs_g, to, 0);
+        if search.needs_hb() {
+            return None;
+        }
+        let mut sos: Vec<Vec<(usize, usize)>> = Vec::new();
+        let nv = search.num_vars();
+        if (0..nv).all(|v| search.domain(v) > 0) {
+            every_witness(search.as_mut(), &abs_g, 0, nv, &mut sos);
+        }
+        sos.sort();
+        sos.dedup();
+        // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb
+        let mut every: Vec<Bool> = Vec::new();
+        for (wi, so) in sos.iter().enumerate() {
+            let edges: Vec<(usize, usize)> =
+                so.iter().map(|&(a, b)| (gmap[a], gmap[b])).filter(|(x, y)| x != y).collect();
+            if edges.is_empty() {
+                every.push(Bool::from_bool(false));
+                continue;
+            }
+            let cut = enc.closed_set();
+            let mut some = Vec::new();
+            for (ei, &(x, y)) in edges.iter().enumerate() {
+                let sel = Bool::new_const(format!("o2_{wi}_{ei}"));
+                enc.assert(&sel.implies(Bool::and(&[cut[x].clone(), cut[y].not()])));
+                some.push(sel);
+            }
+            every.push(Bool::or(&some));
+        }
+        alts.push(Bool::and(&every));
+        Some((Bool::or(&alts), abs, methods))
+    }
+}
+
+/// Every complete L-witness of `abs_g` with L's own conditions and ppo' ∪ so'
+/// acyclic: its so' as pairs.
+fn every_witness(
+    search: &mut dyn WitnessSearch,
+    abs_g: &ExecGraph,
+    i: usize,
+    n: usize,
+    out: &mut Vec<Vec<(usize, usize)>>,
+) {
+    let mut so = BitRel::new(abs_g.len());
+    if !search.check(&abs_g.ppo, &mut so) {
+        return;
+    }
+    let mut least = so.clone();
+    least.union_with(&abs_g.ppo);
+    if !least.is_acyclic() {
+        return;
+    }
+    if i == n {
+        out.push(so.pairs().collect());
+        return;
+    }
+    for val in 0..search.domain(i) {
+        search.assign(i, Some(val));
+        every_witness(search, abs_g, i + 1, n, out);
+    }
+    search.assign(i, None);
 }
 
 fn setup_method_name(lib: &dyn mowgli_core::Library, e: &Event) -> String {
