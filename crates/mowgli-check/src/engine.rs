@@ -586,13 +586,13 @@ pub fn for_each_graph(p: &Problem, f: &mut dyn FnMut(&ExecGraph)) -> Result<(), 
     }
 }
 
+/// Sees a plain execution and the unfoldings it is made of; returns whether to go on.
+pub type PlainFn<'f> = dyn FnMut(&ExecGraph, &[&Unfolding]) -> Result<bool, String> + 'f;
+
 /// Calls `f` on every plain execution of `p` (each combination of the threads'
 /// unfoldings, every return value fixed) with the unfoldings it is made of, without
 /// searching witnesses, until `f` returns `Ok(false)` or an error.
-pub fn for_each_plain(
-    p: &Problem,
-    f: &mut dyn FnMut(&ExecGraph, &[&Unfolding]) -> Result<bool, String>,
-) -> Result<(), EngineError> {
+pub fn for_each_plain(p: &Problem, f: &mut PlainFn) -> Result<(), EngineError> {
     let mut per_thread = Vec::new();
     for t in 0..p.threads.len() {
         let u = unfold_thread(p, t)?;

@@ -828,7 +828,6 @@ fn check_one(
             }
         };
         let r = engine::for_each_plain(&p, &mut plain).map(|_| ());
-        drop(plain);
         let mut all = seen_abstract;
         all.extend(abstract_seen);
         rep.abstract_executions = abs_before + all.len() as u64;
