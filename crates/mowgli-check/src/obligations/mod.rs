@@ -936,7 +936,7 @@ impl SymCtx<'_> {
         // g, and O1's requirements: (sources, sinks) with no hb* path allowed
         let mut gmap = vec![usize::MAX; abs_g.len()];
         let mut reqs: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
-        for s in 0..abs_g.len() {
+        for (s, image) in gmap.iter_mut().enumerate() {
             let ae = abs_g.subs[s].event;
             let a = abs_g.subs[s].stamp;
             let pre = preimage(g, abs[ae].thread, abs[ae].index);
@@ -945,7 +945,7 @@ impl SymCtx<'_> {
                 Some(r) => maps::apply(r, g, &self.setup.owned, &pre, a, to),
                 None => maps::same_stamp(g, &pre, a),
             }?;
-            gmap[s] = target;
+            *image = target;
             for &a0 in self.universe {
                 if to.ordered(a0, a) {
                     let entries = pre.iter().copied().filter(|&s1| to.ordered(a0, g.subs[s1].stamp)).collect();
