@@ -5,6 +5,7 @@
 
 pub mod engine;
 pub mod explore;
+pub mod generate;
 pub mod impls;
 pub mod litmus;
 pub mod obligations;
