@@ -192,3 +192,246 @@ pub fn compare(
     cmp.millis = start.elapsed().as_secs_f64() * 1000.0;
     Ok(cmp)
 }
+
+// ---------------------------------------------------------------------------
+// Distinguishing-test search (`mowgli explore --base A --variant B --search`)
+// ---------------------------------------------------------------------------
+
+/// How [`search`] generates its candidates.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// The library programs are generated over, for stamp-order models (library
+    /// models use the base library).
+    pub library: String,
+    /// Generator bounds (see [`crate::generate::SuiteBounds::gen_bounds`]).
+    pub bounds: crate::impls::gen::Bounds,
+    /// Stop after this many distinguishing programs (in generation order).
+    pub max: Option<usize>,
+    /// Worker threads.
+    pub jobs: usize,
+}
+
+/// A generated program whose outcome sets differ under the two models.
+#[derive(Clone, Debug, Serialize)]
+pub struct Distinguishing {
+    pub name: String,
+    /// Instructions in all.
+    pub size: usize,
+    /// Outcomes (`k=v` lists) only the base allows, and only the variant.
+    pub only_base: Vec<String>,
+    pub only_variant: Vec<String>,
+    pub base_outcomes: usize,
+    pub variant_outcomes: usize,
+    /// The program as a litmus test for the base, with the base's outcomes as
+    /// expectations (for `mowgli litmus`, with `--stamp-order` for a stamp-order model).
+    pub base_text: String,
+    /// The same for the variant.
+    pub variant_text: String,
+}
+
+/// Per size class searched.
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchClass {
+    pub size: usize,
+    pub generated: u64,
+    pub distinct: usize,
+    pub checked: usize,
+    pub distinguishing: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchReport {
+    pub base: String,
+    pub variant: String,
+    pub library: String,
+    pub classes: Vec<SearchClass>,
+    /// Programs run under both models.
+    pub checked: usize,
+    /// The distinguishing programs of the smallest size class that has any (at most `max`).
+    pub found: Vec<Distinguishing>,
+    /// Every size class up to the bounds was searched (nothing found).
+    pub exhausted: bool,
+    pub errors: Vec<String>,
+    pub millis: f64,
+}
+
+/// The litmus file of a distinguishing program for one side: the program, every
+/// outcome of that side as an expectation, and the outcomes only the other side
+/// allows as explicit `expect forbidden` lines.
+fn side_text(
+    program: &str,
+    this: &str,
+    other: &str,
+    run_with: &str,
+    outcomes: &[std::collections::BTreeMap<String, String>],
+    only_other: &[std::collections::BTreeMap<String, String>],
+    only_this: &[std::collections::BTreeMap<String, String>],
+) -> String {
+    let mut s = format!(
+        "# Found by `mowgli explore --search`: {this} and {other} give this program different outcome sets.\n# Expectations under {this}{run_with}.\n"
+    );
+    for o in only_this {
+        s += &format!("# only {this} allows: {}\n", crate::generate::outcome_text(o));
+    }
+    s += program;
+    for o in only_other {
+        s += &format!("# allowed by {other} only\nexpect forbidden {}\n", crate::generate::conjunction(o));
+    }
+    s += &crate::generate::expectation_lines(outcomes);
+    s
+}
+
+/// Searches generated programs, smallest first, for ones whose outcome sets
+/// (every register and the final value of every declared location) differ under
+/// `base` and `variant`, and stops at the first size class that has any (or after
+/// `opts.max`). Library models run each program over the base library as generated
+/// and with the base library renamed to the variant; stamp-order models run the
+/// same program (over `opts.library`) under either order.
+pub fn search(
+    base: &Model,
+    variant: &Model,
+    default: &StampOrder,
+    opts: &SearchOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<SearchReport, String> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let start = std::time::Instant::now();
+    let (lib, bo, vo) = match (base, variant) {
+        (Model::Order { order: a, .. }, Model::Order { order: b, .. }) => (opts.library.clone(), a, b),
+        (Model::Library(a), Model::Library(_)) => (a.clone(), default, default),
+        _ => return Err("--base and --variant must both be libraries or both stamp-order files".into()),
+    };
+    let g = crate::impls::gen::Generator::new(&lib, bo, &opts.bounds)?;
+    let variant_program = |text: &str| match (base, variant) {
+        (Model::Library(a), Model::Library(b)) => rename_library(text, a, b),
+        _ => text.to_string(),
+    };
+    let run_with = |m: &Model| match m {
+        Model::Order { label, .. } => format!(" (run: mowgli litmus --stamp-order {label} FILE)"),
+        Model::Library(_) => String::new(),
+    };
+    let mut rep = SearchReport {
+        base: base.label().to_string(),
+        variant: variant.label().to_string(),
+        library: lib.clone(),
+        classes: Vec::new(),
+        checked: 0,
+        found: Vec::new(),
+        exhausted: false,
+        errors: Vec::new(),
+        millis: 0.0,
+    };
+    let max = opts.max.unwrap_or(usize::MAX);
+    let mut index = 0;
+    for size in 1..=g.max_size() {
+        let class = g.class_par(size, opts.jobs);
+        progress(size, class.distinct());
+        let next = AtomicUsize::new(0);
+        let found_count = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        type Found = (usize, Result<Option<Distinguishing>, String>);
+        let results: Mutex<Vec<Found>> = Mutex::new(Vec::new());
+        std::thread::scope(|sc| {
+            for _ in 0..opts.jobs.max(1).min(class.distinct().max(1)) {
+                sc.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= class.distinct() || stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let name = format!("search-{lib}-{}", index + i);
+                    let description = format!("distinguishes {} from {}", base.label(), variant.label());
+                    let program = g.render_with(&class, i, &name, &description);
+                    let vprogram = variant_program(&program);
+                    let r = crate::litmus::outcomes_of_text(&program, bo, true)
+                        .and_then(|ob| Ok((ob, crate::litmus::outcomes_of_text(&vprogram, vo, true)?)))
+                        .map_err(|e| format!("{name}: {}", e.msg))
+                        .map(|(ob, ov)| {
+                            if ob == ov {
+                                return None;
+                            }
+                            let only_b: Vec<_> = ob.iter().filter(|o| !ov.contains(o)).cloned().collect();
+                            let only_v: Vec<_> = ov.iter().filter(|o| !ob.contains(o)).cloned().collect();
+                            if found_count.fetch_add(1, Ordering::SeqCst) + 1 >= max {
+                                stop.store(true, Ordering::SeqCst);
+                            }
+                            Some(Distinguishing {
+                                name: name.clone(),
+                                size,
+                                only_base: only_b.iter().map(crate::generate::outcome_text).collect(),
+                                only_variant: only_v.iter().map(crate::generate::outcome_text).collect(),
+                                base_outcomes: ob.len(),
+                                variant_outcomes: ov.len(),
+                                base_text: side_text(
+                                    &program,
+                                    base.label(),
+                                    variant.label(),
+                                    &run_with(base),
+                                    &ob,
+                                    &only_v,
+                                    &only_b,
+                                ),
+                                variant_text: side_text(
+                                    &vprogram,
+                                    variant.label(),
+                                    base.label(),
+                                    &run_with(variant),
+                                    &ov,
+                                    &only_b,
+                                    &only_v,
+                                ),
+                            })
+                        });
+                    results.lock().expect("results").push((i, r));
+                });
+            }
+        });
+        let mut results = results.into_inner().expect("results");
+        results.sort_by_key(|r| r.0);
+        let mut stat = SearchClass {
+            size,
+            generated: class.generated,
+            distinct: class.distinct(),
+            checked: results.len(),
+            distinguishing: 0,
+        };
+        for (_, r) in results {
+            match r {
+                Ok(Some(d)) if rep.found.len() < max => {
+                    stat.distinguishing += 1;
+                    rep.found.push(d);
+                }
+                Ok(_) => {}
+                Err(e) => rep.errors.push(e),
+            }
+        }
+        rep.checked += stat.checked;
+        rep.classes.push(stat);
+        index += class.distinct();
+        if !rep.found.is_empty() {
+            break;
+        }
+        if size == g.max_size() {
+            rep.exhausted = true;
+        }
+    }
+    rep.millis = start.elapsed().as_secs_f64() * 1000.0;
+    Ok(rep)
+}
+
+/// Writes each distinguishing program as two files, `DIR/NAME-BASE.litmus` and
+/// `DIR/NAME-VARIANT.litmus` (with `base`/`variant` for stamp-order models, whose
+/// labels are paths), and returns their paths.
+pub fn write_found(dir: &std::path::Path, rep: &SearchReport, libraries: bool) -> Result<Vec<PathBuf>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    let (b, v) = if libraries { (rep.base.as_str(), rep.variant.as_str()) } else { ("base", "variant") };
+    let mut out = Vec::new();
+    for d in &rep.found {
+        for (side, text) in [(b, &d.base_text), (v, &d.variant_text)] {
+            let path = dir.join(format!("{}-{side}.litmus", d.name));
+            std::fs::write(&path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+            out.push(path);
+        }
+    }
+    Ok(out)
+}

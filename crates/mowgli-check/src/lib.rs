@@ -6,6 +6,7 @@
 
 pub mod engine;
 pub mod explore;
+pub mod generate;
 pub mod impls;
 pub mod litmus;
 pub mod obligations;

@@ -142,7 +142,7 @@ enum Cmd {
         #[arg(long, value_name = "MODEL")]
         variant: String,
         /// Litmus files or directories.
-        #[arg(required_unless_present = "impls")]
+        #[arg(required_unless_present_any = ["impls", "search"])]
         paths: Vec<PathBuf>,
         /// Machine-readable output.
         #[arg(long)]
@@ -155,6 +155,33 @@ enum Cmd {
         /// Where the implementations are (`isv.impl`, `ibal.impl`, … `iw.impl`).
         #[arg(long, value_name = "DIR", default_value = "specs/impls")]
         impls_dir: PathBuf,
+        #[command(flatten)]
+        search: Box<SearchArgs>,
+    },
+    /// Bounded-exhaustive litmus generation: every program over the libraries up to
+    /// the bounds, one per renaming class, written with all its outcomes as expectations.
+    Generate {
+        /// Libraries (comma-separated; one suite each): rdmatso, rdmatso_nopcie,
+        /// rdmatso_f1, rdmawait, sv.
+        #[arg(long, value_name = "LIBS", value_delimiter = ',', default_value = "rdmatso")]
+        libs: Vec<String>,
+        #[command(flatten)]
+        bounds: SuiteArgs,
+        /// Write the tests as `DIR/NAME.litmus`.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Stop after N tests (smallest first).
+        #[arg(long, value_name = "N")]
+        max_tests: Option<usize>,
+        /// Worker threads (default: the available parallelism).
+        #[arg(long, value_name = "J")]
+        jobs: Option<usize>,
+        /// Compute outcomes under another stamp order.
+        #[arg(long, value_name = "FILE")]
+        stamp_order: Option<PathBuf>,
+        /// Machine-readable report.
+        #[arg(long)]
+        json: bool,
     },
     /// Cell sensitivity of a stamp-order table: flip every cell (✓ ↔ ✗, SN → ✗) and
     /// report the litmus tests whose outcomes change and the implementation checks
@@ -279,6 +306,66 @@ struct GenArgs {
     time_limit: Option<f64>,
     /// Worker threads (default: the available parallelism).
     #[arg(long, value_name = "J", help_heading = "Generated clients")]
+    jobs: Option<usize>,
+}
+
+/// Bounds of generated litmus programs (`mowgli generate`, `mowgli explore --search`).
+#[derive(clap::Args, Clone, Debug)]
+struct SuiteArgs {
+    /// Threads (at most).
+    #[arg(long, value_name = "T", default_value_t = 2)]
+    threads: usize,
+    /// Threads (at least; default 2 for `generate`, 1 for `explore --search`).
+    #[arg(long, value_name = "T")]
+    min_threads: Option<usize>,
+    /// Nodes (at most).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    nodes: usize,
+    /// Instructions per thread (at most).
+    #[arg(long, value_name = "I", default_value_t = 3)]
+    instrs: usize,
+    /// Locations (at most).
+    #[arg(long, value_name = "L", default_value_t = 2)]
+    locs: usize,
+    /// Values 1..=V written by the programs (0 is every location's initial value).
+    #[arg(long, value_name = "V", default_value_t = 1)]
+    values: usize,
+}
+
+impl SuiteArgs {
+    fn bounds(&self, min_threads: usize) -> mowgli_check::generate::SuiteBounds {
+        mowgli_check::generate::SuiteBounds {
+            threads: self.threads,
+            nodes: self.nodes,
+            instrs: self.instrs,
+            locs: self.locs,
+            values: self.values,
+            min_threads: self.min_threads.unwrap_or(min_threads),
+        }
+    }
+}
+
+/// `mowgli explore --search`: generated distinguishing programs.
+#[derive(clap::Args)]
+struct SearchArgs {
+    /// Instead of a corpus, search generated programs (smallest first) for ones the
+    /// two models distinguish; stops at the first size class that has any.
+    #[arg(long, help_heading = "Distinguishing-test search")]
+    search: bool,
+    /// The library programs are generated over, for stamp-order models.
+    #[arg(long, value_name = "LIB", default_value = "rdmatso", help_heading = "Distinguishing-test search")]
+    lib: String,
+    #[command(flatten)]
+    bounds: SuiteArgs,
+    /// Stop after N distinguishing programs.
+    #[arg(long, value_name = "N", help_heading = "Distinguishing-test search")]
+    max: Option<usize>,
+    /// Write each distinguishing program as `DIR/NAME-SIDE.litmus`, one file per
+    /// model with that model's outcomes as expectations.
+    #[arg(long, value_name = "DIR", help_heading = "Distinguishing-test search")]
+    out: Option<PathBuf>,
+    /// Worker threads (default: the available parallelism).
+    #[arg(long, value_name = "J", help_heading = "Distinguishing-test search")]
     jobs: Option<usize>,
 }
 
@@ -427,12 +514,18 @@ fn main() -> ExitCode {
             }
         }
         c @ Cmd::Obligations { .. } => obligations(&c),
-        Cmd::Explore { base, variant, paths, json, impls, impls_dir } => {
+        Cmd::Explore { base, variant, paths, json, search, .. } if search.search => {
+            explore_search(&base, &variant, &paths, json, &search)
+        }
+        Cmd::Explore { base, variant, paths, json, impls, impls_dir, .. } => {
             if impls {
                 explore_impls(&base, &variant, &paths, json, &impls_dir)
             } else {
                 explore(&base, &variant, &paths, json)
             }
+        }
+        Cmd::Generate { libs, bounds, out, max_tests, jobs, stamp_order, json } => {
+            generate(&libs, &bounds, &out, max_tests, jobs, &stamp_order, json)
         }
         c @ Cmd::Cells { .. } => cells(&c),
         Cmd::StampOrder { stamp_order } => match load_order(&stamp_order) {
@@ -1309,5 +1402,171 @@ fn cells(cmd: &Cmd) -> ExitCode {
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+fn generate(
+    libs: &[String],
+    args: &SuiteArgs,
+    out: &Option<PathBuf>,
+    max_tests: Option<usize>,
+    jobs: Option<usize>,
+    stamp_order: &Option<PathBuf>,
+    json: bool,
+) -> ExitCode {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use mowgli_check::generate::{self, SuiteOptions, SuiteProgress};
+    use std::io::IsTerminal;
+    let order = match load_order(stamp_order) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let model = match stamp_order {
+        Some(p) => format!("the stamp order of {}", p.display()),
+        None => "the default stamp order".to_string(),
+    };
+    let opts = SuiteOptions { libs: libs.to_vec(), bounds: args.bounds(2), max_tests, jobs, model };
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    if json || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} tests ({per_sec}, eta {eta}) {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let on_progress = |p: SuiteProgress| match p {
+        SuiteProgress::Class { library, size, distinct, to_run } => {
+            bar.inc_length(to_run as u64);
+            bar.set_message(format!("{library}, size {size}: {distinct} programs"));
+        }
+        SuiteProgress::Done => bar.inc(1),
+    };
+    if let Some(dir) = out {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("{}: cannot create: {e}", dir.display());
+            return ExitCode::from(2);
+        }
+    }
+    let sink = |t: generate::SuiteTest| match out {
+        Some(dir) => generate::write_test(dir, &t),
+        None => Ok(()),
+    };
+    let rep = match generate::generate_suite_with(&opts, &order, &on_progress, &sink) {
+        Ok(x) => x,
+        Err(e) => {
+            bar.finish_and_clear();
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    bar.finish_and_clear();
+    if let (Some(dir), false) = (out, json) {
+        eprintln!("wrote {} tests to {}", rep.tests, dir.display());
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+    } else {
+        print!("{}", generate::render_report(&rep));
+    }
+    if rep.error_count > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args: &SearchArgs) -> ExitCode {
+    use mowgli_check::explore::{self, Model, SearchOptions};
+    if !paths.is_empty() {
+        eprintln!("--search generates its programs: give no litmus paths");
+        return ExitCode::from(2);
+    }
+    let default = orders::default_order();
+    let (b, v) = match (Model::parse(base, &default), Model::parse(variant, &default)) {
+        (Ok(b), Ok(v)) => (b, v),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let lib = match &b {
+        Model::Library(l) => l.clone(),
+        Model::Order { .. } => args.lib.clone(),
+    };
+    let bounds = args.bounds.bounds(1).gen_bounds(&lib);
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let opts = SearchOptions { library: args.lib.clone(), bounds, max: args.max, jobs };
+    let on_progress = |size: usize, n: usize| {
+        if !json {
+            eprintln!("size {size}: {n} programs");
+        }
+    };
+    let rep = match explore::search(&b, &v, &default, &opts, &on_progress) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut write_error = None;
+    if let Some(dir) = &args.out {
+        match explore::write_found(dir, &rep, matches!(b, Model::Library(_))) {
+            Ok(files) if !json => {
+                for f in files {
+                    eprintln!("wrote {}", f.display());
+                }
+            }
+            Ok(_) => {}
+            Err(e) => write_error = Some(e),
+        }
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+    } else {
+        for d in &rep.found {
+            println!(
+                "{} ({} instructions): {} outcomes under {}, {} under {}",
+                d.name, d.size, d.base_outcomes, rep.base, d.variant_outcomes, rep.variant
+            );
+            for o in &d.only_base {
+                println!("  only {}: {o}", rep.base);
+            }
+            for o in &d.only_variant {
+                println!("  only {}: {o}", rep.variant);
+            }
+        }
+        if let Some(d) = rep.found.first() {
+            println!("smallest:\n{}", d.base_text);
+        }
+        for e in &rep.errors {
+            println!("error: {e}");
+        }
+        let searched: Vec<String> = rep.classes.iter().map(|c| format!("{}: {}", c.size, c.checked)).collect();
+        println!(
+            "summary: {} vs {} over {}: {} programs run under both (per size {}), {} distinguishing{}; {:.1} ms",
+            rep.base,
+            rep.variant,
+            rep.library,
+            rep.checked,
+            searched.join(", "),
+            rep.found.len(),
+            if rep.exhausted { " (every size up to the bounds searched)" } else { "" },
+            rep.millis
+        );
+    }
+    if let Some(e) = write_error {
+        eprintln!("{e}");
+        return ExitCode::from(2);
+    }
+    if rep.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
     }
 }

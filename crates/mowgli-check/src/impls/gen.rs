@@ -108,6 +108,25 @@ pub struct Bounds {
     /// Rings: allow one-thread clients, whose single thread writes and reads its
     /// own ring.
     pub self_ring: bool,
+    /// Keep only programs with at least this many threads.
+    pub min_threads: usize,
+    /// Keep only programs whose threads interact: with two threads or more, the
+    /// graph linking two threads when they name a common location (of the library
+    /// or of the observer) that one of them writes is connected; a single thread
+    /// writes some location. A call writes the location of its first argument when
+    /// it is a `Write`, `CAS`, `Put`, `Get` (their destination) or `Bcast`.
+    pub connected: bool,
+    /// Only these methods of the library (all when `None`).
+    pub methods: Option<Vec<String>>,
+    /// RDMA-style libraries: remote operations go towards another node (the RDMA
+    /// paper's "by n towards n̄"): the destination of a `Put`, the source of a
+    /// `Get`, the node of a `Poll` or `Rfence` are not the caller's node; and
+    /// (`rdmatso`) every `Poll(n)` polls an outstanding `Put`/`Get` of its thread
+    /// towards n (otherwise it blocks and the program has no execution).
+    pub remote_only: bool,
+    /// Bind the identifiers `Put`, `Get` and `Poll` of `rdmatso` return (LOCO
+    /// App. F.1) to registers.
+    pub bind_ids: bool,
 }
 
 impl Bounds {
@@ -135,6 +154,11 @@ impl Bounds {
             symmetry: true,
             need_register: true,
             self_ring: true,
+            min_threads: 1,
+            connected: false,
+            methods: None,
+            remote_only: false,
+            bind_ids: true,
         }
     }
 }
@@ -161,6 +185,12 @@ fn kind_of(lib: &str) -> Option<Kind> {
         "rbl" | "rbl_weak" => Kind::Rbl,
         _ => return None,
     })
+}
+
+/// Whether parameter `i` of method `m` of an RDMA-style library is the remote side
+/// of a remote operation (a location or a node).
+fn is_remote(m: &str, i: usize) -> bool {
+    matches!((m, i), ("Put", 0) | ("Get", 1) | ("Poll" | "Rfence", 0))
 }
 
 /// Whether parameter `i` of method `m` of an RDMA-style library must be local.
@@ -214,6 +244,17 @@ struct Client {
     barriers: usize,
 }
 
+/// A shape of clients: calls per thread, nodes `1..=k`, the node of each thread,
+/// the homes of the locations and observer locations, the object roles.
+struct Shape {
+    lens: Vec<usize>,
+    k: u8,
+    tnodes: Vec<u8>,
+    homes: Vec<u8>,
+    ohomes: Vec<u8>,
+    cfgs: Vec<ObjCfg>,
+}
+
 /// One client of a size class.
 #[derive(Clone, Debug, Serialize)]
 pub struct GenClient {
@@ -237,6 +278,17 @@ pub struct SizeClass {
 impl SizeClass {
     pub fn distinct(&self) -> usize {
         self.keys.len()
+    }
+
+    /// The canonical encoding of client `i`.
+    pub fn key(&self, i: usize) -> &[u8] {
+        &self.keys[i]
+    }
+
+    /// The position of the client with canonical encoding `key` (see
+    /// [`Generator::canonical_key`]), if the class has it.
+    pub fn position(&self, key: &[u8]) -> Option<usize> {
+        self.keys.binary_search_by(|k| k.as_slice().cmp(key)).ok()
     }
 }
 
@@ -553,6 +605,12 @@ fn nodes_text(m: u32) -> String {
     format!("{{{}}}", ns.join(", "))
 }
 
+/// Whether a method writes the location of its first argument (`Write`, `CAS`,
+/// `Put`/`Get` at their destination, `sv`'s `Bcast` to the other copies).
+fn writes_first(m: &str) -> bool {
+    matches!(m, "Write" | "CAS" | "Put" | "Get" | "Bcast")
+}
+
 impl Generator {
     /// A generator for the library `lib` (a litmus library name) under `order`.
     pub fn new(lib: &str, order: &StampOrder, bounds: &Bounds) -> Result<Generator, String> {
@@ -681,14 +739,18 @@ impl Generator {
         let mut out = Vec::new();
         let node_sets: Vec<u32> = (1..(1u32 << k)).collect();
         for (mi, sig) in self.sigs.iter().enumerate() {
-            if sig.name.starts_with('#') {
+            if sig.name.starts_with('#')
+                || self.bounds.methods.as_ref().is_some_and(|ms| !ms.iter().any(|m| m == sig.name))
+            {
                 continue;
             }
+            let remote_only = self.bounds.remote_only && self.placed();
             let mut choices: Vec<Vec<Arg>> = vec![vec![]];
             for (pi, p) in sig.params.iter().enumerate() {
                 let opts: Vec<Arg> = match p {
                     Param::Loc => (0..self.nlocs() as u8)
                         .filter(|&l| !self.placed() || !must_be_local(sig.name, pi) || homes[l as usize] == node)
+                        .filter(|&l| !remote_only || !is_remote(sig.name, pi) || homes[l as usize] != node)
                         .map(Arg::Loc)
                         .collect(),
                     Param::Src => {
@@ -704,7 +766,10 @@ impl Generator {
                     },
                     Param::Wid if sig.name == "Wait" => (1..=self.bounds.wids as u8).map(Arg::Wid).collect(),
                     Param::Wid => (0..=self.bounds.wids as u8).map(Arg::Wid).collect(),
-                    Param::Node => (1..=k).map(Arg::Node).collect(),
+                    Param::Node => (1..=k)
+                        .filter(|&n| !remote_only || !is_remote(sig.name, pi) || n != node)
+                        .map(Arg::Node)
+                        .collect(),
                     Param::Nodes => node_sets.iter().map(|&m| Arg::Nodes(m)).collect(),
                     Param::Obj => (0..roles.len() as u8)
                         .filter(|&o| {
@@ -826,9 +891,100 @@ impl Generator {
 
     fn returns(&self, c: &Call) -> bool {
         if c.lib == 0 {
-            self.sigs[c.method as usize].returns
+            let sig = &self.sigs[c.method as usize];
+            sig.returns && (self.bounds.bind_ids || !matches!(sig.name, "Put" | "Get" | "Poll"))
         } else {
             c.method == self.obs_ids[0]
+        }
+    }
+
+    /// The permutations of `0..n` for every `n` a renaming of a client may need.
+    fn perm_cache(&self) -> Vec<Vec<Vec<u8>>> {
+        let b = &self.bounds;
+        let n = [b.nodes, self.nlocs(), self.nolocs(), self.nobjs(), b.values].into_iter().max().unwrap_or(0);
+        (0..=n).map(perms).collect()
+    }
+
+    /// Whether every `Poll(n)` of `c` polls an outstanding `Put` or `Get` of its
+    /// thread towards node n (a poll with nothing to poll blocks: the program has no
+    /// execution).
+    fn polls_pending(&self, c: &Client) -> bool {
+        c.threads.iter().all(|(_, _, calls)| {
+            let mut pending = [0usize; 33];
+            calls.iter().filter(|x| x.lib == 0).all(|x| {
+                let name = self.sigs[x.method as usize].name;
+                let remote = match (name, x.args.as_slice()) {
+                    ("Put", [Arg::Loc(l), ..]) | ("Get", [_, Arg::Loc(l), ..]) => Some(self.home_of(c, *l)),
+                    _ => None,
+                };
+                match (name, x.args.as_slice(), remote) {
+                    (_, _, Some(n)) => {
+                        pending[n as usize] += 1;
+                        true
+                    }
+                    ("Poll", [Arg::Node(n)], _) if pending[*n as usize] > 0 => {
+                        pending[*n as usize] -= 1;
+                        true
+                    }
+                    ("Poll", _, _) => false,
+                    _ => true,
+                }
+            })
+        })
+    }
+
+    fn home_of(&self, c: &Client, l: u8) -> u8 {
+        c.homes[l as usize]
+    }
+
+    /// Whether the threads of `c` interact (see [`Bounds::connected`]).
+    fn connected(&self, c: &Client) -> bool {
+        let osigs: &[mowgli_core::MethodSig] = self.observer.as_ref().map(|o| o.1.as_slice()).unwrap_or(&[]);
+        // per thread: the locations it names and those it writes (bit l: location l
+        // of the library, bit 16 + l: location l of the observer)
+        let uses: Vec<(u32, u32)> = c
+            .threads
+            .iter()
+            .map(|(_, _, calls)| {
+                let (mut named, mut written) = (0u32, 0u32);
+                for call in calls {
+                    let name = if call.lib == 0 {
+                        self.sigs[call.method as usize].name
+                    } else {
+                        osigs[call.method as usize].name
+                    };
+                    for (i, a) in call.args.iter().enumerate() {
+                        let bit = match a {
+                            Arg::Loc(l) => 1 << l,
+                            Arg::OLoc(l) => 1 << (16 + l),
+                            _ => continue,
+                        };
+                        named |= bit;
+                        if i == 0 && writes_first(name) {
+                            written |= bit;
+                        }
+                    }
+                }
+                (named, written)
+            })
+            .collect();
+        if uses.len() == 1 {
+            return uses[0].1 != 0;
+        }
+        let linked = |a: (u32, u32), b: (u32, u32)| (a.0 & b.1) | (a.1 & b.0) != 0;
+        let mut reached = 1u32;
+        loop {
+            let before = reached;
+            for i in 0..uses.len() {
+                if reached & (1 << i) == 0
+                    && (0..uses.len()).any(|j| reached & (1 << j) != 0 && linked(uses[i], uses[j]))
+                {
+                    reached |= 1 << i;
+                }
+            }
+            if reached == before {
+                return reached.count_ones() as usize == uses.len();
+            }
         }
     }
 
@@ -840,6 +996,12 @@ impl Generator {
             return false;
         }
         if self.kind == Kind::Rbl && !self.bounds.self_ring && c.threads.len() == 1 {
+            return false;
+        }
+        if c.threads.len() < self.bounds.min_threads || (self.bounds.connected && !self.connected(c)) {
+            return false;
+        }
+        if self.bounds.remote_only && self.kind == Kind::Rdma && !self.polls_pending(c) {
             return false;
         }
         // nodes 1..=k all present; unused locations and objects in their default placement
@@ -891,12 +1053,86 @@ impl Generator {
     /// Generates size class `size`: every labelled client with `size` calls in all,
     /// reduced to one per renaming class.
     pub fn class(&self, size: usize) -> SizeClass {
+        self.class_par(size, 1)
+    }
+
+    /// [`Generator::class`] on `jobs` worker threads: the shapes of the class
+    /// (threads, calls per thread, nodes, placements, object roles) are shared out,
+    /// each worker reduces its clients into a set of its own, and the sets are merged.
+    /// The result does not depend on `jobs`.
+    pub fn class_par(&self, size: usize, jobs: usize) -> SizeClass {
+        let shapes: Vec<(Shape, Vec<Vec<Vec<Call>>>)> = self
+            .shapes(size)
+            .into_iter()
+            .map(|sh| {
+                let per_thread = self.per_thread(&sh);
+                (sh, per_thread)
+            })
+            .collect();
+        // work items: a shape with a range of its first thread's call sequences,
+        // about `CHUNK` labelled clients each
+        const CHUNK: usize = 20_000;
+        let mut items: Vec<(usize, usize, usize)> = Vec::new();
+        for (si, (_, pt)) in shapes.iter().enumerate() {
+            let rest: usize = pt[1..].iter().map(|v| v.len()).product::<usize>().max(1);
+            let step = (CHUNK / rest).max(1);
+            let n = pt[0].len();
+            let mut lo = 0;
+            while lo < n {
+                items.push((si, lo, (lo + step).min(n)));
+                lo += step;
+            }
+        }
+        let pcache = self.perm_cache();
+        let next = AtomicUsize::new(0);
+        let jobs = jobs.max(1).min(items.len().max(1));
+        let parts: Mutex<Vec<(HashSet<Vec<u8>>, u64)>> = Mutex::new(Vec::new());
+        std::thread::scope(|sc| {
+            for _ in 0..jobs {
+                sc.spawn(|| {
+                    let mut keys: HashSet<Vec<u8>> = HashSet::new();
+                    let mut generated = 0u64;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&(si, lo, hi)) = items.get(i) else { break };
+                        let (shape, pt) = &shapes[si];
+                        self.shape_clients(shape, pt, lo..hi, &pcache, &mut keys, &mut generated);
+                    }
+                    parts.lock().expect("parts").push((keys, generated));
+                });
+            }
+        });
+        let mut parts = parts.into_inner().expect("parts");
+        parts.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
+        let mut it = parts.into_iter();
+        let (mut keys, mut generated) = it.next().unwrap_or_default();
+        for (k, g) in it {
+            keys.extend(k);
+            generated += g;
+        }
+        let mut keys: Vec<Vec<u8>> = keys.into_iter().collect();
+        keys.sort();
+        SizeClass { size, generated, keys }
+    }
+
+    /// The call sequences of each thread of `shape`.
+    fn per_thread(&self, shape: &Shape) -> Vec<Vec<Vec<Call>>> {
+        let t = shape.lens.len();
+        (0..t)
+            .map(|i| {
+                let roles = self.roles(&shape.cfgs, t, i);
+                let alpha = self.alphabet(shape.k, shape.tnodes[i], &roles, &shape.homes, &shape.ohomes);
+                self.sequences(&alpha, shape.lens[i])
+            })
+            .collect()
+    }
+
+    /// The shapes of size class `size`.
+    fn shapes(&self, size: usize) -> Vec<Shape> {
         let b = &self.bounds;
-        let pcache: Vec<Vec<Vec<u8>>> = (0..=8).map(perms).collect();
-        let mut keys: HashSet<Vec<u8>> = HashSet::new();
-        let mut generated = 0u64;
         let (nl, nol, nobj) = (self.nlocs(), self.nolocs(), self.nobjs());
-        for t in 1..=b.threads.min(size) {
+        let mut out = Vec::new();
+        for t in b.min_threads.max(1)..=b.threads.min(size) {
             for lens in compositions(size, t, b.calls) {
                 for k in 1..=b.nodes as u8 {
                     for tnodes in tuples_of(t, k) {
@@ -915,32 +1151,13 @@ impl Generator {
                                     continue;
                                 }
                                 for cfgs in cfg_tuples(&self.obj_options(t), nobj) {
-                                    let per_thread: Vec<Vec<Vec<Call>>> = (0..t)
-                                        .map(|i| {
-                                            let roles = self.roles(&cfgs, t, i);
-                                            let alpha = self.alphabet(k, tnodes[i], &roles, homes, &ohomes);
-                                            self.sequences(&alpha, lens[i])
-                                        })
-                                        .collect();
-                                    let roles: Vec<Vec<u8>> = (0..t).map(|i| self.roles(&cfgs, t, i)).collect();
-                                    let rings = if self.kind == Kind::Rbl { nobj } else { 0 };
-                                    for_product(&per_thread, &mut |seqs| {
-                                        let client = Client {
-                                            k,
-                                            threads: (0..t)
-                                                .map(|i| (tnodes[i], roles[i].clone(), seqs[i].clone()))
-                                                .collect(),
-                                            homes: homes.clone(),
-                                            ohomes: ohomes.clone(),
-                                            rings,
-                                            barriers: nobj - rings,
-                                        };
-                                        let used = used_of(&client);
-                                        if !self.valid(&client, &used, &cfgs) {
-                                            return;
-                                        }
-                                        generated += 1;
-                                        keys.insert(canonical(&client, b, &used, &pcache));
+                                    out.push(Shape {
+                                        lens: lens.clone(),
+                                        k,
+                                        tnodes: tnodes.clone(),
+                                        homes: homes.clone(),
+                                        ohomes: ohomes.clone(),
+                                        cfgs,
                                     });
                                 }
                             }
@@ -949,24 +1166,229 @@ impl Generator {
                 }
             }
         }
-        let mut keys: Vec<Vec<u8>> = keys.into_iter().collect();
-        keys.sort();
-        SizeClass { size, generated, keys }
+        out
+    }
+
+    /// Every valid labelled client of `shape` whose first thread runs one of the
+    /// sequences `first` of `per_thread[0]`, reduced into `keys`.
+    fn shape_clients(
+        &self,
+        shape: &Shape,
+        per_thread: &[Vec<Vec<Call>>],
+        first: std::ops::Range<usize>,
+        pcache: &[Vec<Vec<u8>>],
+        keys: &mut HashSet<Vec<u8>>,
+        generated: &mut u64,
+    ) {
+        let t = shape.lens.len();
+        let nobj = self.nobjs();
+        let Shape { k, tnodes, homes, ohomes, cfgs, .. } = shape;
+        let mut lists: Vec<&[Vec<Call>]> = per_thread.iter().map(|v| v.as_slice()).collect();
+        lists[0] = &per_thread[0][first];
+        let roles: Vec<Vec<u8>> = (0..t).map(|i| self.roles(cfgs, t, i)).collect();
+        let rings = if self.kind == Kind::Rbl { nobj } else { 0 };
+        for_product(&lists, &mut |seqs| {
+            let client = Client {
+                k: *k,
+                threads: (0..t).map(|i| (tnodes[i], roles[i].clone(), seqs[i].clone())).collect(),
+                homes: homes.clone(),
+                ohomes: ohomes.clone(),
+                rings,
+                barriers: nobj - rings,
+            };
+            let used = used_of(&client);
+            if !self.valid(&client, &used, cfgs) {
+                return;
+            }
+            *generated += 1;
+            keys.insert(canonical(&client, &self.bounds, &used, pcache));
+        });
+    }
+
+    /// The canonical encoding of a straight-line litmus program over this
+    /// generator's library (no observer, barriers or rings), the same as that of the
+    /// generated client it renames to: threads in declaration order, nodes renumbered
+    /// `1..` in increasing order over the nodes of threads and of used locations, used
+    /// locations in declaration order, work identifiers that no later `Wait` uses
+    /// made `_`. Register and location names do not matter. An error when the
+    /// program is not of that form or exceeds the bounds (locations, values `1..=V`).
+    /// The grammar's other filters (e.g. [`Bounds::connected`]) are not applied.
+    pub fn canonical_key(&self, text: &str) -> Result<Vec<u8>, String> {
+        use crate::impls::syntax::{Ex, Rhs, Stmt};
+        if !matches!(self.kind, Kind::Sv | Kind::Rdma | Kind::Msw) || self.observer.is_some() {
+            return Err(format!("canonical keys of `{}` programs are not supported", self.lib));
+        }
+        let ast = crate::litmus::syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.pos.line, e.pos.col, e.msg))?;
+        if ast.libraries.len() != 1 || ast.libraries[0].text != self.lib {
+            return Err(format!("expected a program over `{}` alone", self.lib));
+        }
+        // the calls of each thread: (method, arguments)
+        let mut bodies: Vec<Vec<(usize, Vec<Ex>)>> = Vec::new();
+        for (tname, _) in &ast.threads {
+            let mut calls = Vec::new();
+            for (bname, stmts) in ast.bodies.iter().filter(|(b, _)| b.text == tname.text) {
+                for st in stmts {
+                    let call = match st {
+                        Stmt::Call(c) => c,
+                        Stmt::Assign { rhs: Rhs::Call(c), .. } | Stmt::Let { rhs: Rhs::Call(c), .. } => c,
+                        _ => return Err(format!("thread {}: not a straight-line list of calls", bname.text)),
+                    };
+                    let m = self
+                        .sigs
+                        .iter()
+                        .position(|m| m.name == call.method.text)
+                        .ok_or_else(|| format!("unknown method `{}`", call.method.text))?;
+                    calls.push((m, call.args.clone()));
+                }
+            }
+            bodies.push(calls);
+        }
+        let var = |e: &Ex| match e {
+            Ex::Var(n) => Some(n.text.clone()),
+            _ => None,
+        };
+        // used locations, in declaration order
+        let mut used_names: Vec<&crate::litmus::syntax::LocDecl> = Vec::new();
+        for d in &ast.locs {
+            let is_used = bodies.iter().flatten().any(|(m, args)| {
+                args.iter().zip(&self.sigs[*m].params).any(|(a, p)| {
+                    matches!(p, Param::Loc | Param::Src) && var(a).as_deref() == Some(d.name.text.as_str())
+                })
+            });
+            if is_used {
+                if d.init.is_some() {
+                    return Err(format!("location `{}` has an initial value", d.name.text));
+                }
+                used_names.push(d);
+            }
+        }
+        if used_names.len() > self.nlocs() {
+            return Err(format!("{} locations used, more than the bound {}", used_names.len(), self.nlocs()));
+        }
+        let mut nodes: Vec<i64> = ast.threads.iter().map(|t| t.1).collect();
+        nodes.extend(used_names.iter().filter_map(|d| d.node));
+        nodes.sort();
+        nodes.dedup();
+        if nodes.len() > self.bounds.nodes {
+            return Err(format!("{} nodes, more than the bound {}", nodes.len(), self.bounds.nodes));
+        }
+        let node_of = |n: i64| -> Result<u8, String> {
+            nodes
+                .iter()
+                .position(|&m| m == n)
+                .map(|i| i as u8 + 1)
+                .ok_or_else(|| format!("node {n} has no thread or location"))
+        };
+        let loc_of = |e: &Ex| -> Option<u8> {
+            let n = var(e)?;
+            used_names.iter().position(|d| d.name.text == n).map(|i| i as u8)
+        };
+        let value = |v: i64| -> Result<u8, String> {
+            if v >= 1 && v <= self.bounds.values as i64 {
+                Ok(v as u8)
+            } else {
+                Err(format!("value {v} outside 1..={}", self.bounds.values))
+            }
+        };
+        let int = |e: &Ex| match e {
+            Ex::Int(v, _) => Some(*v),
+            _ => None,
+        };
+        let mut threads = Vec::new();
+        for (ti, (_, tnode)) in ast.threads.iter().enumerate() {
+            let calls = &bodies[ti];
+            // work identifiers a later Wait uses, numbered by first use
+            let mut wid_names: Vec<String> = Vec::new();
+            for (ci, (m, args)) in calls.iter().enumerate() {
+                if self.sigs[*m].name == "Wait" {
+                    continue;
+                }
+                for (a, p) in args.iter().zip(&self.sigs[*m].params) {
+                    let Some(n) = var(a).filter(|_| *p == Param::Wid && var(a).as_deref() != Some("_")) else {
+                        continue;
+                    };
+                    let waited = calls[ci + 1..].iter().any(|(m2, a2)| {
+                        self.sigs[*m2].name == "Wait" && a2.iter().any(|x| var(x).as_deref() == Some(&n))
+                    });
+                    if waited && !wid_names.contains(&n) {
+                        wid_names.push(n);
+                    }
+                }
+            }
+            if wid_names.len() > self.bounds.wids {
+                return Err(format!(
+                    "{} work identifiers in a thread, more than the bound {}",
+                    wid_names.len(),
+                    self.bounds.wids
+                ));
+            }
+            let mut out = Vec::new();
+            for (m, args) in calls {
+                let sig = &self.sigs[*m];
+                if args.len() != sig.params.len() {
+                    return Err(format!("`{}` takes {} arguments", sig.name, sig.params.len()));
+                }
+                let mut cargs = Vec::new();
+                for (a, p) in args.iter().zip(&sig.params) {
+                    let bad = || format!("unexpected argument of `{}`", sig.name);
+                    cargs.push(match p {
+                        Param::Loc => Arg::Loc(loc_of(a).ok_or_else(bad)?),
+                        Param::Src => match (loc_of(a), int(a)) {
+                            (Some(l), _) => Arg::Loc(l),
+                            (None, Some(v)) => Arg::Lit(value(v)?),
+                            _ => return Err(bad()),
+                        },
+                        Param::Val => match a {
+                            Ex::Int(v, _) if self.kind != Kind::Msw => Arg::Val(value(*v)?),
+                            Ex::Tuple(vs, _) if self.kind == Kind::Msw => {
+                                let vs: Result<Vec<u8>, String> =
+                                    vs.iter().map(|v| int(v).ok_or_else(bad).and_then(value)).collect();
+                                Arg::Tuple(vs?)
+                            }
+                            _ => return Err(bad()),
+                        },
+                        Param::Wid => {
+                            let n = var(a).ok_or_else(bad)?;
+                            Arg::Wid(wid_names.iter().position(|w| *w == n).map(|i| i as u8 + 1).unwrap_or(0))
+                        }
+                        Param::Node => Arg::Node(node_of(int(a).ok_or_else(bad)?)?),
+                        Param::Nodes => match a {
+                            Ex::Set(ns, _) => {
+                                let mut mask = 0u32;
+                                for n in ns {
+                                    mask |= 1 << (node_of(int(n).ok_or_else(bad)?)? - 1);
+                                }
+                                Arg::Nodes(mask)
+                            }
+                            _ => return Err(bad()),
+                        },
+                        Param::Obj => return Err(bad()),
+                    });
+                }
+                out.push(Call { lib: 0, method: *m as u8, args: cargs });
+            }
+            threads.push((node_of(*tnode)?, Vec::new(), out));
+        }
+        let mut homes = vec![if self.placed() { 1 } else { 0 }; self.nlocs()];
+        for (i, d) in used_names.iter().enumerate() {
+            homes[i] = match (d.node, self.placed()) {
+                (Some(n), true) => node_of(n)?,
+                (None, false) => 0,
+                _ => return Err(format!("location `{}` is not placed as `{}` expects", d.name.text, self.lib)),
+            };
+        }
+        let client = Client { k: nodes.len() as u8, threads, homes, ohomes: Vec::new(), rings: 0, barriers: 0 };
+        let used = used_of(&client);
+        let pcache = self.perm_cache();
+        Ok(canonical(&client, &self.bounds, &used, &pcache))
     }
 
     /// The litmus text of client `i` of a class, named `name`.
     pub fn render(&self, class: &SizeClass, i: usize, name: &str) -> String {
-        let osigs: &[mowgli_core::MethodSig] = self.observer.as_ref().map(|o| o.1.as_slice()).unwrap_or(&[]);
-        let c = decode(&class.keys[i], &self.sigs, osigs);
-        self.render_client(&c, name, class.size)
-    }
-
-    fn render_client(&self, c: &Client, name: &str, size: usize) -> String {
         let b = &self.bounds;
-        let osigs: &[mowgli_core::MethodSig] = self.observer.as_ref().map(|o| o.1.as_slice()).unwrap_or(&[]);
-        let mut s = format!("test {name}\n");
-        s += &format!(
-            "\"generated client for {} ({} call{}; bounds: {} threads, {} nodes, {} calls per thread)\"\n",
+        let size = class.size;
+        let description = format!(
+            "generated client for {} ({} call{}; bounds: {} threads, {} nodes, {} calls per thread)",
             self.lib,
             size,
             if size == 1 { "" } else { "s" },
@@ -974,6 +1396,22 @@ impl Generator {
             b.nodes,
             b.calls
         );
+        self.render_with(class, i, name, &description)
+    }
+
+    /// The litmus text of client `i` of a class, named `name`, with description
+    /// `description` (no expectations).
+    pub fn render_with(&self, class: &SizeClass, i: usize, name: &str, description: &str) -> String {
+        let osigs: &[mowgli_core::MethodSig] = self.observer.as_ref().map(|o| o.1.as_slice()).unwrap_or(&[]);
+        let c = decode(&class.keys[i], &self.sigs, osigs);
+        self.render_client(&c, name, description)
+    }
+
+    fn render_client(&self, c: &Client, name: &str, description: &str) -> String {
+        let b = &self.bounds;
+        let osigs: &[mowgli_core::MethodSig] = self.observer.as_ref().map(|o| o.1.as_slice()).unwrap_or(&[]);
+        let mut s = format!("test {name}\n");
+        s += &format!("\"{}\"\n", description.replace('"', "'"));
         let libs = match &self.observer {
             Some((o, _)) if c.threads.iter().any(|t| t.2.iter().any(|x| x.lib == 1)) => {
                 format!("{}, {o}", self.lib)
@@ -1093,13 +1531,13 @@ fn cfg_tuples(opts: &[ObjCfg], n: usize) -> Vec<Vec<ObjCfg>> {
     out
 }
 
-fn for_product(lists: &[Vec<Vec<Call>>], f: &mut dyn FnMut(&[&Vec<Call>])) {
-    fn rec<'a>(lists: &'a [Vec<Vec<Call>>], cur: &mut Vec<&'a Vec<Call>>, f: &mut dyn FnMut(&[&Vec<Call>])) {
+fn for_product(lists: &[&[Vec<Call>]], f: &mut dyn FnMut(&[&Vec<Call>])) {
+    fn rec<'a>(lists: &'a [&'a [Vec<Call>]], cur: &mut Vec<&'a Vec<Call>>, f: &mut dyn FnMut(&[&Vec<Call>])) {
         if cur.len() == lists.len() {
             f(cur);
             return;
         }
-        for s in &lists[cur.len()] {
+        for s in lists[cur.len()] {
             cur.push(s);
             rec(lists, cur, f);
             cur.pop();
