@@ -173,3 +173,67 @@ mod obligations_on_z3 {
         assert!(!z.failures.is_empty());
     }
 }
+
+// ---------------------------------------------------------------------------
+// Random implementations: I_SV with random subsets of edits (dropped, moved and
+// redirected calls) — the two obligation engines must refute the same obligations
+// ---------------------------------------------------------------------------
+
+mod random_implementations {
+    use mowgli_check::engine::Backend;
+    use mowgli_check::impls::gen::Bounds;
+    use mowgli_check::impls::Implementation;
+    use mowgli_check::obligations::{self, Options};
+    use mowgli_libs::orders::default_order;
+    use proptest::prelude::*;
+
+    use super::root;
+
+    /// Textual edits of `isv.impl`, each a plausible implementation mistake.
+    const EDITS: [(&str, &str); 8] = [
+        // GF without its Wait, or waiting on the broadcasts' identifier instead
+        ("  Wait(d0)\n", ""),
+        ("  Wait(d0)\n", "  Wait(d)\n"),
+        // GF's gets in the wrong direction, or puts instead of gets
+        ("Get(dummy[node], dummy[n], d0)", "Get(dummy[n], dummy[node], d0)"),
+        ("Get(dummy[node], dummy[n], d0)", "Put(dummy[n], dummy[node], d0)"),
+        // the broadcast copies from the destination, or to the caller's own copy
+        ("Put(copy(x)[n], copy(x)[node], d)", "Put(copy(x)[n], copy(x)[n], d)"),
+        ("Put(copy(x)[n], copy(x)[node], d)", "Put(copy(x)[node], copy(x)[node], d)"),
+        // Wait(d) does nothing; Read reads another node's copy
+        ("method Wait(d) {\n  Wait(d)\n}", "method Wait(d) {\n}"),
+        ("  Read(copy(x)[node])\n", "  Read(copy(x)[1])\n"),
+    ];
+
+    fn refuted(text: &str, backend: Backend) -> Option<Vec<&'static str>> {
+        let order = default_order();
+        let imp = Implementation::parse("random.impl", text, &order).ok()?;
+        let mut names = Vec::new();
+        for b in [Bounds::new("sv", 1, 2, 2), Bounds::new("sv", 2, 2, 1)] {
+            let clients = obligations::abstract_programs(&imp, &order, &b).ok()?;
+            let opts = Options { loop_bound: 4, time_limit: None, first_fail: false, progress: None, backend };
+            let rep = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts).ok()?;
+            names.extend(rep.failures.iter().map(|f| f.obligation.name()));
+        }
+        names.sort();
+        names.dedup();
+        Some(names)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
+
+        #[test]
+        fn engines_agree_on_edited_isv(mask in 1u32..(1 << EDITS.len())) {
+            let mut text = std::fs::read_to_string(root().join("specs/impls/isv.impl")).expect("isv");
+            for (i, (from, to)) in EDITS.iter().enumerate() {
+                if mask & (1 << i) != 0 {
+                    text = text.replacen(from, to, 1);
+                }
+            }
+            let e = refuted(&text, Backend::Explicit);
+            prop_assume!(e.is_some());
+            prop_assert_eq!(e, refuted(&text, Backend::Z3), "edits {:#b}\n{}", mask, text);
+        }
+    }
+}
