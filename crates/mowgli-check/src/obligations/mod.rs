@@ -571,7 +571,8 @@ fn run(
         if let Some(p) = &opts.progress {
             p(rep.clients);
         }
-        check_one(imp, &setup, to, &name, &text, map, &mut inferred, opts, &mut rep)?;
+        let deadline = opts.time_limit.map(|t| start + t);
+        check_one(imp, &setup, to, &name, &text, map, &mut inferred, opts, deadline, &mut rep)?;
     }
     rep.inferred = inferred.into_values().collect();
     rep.millis = start.elapsed().as_secs_f64() * 1000.0;
@@ -588,6 +589,7 @@ fn check_one(
     map: &ConcMap,
     inferred: &mut BTreeMap<(String, String), MapEntry>,
     opts: &Options,
+    deadline: Option<std::time::Instant>,
     rep: &mut Report,
 ) -> Result<(), String> {
     let mut p = setup.impl_problem(to, opts.loop_bound)?;
@@ -602,7 +604,18 @@ fn check_one(
     let mut err: Option<String> = None;
     // refutations recorded by `visit` (the Z3 path asks whether its model was one)
     let refuted = std::cell::Cell::new(0u64);
+    // the time limit, also inside one abstract program (whose executions can be many)
+    let late = std::cell::Cell::new(false);
+    let past = || {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            late.set(true);
+        }
+        late.get()
+    };
     let mut visit = |v: &Visited| -> bool {
+        if past() {
+            return false;
+        }
         rep.executions += 1;
         let abs = abstract_events(v);
         if seen_abstract.insert(abs.clone()) {
@@ -763,6 +776,9 @@ fn check_one(
         let mut abstract_seen: std::collections::HashSet<Vec<Event>> = std::collections::HashSet::new();
         let ctx = SymCtx { setup, to, map, universe: &universe, abs_lib: abs_lib.as_ref(), abs_world };
         let mut plain = |g: &ExecGraph, runs: &[&Unfolding]| -> Result<bool, String> {
+            if past() {
+                return Ok(false);
+            }
             let mut searches: Vec<_> = p.libs.iter().enumerate().map(|(i, l)| l.search(g, to, i)).collect();
             let vars: Vec<(usize, usize)> =
                 searches.iter().enumerate().flat_map(|(l, s)| (0..s.num_vars()).map(move |v| (l, v))).collect();
@@ -847,6 +863,9 @@ fn check_one(
     };
     if let Err(e) = res {
         err = Some(format!("implementation `{}` on {name}: {e}", imp.name));
+    }
+    if late.get() {
+        rep.complete = false;
     }
     if let Some(e) = err {
         // Def. 3.9 (2)/(3) and expression errors surface here: W fails
