@@ -91,7 +91,9 @@ impl Encoding {
     /// Encodes the Λ-consistent witnesses of `g` (LOCO Def. 3.6) for the libraries'
     /// predicates `specs` (in the order of the libraries).
     pub fn new(g: &ExecGraph, specs: &[RelSpec]) -> Encoding {
-        let solver = Solver::new();
+        // quantifier-free linear integer arithmetic with Booleans: the logic's own
+        // solver, about twice as fast here as the default combined one
+        let solver = Solver::new_for_logic("QF_LIA").unwrap_or_default();
         let n = g.len();
         let mut ids: HashMap<Value, i64> = HashMap::new();
         let mut so = SymRel::default();
