@@ -93,7 +93,12 @@ impl Encoding {
     pub fn new(g: &ExecGraph, specs: &[RelSpec]) -> Encoding {
         // quantifier-free linear integer arithmetic with Booleans: the logic's own
         // solver, about twice as fast here as the default combined one
-        let solver = Solver::new_for_logic("QF_LIA").unwrap_or_default();
+        Self::in_solver(Solver::new_for_logic("QF_LIA").unwrap_or_default(), g, specs)
+    }
+
+    /// [`Encoding::new`] in a solver kept from an earlier encoding ([`Encoding::release`]).
+    pub fn in_solver(solver: Solver, g: &ExecGraph, specs: &[RelSpec]) -> Encoding {
+        solver.push();
         let n = g.len();
         let mut ids: HashMap<Value, i64> = HashMap::new();
         let mut so = SymRel::default();
@@ -310,6 +315,12 @@ impl Encoding {
             self.solver.assert(Bool::and(&[set[*a].clone(), e.clone()]).implies(&set[*b]));
         }
         set
+    }
+
+    /// Gives the solver back without this encoding's constraints, for the next one.
+    pub fn release(self) -> Solver {
+        self.solver.pop(1);
+        self.solver
     }
 
     /// Adds a constraint.

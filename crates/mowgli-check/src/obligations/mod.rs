@@ -775,6 +775,7 @@ fn check_one(
         let mut discharged: Vec<Vec<String>> = Vec::new();
         let mut abstract_seen: std::collections::HashSet<Vec<Event>> = std::collections::HashSet::new();
         let ctx = SymCtx { setup, to, map, universe: &universe, abs_lib: abs_lib.as_ref(), abs_world };
+        let mut spare: Option<z3::Solver> = None;
         let mut plain = |g: &ExecGraph, runs: &[&Unfolding]| -> Result<bool, String> {
             if past() {
                 return Ok(false);
@@ -792,7 +793,10 @@ fn check_one(
                         .ok_or_else(|| crate::z3eng::Z3Error::Unsupported(p.libs[l].name().to_string()).to_string())?,
                 );
             }
-            let mut enc = crate::z3eng::Encoding::new(g, &specs);
+            let mut enc = match spare.take() {
+                Some(solver) => crate::z3eng::Encoding::in_solver(solver, g, &specs),
+                None => crate::z3eng::Encoding::new(g, &specs),
+            };
             let negated = ctx.negate(&mut enc, g, runs);
             if let Some((neg, abs, _)) = &negated {
                 enc.assert(neg);
@@ -805,6 +809,7 @@ fn check_one(
                     if let Some((_, _, methods)) = negated {
                         discharged.push(methods);
                     }
+                    spare = Some(enc.release());
                     return Ok(true);
                 };
                 for &(l, v) in &vars {
