@@ -553,37 +553,10 @@ pub fn graph<'w>(p: &'w Problem, events: Vec<Event>) -> ExecGraph<'w> {
 /// Calls `f` on the stamped graph of every plain execution of `p` (every
 /// combination of the threads' unfoldings), without searching witnesses.
 pub fn for_each_graph(p: &Problem, f: &mut dyn FnMut(&ExecGraph)) -> Result<(), EngineError> {
-    let mut per_thread = Vec::new();
-    for t in 0..p.threads.len() {
-        let u = unfold_thread(p, t)?;
-        per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
-    }
-    if per_thread.iter().any(|r| r.is_empty()) {
-        return Ok(());
-    }
-    let mut choice = vec![0usize; per_thread.len()];
-    loop {
-        let mut events = Vec::new();
-        for (t, runs) in per_thread.iter().enumerate() {
-            for (i, c) in runs[choice[t]].calls.iter().enumerate() {
-                let CallRecord { lib, method, args, ret, origin } = c.clone();
-                events.push(Event { thread: t, index: i, lib, method, args, ret, origin });
-            }
-        }
+    each_combination(p, &mut |events, _| {
         f(&graph(p, events));
-        let mut t = 0;
-        loop {
-            if t == choice.len() {
-                return Ok(());
-            }
-            choice[t] += 1;
-            if choice[t] < per_thread[t].len() {
-                break;
-            }
-            choice[t] = 0;
-            t += 1;
-        }
-    }
+        Ok(true)
+    })
 }
 
 /// Sees a plain execution and the unfoldings it is made of; returns whether to go on.
@@ -593,6 +566,27 @@ pub type PlainFn<'f> = dyn FnMut(&ExecGraph, &[&Unfolding]) -> Result<bool, Stri
 /// unfoldings, every return value fixed) with the unfoldings it is made of, without
 /// searching witnesses, until `f` returns `Ok(false)` or an error.
 pub fn for_each_plain(p: &Problem, f: &mut PlainFn) -> Result<(), EngineError> {
+    each_combination(p, &mut |events, runs| {
+        // a spin loop's merged iterations return one of several values (`Prog::Spin`):
+        // the read's value is left to the witness, among those
+        let mut g = graph(p, events);
+        for (i, e) in g.events.iter().enumerate() {
+            if let Value::OneOf(vs) = &e.ret {
+                if p.libs.get(e.lib).is_some_and(|l| l.symbolic_return(e.method)) {
+                    g.sym_ret[i] = true;
+                    g.sym_vals[i] = Some(vs.clone());
+                }
+            }
+        }
+        f(&g, runs)
+    })
+}
+
+type CombinationFn<'f> = dyn FnMut(Vec<Event>, &[&Unfolding]) -> Result<bool, String> + 'f;
+
+/// Every combination of the threads' terminating unfoldings, as its events (in
+/// thread and program order) and the unfoldings, until `f` returns `Ok(false)`.
+fn each_combination(p: &Problem, f: &mut CombinationFn) -> Result<(), EngineError> {
     let mut per_thread = Vec::new();
     for t in 0..p.threads.len() {
         let u = unfold_thread(p, t)?;
@@ -611,18 +605,7 @@ pub fn for_each_plain(p: &Problem, f: &mut PlainFn) -> Result<(), EngineError> {
             }
         }
         let runs: Vec<&Unfolding> = per_thread.iter().zip(&choice).map(|(r, &c)| &r[c]).collect();
-        // a spin loop's merged iterations return one of several values (`Prog::Spin`):
-        // the read's value is left to the witness, among those
-        let mut g = graph(p, events);
-        for (i, e) in g.events.iter().enumerate() {
-            if let Value::OneOf(vs) = &e.ret {
-                if p.libs.get(e.lib).is_some_and(|l| l.symbolic_return(e.method)) {
-                    g.sym_ret[i] = true;
-                    g.sym_vals[i] = Some(vs.clone());
-                }
-            }
-        }
-        if !f(&g, &runs).map_err(EngineError::Backend)? {
+        if !f(events, &runs).map_err(EngineError::Backend)? {
             return Ok(());
         }
         let mut t = 0;

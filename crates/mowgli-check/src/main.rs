@@ -680,9 +680,7 @@ fn refine_generated(
     dot: &Option<PathBuf>,
     screen: bool,
 ) -> ExitCode {
-    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     use mowgli_check::impls::gen::{self, Bounds, Partition, Progress, RunOptions};
-    use std::io::IsTerminal;
 
     let (order, imp) = match load_impl(implementation, stamp_order) {
         Ok(x) => x,
@@ -740,15 +738,10 @@ fn refine_generated(
         eprintln!("{generated} clients generated, {index} after symmetry reduction");
         return ExitCode::SUCCESS;
     }
-    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-    if json || !std::io::stderr().is_terminal() {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} clients ({per_sec}, eta {eta}) {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = progress_bar(
+        0,
+        json,
+        "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} clients ({per_sec}, eta {eta}) {msg}",
     );
     let fails = std::sync::atomic::AtomicUsize::new(0);
     let on_progress = |p: Progress| match p {
@@ -904,6 +897,19 @@ fn refine_generated(
     }
 }
 
+/// A progress bar of `len` steps on stderr, drawn only when stderr is a terminal
+/// and the output is not JSON.
+fn progress_bar(len: u64, json: bool, template: &str) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if json || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar
+}
+
 fn obligations(cmd: &Cmd) -> ExitCode {
     use mowgli_check::impls::gen::Bounds;
     use mowgli_check::obligations::{self, maps, Obligation};
@@ -952,18 +958,7 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         Err(e) => return fail(format!("{file}: {e}")),
     };
     // a progress bar on stderr when it is a terminal (not with --json)
-    let bar = {
-        use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-        use std::io::IsTerminal;
-        let b = ProgressBar::new(clients.len() as u64);
-        if *json || !std::io::stderr().is_terminal() {
-            b.set_draw_target(ProgressDrawTarget::hidden());
-        }
-        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} abstract programs {elapsed}") {
-            b.set_style(style);
-        }
-        b
-    };
+    let bar = progress_bar(clients.len() as u64, *json, "{bar:40} {pos}/{len} abstract programs {elapsed}");
     let tick = bar.clone();
     let opts = obligations::Options {
         loop_bound: *loop_bound,
@@ -1248,11 +1243,9 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
 
 /// `mowgli cells`: cell sensitivity of a stamp-order table.
 fn cells(cmd: &Cmd) -> ExitCode {
-    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     use mowgli_check::impls::gen::Bounds;
     use mowgli_check::sensitivity::{self, CellOptions};
     use mowgli_core::Cell;
-    use std::io::IsTerminal;
     let Cmd::Cells {
         paths,
         stamp_order,
@@ -1332,14 +1325,8 @@ fn cells(cmd: &Cmd) -> ExitCode {
         loop_bound: *loop_bound,
     };
     let total = if opts.only.is_empty() { t.kinds.len() * t.kinds.len() } else { opts.only.len() };
-    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-    if *json || !std::io::stderr().is_terminal() {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} cells (eta {eta}) {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar =
+        progress_bar(total as u64, *json, "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} cells (eta {eta}) {msg}");
     let tick = |c: &sensitivity::CellReport| {
         bar.set_message(format!("{}: {}", c.cell, c.score()));
         bar.inc(1);
@@ -1414,9 +1401,7 @@ fn generate(
     stamp_order: &Option<PathBuf>,
     json: bool,
 ) -> ExitCode {
-    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     use mowgli_check::generate::{self, SuiteOptions, SuiteProgress};
-    use std::io::IsTerminal;
     let order = match load_order(stamp_order) {
         Ok(o) => o,
         Err(e) => {
@@ -1430,16 +1415,8 @@ fn generate(
         None => "the default stamp order".to_string(),
     };
     let opts = SuiteOptions { libs: libs.to_vec(), bounds: args.bounds(2), max_tests, jobs, model };
-    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-    if json || !std::io::stderr().is_terminal() {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} tests ({per_sec}, eta {eta}) {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar =
+        progress_bar(0, json, "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} tests ({per_sec}, eta {eta}) {msg}");
     let on_progress = |p: SuiteProgress| match p {
         SuiteProgress::Class { library, size, distinct, to_run } => {
             bar.inc_length(to_run as u64);

@@ -220,8 +220,13 @@ fn o1_violation(
 
 /// The abstract plain execution ⟨E', po'⟩ of a consistent implementation execution.
 fn abstract_events(v: &Visited) -> Vec<Event> {
+    abstract_events_of(&v.runs)
+}
+
+/// The abstract events of the unfoldings `runs` (one per thread).
+fn abstract_events_of(runs: &[&Unfolding]) -> Vec<Event> {
     let mut out = Vec::new();
-    for (t, run) in v.runs.iter().enumerate() {
+    for (t, run) in runs.iter().enumerate() {
         for (i, c) in run.abstract_calls.iter().enumerate() {
             out.push(Event {
                 thread: t,
@@ -932,21 +937,7 @@ impl SymCtx<'_> {
     ) -> Option<(z3::ast::Bool, Vec<Event>, Vec<String>)> {
         use z3::ast::Bool;
         let to = self.to;
-        let abs: Vec<Event> = runs
-            .iter()
-            .enumerate()
-            .flat_map(|(t, run)| {
-                run.abstract_calls.iter().enumerate().map(move |(i, c)| Event {
-                    thread: t,
-                    index: i,
-                    lib: 0,
-                    method: c.method,
-                    args: c.args.clone(),
-                    ret: c.ret.clone(),
-                    origin: None,
-                })
-            })
-            .collect();
+        let abs = abstract_events_of(runs);
         let stmp = |e: &Event| self.abs_lib.stamps(self.abs_world, e);
         let abs_g = ExecGraph::new(self.abs_world, abs.clone(), &stmp, to);
         let probe = Visited { g, so: BitRel::new(g.len()), runs: runs.to_vec(), relations: vec![] };
