@@ -211,6 +211,11 @@ pub struct Stats {
     /// Partial witnesses dropped because every outcome they can still reach is
     /// allowed ([`run_outside`]).
     pub pruned_by_target: u64,
+    /// Subtrees of the witness search cut by a discharge test
+    /// ([`for_each_execution_discharging`]): partial witnesses under which the
+    /// visitor's property already holds for every completion, each with at least
+    /// one consistent completion.
+    pub discharged: u64,
     pub micros: u128,
 }
 
@@ -285,7 +290,7 @@ fn group_runs(p: &Problem, runs: &[Unfolding]) -> Vec<Group> {
 
 /// Computes outcome_Λ(p̃) by explicit enumeration.
 pub fn run(p: &Problem, keep_witnesses: bool) -> Result<Results, EngineError> {
-    run_goal(p, keep_witnesses, Goal::All, None)
+    run_goal(p, keep_witnesses, Goal::All, None, None)
 }
 
 /// What a run looks for.
@@ -307,6 +312,23 @@ enum Goal<'r> {
 /// Sees a consistent execution; returns whether to go on.
 pub type VisitFn<'v> = dyn FnMut(&Visited) -> bool + 'v;
 
+/// A property of executions that is monotone in the witness (once it holds for a
+/// partial witness's so, it holds for every completion: the local-soundness
+/// obligations are, in hb), for [`for_each_execution_discharging`]. Each method
+/// sees a *partial* witness: its so is a lower bound of the so of every
+/// completion, every open return value is already decided (so [`Visited::runs`]
+/// is), and [`Visited::relations`] is empty.
+pub trait Discharger {
+    /// Whether the property holds for every consistent completion of `v`.
+    fn holds(&mut self, v: &Visited) -> bool;
+    /// A subtree [`Discharger::holds`] accepted contains a consistent execution.
+    fn record(&mut self, v: &Visited);
+    /// The subevents the property is about: the witness variables that decide
+    /// their relations are searched before the others, so that a subtree can be
+    /// discharged as soon as they are fixed.
+    fn relevant(&mut self, v: &Visited) -> Vec<usize>;
+}
+
 /// A consistent execution of a program: the plain execution's stamped graph (open
 /// return values are in [`Visited::runs`]), the witness's so, and, per thread, the
 /// unfolding the execution takes (its calls with their return values, and with an
@@ -323,7 +345,24 @@ pub struct Visited<'v> {
 /// Shows every consistent execution of `p` (every witness: rf, mo, nfo, …) to
 /// `visit`, until it returns false. Returns the search statistics.
 pub fn for_each_execution(p: &Problem, visit: &mut VisitFn) -> Result<Stats, EngineError> {
-    Ok(run_goal(p, false, Goal::Visit, Some(visit))?.stats)
+    Ok(run_goal(p, false, Goal::Visit, Some(visit), None)?.stats)
+}
+
+/// [`for_each_execution`] for a property that is monotone in the witness (once it
+/// holds for a partial witness's so, it holds for every larger so, as the
+/// local-soundness obligations do in hb): the witness variables that decide return
+/// values are searched first, then those about the subevents `discharge` names
+/// relevant, then the rest. Once the return values are decided, and at every
+/// choice after the relevant variables, `discharge` is asked about the partial
+/// witness; when the property holds, the subtree is not visited (only checked to
+/// contain a consistent execution: [`Stats::discharged`] counts such subtrees).
+/// Executions that are visited are those no partial witness discharged.
+pub fn for_each_execution_discharging(
+    p: &Problem,
+    visit: &mut VisitFn,
+    discharge: &mut dyn Discharger,
+) -> Result<Stats, EngineError> {
+    Ok(run_goal(p, false, Goal::Visit, Some(visit), Some(discharge))?.stats)
 }
 
 /// Register outcomes (one register vector per thread).
@@ -346,24 +385,24 @@ const MAX_SCREENED: usize = 1 << 16;
 /// registers are fixed, a register outcome in `allowed` is not completed (its
 /// existential variables are not searched).
 pub fn run_outside(p: &Problem, keep_witnesses: bool, allowed: &BTreeSet<Regs>) -> Result<Results, EngineError> {
-    run_goal(p, keep_witnesses, Goal::Outside(allowed, false), None)
+    run_goal(p, keep_witnesses, Goal::Outside(allowed, false), None, None)
 }
 
 /// [`run_outside`] that stops at the first outcome outside `allowed` (the result
 /// then has at most one outcome, with [`Results::stopped`] set when it has one).
 pub fn first_outside(p: &Problem, keep_witnesses: bool, allowed: &BTreeSet<Regs>) -> Result<Results, EngineError> {
-    run_goal(p, keep_witnesses, Goal::Outside(allowed, true), None)
+    run_goal(p, keep_witnesses, Goal::Outside(allowed, true), None, None)
 }
 
 /// Whether `p` has a consistent execution at all (the search stops at the first).
 pub fn has_execution(p: &Problem) -> Result<bool, EngineError> {
-    Ok(!run_goal(p, false, Goal::Any(u64::MAX), None)?.outcomes.is_empty())
+    Ok(!run_goal(p, false, Goal::Any(u64::MAX), None, None)?.outcomes.is_empty())
 }
 
 /// [`has_execution`] with at most `budget` candidates checked: `None` when the
 /// budget ran out before an execution was found or the space was exhausted.
 pub fn has_execution_within(p: &Problem, budget: u64) -> Result<Option<bool>, EngineError> {
-    let r = run_goal(p, false, Goal::Any(budget), None)?;
+    let r = run_goal(p, false, Goal::Any(budget), None, None)?;
     Ok(if !r.outcomes.is_empty() {
         Some(true)
     } else if r.stopped {
@@ -439,11 +478,12 @@ fn screen(per_thread: &mut [Vec<Unfolding>], allowed: &BTreeSet<Regs>) -> Option
     Some((screened, targets))
 }
 
-fn run_goal<'q>(
+fn run_goal<'q, 'd>(
     p: &Problem,
     keep_witnesses: bool,
     goal: Goal<'q>,
     mut visit: Option<&mut VisitFn>,
+    mut discharge: Option<&mut (dyn Discharger + 'd)>,
 ) -> Result<Results, EngineError> {
     let start = Instant::now();
     let mut res = Results::default();
@@ -475,9 +515,30 @@ fn run_goal<'q>(
         }
     }
     let groups: Vec<Vec<Group>> = per_thread.iter().map(|runs| group_runs(p, runs)).collect();
+    each_group(&per_thread, &groups, p, &mut |events, sym, sym_vals, chosen| {
+        res.stats.plain += chosen.iter().map(|g| g.by_values.len() as u64).product::<u64>();
+        res.stats.searches += 1;
+        let env = Env { runs: &per_thread, groups: chosen, keep: keep_witnesses, goal, targets: targets.as_ref() };
+        search_plain(p, events, sym, sym_vals, &env, visit.as_deref_mut(), discharge.as_deref_mut(), &mut res);
+        res.backend_error.is_none() && !(matches!(goal, Goal::Any(_)) && !res.outcomes.is_empty()) && !res.stopped
+    });
+    if let Some(e) = res.backend_error.take() {
+        return Err(EngineError::Backend(e));
+    }
+    res.stats.micros = start.elapsed().as_micros();
+    Ok(res)
+}
+
+/// Sees one combination of the threads' groups: its events (open return values as
+/// `Unit`), which of them have open return values, the values each may take, and
+/// the groups; returns whether to go on.
+type GroupVisit<'f> = dyn FnMut(Vec<Event>, Vec<bool>, Vec<Option<Vec<Value>>>, &[&Group]) -> bool + 'f;
+
+/// Every combination of one group per thread (the plain executions that differ
+/// only in open return values, searched together), until `f` returns false.
+fn each_group(per_thread: &[Vec<Unfolding>], groups: &[Vec<Group>], p: &Problem, f: &mut GroupVisit) {
     let mut choice = vec![0usize; per_thread.len()];
     loop {
-        // the plain executions of this combination of groups, with open return values
         let mut events = Vec::new();
         let mut sym = Vec::new();
         for (t, runs) in per_thread.iter().enumerate() {
@@ -512,19 +573,14 @@ fn run_goal<'q>(
                 }
             }
         }
-        res.stats.plain += chosen.iter().map(|g| g.by_values.len() as u64).product::<u64>();
-        res.stats.searches += 1;
-        let env = Env { runs: &per_thread, groups: &chosen, keep: keep_witnesses, goal, targets: targets.as_ref() };
-        search_plain(p, events, sym, sym_vals, &env, visit.as_deref_mut(), &mut res);
-        if let Some(e) = res.backend_error.take() {
-            return Err(EngineError::Backend(e));
+        if !f(events, sym, sym_vals, &chosen) {
+            return;
         }
         // next combination
         let mut t = 0;
         loop {
-            if t == choice.len() || (matches!(goal, Goal::Any(_)) && !res.outcomes.is_empty()) || res.stopped {
-                res.stats.micros = start.elapsed().as_micros();
-                return Ok(res);
+            if t == choice.len() {
+                return;
             }
             choice[t] += 1;
             if choice[t] < groups[t].len() {
@@ -533,6 +589,52 @@ fn run_goal<'q>(
             choice[t] = 0;
             t += 1;
         }
+    }
+}
+
+/// Per thread, the unfoldings of a group with the open return values that pick
+/// each out (in program order; a value may be `Value::OneOf` alternatives).
+pub type Alternatives<'u> = Vec<Vec<(&'u [Value], &'u Unfolding)>>;
+
+/// Sees a group of plain executions and its alternatives; returns whether to go on.
+pub type PlainGroupFn<'f> = dyn FnMut(&ExecGraph, &Alternatives) -> Result<bool, String> + 'f;
+
+/// Calls `f` on every group of plain executions of `p` that differ only in open
+/// return values ([`Library::symbolic_return`]): the stamped graph with those
+/// values left open (`ExecGraph::sym_ret`, `ExecGraph::sym_vals`), and per thread
+/// the unfoldings with the values that select them. Until `f` returns `Ok(false)`
+/// or an error.
+pub fn for_each_plain_group(p: &Problem, f: &mut PlainGroupFn) -> Result<(), EngineError> {
+    let mut per_thread = Vec::new();
+    for t in 0..p.threads.len() {
+        let u = unfold_thread(p, t)?;
+        per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
+    }
+    if per_thread.iter().any(|r| r.is_empty()) {
+        return Ok(());
+    }
+    let groups: Vec<Vec<Group>> = per_thread.iter().map(|runs| group_runs(p, runs)).collect();
+    let mut err = None;
+    each_group(&per_thread, &groups, p, &mut |events, sym, sym_vals, chosen| {
+        let mut g = graph(p, events);
+        g.sym_ret = sym;
+        g.sym_vals = sym_vals;
+        let alts: Alternatives = chosen
+            .iter()
+            .enumerate()
+            .map(|(t, grp)| grp.by_values.iter().map(|(pat, r)| (pat.as_slice(), &per_thread[t][*r])).collect())
+            .collect();
+        match f(&g, &alts) {
+            Ok(go_on) => go_on,
+            Err(e) => {
+                err = Some(e);
+                false
+            }
+        }
+    });
+    match err {
+        Some(e) => Err(EngineError::Backend(e)),
+        None => Ok(()),
     }
 }
 
@@ -637,13 +739,15 @@ struct Env<'e, 'q> {
     targets: Option<&'e Targets>,
 }
 
-fn search_plain(
+#[allow(clippy::too_many_arguments)]
+fn search_plain<'d>(
     p: &Problem,
     events: Vec<Event>,
     sym: Vec<bool>,
     sym_vals: Vec<Option<Vec<Value>>>,
     env: &Env,
     visit: Option<&mut VisitFn>,
+    discharge: Option<&mut (dyn Discharger + 'd)>,
     res: &mut Results,
 ) {
     let Env { runs, groups, keep, goal, targets } = *env;
@@ -683,6 +787,12 @@ fn search_plain(
         }
     };
     vars.sort_by_key(|&(l, v)| (existential(l, v), searches[l].domain(v)));
+    // with a discharge test, the variables that decide return values come first:
+    // the test needs the plain execution (which unfolding each thread takes) decided
+    if discharge.is_some() {
+        vars.sort_by_key(|&(l, v)| (!searches[l].affects_returns(v), searches[l].domain(v)));
+    }
+    let decided = vars.iter().position(|&(l, v)| !searches[l].affects_returns(v)).unwrap_or(vars.len());
     let boundary = vars.iter().position(|&(l, v)| existential(l, v)).unwrap_or(vars.len());
     // a read whose value no write (nor the initial value) can supply: this plain
     // execution has no witness at all, and a naive rf-first enumerator never builds it
@@ -705,6 +815,9 @@ fn search_plain(
             goal,
             targets: None,
             visit,
+            discharge: None,
+            decided,
+            reordered: None,
         };
         z3_search(&mut st, &mut searches, &vars, p);
         return;
@@ -731,6 +844,9 @@ fn search_plain(
         goal,
         targets,
         visit,
+        discharge,
+        decided,
+        reordered: None,
     };
     dfs(&mut st, &mut searches, &vars, 0);
 }
@@ -786,7 +902,7 @@ fn z3_search(
     }
 }
 
-struct SearchState<'s, 'g, 'q, 'v> {
+struct SearchState<'s, 'g, 'q, 'v, 'd> {
     g: &'s ExecGraph<'g>,
     runs: &'s [Vec<Unfolding>],
     groups: &'s [&'s Group],
@@ -802,6 +918,13 @@ struct SearchState<'s, 'g, 'q, 'v> {
     goal: Goal<'q>,
     targets: Option<&'s Targets>,
     visit: Option<&'s mut VisitFn<'v>>,
+    /// The discharge test of [`for_each_execution_discharging`].
+    discharge: Option<&'s mut (dyn Discharger + 'd)>,
+    /// Variables from this index on cannot change a return value.
+    decided: usize,
+    /// With a discharge test: the variables below [`SearchState::decided`] have
+    /// been put in relevance order, and those from this index on are not relevant.
+    reordered: Option<usize>,
 }
 
 /// Partial-outcome pruning for [`Goal::Outside`]: the return values the partial
@@ -872,6 +995,19 @@ fn dfs(
     if i == vars.len() {
         return leaf(st, searches);
     }
+    if st.discharge.is_some() && i == st.decided && st.reordered.is_none() {
+        return dfs_relevant_first(st, searches, vars, i);
+    }
+    let past_relevant = st.reordered.is_some_and(|r| i >= r);
+    if st.discharge.is_some()
+        && i >= st.decided
+        && (i == st.decided || (after_choice && past_relevant))
+        && st.subtree[i] >= 2.0
+    {
+        if let Some(found) = try_discharge(st, searches, vars, i) {
+            return found;
+        }
+    }
     if at_boundary && !matches!(st.goal, Goal::Any(_)) {
         // the outcome is fixed from here on: nothing new below if it is already
         // known (or, looking for outcomes outside a set, if it is in the set)
@@ -902,6 +1038,131 @@ fn dfs(
     found
 }
 
+/// The partial witness at a node once return values are decided, as the
+/// discharge test sees it (`None` when it is inconsistent or its values match no
+/// unfolding searched).
+fn partial<'s>(
+    st: &SearchState<'s, '_, '_, '_, '_>,
+    searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>],
+) -> Option<Visited<'s>> {
+    let so = mowgli_core::library::lambda_consistent(st.g, searches)?;
+    let chosen = chosen_runs(st, searches)?;
+    let runs: Vec<&Unfolding> = chosen.iter().enumerate().map(|(t, &r)| &st.runs[t][r]).collect();
+    Some(Visited { g: st.g, so, runs, relations: Vec::new() })
+}
+
+/// At [`SearchState::decided`]: puts the remaining variables in relevance order
+/// (those about the subevents the discharge test names first, each part by domain
+/// size) and searches on in that order.
+fn dfs_relevant_first(
+    st: &mut SearchState,
+    searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>],
+    vars: &[(usize, usize)],
+    i: usize,
+) -> bool {
+    let Some(v) = partial(st, searches) else { return false };
+    let Some(discharge) = st.discharge.as_deref_mut() else { return false };
+    let mut relevant = vec![false; st.g.len()];
+    for s in discharge.relevant(&v) {
+        if s < relevant.len() {
+            relevant[s] = true;
+        }
+    }
+    drop(v);
+    let is_relevant = |&(l, v): &(usize, usize)| {
+        let subs = searches[l].var_subevents(v);
+        !subs.is_empty() && subs.iter().all(|&s| relevant.get(s).copied().unwrap_or(false))
+    };
+    let mut rest: Vec<(usize, usize)> = vars[i..].to_vec();
+    rest.sort_by_key(|x| (!is_relevant(x), searches[x.0].domain(x.1)));
+    let n_relevant = rest.iter().filter(|x| is_relevant(x)).count();
+    let mut order: Vec<(usize, usize)> = vars[..i].to_vec();
+    order.extend(rest);
+    let mut subtree = vec![1f64; order.len() + 1];
+    for k in (0..order.len()).rev() {
+        let (l, v) = order[k];
+        subtree[k] = subtree[k + 1] * searches[l].domain(v) as f64;
+    }
+    let saved = std::mem::replace(&mut st.subtree, subtree);
+    st.reordered = Some(i + n_relevant);
+    let found = dfs(st, searches, &order, i);
+    st.reordered = None;
+    st.subtree = saved;
+    found
+}
+
+/// The discharge test at a node below [`SearchState::decided`]: `Some(found)` when
+/// the subtree is settled (discharged, and whether it has a consistent
+/// completion), `None` when it must be searched.
+fn try_discharge(
+    st: &mut SearchState,
+    searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>],
+    vars: &[(usize, usize)],
+    i: usize,
+) -> Option<bool> {
+    let v = partial(st, searches)?;
+    let discharge = st.discharge.as_deref_mut()?;
+    if !discharge.holds(&v) {
+        return None;
+    }
+    let found = exists_completion(st.g, searches, vars, i);
+    if found {
+        st.res.stats.discharged += 1;
+        discharge.record(&v);
+    }
+    Some(found)
+}
+
+/// Whether the current partial witness has a consistent completion (a plain
+/// backtracking search that stops at the first).
+fn exists_completion(
+    g: &ExecGraph,
+    searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>],
+    vars: &[(usize, usize)],
+    i: usize,
+) -> bool {
+    if !check_all(g, searches) {
+        return false;
+    }
+    if i == vars.len() {
+        return true;
+    }
+    let (l, v) = vars[i];
+    let mut found = false;
+    for val in 0..searches[l].domain(v) {
+        searches[l].assign(v, Some(val));
+        if exists_completion(g, searches, vars, i + 1) {
+            found = true;
+            break;
+        }
+    }
+    searches[l].assign(v, None);
+    found
+}
+
+/// The unfolding each thread takes under the current assignment, once every open
+/// return value is decided; `None` when one is not, or when the values match no
+/// unfolding of the groups searched.
+fn chosen_runs(st: &SearchState, searches: &[Box<dyn mowgli_core::WitnessSearch + '_>]) -> Option<Vec<usize>> {
+    let g = st.g;
+    let mut values: Vec<Vec<Value>> = vec![Vec::new(); st.groups.len()];
+    for (ei, e) in g.events.iter().enumerate() {
+        if g.sym_ret[ei] {
+            values[e.thread].push(searches[e.lib].returned(ei)?);
+        }
+    }
+    st.groups
+        .iter()
+        .enumerate()
+        .map(|(t, grp)| {
+            grp.by_values
+                .iter()
+                .find(|(pat, _)| pat.len() == values[t].len() && pat.iter().zip(&values[t]).all(|(p, v)| p.admits(v)))
+                .map(|(_, r)| *r)
+        })
+        .collect()
+}
+
 /// The outcome of the current (complete, or complete up to existential variables)
 /// assignment, and the unfolding chosen in each thread; `None` when the open
 /// return values match no unfolding of the groups searched.
@@ -910,24 +1171,9 @@ fn outcome_of(
     searches: &[Box<dyn mowgli_core::WitnessSearch + '_>],
 ) -> Option<(Outcome, Vec<usize>)> {
     let g = st.g;
-    let mut values: Vec<Vec<Value>> = vec![Vec::new(); st.groups.len()];
-    for (ei, e) in g.events.iter().enumerate() {
-        if g.sym_ret[ei] {
-            values[e.thread].push(searches[e.lib].returned(ei)?);
-        }
-    }
-    let mut regs = Vec::with_capacity(st.groups.len());
-    let mut chosen = Vec::with_capacity(st.groups.len());
-    for (t, grp) in st.groups.iter().enumerate() {
-        // values no unfolding of this group returns belong to another group's plain execution
-        let r = grp
-            .by_values
-            .iter()
-            .find(|(pat, _)| pat.len() == values[t].len() && pat.iter().zip(&values[t]).all(|(p, v)| p.admits(v)))?
-            .1;
-        regs.push(st.runs[t][r].env.clone());
-        chosen.push(r);
-    }
+    // values no unfolding of a group returns belong to another group's plain execution
+    let chosen = chosen_runs(st, searches)?;
+    let regs: Vec<_> = chosen.iter().enumerate().map(|(t, &r)| st.runs[t][r].env.clone()).collect();
     if st.regs_only {
         return Some((Outcome { regs, finals: BTreeMap::new() }, chosen));
     }

@@ -71,6 +71,9 @@ pub struct Encoding {
     hb_edges: Vec<((usize, usize), Bool)>,
     n: usize,
     cuts: usize,
+    /// The value each read subevent reads, as a value number ([`value_id`]).
+    read_terms: HashMap<usize, Int>,
+    ids: HashMap<Value, i64>,
 }
 
 /// Why the Z3 engine cannot take a problem.
@@ -103,6 +106,7 @@ impl Encoding {
         let mut ids: HashMap<Value, i64> = HashMap::new();
         let mut so = SymRel::default();
         let mut vars = Vec::with_capacity(specs.len());
+        let mut read_terms: HashMap<usize, Int> = HashMap::new();
         for (li, spec) in specs.iter().enumerate() {
             if !spec.possible {
                 solver.assert(Bool::from_bool(false));
@@ -144,6 +148,9 @@ impl Encoding {
                 t
             };
             let read_values: Vec<Int> = (0..reads.len()).map(|r| read_value(r, &mut ids)).collect();
+            for (r, t) in read_values.iter().enumerate() {
+                read_terms.insert(reads[r].sub, t.clone());
+            }
             for (w, ws) in writes.iter().enumerate() {
                 match &ws.val {
                     WriteVal::Known(v) => solver.assert(val[w].eq(Int::from_i64(value_id(&mut ids, v)))),
@@ -301,7 +308,22 @@ impl Encoding {
             solver.assert(e.implies(hbc[a].lt(&hbc[b])));
             hb_edges.push(((a, b), e));
         }
-        Encoding { solver, vars, hb_edges, n, cuts: 0 }
+        Encoding { solver, vars, hb_edges, n, cuts: 0, read_terms, ids }
+    }
+
+    /// "Event `event` of `g` returns `v`" for an event whose return value is open
+    /// (`ExecGraph::sym_ret`: it returns what its read subevent reads); `v` may be
+    /// `Value::OneOf` alternatives. False for an event without a read.
+    pub fn returns(&mut self, g: &ExecGraph, event: usize, v: &Value) -> Bool {
+        let Some(t) = g.subs_of[event].iter().find_map(|s| self.read_terms.get(s)).cloned() else {
+            return Bool::from_bool(false);
+        };
+        let alts: Vec<Value> = match v {
+            Value::OneOf(vs) => vs.clone(),
+            v => vec![v.clone()],
+        };
+        let eqs: Vec<Bool> = alts.iter().map(|a| t.eq(Int::from_i64(value_id(&mut self.ids, a)))).collect();
+        Bool::or(&eqs)
     }
 
     /// A fresh set S of subevents closed under hb = (ppo ∪ so)⁺ (if a ∈ S and a hb b

@@ -189,6 +189,13 @@ pub trait WitnessSearch {
     fn returned(&self, _event: usize) -> Option<Value> {
         None
     }
+    /// The subevents whose witness relations variable `var` decides (a read's rf
+    /// source: the read; a write's place in mo: the write; an orientation: its
+    /// pair). Engines use it to search first the variables that matter for a
+    /// property about some subevents; empty when unknown.
+    fn var_subevents(&self, _var: usize) -> Vec<usize> {
+        Vec::new()
+    }
     /// Final values of memory, for a complete assignment.
     fn finals(&self, out: &mut Vec<FinalValue>);
     /// Named witness relations of a complete assignment (for printing executions).

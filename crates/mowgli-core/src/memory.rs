@@ -61,6 +61,14 @@ pub struct RfMo {
     cands: Vec<Vec<Option<usize>>>,
     /// Per read: chosen candidate index.
     rf: Vec<Option<usize>>,
+    /// Per read: whether its sources can give it two different values (otherwise
+    /// its rf choice changes no value anywhere).
+    open: Vec<bool>,
+    /// Per read: its value when all its sources give the same one.
+    single: Vec<Option<Value>>,
+    /// Per read: whether its value can reach a returned value (see
+    /// [`RfMo::returned_reads`]); all of them until that is called.
+    reaches_return: Vec<bool>,
     /// Per cell: its writes in declaration order.
     cell_writes: Vec<Vec<usize>>,
     /// mo variables: (cell, position of the write in `cell_writes[cell]`, ≥ 1).
@@ -114,6 +122,8 @@ impl RfMo {
                 break;
             }
         }
+        let mut open = Vec::with_capacity(reads.len());
+        let mut single = Vec::with_capacity(reads.len());
         let cands = reads
             .iter()
             .map(|r| {
@@ -123,8 +133,10 @@ impl RfMo {
                     ReadVal::Free => true,
                     ReadVal::Among(vs) => vs.contains(v),
                 };
+                let mut possible: BTreeSet<&Value> = BTreeSet::new();
                 if ok(&init[r.cell]) {
                     c.push(None);
+                    possible.insert(&init[r.cell]);
                 }
                 for &w in &cell_writes[r.cell] {
                     if writes[w].sub == r.sub {
@@ -132,8 +144,11 @@ impl RfMo {
                     }
                     if wvals[w].iter().any(ok) {
                         c.push(Some(w));
+                        possible.extend(wvals[w].iter().filter(|v| ok(v)));
                     }
                 }
+                open.push(possible.len() > 1);
+                single.push(if possible.len() == 1 { possible.first().map(|v| (*v).clone()) } else { None });
                 c
             })
             .collect();
@@ -145,7 +160,20 @@ impl RfMo {
         }
         let nr = reads.len();
         let nw = writes.len();
-        RfMo { reads, writes, init, n, cands, rf: vec![None; nr], cell_writes, mo_vars, mo_pos: vec![None; nw] }
+        RfMo {
+            reads,
+            writes,
+            init,
+            n,
+            cands,
+            rf: vec![None; nr],
+            open,
+            single,
+            reaches_return: vec![true; nr],
+            cell_writes,
+            mo_vars,
+            mo_pos: vec![None; nw],
+        }
     }
 
     /// The candidate sources of read `r`, by value index of its rf variable
@@ -171,8 +199,47 @@ impl RfMo {
         var < self.reads.len()
     }
 
+    /// Declares which reads' values are returned values (`is_returned(sub)` for
+    /// the read's subevent): [`RfMo::changes_returns`] then only holds for the rf
+    /// variables of reads whose value can flow into one of them, through writes
+    /// that copy what a read read (a put writes what its NIC read read).
+    pub fn returned_reads(&mut self, is_returned: impl Fn(usize) -> bool) {
+        let mut reach: Vec<bool> = self.reads.iter().map(|r| is_returned(r.sub)).collect();
+        let mut work: Vec<usize> = (0..reach.len()).filter(|&r| reach[r]).collect();
+        while let Some(r) = work.pop() {
+            for w in self.cands[r].iter().flatten() {
+                if let WriteVal::CopyOf(r2) = self.writes[*w].val {
+                    if !reach[r2] {
+                        reach[r2] = true;
+                        work.push(r2);
+                    }
+                }
+            }
+        }
+        self.reaches_return = reach;
+    }
+
+    /// Whether `var` is an rf variable that can change a returned value: its
+    /// read's sources can give it two different values, and its value can flow
+    /// into a returned one ([`RfMo::returned_reads`]). Values flow only along rf
+    /// and copies, so any other rf choice changes no returned value.
+    pub fn changes_returns(&self, var: usize) -> bool {
+        var < self.reads.len() && self.open[var] && self.reaches_return[var]
+    }
+
     pub fn num_vars(&self) -> usize {
         self.reads.len() + self.mo_vars.len()
+    }
+
+    /// The subevent variable `var` places: the read whose source it chooses, or
+    /// the write whose position in its cell's mo it chooses.
+    pub fn var_subevent(&self, var: usize) -> usize {
+        if var < self.reads.len() {
+            self.reads[var].sub
+        } else {
+            let (c, j) = self.mo_vars[var - self.reads.len()];
+            self.writes[self.cell_writes[c][j]].sub
+        }
     }
 
     /// Upper bound of the number of complete assignments (the naive rf × mo count).
@@ -216,21 +283,24 @@ impl RfMo {
         for _ in 0..=self.writes.len() {
             match &self.writes[w].val {
                 WriteVal::Known(v) => return Some(v.clone()),
-                WriteVal::CopyOf(r) => match self.source(*r)? {
-                    None => return Some(self.init[self.reads[*r].cell].clone()),
-                    Some(w2) => w = w2,
+                WriteVal::CopyOf(r) => match self.source(*r) {
+                    None => return self.single[*r].clone(),
+                    Some(None) => return Some(self.init[self.reads[*r].cell].clone()),
+                    Some(Some(w2)) => w = w2,
                 },
             }
         }
         None // a cycle of copies: no value
     }
 
-    /// The value read by the read at subevent `sub` (complete assignment).
+    /// The value read by the read at subevent `sub`, if already determined: by its
+    /// rf source, or (before that is chosen) because every source gives the same.
     pub fn value_read_by(&self, sub: usize) -> Option<Value> {
         let r = self.reads.iter().position(|r| r.sub == sub)?;
-        match self.source(r)? {
-            None => Some(self.init[self.reads[r].cell].clone()),
-            Some(w) => self.write_value(w),
+        match self.source(r) {
+            None => self.single[r].clone(),
+            Some(None) => Some(self.init[self.reads[r].cell].clone()),
+            Some(Some(w)) => self.write_value(w),
         }
     }
 

@@ -208,7 +208,9 @@ pub fn memory(k: &Kinds, g: &ExecGraph, lib: usize) -> RfMo {
         }
     }
     let init = g.world.locs.iter().map(|l| l.init.clone()).collect();
-    RfMo::new(g.len(), init, reads, writes)
+    let mut mem = RfMo::new(g.len(), init, reads, writes);
+    mem.returned_reads(|s| g.sym_ret[g.subs[s].event]);
+    mem
 }
 
 /// The value returned by a symbolic CPU read: what its aCR subevent reads.

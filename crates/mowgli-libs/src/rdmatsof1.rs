@@ -221,7 +221,7 @@ impl WitnessSearch for F1Search<'_> {
     }
     /// Return values are read along rf (identifiers are fixed per plain execution).
     fn affects_returns(&self, var: usize) -> bool {
-        self.mem.is_rf_var(var)
+        self.mem.changes_returns(var)
     }
     fn returned(&self, event: usize) -> Option<Value> {
         if self.g.events[event].method == rdma::READ {

@@ -283,6 +283,14 @@ impl WitnessSearch for WaitSearch<'_> {
             self.nfo_choice[var - self.mem.num_vars()] = val;
         }
     }
+    fn var_subevents(&self, var: usize) -> Vec<usize> {
+        if var < self.mem.num_vars() {
+            vec![self.mem.var_subevent(var)]
+        } else {
+            let (a, b) = self.nfo_pairs[var - self.mem.num_vars()];
+            vec![a, b]
+        }
+    }
     fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
         if !self.mem.values_ok(false) {
             return false;
@@ -312,7 +320,7 @@ impl WitnessSearch for WaitSearch<'_> {
     }
     /// Return values are read along rf (identifiers are fixed per plain execution).
     fn affects_returns(&self, var: usize) -> bool {
-        self.mem.is_rf_var(var)
+        self.mem.changes_returns(var)
     }
     fn returned(&self, event: usize) -> Option<Value> {
         rdma::returned(&self.kinds, self.g, &self.mem, event)

@@ -194,7 +194,8 @@ impl<'a> SvSearch<'a> {
                 }
             }
         }
-        let mem = RfMo::new(g.len(), init, reads, writes);
+        let mut mem = RfMo::new(g.len(), init, reads, writes);
+        mem.returned_reads(|s| g.sym_ret[g.subs[s].event]);
         let kind = |s: usize| g.subs[s].stamp.kind;
         let mine = |s: usize| g.events[g.subs[s].event].lib == me;
         // pf: the local reads of a broadcast with identifier d, then a po-later Wait(d).
@@ -231,6 +232,9 @@ impl WitnessSearch for SvSearch<'_> {
     fn assign(&mut self, var: usize, val: Option<usize>) {
         self.mem.assign(var, val)
     }
+    fn var_subevents(&self, var: usize) -> Vec<usize> {
+        vec![self.mem.var_subevent(var)]
+    }
     fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
         if !self.mem.values_ok(false) {
             return false;
@@ -252,7 +256,7 @@ impl WitnessSearch for SvSearch<'_> {
     }
     /// Return values are read along rf; mo orders writes only.
     fn affects_returns(&self, var: usize) -> bool {
-        self.mem.is_rf_var(var)
+        self.mem.changes_returns(var)
     }
     fn returned(&self, event: usize) -> Option<Value> {
         let s = *self.g.subs_of[event].iter().find(|&&s| self.g.subs[s].stamp.kind == self.cr)?;

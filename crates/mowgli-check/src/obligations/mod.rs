@@ -128,7 +128,13 @@ pub struct Report {
     pub inferred: Vec<MapEntry>,
     pub clients: usize,
     pub abstract_executions: u64,
+    /// Implementation executions checked: one by one, or a class at a time (below).
     pub executions: u64,
+    /// Of `executions`, the classes: executions sharing a partial witness under
+    /// which every obligation already holds (so for all of them, by monotonicity
+    /// in hb), each known to contain at least one consistent execution; the
+    /// explicit engine checks such a class once (`engine::for_each_execution_discharging`).
+    pub classes: u64,
     /// With the Z3 engine: plain executions on which every obligation was
     /// discharged by one unsatisfiable query (their executions are not counted in
     /// `executions`, which then counts the counterexamples only).
@@ -136,6 +142,17 @@ pub struct Report {
     pub bounded: bool,
     pub complete: bool,
     pub millis: f64,
+}
+
+impl Report {
+    /// Counts one more execution on which obligation `o` holds for `methods`.
+    fn pass(&mut self, o: Obligation, methods: &[String]) {
+        for m in methods {
+            if let Some(c) = self.cells.get_mut(m).and_then(|c| c.get_mut(&o)) {
+                c.checked += 1;
+            }
+        }
+    }
 }
 
 /// Told the number of abstract programs checked so far in the current pass.
@@ -557,6 +574,7 @@ fn run(
         clients: 0,
         abstract_executions: 0,
         executions: 0,
+        classes: 0,
         plain_discharged: 0,
         bounded: false,
         complete: true,
@@ -604,7 +622,7 @@ fn check_one(
     let abs_lib = &setup.low.libs[setup.lidx];
     let abs_world = &setup.low.world;
     let universe = universe(to, &abs_world.nodes);
-    let mut seen_abstract: std::collections::HashSet<Vec<Event>> = std::collections::HashSet::new();
+    let seen_abstract: std::collections::HashSet<Vec<Event>> = std::collections::HashSet::new();
     let abs_before = rep.abstract_executions;
     let mut err: Option<String> = None;
     // refutations recorded by `visit` (the Z3 path asks whether its model was one)
@@ -617,169 +635,73 @@ fn check_one(
         }
         late.get()
     };
+    let judge = Judge { setup, to, map, universe: &universe, abs_lib: abs_lib.as_ref(), abs_world };
+    // shared by the visitor and the discharge test
+    let state: Shared = std::cell::RefCell::new((rep, inferred, seen_abstract));
     let mut visit = |v: &Visited| -> bool {
         if past() {
             return false;
         }
+        let mut guard = state.borrow_mut();
+        let (rep, inferred, seen_abstract) = &mut *guard;
         rep.executions += 1;
         let abs = abstract_events(v);
         if seen_abstract.insert(abs.clone()) {
             rep.abstract_executions += 1;
         }
-        let stmp = |e: &Event| abs_lib.stamps(abs_world, e);
-        let abs_g = ExecGraph::new(abs_world, abs.clone(), &stmp, to);
-        let g = v.g;
-        let mut hb = v.so.clone();
-        hb.union_with(&g.ppo);
-        hb.close_transitively();
-        let mut hb_star = hb.clone();
-        for s in 0..g.len() {
-            hb_star.add(s, s);
-        }
-        let method_of = |ai: usize| setup_method_name(abs_lib.as_ref(), &abs[ai]);
-        // the alternatives f⁻¹ offers for an abstract subevent's image
-        let involved_of = |subs: &[usize]| -> Vec<((String, String), Vec<MapEntry>)> {
-            let mut out: Vec<((String, String), Vec<MapEntry>)> = Vec::new();
-            for &s in subs {
-                let ae = abs_g.subs[s].event;
-                let key = (method_of(ae), to.kinds[abs_g.subs[s].stamp.kind as usize].clone());
-                if out.iter().any(|(k, _)| *k == key) {
-                    continue;
+        let abs_g = judge.abstract_graph(&abs);
+        let verdict = judge.judge(v, &abs, &abs_g, inferred);
+        let all_methods = judge.methods(&abs);
+        let (o, methods, why, gmap, subs) = match verdict {
+            Judgement::Pass | Judgement::Open => {
+                for o in Obligation::ALL {
+                    rep.pass(o, &all_methods);
                 }
-                let pre = preimage(g, abs[ae].thread, abs[ae].index);
-                out.push((key.clone(), maps::alternatives(&key.0, &key.1, g, &setup.owned, &pre, to)));
+                return true;
             }
-            out
+            Judgement::Fail { o, methods, why, gmap, subs } => (o, methods, why, gmap, subs),
         };
-        let fail = |rep: &mut Report,
-                    o: Obligation,
-                    methods: Vec<String>,
-                    reason: String,
-                    gmap: Option<&[usize]>,
-                    involved: Vec<((String, String), Vec<MapEntry>)>| {
-            refuted.set(refuted.get() + 1);
-            for m in &methods {
-                if let Some(c) = rep.cells.get_mut(m).and_then(|c| c.get_mut(&o)) {
-                    c.checked += 1;
-                    if c.failure.is_none() {
-                        c.failure = Some(rep.failures.len());
-                    }
-                }
-            }
-            let first_for_cell = methods.iter().any(|m| rep.cells[m][&o].failure == Some(rep.failures.len()));
-            if first_for_cell {
-                let execution = render(setup, v, &abs_g, gmap, to);
-                let dot = dot(setup, v, &abs_g, gmap, to);
-                rep.failures.push(Failure {
-                    obligation: o,
-                    methods,
-                    reason,
-                    client: format!("# {name}\n{text}"),
-                    execution,
-                    dot,
-                    involved,
-                });
-            }
-        };
-        let all_methods: Vec<String> = {
-            let mut ms: Vec<String> = (0..abs.len()).map(method_of).collect();
-            ms.sort();
-            ms.dedup();
-            ms
-        };
-        let pass = |rep: &mut Report, o: Obligation, methods: &[String]| {
-            for m in methods {
-                if let Some(c) = rep.cells.get_mut(m).and_then(|c| c.get_mut(&o)) {
-                    c.checked += 1;
-                }
-            }
-        };
-        pass(rep, Obligation::W, &all_methods);
-        // O0
-        if let Some((ai, why)) = o0_violation(v, &abs, &abs_g) {
-            let ms = if ai < abs.len() { vec![method_of(ai)] } else { all_methods.clone() };
-            fail(rep, Obligation::O0, ms, why, None, vec![]);
-            return !opts.first_fail;
-        }
-        pass(rep, Obligation::O0, &all_methods);
-        // g, and O1 per abstract subevent
-        let mut gmap = vec![usize::MAX; abs_g.len()];
-        for s in 0..abs_g.len() {
-            let ae = abs_g.subs[s].event;
-            let a = abs_g.subs[s].stamp;
-            let pre = preimage(g, abs[ae].thread, abs[ae].index);
-            let m = method_of(ae);
-            let kind = to.kinds[a.kind as usize].clone();
-            let rule = map.get(&m, &kind).or_else(|| inferred.get(&(m.clone(), kind.clone()))).cloned();
-            let chosen = match &rule {
-                Some(r) => maps::apply(r, g, &setup.owned, &pre, a, to),
-                None => {
-                    // default: the same stamp; else infer a rule that keeps to's promises here
-                    match maps::same_stamp(g, &pre, a) {
-                        Some(s) => Some(s),
-                        None => match maps::infer(&m, &kind, g, &setup.owned, &pre, a, to, &|target| {
-                            o1_violation(to, &universe, g, &hb_star, &pre, a, target).is_none()
-                        }) {
-                            Some(entry) => {
-                                let s = maps::apply(&entry, g, &setup.owned, &pre, a, to);
-                                inferred.insert((m.clone(), kind.clone()), entry);
-                                s
-                            }
-                            None => None,
-                        },
-                    }
-                }
-            };
-            let Some(target) = chosen else {
-                let why = match &rule {
-                    Some(r) => format!(
-                        "g({}) by `{}`: f⁻¹ of this call has no such subevent",
-                        sub_name(&abs_g, to, s),
-                        r.render()
-                    ),
-                    None => format!(
-                        "g({}): no subevent of the call's implementation keeps to's promises (no map entry declared, none inferred)",
-                        sub_name(&abs_g, to, s)
-                    ),
-                };
-                fail(rep, Obligation::O1, vec![m], why, None, involved_of(&[s]));
-                return !opts.first_fail;
-            };
-            gmap[s] = target;
-            if let Some(why) = o1_violation(to, &universe, g, &hb_star, &pre, a, target) {
-                let why = format!("g({}) = {}: {why}", sub_name(&abs_g, to, s), impl_sub(g, to, target));
-                fail(rep, Obligation::O1, vec![m], why, Some(&gmap), involved_of(&[s]));
-                return !opts.first_fail;
+        for &before in Obligation::ALL.iter().take_while(|&&b| b != o) {
+            // an O3 refutation found a witness for L's conditions but none at all
+            // under hb': O2 is not established either way
+            if !(o == Obligation::O3 && before == Obligation::O2) {
+                rep.pass(before, &all_methods);
             }
         }
-        pass(rep, Obligation::O1, &all_methods);
-        // O2 / O3 over every L-witness of the abstract execution
-        let mut search = abs_lib.search(&abs_g, to, 0);
-        match check_witnesses(search.as_mut(), &abs_g, &gmap, &hb, to, g) {
-            WitnessVerdict::Ok => {
-                pass(rep, Obligation::O2, &all_methods);
-                pass(rep, Obligation::O3, &all_methods);
-            }
-            WitnessVerdict::O2(why, a, b) => {
-                fail(rep, Obligation::O2, all_methods.clone(), why, Some(&gmap), involved_of(&[a, b]));
-                return !opts.first_fail;
-            }
-            WitnessVerdict::O3(why) => {
-                pass(rep, Obligation::O2, &[]);
-                let every: Vec<usize> = (0..abs_g.len()).collect();
-                fail(rep, Obligation::O3, all_methods.clone(), why, Some(&gmap), involved_of(&every));
-                return !opts.first_fail;
+        refuted.set(refuted.get() + 1);
+        for m in &methods {
+            if let Some(c) = rep.cells.get_mut(m).and_then(|c| c.get_mut(&o)) {
+                c.checked += 1;
+                if c.failure.is_none() {
+                    c.failure = Some(rep.failures.len());
+                }
             }
         }
-        true
+        let first_for_cell = methods.iter().any(|m| rep.cells[m][&o].failure == Some(rep.failures.len()));
+        if first_for_cell {
+            let gmap = gmap.as_deref();
+            rep.failures.push(Failure {
+                obligation: o,
+                methods,
+                reason: why,
+                client: format!("# {name}\n{text}"),
+                execution: render(setup, v, &abs_g, gmap, to),
+                dot: dot(setup, v, &abs_g, gmap, to),
+                involved: judge.involved(v, &abs, &abs_g, &subs),
+            });
+        }
+        !opts.first_fail
     };
+    // a partial witness whose so already makes every obligation hold: they hold for
+    // every completion (each obligation is monotone in hb, and L's predicate does
+    // not mention hb), so its executions need not be visited one by one
+    let mut discharge = Discharge { judge: &judge, state: &state };
     let res = if opts.backend == engine::Backend::Z3 {
         // Z3: per plain execution, a model of Λ-consistency ∧ ¬(O1 ∧ O2 ∧ O3) is a
         // candidate counterexample, confirmed by `visit`; no model discharges every
         // execution of that plain execution at once
         let mut discharged: Vec<Vec<String>> = Vec::new();
         let mut abstract_seen: std::collections::HashSet<Vec<Event>> = std::collections::HashSet::new();
-        let ctx = SymCtx { setup, to, map, universe: &universe, abs_lib: abs_lib.as_ref(), abs_world };
         let mut spare: Option<z3::Solver> = None;
         let mut plain = |g: &ExecGraph, runs: &[&Unfolding]| -> Result<bool, String> {
             if past() {
@@ -802,7 +724,7 @@ fn check_one(
                 Some(solver) => crate::z3eng::Encoding::in_solver(solver, g, &specs),
                 None => crate::z3eng::Encoding::new(g, &specs),
             };
-            let negated = ctx.negate(&mut enc, g, runs);
+            let negated = judge.negate(&mut enc, g, runs);
             if let Some((neg, abs, _)) = &negated {
                 enc.assert(neg);
                 if abstract_seen.insert(abs.clone()) {
@@ -854,9 +776,10 @@ fn check_one(
             }
         };
         let r = engine::for_each_plain(&p, &mut plain).map(|_| ());
-        let mut all = seen_abstract;
-        all.extend(abstract_seen);
-        rep.abstract_executions = abs_before + all.len() as u64;
+        let mut guard = state.borrow_mut();
+        let (rep, _, seen_abstract) = &mut *guard;
+        seen_abstract.extend(abstract_seen);
+        rep.abstract_executions = abs_before + seen_abstract.len() as u64;
         rep.plain_discharged += discharged.len() as u64;
         for methods in discharged {
             for m in &methods {
@@ -869,8 +792,9 @@ fn check_one(
         }
         r
     } else {
-        engine::for_each_execution(&p, &mut visit).map(|_| ())
+        engine::for_each_execution_discharging(&p, &mut visit, &mut discharge).map(|_| ())
     };
+    let (rep, _, _) = state.into_inner();
     if let Err(e) = res {
         err = Some(format!("implementation `{}` on {name}: {e}", imp.name));
     }
@@ -900,8 +824,81 @@ fn check_one(
     Ok(())
 }
 
-/// What the Z3 path needs to state the obligations of one plain execution.
-struct SymCtx<'a> {
+/// Shared by the visitor of executions and [`Discharge`]: the report, the
+/// inferred map entries, the abstract executions seen.
+type Shared<'r> = std::cell::RefCell<(
+    &'r mut Report,
+    &'r mut BTreeMap<(String, String), MapEntry>,
+    std::collections::HashSet<Vec<Event>>,
+)>;
+
+/// The discharge test of the explicit engine
+/// (`engine::for_each_execution_discharging`): a partial witness whose so already
+/// makes every obligation hold settles all its completions. Sound because each
+/// obligation is monotone in hb (O1 and O2 ask for hb paths; O3 with g⁻¹(hb) only
+/// for specifications that do not mention hb, see the module comment) and the so
+/// of a partial witness is contained in the so of each completion. Partial
+/// witnesses where g would have to infer an image, or where L mentions hb
+/// (`rbl_weak`), are not discharged: their executions are visited one by one.
+struct Discharge<'j, 'a, 'r> {
+    judge: &'j Judge<'a>,
+    state: &'j Shared<'r>,
+}
+
+impl engine::Discharger for Discharge<'_, '_, '_> {
+    fn holds(&mut self, v: &Visited) -> bool {
+        let mut guard = self.state.borrow_mut();
+        let (_, inferred, _) = &mut *guard;
+        let abs = abstract_events(v);
+        let abs_g = self.judge.abstract_graph(&abs);
+        if self.judge.abs_lib.search(&abs_g, self.judge.to, 0).needs_hb() {
+            return false;
+        }
+        matches!(self.judge.judge_dry(v, &abs, &abs_g, inferred), Judgement::Pass)
+    }
+
+    fn record(&mut self, v: &Visited) {
+        let mut guard = self.state.borrow_mut();
+        let (rep, _, seen_abstract) = &mut *guard;
+        let abs = abstract_events(v);
+        rep.executions += 1;
+        rep.classes += 1;
+        if seen_abstract.insert(abs.clone()) {
+            rep.abstract_executions += 1;
+        }
+        let all_methods = self.judge.methods(&abs);
+        for o in Obligation::ALL {
+            rep.pass(o, &all_methods);
+        }
+    }
+
+    /// The images of g (declared or same-stamp entries; those to be inferred are
+    /// left out).
+    fn relevant(&mut self, v: &Visited) -> Vec<usize> {
+        let guard = self.state.borrow();
+        let (_, inferred, _) = &*guard;
+        let abs = abstract_events(v);
+        let abs_g = self.judge.abstract_graph(&abs);
+        (0..abs_g.len()).filter_map(|s| self.judge.image(v, &abs, &abs_g, s, inferred)).collect()
+    }
+}
+
+/// What the obligations of one execution (or of every completion of a partial
+/// witness) come to.
+enum Judgement {
+    /// Every obligation holds.
+    Pass,
+    /// Obligation `o` fails for `methods`: why, g as far as it was built, and the
+    /// abstract subevents involved (for map inference).
+    Fail { o: Obligation, methods: Vec<String>, why: String, gmap: Option<Vec<usize>>, subs: Vec<usize> },
+    /// A dry run ([`Judge::judge_dry`]) met an abstract subevent whose image g
+    /// would have to infer: decided per execution.
+    Open,
+}
+
+/// What deciding the obligations of an execution needs: the implementation, the
+/// stamp order, the declared map, the stamps O1 ranges over, and L.
+struct Judge<'a> {
     setup: &'a Setup,
     to: &'a StampTable,
     map: &'a ConcMap,
@@ -910,7 +907,183 @@ struct SymCtx<'a> {
     abs_world: &'a mowgli_core::World,
 }
 
-impl SymCtx<'_> {
+impl<'a> Judge<'a> {
+    /// The stamped abstract execution graph of `abs`.
+    fn abstract_graph(&self, abs: &[Event]) -> ExecGraph<'a> {
+        let stmp = |e: &Event| self.abs_lib.stamps(self.abs_world, e);
+        ExecGraph::new(self.abs_world, abs.to_vec(), &stmp, self.to)
+    }
+
+    fn method_of(&self, abs: &[Event], ai: usize) -> String {
+        setup_method_name(self.abs_lib, &abs[ai])
+    }
+
+    /// The methods the abstract events call, sorted, once each.
+    fn methods(&self, abs: &[Event]) -> Vec<String> {
+        let mut ms: Vec<String> = (0..abs.len()).map(|ai| self.method_of(abs, ai)).collect();
+        ms.sort();
+        ms.dedup();
+        ms
+    }
+
+    /// The alternatives f⁻¹ offers for the images of the abstract subevents `subs`
+    /// (keyed by method and stamp kind).
+    fn involved(
+        &self,
+        v: &Visited,
+        abs: &[Event],
+        abs_g: &ExecGraph,
+        subs: &[usize],
+    ) -> Vec<((String, String), Vec<MapEntry>)> {
+        let mut out: Vec<((String, String), Vec<MapEntry>)> = Vec::new();
+        for &s in subs {
+            let ae = abs_g.subs[s].event;
+            let key = (self.method_of(abs, ae), self.to.kinds[abs_g.subs[s].stamp.kind as usize].clone());
+            if out.iter().any(|(k, _)| *k == key) {
+                continue;
+            }
+            let pre = preimage(v.g, abs[ae].thread, abs[ae].index);
+            out.push((key.clone(), maps::alternatives(&key.0, &key.1, v.g, &self.setup.owned, &pre, self.to)));
+        }
+        out
+    }
+
+    /// g(s) for abstract subevent `s` by a declared (or already inferred) entry or
+    /// the same stamp; `None` when it would have to be inferred or has no image.
+    fn image(
+        &self,
+        v: &Visited,
+        abs: &[Event],
+        abs_g: &ExecGraph,
+        s: usize,
+        inferred: &BTreeMap<(String, String), MapEntry>,
+    ) -> Option<usize> {
+        let ae = abs_g.subs[s].event;
+        let a = abs_g.subs[s].stamp;
+        let pre = preimage(v.g, abs[ae].thread, abs[ae].index);
+        let m = self.method_of(abs, ae);
+        let kind = self.to.kinds[a.kind as usize].clone();
+        match self.map.get(&m, &kind).or_else(|| inferred.get(&(m, kind))) {
+            Some(r) => maps::apply(r, v.g, &self.setup.owned, &pre, a, self.to),
+            None => maps::same_stamp(v.g, &pre, a),
+        }
+    }
+
+    /// The obligations of the execution `v` (abstracted to `abs`), with hb =
+    /// (ppo ∪ so)⁺; images g must infer are inferred and added to `inferred`.
+    fn judge(
+        &self,
+        v: &Visited,
+        abs: &[Event],
+        abs_g: &ExecGraph,
+        inferred: &mut BTreeMap<(String, String), MapEntry>,
+    ) -> Judgement {
+        self.decide(v, abs, abs_g, inferred, false)
+    }
+
+    /// [`Judge::judge`] for a partial witness: no image is inferred (a subevent
+    /// that would need one makes it [`Judgement::Open`]), `inferred` is only read.
+    fn judge_dry(
+        &self,
+        v: &Visited,
+        abs: &[Event],
+        abs_g: &ExecGraph,
+        inferred: &mut BTreeMap<(String, String), MapEntry>,
+    ) -> Judgement {
+        self.decide(v, abs, abs_g, inferred, true)
+    }
+
+    fn decide(
+        &self,
+        v: &Visited,
+        abs: &[Event],
+        abs_g: &ExecGraph,
+        inferred: &mut BTreeMap<(String, String), MapEntry>,
+        dry: bool,
+    ) -> Judgement {
+        let to = self.to;
+        let g = v.g;
+        let mut hb = v.so.clone();
+        hb.union_with(&g.ppo);
+        hb.close_transitively();
+        let mut hb_star = hb.clone();
+        for s in 0..g.len() {
+            hb_star.add(s, s);
+        }
+        let all_methods = self.methods(abs);
+        let fail = |o, methods, why, gmap: Option<&[usize]>, subs| Judgement::Fail {
+            o,
+            methods,
+            why,
+            gmap: gmap.map(<[usize]>::to_vec),
+            subs,
+        };
+        // O0
+        if let Some((ai, why)) = o0_violation(v, abs, abs_g) {
+            let ms = if ai < abs.len() { vec![self.method_of(abs, ai)] } else { all_methods };
+            return fail(Obligation::O0, ms, why, None, vec![]);
+        }
+        // g, and O1 per abstract subevent
+        let mut gmap = vec![usize::MAX; abs_g.len()];
+        for s in 0..abs_g.len() {
+            let ae = abs_g.subs[s].event;
+            let a = abs_g.subs[s].stamp;
+            let pre = preimage(g, abs[ae].thread, abs[ae].index);
+            let m = self.method_of(abs, ae);
+            let kind = to.kinds[a.kind as usize].clone();
+            let rule = self.map.get(&m, &kind).or_else(|| inferred.get(&(m.clone(), kind.clone()))).cloned();
+            let chosen = match &rule {
+                Some(r) => maps::apply(r, g, &self.setup.owned, &pre, a, to),
+                // default: the same stamp; else infer a rule that keeps to's promises here
+                None => match maps::same_stamp(g, &pre, a) {
+                    Some(s) => Some(s),
+                    None if dry => return Judgement::Open,
+                    None => match maps::infer(&m, &kind, g, &self.setup.owned, &pre, a, to, &|target| {
+                        o1_violation(to, self.universe, g, &hb_star, &pre, a, target).is_none()
+                    }) {
+                        Some(entry) => {
+                            let s = maps::apply(&entry, g, &self.setup.owned, &pre, a, to);
+                            inferred.insert((m.clone(), kind.clone()), entry);
+                            s
+                        }
+                        None => None,
+                    },
+                },
+            };
+            let Some(target) = chosen else {
+                let why = match &rule {
+                    Some(r) => format!(
+                        "g({}) by `{}`: f⁻¹ of this call has no such subevent",
+                        sub_name(abs_g, to, s),
+                        r.render()
+                    ),
+                    None => format!(
+                        "g({}): no subevent of the call's implementation keeps to's promises (no map entry declared, none inferred)",
+                        sub_name(abs_g, to, s)
+                    ),
+                };
+                return fail(Obligation::O1, vec![m], why, None, vec![s]);
+            };
+            gmap[s] = target;
+            if let Some(why) = o1_violation(to, self.universe, g, &hb_star, &pre, a, target) {
+                let why = format!("g({}) = {}: {why}", sub_name(abs_g, to, s), impl_sub(g, to, target));
+                return fail(Obligation::O1, vec![m], why, Some(&gmap), vec![s]);
+            }
+        }
+        // O2 / O3 over every L-witness of the abstract execution
+        let mut search = self.abs_lib.search(abs_g, to, 0);
+        match check_witnesses(search.as_mut(), abs_g, &gmap, &hb, to, g) {
+            WitnessVerdict::Ok => Judgement::Pass,
+            WitnessVerdict::O2(why, a, b) => fail(Obligation::O2, all_methods, why, Some(&gmap), vec![a, b]),
+            WitnessVerdict::O3(why) => {
+                let every: Vec<usize> = (0..abs_g.len()).collect();
+                fail(Obligation::O3, all_methods, why, Some(&gmap), every)
+            }
+        }
+    }
+}
+
+impl Judge<'_> {
     /// ¬(O1 ∧ O2 ∧ O3) for the executions of the plain execution `g` (made of
     /// `runs`), as a formula over `enc`'s witness, with the abstract events and the
     /// methods they call. The abstract execution, f and g are fixed by the plain
