@@ -17,7 +17,7 @@ fn root() -> PathBuf {
 }
 
 fn opts() -> Options {
-    Options { loop_bound: 4, time_limit: None, first_fail: false, progress: None, backend: Default::default() }
+    Options { loop_bound: 4, ..Default::default() }
 }
 
 fn check_with(imp: &str, order: &StampOrder, bounds: &Bounds, infer: bool) -> Report {
@@ -220,12 +220,104 @@ fn cli_table_json_and_exit_codes() {
     assert_eq!(missing.status.code(), Some(2));
 }
 
+/// The explicit engine discharges a partial witness whose so already satisfies every
+/// obligation (all its completions then do: the obligations are monotone in hb).
+/// Checking every execution on its own must give the same verdicts: the same cells
+/// refuted (first refutation per cell, same obligation) and the same cells exercised.
+#[test]
+fn discharging_partial_witnesses_changes_no_verdict() {
+    let order = default_order();
+    let cases: Vec<(&str, Bounds)> = vec![
+        ("specs/impls/isv.impl", bounds("sv", 2, 2, 1)),
+        ("specs/impls/imsw.impl", bounds("msw", 2, 2, 1)),
+        ("specs/impls/ibal.impl", bounds("bal", 2, 2, 2)),
+        ("specs/impls/irbl.impl", bounds("rbl", 2, 2, 2)),
+        ("specs/impls/mutants/isv_gf_puts.impl", bounds("sv", 2, 2, 1)),
+        ("specs/impls/mutants/imsw_nohash.impl", bounds("msw", 2, 2, 1)),
+        ("specs/impls/mutants/irbl_nowait.impl", bounds("rbl", 2, 2, 2)),
+        ("specs/impls/mutants/ibal_nolocalgf.impl", bounds("bal", 2, 2, 1)),
+    ];
+    let verdicts = |r: &Report| {
+        let mut out = Vec::new();
+        for (m, cells) in &r.cells {
+            for (o, c) in cells {
+                let failed = c.failure.map(|i| r.failures[i].obligation);
+                out.push((m.clone(), *o, c.checked > 0, failed));
+            }
+        }
+        out
+    };
+    for (file, b) in cases {
+        let imp = Implementation::load(&root().join(file), &order).unwrap_or_else(|e| panic!("{e}"));
+        let clients = obligations::abstract_programs(&imp, &order, &b).expect("generates");
+        let fast = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts()).expect("runs");
+        let every = Options { every_execution: true, ..opts() };
+        let slow = obligations::check_clients(&imp, &order, &clients, &imp.map, &every).expect("runs");
+        assert_eq!(verdicts(&fast), verdicts(&slow), "{file}");
+        assert_eq!(slow.classes, 0, "{file}");
+        assert!(fast.executions <= slow.executions, "{file}");
+    }
+}
+
 /// The bounds reported in docs/obligations.md (release mode; minutes).
 #[test]
 #[ignore]
 fn larger_bounds() {
     discharged(&check("specs/impls/isv.impl", &bounds("sv", 2, 2, 2), false), "I_SV 2×2×2");
+    discharged(&check("specs/impls/isv.impl", &bounds("sv", 2, 2, 2), true), "I_SV 2×2×2, inferred map");
+    discharged(&check("specs/impls/imsw.impl", &bounds("msw", 2, 2, 2), false), "I_MSW 2×2×2");
+    discharged(&check("specs/impls/imsw.impl", &bounds("msw", 2, 2, 2), true), "I_MSW 2×2×2, inferred map");
     discharged(&check("specs/impls/isv.impl", &bounds("sv", 2, 3, 2), false), "I_SV 2×3×2");
     discharged(&check("specs/impls/ibal.impl", &bounds("bal", 3, 3, 2), false), "I_BAL 3×3×2");
     discharged(&check("specs/impls/irbl.impl", &bounds("rbl", 2, 3, 3), false), "I_RBL 2×3×3");
+}
+
+/// Obligation D (LOCO Def. 3.5) on the libraries' own programs: every specification
+/// and every library the implementations use is monotone and decomposable at a
+/// small bound; `rbl_weak`, whose predicate mentions hb, is tried on every one-pair
+/// extension of hb. Decomposability with so as an equation fails for RDMA^WAIT (a
+/// finding, see `obligations::spec`): an so edge from [Inst]; ib⁺ through events of
+/// another location; with so read as an inclusion it holds.
+#[test]
+fn specifications_are_monotone_and_decomposable() {
+    use obligations::spec;
+    let order = default_order();
+    for (lib, threads, nodes, calls) in [
+        ("sv", 2, 2, 2),
+        ("rdmawait", 2, 2, 2),
+        ("msw", 2, 2, 1),
+        ("bal", 2, 2, 2),
+        ("bal_all", 2, 2, 2),
+        ("rbl", 2, 2, 2),
+        ("rbl_weak", 2, 2, 2),
+    ] {
+        let b = Bounds::new(lib, threads, nodes, calls);
+        let r = spec::check_library(lib, &order, &b, None).unwrap_or_else(|e| panic!("{lib}: {e}"));
+        assert!(r.complete && r.executions > 0, "{lib}: no execution");
+        assert!(r.not_monotone.is_none(), "{lib}: {:?}", r.not_monotone);
+        assert!(r.not_decomposable_sup.is_none(), "{lib}: {:?}", r.not_decomposable_sup);
+        assert_eq!(r.mentions_hb, lib == "rbl_weak", "{lib}");
+        if lib == "rbl_weak" {
+            assert!(r.extensions > 0);
+        }
+        if lib == "rdmawait" {
+            let why = r.not_decomposable.unwrap_or_else(|| panic!("rdmawait: the [Inst]; ib edge is not found"));
+            assert!(why.contains("Mfence()") && why.contains("so = so|E1"), "{why}");
+        } else {
+            assert!(r.not_decomposable.is_none(), "{lib}: {:?}", r.not_decomposable);
+        }
+    }
+}
+
+/// LOCO §3.2: RDMA^TSO is not decomposable — a poll depends on the puts and gets
+/// before it, whatever their locations. The smallest case at this bound: a put and
+/// a poll of it; the poll alone has no execution.
+#[test]
+fn rdmatso_is_not_decomposable() {
+    use obligations::spec;
+    let order = default_order();
+    let r = spec::check_library("rdmatso", &order, &Bounds::new("rdmatso", 1, 2, 2), None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let why = r.not_decomposable_sup.unwrap_or_else(|| panic!("rdmatso found decomposable"));
+    assert!(why.contains("Poll(") && why.contains("so ⊆ so|E1"), "{why}");
 }

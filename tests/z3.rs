@@ -98,7 +98,7 @@ mod obligations_on_z3 {
         let order = default_order();
         let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
         let clients = obligations::abstract_programs(&imp, &order, b).unwrap_or_else(|e| panic!("{e}"));
-        let opts = Options { loop_bound: 4, time_limit: None, first_fail: false, progress: None, backend };
+        let opts = Options { loop_bound: 4, backend, ..Default::default() };
         obligations::check_clients(&imp, &order, &clients, &imp.map, &opts).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -211,7 +211,7 @@ mod random_implementations {
         let mut names = Vec::new();
         for b in [Bounds::new("sv", 1, 2, 2), Bounds::new("sv", 2, 2, 1)] {
             let clients = obligations::abstract_programs(&imp, &order, &b).ok()?;
-            let opts = Options { loop_bound: 4, time_limit: None, first_fail: false, progress: None, backend };
+            let opts = Options { loop_bound: 4, backend, ..Default::default() };
             let rep = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts).ok()?;
             names.extend(rep.failures.iter().map(|f| f.obligation.name()));
         }

@@ -520,7 +520,8 @@ fn run_goal<'q, 'd>(
         res.stats.searches += 1;
         let env = Env { runs: &per_thread, groups: chosen, keep: keep_witnesses, goal, targets: targets.as_ref() };
         search_plain(p, events, sym, sym_vals, &env, visit.as_deref_mut(), discharge.as_deref_mut(), &mut res);
-        res.backend_error.is_none() && !(matches!(goal, Goal::Any(_)) && !res.outcomes.is_empty()) && !res.stopped
+        let found_one = matches!(goal, Goal::Any(_)) && !res.outcomes.is_empty();
+        res.backend_error.is_none() && !found_one && !res.stopped
     });
     if let Some(e) = res.backend_error.take() {
         return Err(EngineError::Backend(e));

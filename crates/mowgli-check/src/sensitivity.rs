@@ -237,13 +237,7 @@ pub fn run_check(check: &Check, order: &StampOrder, loop_bound: usize, first_fai
                     return r;
                 }
             };
-            let opts = obligations::Options {
-                loop_bound,
-                time_limit: None,
-                first_fail,
-                progress: None,
-                backend: Default::default(),
-            };
+            let opts = obligations::Options { loop_bound, time_limit: None, first_fail, ..Default::default() };
             match obligations::check_clients(&imp, order, &clients, &imp.map, &opts) {
                 Ok(rep) => {
                     r.checked = rep.clients;

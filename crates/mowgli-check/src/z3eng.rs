@@ -339,6 +339,12 @@ impl Encoding {
         set
     }
 
+    /// A fresh Boolean constant (a selector), named after `prefix`.
+    pub fn fresh_bool(&mut self, prefix: &str) -> Bool {
+        self.cuts += 1;
+        Bool::new_const(format!("{prefix}_{}", self.cuts))
+    }
+
     /// Gives the solver back without this encoding's constraints, for the next one.
     pub fn release(self) -> Solver {
         self.solver.pop(1);

@@ -37,6 +37,7 @@
 //! reported counterexample is confirmed against all of them.
 
 pub mod maps;
+pub mod spec;
 
 use std::collections::BTreeMap;
 
@@ -142,6 +143,9 @@ pub struct Report {
     pub bounded: bool,
     pub complete: bool,
     pub millis: f64,
+    /// Obligation D (Def. 3.5) for L and each library of Λ, when asked for
+    /// ([`spec::check_library`]).
+    pub specs: Vec<spec::SpecReport>,
 }
 
 impl Report {
@@ -159,7 +163,7 @@ impl Report {
 pub type Progress = std::sync::Arc<dyn Fn(usize) + Send + Sync>;
 
 /// Options of a run.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Options {
     pub loop_bound: usize,
     /// Stop after this long (the report is then incomplete).
@@ -169,6 +173,10 @@ pub struct Options {
     pub progress: Option<Progress>,
     /// The engine that enumerates the implementation's executions.
     pub backend: engine::Backend,
+    /// Explicit engine: check every execution on its own, never a class of them
+    /// under a partial witness (`engine::for_each_execution_discharging`); slower,
+    /// to cross-check the discharge.
+    pub every_execution: bool,
 }
 
 /// The subevents of 𝒢 that implement abstract event `e'` (thread t, index i): f⁻¹(e').
@@ -579,6 +587,7 @@ fn run(
         bounded: false,
         complete: true,
         millis: 0.0,
+        specs: Vec::new(),
     };
     let mut inferred: BTreeMap<(String, String), MapEntry> = BTreeMap::new();
     for (name, text) in clients {
@@ -697,13 +706,15 @@ fn check_one(
     // not mention hb), so its executions need not be visited one by one
     let mut discharge = Discharge { judge: &judge, state: &state };
     let res = if opts.backend == engine::Backend::Z3 {
-        // Z3: per plain execution, a model of Λ-consistency ∧ ¬(O1 ∧ O2 ∧ O3) is a
-        // candidate counterexample, confirmed by `visit`; no model discharges every
-        // execution of that plain execution at once
+        // Z3: per group of plain executions (those that differ only in open return
+        // values), a model of Λ-consistency ∧ ⋁_A (the values select A ∧ ¬(O1 ∧ O2 ∧
+        // O3) for A), over the abstract executions A of the group, is a candidate
+        // counterexample, confirmed by `visit`; no model discharges every execution
+        // of the group at once
         let mut discharged: Vec<Vec<String>> = Vec::new();
         let mut abstract_seen: std::collections::HashSet<Vec<Event>> = std::collections::HashSet::new();
         let mut spare: Option<z3::Solver> = None;
-        let mut plain = |g: &ExecGraph, runs: &[&Unfolding]| -> Result<bool, String> {
+        let mut plain = |g: &ExecGraph, alts: &engine::Alternatives| -> Result<bool, String> {
             if past() {
                 return Ok(false);
             }
@@ -724,17 +735,76 @@ fn check_one(
                 Some(solver) => crate::z3eng::Encoding::in_solver(solver, g, &specs),
                 None => crate::z3eng::Encoding::new(g, &specs),
             };
-            let negated = judge.negate(&mut enc, g, runs);
-            if let Some((neg, abs, _)) = &negated {
-                enc.assert(neg);
-                if abstract_seen.insert(abs.clone()) {
-                    // counted here: `visit` only sees the counterexamples
+            // the abstract executions of the group: per thread, its unfoldings by the
+            // abstract calls they make (with return values), each selected by the
+            // open return values of any of them
+            let mut classes: Vec<Vec<(usize, z3::ast::Bool)>> = Vec::with_capacity(alts.len());
+            for (t, thread_alts) in alts.iter().enumerate() {
+                let sym_events: Vec<usize> =
+                    (0..g.events.len()).filter(|&e| g.sym_ret[e] && g.events[e].thread == t).collect();
+                let mut mine: Vec<(usize, Vec<z3::ast::Bool>)> = Vec::new();
+                for (k, (pat, run)) in thread_alts.iter().enumerate() {
+                    let conds: Vec<z3::ast::Bool> =
+                        sym_events.iter().zip(pat.iter()).map(|(&e, v)| enc.returns(g, e, v)).collect();
+                    let cond = z3::ast::Bool::and(&conds);
+                    match mine.iter_mut().find(|(rep, _)| thread_alts[*rep].1.abstract_calls == run.abstract_calls) {
+                        Some((_, cs)) => cs.push(cond),
+                        None => mine.push((k, vec![cond])),
+                    }
+                }
+                classes.push(mine.into_iter().map(|(rep, cs)| (rep, z3::ast::Bool::or(&cs))).collect());
+            }
+            // every combination of one class per thread: an abstract execution
+            struct Combo {
+                runs: Vec<usize>,
+                select: z3::ast::Bool,
+                /// ¬(O1 ∧ O2 ∧ O3) was stated (else its executions are enumerated)
+                negated: bool,
+                methods: Vec<String>,
+                refuted: bool,
+            }
+            let mut combos: Vec<Combo> = Vec::new();
+            let mut pick = vec![0usize; classes.len()];
+            let mut disjuncts: Vec<z3::ast::Bool> = Vec::new();
+            'combos: loop {
+                let runs: Vec<&Unfolding> = pick.iter().enumerate().map(|(t, &c)| alts[t][classes[t][c].0].1).collect();
+                let select = z3::ast::Bool::and(
+                    &pick.iter().enumerate().map(|(t, &c)| classes[t][c].1.clone()).collect::<Vec<_>>(),
+                );
+                let negated = judge.negate(&mut enc, g, &runs);
+                let (disjunct, negated, methods) = match negated {
+                    Some((neg, abs, methods)) => {
+                        abstract_seen.insert(abs);
+                        (z3::ast::Bool::and(&[select.clone(), neg]), true, methods)
+                    }
+                    None => (select.clone(), false, Vec::new()),
+                };
+                disjuncts.push(disjunct);
+                combos.push(Combo {
+                    runs: pick.iter().enumerate().map(|(t, &c)| classes[t][c].0).collect(),
+                    select,
+                    negated,
+                    methods,
+                    refuted: false,
+                });
+                let mut t = 0;
+                loop {
+                    if t == pick.len() {
+                        break 'combos;
+                    }
+                    pick[t] += 1;
+                    if pick[t] < classes[t].len() {
+                        break;
+                    }
+                    pick[t] = 0;
+                    t += 1;
                 }
             }
+            enc.assert(&z3::ast::Bool::or(&disjuncts));
             loop {
                 let Some(vals) = enc.next().map_err(|e| e.to_string())? else {
-                    if let Some((_, _, methods)) = negated {
-                        discharged.push(methods);
+                    for c in combos.into_iter().filter(|c| c.negated && !c.refuted) {
+                        discharged.push(c.methods);
                     }
                     spare = Some(enc.release());
                     return Ok(true);
@@ -745,6 +815,29 @@ fn check_one(
                 let Some(so) = mowgli_core::library::lambda_consistent(g, &mut searches) else {
                     return Err("the Z3 and explicit engines disagree: a Z3 model is not Λ-consistent".into());
                 };
+                // the unfolding each thread takes: the one its open return values select
+                let mut runs: Vec<&Unfolding> = Vec::with_capacity(alts.len());
+                for (t, thread_alts) in alts.iter().enumerate() {
+                    let values: Vec<Option<mowgli_core::Value>> = (0..g.events.len())
+                        .filter(|&e| g.sym_ret[e] && g.events[e].thread == t)
+                        .map(|e| searches[g.events[e].lib].returned(e))
+                        .collect();
+                    let Some((_, run)) = thread_alts.iter().find(|(pat, _)| {
+                        pat.len() == values.len()
+                            && pat.iter().zip(&values).all(|(p, v)| v.as_ref().is_some_and(|v| p.admits(v)))
+                    }) else {
+                        return Err(
+                            "the Z3 and explicit engines disagree: a Z3 model's return values select no unfolding"
+                                .into(),
+                        );
+                    };
+                    runs.push(run);
+                }
+                let Some(ci) = combos.iter().position(|c| {
+                    c.runs.iter().enumerate().all(|(t, &r)| alts[t][r].1.abstract_calls == runs[t].abstract_calls)
+                }) else {
+                    return Err("the Z3 and explicit engines disagree: a Z3 model selects no abstract execution".into());
+                };
                 let mut relations: Vec<(String, BitRel)> = Vec::new();
                 for s in &searches {
                     for (rn, r) in s.relations() {
@@ -754,28 +847,30 @@ fn check_one(
                         }
                     }
                 }
-                let v = Visited { g, so, runs: runs.to_vec(), relations };
+                let v = Visited { g, so, runs, relations };
                 let before = refuted.get();
                 let go_on = visit(&v);
-                if negated.is_some() {
+                if !go_on {
+                    return Ok(false);
+                }
+                if combos[ci].negated {
                     if refuted.get() == before {
                         return Err(format!(
                             "the Z3 and explicit engines disagree: Z3 refutes an obligation on an execution of {name} \
                              that the explicit check discharges"
                         ));
                     }
-                    // one confirmed counterexample per plain execution
-                    return Ok(go_on);
+                    // one confirmed counterexample per abstract execution of the group
+                    combos[ci].refuted = true;
+                    enc.assert(&combos[ci].select.not());
+                } else {
+                    // no symbolic negation here (see `Judge::negate`): every execution
+                    // is enumerated by Z3 and checked by `visit`
+                    enc.block(&vals, &vars);
                 }
-                // no symbolic negation here (see `SymCtx::negate`): every execution
-                // is enumerated by Z3 and checked by `visit`
-                if !go_on {
-                    return Ok(false);
-                }
-                enc.block(&vals, &vars);
             }
         };
-        let r = engine::for_each_plain(&p, &mut plain).map(|_| ());
+        let r = engine::for_each_plain_group(&p, &mut plain).map(|_| ());
         let mut guard = state.borrow_mut();
         let (rep, _, seen_abstract) = &mut *guard;
         seen_abstract.extend(abstract_seen);
@@ -792,7 +887,11 @@ fn check_one(
         }
         r
     } else {
-        engine::for_each_execution_discharging(&p, &mut visit, &mut discharge).map(|_| ())
+        if opts.every_execution {
+            engine::for_each_execution(&p, &mut visit).map(|_| ())
+        } else {
+            engine::for_each_execution_discharging(&p, &mut visit, &mut discharge).map(|_| ())
+        }
     };
     let (rep, _, _) = state.into_inner();
     if let Err(e) = res {
@@ -1148,8 +1247,8 @@ impl Judge<'_> {
         let mut alts: Vec<Bool> = Vec::new();
         if !reqs.is_empty() {
             let cut = enc.closed_set();
-            for (i, (xs, ys)) in reqs.iter().enumerate() {
-                let sel = Bool::new_const(format!("o1_{i}"));
+            for (xs, ys) in &reqs {
+                let sel = enc.fresh_bool("o1");
                 let mut body: Vec<Bool> = xs.iter().map(|&x| cut[x].clone()).collect();
                 body.extend(ys.iter().map(|&y| cut[y].not()));
                 enc.assert(&sel.implies(Bool::and(&body)));
@@ -1170,7 +1269,7 @@ impl Judge<'_> {
         sos.dedup();
         // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb
         let mut every: Vec<Bool> = Vec::new();
-        for (wi, so) in sos.iter().enumerate() {
+        for so in &sos {
             let edges: Vec<(usize, usize)> =
                 so.iter().map(|&(a, b)| (gmap[a], gmap[b])).filter(|(x, y)| x != y).collect();
             if edges.is_empty() {
@@ -1179,8 +1278,8 @@ impl Judge<'_> {
             }
             let cut = enc.closed_set();
             let mut some = Vec::new();
-            for (ei, &(x, y)) in edges.iter().enumerate() {
-                let sel = Bool::new_const(format!("o2_{wi}_{ei}"));
+            for &(x, y) in &edges {
+                let sel = enc.fresh_bool("o2");
                 enc.assert(&sel.implies(Bool::and(&[cut[x].clone(), cut[y].not()])));
                 some.push(sel);
             }
