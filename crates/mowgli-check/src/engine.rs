@@ -327,6 +327,11 @@ pub trait Discharger {
     /// their relations are searched before the others, so that a subtree can be
     /// discharged as soon as they are fixed.
     fn relevant(&mut self, v: &Visited) -> Vec<usize>;
+    /// Whether the whole search should stop now (e.g. a time limit), asked at
+    /// every discharge test.
+    fn stop(&mut self) -> bool {
+        false
+    }
 }
 
 /// A consistent execution of a program: the plain execution's stamped graph (open
@@ -662,29 +667,6 @@ pub fn for_each_graph(p: &Problem, f: &mut dyn FnMut(&ExecGraph)) -> Result<(), 
     })
 }
 
-/// Sees a plain execution and the unfoldings it is made of; returns whether to go on.
-pub type PlainFn<'f> = dyn FnMut(&ExecGraph, &[&Unfolding]) -> Result<bool, String> + 'f;
-
-/// Calls `f` on every plain execution of `p` (each combination of the threads'
-/// unfoldings, every return value fixed) with the unfoldings it is made of, without
-/// searching witnesses, until `f` returns `Ok(false)` or an error.
-pub fn for_each_plain(p: &Problem, f: &mut PlainFn) -> Result<(), EngineError> {
-    each_combination(p, &mut |events, runs| {
-        // a spin loop's merged iterations return one of several values (`Prog::Spin`):
-        // the read's value is left to the witness, among those
-        let mut g = graph(p, events);
-        for (i, e) in g.events.iter().enumerate() {
-            if let Value::OneOf(vs) = &e.ret {
-                if p.libs.get(e.lib).is_some_and(|l| l.symbolic_return(e.method)) {
-                    g.sym_ret[i] = true;
-                    g.sym_vals[i] = Some(vs.clone());
-                }
-            }
-        }
-        f(&g, runs)
-    })
-}
-
 type CombinationFn<'f> = dyn FnMut(Vec<Event>, &[&Unfolding]) -> Result<bool, String> + 'f;
 
 /// Every combination of the threads' terminating unfoldings, as its events (in
@@ -730,6 +712,13 @@ fn each_combination(p: &Problem, f: &mut CombinationFn) -> Result<(), EngineErro
 /// subtree below it still has at least this many complete candidates: checking
 /// smaller subtrees costs more checks than it can save.
 const CHECK_MIN_SUBTREE: f64 = 4.0;
+
+/// With a discharge test, the variables that can change a returned value are
+/// searched first only when they have at most this many combinations: beyond that,
+/// fixing them all before the others (whose choices prune theirs) costs more than
+/// discharging can save, and the usual order is kept (the test is then asked once
+/// they are all fixed, wherever the order puts the last one).
+const MAX_DECIDING: f64 = 65536.0;
 
 /// What a witness search needs to know of the plain executions it covers.
 struct Env<'e, 'q> {
@@ -788,13 +777,62 @@ fn search_plain<'d>(
         }
     };
     vars.sort_by_key(|&(l, v)| (existential(l, v), searches[l].domain(v)));
+    let boundary = vars.iter().position(|&(l, v)| existential(l, v)).unwrap_or(vars.len());
     // with a discharge test, the variables that decide return values come first:
     // the test needs the plain execution (which unfolding each thread takes) decided
-    if discharge.is_some() {
-        vars.sort_by_key(|&(l, v)| (!searches[l].affects_returns(v), searches[l].domain(v)));
+    // with a discharge test: first the variables with a single value consistent on
+    // their own (forced, e.g. by ppo: no branching, and their edges prune the rest),
+    // then those that can change a returned value (the test needs the plain
+    // execution decided) or are about a subevent the test names relevant, then the
+    // others — a subtree is discharged as soon as the first two parts are fixed
+    let mut relevant_end = vars.len();
+    let mut discharge = discharge;
+    let deciding: f64 = vars
+        .iter()
+        .filter(|&&(l, v)| searches[l].affects_returns(v))
+        .map(|&(l, v)| searches[l].domain(v) as f64)
+        .product();
+    if let Some(d) = discharge.as_deref_mut().filter(|_| deciding <= MAX_DECIDING) {
+        let mut relevant = vec![false; g.len()];
+        // the relevant subevents of every unfolding of the group (each thread's
+        // images depend on its own unfolding only)
+        for t in 0..groups.len() {
+            for (_, r) in &groups[t].by_values {
+                let runs_t: Vec<&Unfolding> =
+                    (0..groups.len()).map(|u| &runs[u][if u == t { *r } else { groups[u].rep }]).collect();
+                let v = Visited { g: &g, so: BitRel::new(g.len()), runs: runs_t, relations: Vec::new() };
+                for s in d.relevant(&v) {
+                    if s < relevant.len() && g.event_of(s).thread == t {
+                        relevant[s] = true;
+                    }
+                }
+            }
+        }
+        let about_relevant =
+            |subs: Vec<usize>| !subs.is_empty() && subs.iter().all(|&s| relevant.get(s).copied().unwrap_or(false));
+        // ((not forced, late, domain), variable)
+        type Keyed = ((bool, bool, usize), (usize, usize));
+        let mut keyed: Vec<Keyed> = Vec::with_capacity(vars.len());
+        for &(l, v) in &vars {
+            let forced = searches[l].domain(v) < 2 || {
+                let mut ok = 0;
+                for val in 0..searches[l].domain(v) {
+                    searches[l].assign(v, Some(val));
+                    if check_all(&g, &mut searches) {
+                        ok += 1;
+                    }
+                }
+                searches[l].assign(v, None);
+                ok <= 1
+            };
+            let early = forced || searches[l].affects_returns(v) || about_relevant(searches[l].var_subevents(v));
+            keyed.push(((!forced, !early, searches[l].domain(v)), (l, v)));
+        }
+        keyed.sort_by_key(|k| k.0);
+        relevant_end = keyed.iter().position(|k| k.0 .1).unwrap_or(keyed.len());
+        vars = keyed.into_iter().map(|k| k.1).collect();
     }
-    let decided = vars.iter().position(|&(l, v)| !searches[l].affects_returns(v)).unwrap_or(vars.len());
-    let boundary = vars.iter().position(|&(l, v)| existential(l, v)).unwrap_or(vars.len());
+    let decided = vars.iter().rposition(|&(l, v)| searches[l].affects_returns(v)).map_or(0, |k| k + 1);
     // a read whose value no write (nor the initial value) can supply: this plain
     // execution has no witness at all, and a naive rf-first enumerator never builds it
     if vars.iter().any(|&(l, v)| searches[l].domain(v) == 0) {
@@ -847,7 +885,7 @@ fn search_plain<'d>(
         visit,
         discharge,
         decided,
-        reordered: None,
+        reordered: Some(relevant_end.max(decided)),
     };
     dfs(&mut st, &mut searches, &vars, 0);
 }
@@ -923,8 +961,9 @@ struct SearchState<'s, 'g, 'q, 'v, 'd> {
     discharge: Option<&'s mut (dyn Discharger + 'd)>,
     /// Variables from this index on cannot change a return value.
     decided: usize,
-    /// With a discharge test: the variables below [`SearchState::decided`] have
-    /// been put in relevance order, and those from this index on are not relevant.
+    /// With a discharge test: the variables from this index on are neither forced,
+    /// nor able to change a returned value, nor about a relevant subevent; the
+    /// test is asked at every choice from here on (and at [`SearchState::decided`]).
     reordered: Option<usize>,
 }
 
@@ -996,9 +1035,6 @@ fn dfs(
     if i == vars.len() {
         return leaf(st, searches);
     }
-    if st.discharge.is_some() && i == st.decided && st.reordered.is_none() {
-        return dfs_relevant_first(st, searches, vars, i);
-    }
     let past_relevant = st.reordered.is_some_and(|r| i >= r);
     if st.discharge.is_some()
         && i >= st.decided
@@ -1052,46 +1088,6 @@ fn partial<'s>(
     Some(Visited { g: st.g, so, runs, relations: Vec::new() })
 }
 
-/// At [`SearchState::decided`]: puts the remaining variables in relevance order
-/// (those about the subevents the discharge test names first, each part by domain
-/// size) and searches on in that order.
-fn dfs_relevant_first(
-    st: &mut SearchState,
-    searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>],
-    vars: &[(usize, usize)],
-    i: usize,
-) -> bool {
-    let Some(v) = partial(st, searches) else { return false };
-    let Some(discharge) = st.discharge.as_deref_mut() else { return false };
-    let mut relevant = vec![false; st.g.len()];
-    for s in discharge.relevant(&v) {
-        if s < relevant.len() {
-            relevant[s] = true;
-        }
-    }
-    drop(v);
-    let is_relevant = |&(l, v): &(usize, usize)| {
-        let subs = searches[l].var_subevents(v);
-        !subs.is_empty() && subs.iter().all(|&s| relevant.get(s).copied().unwrap_or(false))
-    };
-    let mut rest: Vec<(usize, usize)> = vars[i..].to_vec();
-    rest.sort_by_key(|x| (!is_relevant(x), searches[x.0].domain(x.1)));
-    let n_relevant = rest.iter().filter(|x| is_relevant(x)).count();
-    let mut order: Vec<(usize, usize)> = vars[..i].to_vec();
-    order.extend(rest);
-    let mut subtree = vec![1f64; order.len() + 1];
-    for k in (0..order.len()).rev() {
-        let (l, v) = order[k];
-        subtree[k] = subtree[k + 1] * searches[l].domain(v) as f64;
-    }
-    let saved = std::mem::replace(&mut st.subtree, subtree);
-    st.reordered = Some(i + n_relevant);
-    let found = dfs(st, searches, &order, i);
-    st.reordered = None;
-    st.subtree = saved;
-    found
-}
-
 /// The discharge test at a node below [`SearchState::decided`]: `Some(found)` when
 /// the subtree is settled (discharged, and whether it has a consistent
 /// completion), `None` when it must be searched.
@@ -1103,6 +1099,10 @@ fn try_discharge(
 ) -> Option<bool> {
     let v = partial(st, searches)?;
     let discharge = st.discharge.as_deref_mut()?;
+    if discharge.stop() {
+        st.res.stopped = true;
+        return Some(false);
+    }
     if !discharge.holds(&v) {
         return None;
     }

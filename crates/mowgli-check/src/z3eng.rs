@@ -74,6 +74,8 @@ pub struct Encoding {
     /// The value each read subevent reads, as a value number ([`value_id`]).
     read_terms: HashMap<usize, Int>,
     ids: HashMap<Value, i64>,
+    /// [`Encoding::no_path`]'s selectors, by pair.
+    no_paths: HashMap<(usize, usize), Bool>,
 }
 
 /// Why the Z3 engine cannot take a problem.
@@ -308,22 +310,20 @@ impl Encoding {
             solver.assert(e.implies(hbc[a].lt(&hbc[b])));
             hb_edges.push(((a, b), e));
         }
-        Encoding { solver, vars, hb_edges, n, cuts: 0, read_terms, ids }
+        Encoding { solver, vars, hb_edges, n, cuts: 0, read_terms, ids, no_paths: HashMap::new() }
     }
 
     /// "Event `event` of `g` returns `v`" for an event whose return value is open
     /// (`ExecGraph::sym_ret`: it returns what its read subevent reads); `v` may be
-    /// `Value::OneOf` alternatives. False for an event without a read.
-    pub fn returns(&mut self, g: &ExecGraph, event: usize, v: &Value) -> Bool {
-        let Some(t) = g.subs_of[event].iter().find_map(|s| self.read_terms.get(s)).cloned() else {
-            return Bool::from_bool(false);
-        };
+    /// `Value::OneOf` alternatives. `None` for an event without a read.
+    pub fn returns(&mut self, g: &ExecGraph, event: usize, v: &Value) -> Option<Bool> {
+        let t = g.subs_of[event].iter().find_map(|s| self.read_terms.get(s)).cloned()?;
         let alts: Vec<Value> = match v {
             Value::OneOf(vs) => vs.clone(),
             v => vec![v.clone()],
         };
         let eqs: Vec<Bool> = alts.iter().map(|a| t.eq(Int::from_i64(value_id(&mut self.ids, a)))).collect();
-        Bool::or(&eqs)
+        Some(Bool::or(&eqs))
     }
 
     /// A fresh set S of subevents closed under hb = (ppo ∪ so)⁺ (if a ∈ S and a hb b
@@ -337,6 +337,19 @@ impl Encoding {
             self.solver.assert(Bool::and(&[set[*a].clone(), e.clone()]).implies(&set[*b]));
         }
         set
+    }
+
+    /// A Boolean that can only be true when there is no hb* path from `x` to `y`
+    /// (through its own closed set: [`Encoding::closed_set`]), one per pair.
+    pub fn no_path(&mut self, x: usize, y: usize) -> Bool {
+        if let Some(b) = self.no_paths.get(&(x, y)) {
+            return b.clone();
+        }
+        let cut = self.closed_set();
+        let sel = self.fresh_bool("nopath");
+        self.solver.assert(sel.implies(Bool::and(&[cut[x].clone(), cut[y].not()])));
+        self.no_paths.insert((x, y), sel.clone());
+        sel
     }
 
     /// A fresh Boolean constant (a selector), named after `prefix`.

@@ -479,6 +479,9 @@ pub fn check_clients(
     loop {
         let mut current = map.clone();
         current.entries.extend(pinned.iter().cloned());
+        // the time limit covers the whole check, repairs included
+        let left = Options { time_limit: opts.time_limit.map(|t| t.saturating_sub(start.elapsed())), ..opts.clone() };
+        let opts = &left;
         let mut rep = run(imp, order, &mut clients.iter().cloned(), &current, opts)?;
         let repair = rep.failures.iter().find(|f| {
             matches!(f.obligation, Obligation::O1 | Obligation::O2 | Obligation::O3)
@@ -704,7 +707,7 @@ fn check_one(
     // a partial witness whose so already makes every obligation hold: they hold for
     // every completion (each obligation is monotone in hb, and L's predicate does
     // not mention hb), so its executions need not be visited one by one
-    let mut discharge = Discharge { judge: &judge, state: &state };
+    let mut discharge = Discharge { judge: &judge, state: &state, past: &past };
     let res = if opts.backend == engine::Backend::Z3 {
         // Z3: per group of plain executions (those that differ only in open return
         // values), a model of Λ-consistency ∧ ⋁_A (the values select A ∧ ¬(O1 ∧ O2 ∧
@@ -744,8 +747,12 @@ fn check_one(
                     (0..g.events.len()).filter(|&e| g.sym_ret[e] && g.events[e].thread == t).collect();
                 let mut mine: Vec<(usize, Vec<z3::ast::Bool>)> = Vec::new();
                 for (k, (pat, run)) in thread_alts.iter().enumerate() {
-                    let conds: Vec<z3::ast::Bool> =
-                        sym_events.iter().zip(pat.iter()).map(|(&e, v)| enc.returns(g, e, v)).collect();
+                    let conds: Vec<z3::ast::Bool> = sym_events
+                        .iter()
+                        .zip(pat.iter())
+                        .map(|(&e, v)| enc.returns(g, e, v))
+                        .collect::<Option<_>>()
+                        .ok_or("the Z3 encoding has no read for an open return value")?;
                     let cond = z3::ast::Bool::and(&conds);
                     match mine.iter_mut().find(|(rep, _)| thread_alts[*rep].1.abstract_calls == run.abstract_calls) {
                         Some((_, cs)) => cs.push(cond),
@@ -771,7 +778,8 @@ fn check_one(
                 let select = z3::ast::Bool::and(
                     &pick.iter().enumerate().map(|(t, &c)| classes[t][c].1.clone()).collect::<Vec<_>>(),
                 );
-                let negated = judge.negate(&mut enc, g, &runs);
+                let inferred = state.borrow().1.clone();
+                let negated = judge.negate(&mut enc, g, &inferred, &runs);
                 let (disjunct, negated, methods) = match negated {
                     Some((neg, abs, methods)) => {
                         abstract_seen.insert(abs);
@@ -942,6 +950,8 @@ type Shared<'r> = std::cell::RefCell<(
 struct Discharge<'j, 'a, 'r> {
     judge: &'j Judge<'a>,
     state: &'j Shared<'r>,
+    /// The time limit: true once it has passed.
+    past: &'j dyn Fn() -> bool,
 }
 
 impl engine::Discharger for Discharge<'_, '_, '_> {
@@ -979,6 +989,10 @@ impl engine::Discharger for Discharge<'_, '_, '_> {
         let abs = abstract_events(v);
         let abs_g = self.judge.abstract_graph(&abs);
         (0..abs_g.len()).filter_map(|s| self.judge.image(v, &abs, &abs_g, s, inferred)).collect()
+    }
+
+    fn stop(&mut self) -> bool {
+        (self.past)()
     }
 }
 
@@ -1198,13 +1212,16 @@ impl Judge<'_> {
     ///   not hb-dependent — so they fail iff every w has an so' edge whose image
     ///   is not in hb (one closed set per w).
     ///
-    /// `None` when the execution is not of that shape: O0 fails, the map leaves a
-    /// subevent without an image (the explicit path would infer one), or L's
-    /// predicate mentions hb; the caller then enumerates executions instead.
+    /// g is given by the declared map, then by the entries inferred so far
+    /// (`inferred`), then by the same stamp. `None` when the execution is not of
+    /// that shape: O0 fails, the map leaves a subevent without an image (the
+    /// explicit path would infer one: once it has, later groups use the entry), or
+    /// L's predicate mentions hb; the caller then enumerates executions instead.
     fn negate(
         &self,
         enc: &mut crate::z3eng::Encoding,
         g: &ExecGraph,
+        inferred: &BTreeMap<(String, String), MapEntry>,
         runs: &[&Unfolding],
     ) -> Option<(z3::ast::Bool, Vec<Event>, Vec<String>)> {
         use z3::ast::Bool;
@@ -1228,7 +1245,8 @@ impl Judge<'_> {
             let a = abs_g.subs[s].stamp;
             let pre = preimage(g, abs[ae].thread, abs[ae].index);
             let kind = to.kinds[a.kind as usize].clone();
-            let target = match self.map.get(&method_of(ae), &kind) {
+            let m = method_of(ae);
+            let target = match self.map.get(&m, &kind).or_else(|| inferred.get(&(m.clone(), kind.clone()))) {
                 Some(r) => maps::apply(r, g, &self.setup.owned, &pre, a, to),
                 None => maps::same_stamp(g, &pre, a),
             }?;
@@ -1265,25 +1283,60 @@ impl Judge<'_> {
         if (0..nv).all(|v| search.domain(v) > 0) {
             every_witness(search.as_mut(), &abs_g, 0, nv, &mut sos);
         }
-        sos.sort();
-        sos.dedup();
-        // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb
+        // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb. Per
+        // witness, the images of its so' edges, less those ppo⁺ already orders (in
+        // hb whatever the witness); a witness whose set contains another's adds
+        // nothing (its clause follows), so only the ⊆-minimal sets are kept
+        let ppo_plus = g.ppo.transitive_closure();
+        let mut sets: Vec<Vec<(usize, usize)>> = sos
+            .iter()
+            .map(|so| {
+                let mut e: Vec<(usize, usize)> = so
+                    .iter()
+                    .map(|&(a, b)| (gmap[a], gmap[b]))
+                    .filter(|&(x, y)| x != y && !ppo_plus.contains(x, y))
+                    .collect();
+                e.sort();
+                e.dedup();
+                e
+            })
+            .collect();
+        sets.sort_by_key(Vec::len);
+        sets.dedup();
+        let mut minimal: Vec<Vec<(usize, usize)>> = Vec::new();
+        for s in sets {
+            if !minimal.iter().any(|m| m.iter().all(|e| s.binary_search(e).is_ok())) {
+                minimal.push(s);
+            }
+        }
         let mut every: Vec<Bool> = Vec::new();
-        for so in &sos {
-            let edges: Vec<(usize, usize)> =
-                so.iter().map(|&(a, b)| (gmap[a], gmap[b])).filter(|(x, y)| x != y).collect();
-            if edges.is_empty() {
-                every.push(Bool::from_bool(false));
-                continue;
+        if !minimal.is_empty() && minimal.iter().all(|m| !m.is_empty()) {
+            let mut distinct: Vec<(usize, usize)> = minimal.iter().flatten().copied().collect();
+            distinct.sort();
+            distinct.dedup();
+            if minimal.len() <= distinct.len() {
+                // one closed set per witness, one missing edge chosen in it
+                for edges in &minimal {
+                    let cut = enc.closed_set();
+                    let mut some = Vec::new();
+                    for &(x, y) in edges {
+                        let sel = enc.fresh_bool("o2");
+                        enc.assert(&sel.implies(Bool::and(&[cut[x].clone(), cut[y].not()])));
+                        some.push(sel);
+                    }
+                    every.push(Bool::or(&some));
+                }
+            } else {
+                // one closed set per distinct edge ("no hb path x → y"), shared
+                for edges in &minimal {
+                    let some: Vec<Bool> = edges.iter().map(|&(x, y)| enc.no_path(x, y)).collect();
+                    every.push(Bool::or(&some));
+                }
             }
-            let cut = enc.closed_set();
-            let mut some = Vec::new();
-            for &(x, y) in &edges {
-                let sel = enc.fresh_bool("o2");
-                enc.assert(&sel.implies(Bool::and(&[cut[x].clone(), cut[y].not()])));
-                some.push(sel);
-            }
-            every.push(Bool::or(&some));
+        } else {
+            // no witness at all (O3 fails whatever hb is), or one whose so' images
+            // ppo already orders (O2 and O3 hold whatever the witness)
+            every.push(Bool::from_bool(minimal.is_empty()));
         }
         alts.push(Bool::and(&every));
         Some((Bool::or(&alts), abs, methods))
