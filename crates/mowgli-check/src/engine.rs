@@ -611,14 +611,7 @@ pub type PlainGroupFn<'f> = dyn FnMut(&ExecGraph, &Alternatives) -> Result<bool,
 /// the unfoldings with the values that select them. Until `f` returns `Ok(false)`
 /// or an error.
 pub fn for_each_plain_group(p: &Problem, f: &mut PlainGroupFn) -> Result<(), EngineError> {
-    let mut per_thread = Vec::new();
-    for t in 0..p.threads.len() {
-        let u = unfold_thread(p, t)?;
-        per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
-    }
-    if per_thread.iter().any(|r| r.is_empty()) {
-        return Ok(());
-    }
+    let Some(per_thread) = terminating_runs(p)? else { return Ok(()) };
     let groups: Vec<Vec<Group>> = per_thread.iter().map(|runs| group_runs(p, runs)).collect();
     let mut err = None;
     each_group(&per_thread, &groups, p, &mut |events, sym, sym_vals, chosen| {
@@ -667,19 +660,23 @@ pub fn for_each_graph(p: &Problem, f: &mut dyn FnMut(&ExecGraph)) -> Result<(), 
     })
 }
 
-type CombinationFn<'f> = dyn FnMut(Vec<Event>, &[&Unfolding]) -> Result<bool, String> + 'f;
-
-/// Every combination of the threads' terminating unfoldings, as its events (in
-/// thread and program order) and the unfoldings, until `f` returns `Ok(false)`.
-fn each_combination(p: &Problem, f: &mut CombinationFn) -> Result<(), EngineError> {
+/// Per thread, its terminating unfoldings; `None` when a thread has none (the
+/// program has no plain execution).
+fn terminating_runs(p: &Problem) -> Result<Option<Vec<Vec<Unfolding>>>, EngineError> {
     let mut per_thread = Vec::new();
     for t in 0..p.threads.len() {
         let u = unfold_thread(p, t)?;
         per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
     }
-    if per_thread.iter().any(|r| r.is_empty()) {
-        return Ok(());
-    }
+    Ok((!per_thread.iter().any(|r| r.is_empty())).then_some(per_thread))
+}
+
+type CombinationFn<'f> = dyn FnMut(Vec<Event>, &[&Unfolding]) -> Result<bool, String> + 'f;
+
+/// Every combination of the threads' terminating unfoldings, as its events (in
+/// thread and program order) and the unfoldings, until `f` returns `Ok(false)`.
+fn each_combination(p: &Problem, f: &mut CombinationFn) -> Result<(), EngineError> {
+    let Some(per_thread) = terminating_runs(p)? else { return Ok(()) };
     let mut choice = vec![0usize; per_thread.len()];
     loop {
         let mut events = Vec::new();

@@ -1067,7 +1067,7 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         let z3 = *engine == mowgli_check::engine::Backend::Z3;
         let counted = if z3 {
             format!(
-                "{} plain executions discharged by Z3 (unsat), {} implementation executions checked explicitly",
+                "{} abstract executions of groups of plain executions discharged by Z3 (unsat), {} implementation executions checked explicitly",
                 rep.plain_discharged, rep.executions
             )
         } else {
@@ -1085,7 +1085,7 @@ fn obligations(cmd: &Cmd) -> ExitCode {
             rep.millis
         );
         if z3 {
-            println!("(ok (N): discharged on N plain executions at this bound, each by one Z3 query over all its witnesses; - : no execution exercised it)");
+            println!("(ok (N): discharged on N abstract executions at this bound, each group of plain executions by one Z3 query over all its witnesses; - : no execution exercised it)");
         } else {
             println!("(ok (N): discharged on N executions at this bound, counting each class once; - : no execution exercised it)");
         }

@@ -1,5 +1,5 @@
 //! Local-soundness proof obligations (LOCO Def. 3.13), checked up to a bound by
-//! explicit enumeration.
+//! explicit enumeration or by Z3.
 //!
 //! For an implementation I of L over Λ, every abstract plain execution ⟨E', po'⟩
 //! over L up to the bound (the plain executions of the generated abstract
@@ -29,7 +29,14 @@
 //! either ignore hb or, like `rbl_weak`'s hb⁻¹ ∩ fb = ∅, only forbid hb edges),
 //! so O3 holds for every admissible hb' iff it holds for g⁻¹(hb): that is the one
 //! checked. (The D obligation — monotonicity and decomposability of the
-//! specifications — is checked by the property tests in `tests/props.rs`.)
+//! specifications — is checked by [`spec`] and the property tests in
+//! `tests/props.rs`.)
+//!
+//! Because every obligation is monotone in hb, the explicit engine settles a whole
+//! class of executions at once when a partial witness's so already satisfies them
+//! (`Discharge`, `engine::for_each_execution_discharging`); the Z3 engine
+//! (`--engine z3`) states their negation per group of plain executions
+//! (`Judge::negate`).
 //!
 //! The abstract witness (rf', mo', nfo', …) is not read back through g as the
 //! hand proofs do (App. G.1: rf' = g⁻¹(rf)); instead every L-witness of the
@@ -136,9 +143,11 @@ pub struct Report {
     /// in hb), each known to contain at least one consistent execution; the
     /// explicit engine checks such a class once (`engine::for_each_execution_discharging`).
     pub classes: u64,
-    /// With the Z3 engine: plain executions on which every obligation was
-    /// discharged by one unsatisfiable query (their executions are not counted in
-    /// `executions`, which then counts the counterexamples only).
+    /// With the Z3 engine: abstract executions (of a group of plain executions
+    /// that differ only in returned values) on which every obligation was
+    /// discharged by one unsatisfiable query for the group (their executions are
+    /// not counted in `executions`, which then counts the counterexamples and the
+    /// executions Z3 enumerated).
     pub plain_discharged: u64,
     pub bounded: bool,
     pub complete: bool,
@@ -426,20 +435,7 @@ pub fn abstract_programs(
     order: &mowgli_core::StampOrder,
     bounds: &crate::impls::gen::Bounds,
 ) -> Result<Vec<(String, String)>, String> {
-    let mut b = bounds.clone();
-    b.observer = None;
-    b.need_register = false;
-    let g = crate::impls::gen::Generator::new(&imp.implements, order, &b)?;
-    let mut out = Vec::new();
-    for size in 1..=g.max_size() {
-        let class = g.class(size);
-        for i in 0..class.distinct() {
-            let name = format!("abs-{}-{size}-{i}", imp.implements);
-            let text = g.render(&class, i, &name);
-            out.push((name, text));
-        }
-    }
-    Ok(out)
+    spec::programs(&imp.implements, order, bounds, "abs")
 }
 
 /// Most combinations of alternative entries one repair tries.
@@ -662,7 +658,7 @@ fn check_one(
             rep.abstract_executions += 1;
         }
         let abs_g = judge.abstract_graph(&abs);
-        let verdict = judge.judge(v, &abs, &abs_g, inferred);
+        let verdict = judge.judge(v, &abs, &abs_g, inferred, false);
         let all_methods = judge.methods(&abs);
         let (o, methods, why, gmap, subs) = match verdict {
             Judgement::Pass | Judgement::Open => {
@@ -963,7 +959,7 @@ impl engine::Discharger for Discharge<'_, '_, '_> {
         if self.judge.abs_lib.search(&abs_g, self.judge.to, 0).needs_hb() {
             return false;
         }
-        matches!(self.judge.judge_dry(v, &abs, &abs_g, inferred), Judgement::Pass)
+        matches!(self.judge.judge(v, &abs, &abs_g, inferred, true), Judgement::Pass)
     }
 
     fn record(&mut self, v: &Visited) {
@@ -1004,7 +1000,7 @@ enum Judgement {
     /// Obligation `o` fails for `methods`: why, g as far as it was built, and the
     /// abstract subevents involved (for map inference).
     Fail { o: Obligation, methods: Vec<String>, why: String, gmap: Option<Vec<usize>>, subs: Vec<usize> },
-    /// A dry run ([`Judge::judge_dry`]) met an abstract subevent whose image g
+    /// A dry run ([`Judge::judge`] with `dry`) met an abstract subevent whose image g
     /// would have to infer: decided per execution.
     Open,
 }
@@ -1083,30 +1079,10 @@ impl<'a> Judge<'a> {
     }
 
     /// The obligations of the execution `v` (abstracted to `abs`), with hb =
-    /// (ppo ∪ so)⁺; images g must infer are inferred and added to `inferred`.
+    /// (ppo ∪ so)⁺; images g must infer are inferred and added to `inferred`. With
+    /// `dry` (a partial witness), no image is inferred — a subevent that would need
+    /// one makes it [`Judgement::Open`] — and `inferred` is only read.
     fn judge(
-        &self,
-        v: &Visited,
-        abs: &[Event],
-        abs_g: &ExecGraph,
-        inferred: &mut BTreeMap<(String, String), MapEntry>,
-    ) -> Judgement {
-        self.decide(v, abs, abs_g, inferred, false)
-    }
-
-    /// [`Judge::judge`] for a partial witness: no image is inferred (a subevent
-    /// that would need one makes it [`Judgement::Open`]), `inferred` is only read.
-    fn judge_dry(
-        &self,
-        v: &Visited,
-        abs: &[Event],
-        abs_g: &ExecGraph,
-        inferred: &mut BTreeMap<(String, String), MapEntry>,
-    ) -> Judgement {
-        self.decide(v, abs, abs_g, inferred, true)
-    }
-
-    fn decide(
         &self,
         v: &Visited,
         abs: &[Event],

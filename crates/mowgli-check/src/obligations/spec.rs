@@ -79,8 +79,10 @@ pub struct SpecReport {
     pub millis: f64,
 }
 
-/// Every program over `lib` alone up to `bounds`, as litmus texts.
-pub fn programs(lib: &str, order: &StampOrder, bounds: &Bounds) -> Result<Vec<(String, String)>, String> {
+/// Every program over `lib` alone up to `bounds` (calls of `lib` only, with or
+/// without registers), smallest first, as `(name, litmus text)`, named
+/// `PREFIX-LIB-SIZE-I`.
+pub fn programs(lib: &str, order: &StampOrder, bounds: &Bounds, prefix: &str) -> Result<Vec<(String, String)>, String> {
     let mut b = bounds.clone();
     b.observer = None;
     b.need_register = false;
@@ -89,7 +91,7 @@ pub fn programs(lib: &str, order: &StampOrder, bounds: &Bounds) -> Result<Vec<(S
     for size in 1..=g.max_size() {
         let class = g.class(size);
         for i in 0..class.distinct() {
-            let name = format!("d-{lib}-{size}-{i}");
+            let name = format!("{prefix}-{lib}-{size}-{i}");
             out.push((name.clone(), g.render(&class, i, &name)));
         }
     }
@@ -112,7 +114,7 @@ pub fn check_library(
     b.wids = bounds.wids;
     b.tuple_size = bounds.tuple_size;
     b.self_ring = bounds.self_ring;
-    for (name, text) in programs(lib, order, &b)? {
+    for (name, text) in programs(lib, order, &b, "d")? {
         if time_limit.is_some_and(|t| start.elapsed() >= t) {
             rep.complete = false;
             break;
