@@ -163,6 +163,35 @@ mod obligations_on_z3 {
         }
     }
 
+    /// The wrong concretisation map (GF's aGF_n sent to the Get's aNRR_n) and the
+    /// stamp order without Fig. 10's I9 both refute O1 for GF under both engines.
+    #[test]
+    fn wrong_map_and_stamp_order_variant() {
+        use mowgli_core::StampOrder;
+        let run = |imp: &Implementation, order: &mowgli_core::StampOrder, backend: Backend| {
+            let clients = obligations::abstract_programs(imp, order, &bounds("sv", 1, 1, 1)).expect("generates");
+            let opts = Options { loop_bound: 4, backend, ..Default::default() };
+            let r = obligations::check_clients(imp, order, &clients, &imp.map, &opts).expect("runs");
+            r.failures.iter().map(|f| (f.obligation.name(), f.methods.clone())).next()
+        };
+        let order = default_order();
+        let text = std::fs::read_to_string(root().join("specs/impls/isv.impl"))
+            .expect("reads")
+            .replace("concretise GF aGF_n -> last Wait aWT", "concretise GF aGF_n -> first Get aNRR_n");
+        let wrong = Implementation::parse("isv-wrong-map.impl", &text, &order).unwrap_or_else(|e| panic!("{e}"));
+        let mut variant = default_order();
+        let to =
+            std::fs::read_to_string(root().join("specs/stamp-orders/variants/fig10-I9-unordered.to")).expect("reads");
+        variant.tables.extend(StampOrder::parse(&to).unwrap_or_else(|e| panic!("{e}")).tables);
+        let isv =
+            Implementation::load(&root().join("specs/impls/isv.impl"), &variant).unwrap_or_else(|e| panic!("{e}"));
+        for (imp, order) in [(&wrong, &order), (&isv, &variant)] {
+            let e = run(imp, order, Backend::Explicit);
+            assert_eq!(e, Some(("O1", vec!["GF".to_string()])));
+            assert_eq!(e, run(imp, order, Backend::Z3));
+        }
+    }
+
     /// I_RBL and its mutant (well under a second each since the Z3 path asks one
     /// query per group of plain executions).
     #[test]
