@@ -775,8 +775,11 @@ fn search_plain<'d>(
     };
     vars.sort_by_key(|&(l, v)| (existential(l, v), searches[l].domain(v)));
     let boundary = vars.iter().position(|&(l, v)| existential(l, v)).unwrap_or(vars.len());
-    // with a discharge test, the variables that decide return values come first:
-    // the test needs the plain execution (which unfolding each thread takes) decided
+    // a read whose value no write (nor the initial value) can supply: this plain
+    // execution has no witness at all, and a naive rf-first enumerator never builds it
+    if vars.iter().any(|&(l, v)| searches[l].domain(v) == 0) {
+        return;
+    }
     // with a discharge test: first the variables with a single value consistent on
     // their own (forced, e.g. by ppo: no branching, and their edges prune the rest),
     // then those that can change a returned value (the test needs the plain
@@ -830,11 +833,6 @@ fn search_plain<'d>(
         vars = keyed.into_iter().map(|k| k.1).collect();
     }
     let decided = vars.iter().rposition(|&(l, v)| searches[l].affects_returns(v)).map_or(0, |k| k + 1);
-    // a read whose value no write (nor the initial value) can supply: this plain
-    // execution has no witness at all, and a naive rf-first enumerator never builds it
-    if vars.iter().any(|&(l, v)| searches[l].domain(v) == 0) {
-        return;
-    }
     if p.backend == Backend::Z3 {
         let boundary = if p.all_executions || matches!(goal, Goal::Visit) { vars.len() } else { boundary };
         let mut st = SearchState {
