@@ -1118,6 +1118,17 @@ fn obligations(cmd: &Cmd) -> ExitCode {
     }
 }
 
+/// One test whose outcomes differ between two models: `what`, then per side (model,
+/// number of outcomes, the outcomes only that side allows).
+fn print_difference<T: std::fmt::Display>(what: &str, base: (&str, usize, &[T]), variant: (&str, usize, &[T])) {
+    println!("{what}: {} outcomes under {}, {} under {}", base.1, base.0, variant.1, variant.0);
+    for (model, _, only) in [base, variant] {
+        for o in only {
+            println!("  only {model}: {o}");
+        }
+    }
+}
+
 fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode {
     use mowgli_check::explore::{self, Model};
     let default = orders::default_order();
@@ -1139,16 +1150,11 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode
         println!("{}", serde_json::to_string_pretty(&cmp).unwrap_or_default());
     } else {
         for d in &cmp.differences {
-            println!(
-                "{} ({}): {} outcomes under {}, {} under {}",
-                d.name, d.file, d.base_outcomes, cmp.base, d.variant_outcomes, cmp.variant
+            print_difference(
+                &format!("{} ({})", d.name, d.file),
+                (&cmp.base, d.base_outcomes, &d.only_base),
+                (&cmp.variant, d.variant_outcomes, &d.only_variant),
             );
-            for o in &d.only_base {
-                println!("  only {}: {o}", cmp.base);
-            }
-            for o in &d.only_variant {
-                println!("  only {}: {o}", cmp.variant);
-            }
         }
         for e in &cmp.errors {
             println!("error: {e}");
@@ -1559,16 +1565,11 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
         println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
     } else {
         for d in &rep.found {
-            println!(
-                "{} ({} instructions): {} outcomes under {}, {} under {}",
-                d.name, d.size, d.base_outcomes, rep.base, d.variant_outcomes, rep.variant
+            print_difference(
+                &format!("{} ({} instructions)", d.name, d.size),
+                (&rep.base, d.base_outcomes, &d.only_base),
+                (&rep.variant, d.variant_outcomes, &d.only_variant),
             );
-            for o in &d.only_base {
-                println!("  only {}: {o}", rep.base);
-            }
-            for o in &d.only_variant {
-                println!("  only {}: {o}", rep.variant);
-            }
         }
         if let Some(d) = rep.found.first() {
             println!("smallest:\n{}", d.base_text);
