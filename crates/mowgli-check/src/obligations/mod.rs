@@ -956,9 +956,6 @@ impl engine::Discharger for Discharge<'_, '_, '_> {
         let (_, inferred, _) = &mut *guard;
         let abs = abstract_events(v);
         let abs_g = self.judge.abstract_graph(&abs);
-        if self.judge.abs_lib.search(&abs_g, self.judge.to, 0).needs_hb() {
-            return false;
-        }
         matches!(self.judge.judge(v, &abs, &abs_g, inferred, true), Judgement::Pass)
     }
 
@@ -1081,7 +1078,8 @@ impl<'a> Judge<'a> {
     /// The obligations of the execution `v` (abstracted to `abs`), with hb =
     /// (ppo ∪ so)⁺; images g must infer are inferred and added to `inferred`. With
     /// `dry` (a partial witness), no image is inferred — a subevent that would need
-    /// one makes it [`Judgement::Open`] — and `inferred` is only read.
+    /// one makes it [`Judgement::Open`], as does an L whose predicate mentions hb —
+    /// and `inferred` is only read.
     fn judge(
         &self,
         v: &Visited,
@@ -1092,6 +1090,12 @@ impl<'a> Judge<'a> {
     ) -> Judgement {
         let to = self.to;
         let g = v.g;
+        // L's witness search (O2/O3); a partial witness is not judged when L's
+        // predicate mentions hb (O3 is then not monotone in hb)
+        let mut search = self.abs_lib.search(abs_g, to, 0);
+        if dry && search.needs_hb() {
+            return Judgement::Open;
+        }
         let mut hb = v.so.clone();
         hb.union_with(&g.ppo);
         hb.close_transitively();
@@ -1160,7 +1164,6 @@ impl<'a> Judge<'a> {
             }
         }
         // O2 / O3 over every L-witness of the abstract execution
-        let mut search = self.abs_lib.search(abs_g, to, 0);
         match check_witnesses(search.as_mut(), abs_g, &gmap, &hb, to, g) {
             WitnessVerdict::Ok => Judgement::Pass,
             WitnessVerdict::O2(why, a, b) => fail(Obligation::O2, all_methods, why, Some(&gmap), vec![a, b]),
