@@ -66,6 +66,11 @@ enum Cmd {
         /// Write the counterexample of every failing client as `DIR/CLIENT.dot`.
         #[arg(long, value_name = "DIR")]
         dot: Option<PathBuf>,
+        /// Check against this specification instead of the one the file's
+        /// `implements` line names (same methods; e.g. `rbl_rfe` for an `rbl`
+        /// implementation). Clients naming the declared library run against it.
+        #[arg(long, value_name = "LIB")]
+        spec: Option<String>,
         /// Outcome screening: search only the implementation's plain executions that
         /// could reach an outcome the specification forbids (same verdicts; the
         /// implementation outcome counts then cover only those, up to the first
@@ -139,6 +144,10 @@ enum Cmd {
         /// at the same bound.
         #[arg(long)]
         check_specs: bool,
+        /// Check against this specification instead of the one the file's
+        /// `implements` line names (same methods; e.g. `rbl_rfe`).
+        #[arg(long, value_name = "LIB")]
+        spec: Option<String>,
     },
     /// Compare two models on a corpus: every litmus test whose outcome set differs,
     /// with the outcomes only one side allows.
@@ -397,9 +406,13 @@ fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, String> {
 fn load_impl(
     implementation: &std::path::Path,
     stamp_order: &Option<PathBuf>,
+    spec: &Option<String>,
 ) -> Result<(StampOrder, mowgli_check::impls::Implementation), String> {
     let order = load_order(stamp_order)?;
-    let imp = mowgli_check::impls::Implementation::load(implementation, &order).map_err(|e| e.to_string())?;
+    let mut imp = mowgli_check::impls::Implementation::load(implementation, &order).map_err(|e| e.to_string())?;
+    if let Some(lib) = spec {
+        imp.against(lib, &order).map_err(|e| format!("--spec {lib}: {e}"))?;
+    }
     Ok((order, imp))
 }
 
@@ -504,7 +517,7 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
-        Cmd::Refine { implementation, clients, gen, json, stamp_order, loop_bound, dot, screen } => {
+        Cmd::Refine { implementation, clients, gen, json, stamp_order, loop_bound, dot, spec, screen } => {
             if gen.calls.is_some() {
                 if !clients.is_empty() {
                     eprintln!("give either `--clients` or generated clients (`--calls`), not both");
@@ -514,13 +527,14 @@ fn main() -> ExitCode {
                     &implementation,
                     &gen,
                     json,
-                    &stamp_order,
+                    (&stamp_order, &spec),
                     loop_bound,
                     &dot,
                     !matches!(screen, Screen::Off),
                 )
             } else {
-                refine(&implementation, &clients, json, &stamp_order, loop_bound, &dot, matches!(screen, Screen::On))
+                let on = matches!(screen, Screen::On);
+                refine(&implementation, &clients, json, (&stamp_order, &spec), loop_bound, &dot, on)
             }
         }
         c @ Cmd::Obligations { .. } => obligations(&c),
@@ -557,12 +571,12 @@ fn refine(
     implementation: &std::path::Path,
     clients: &[PathBuf],
     json: bool,
-    stamp_order: &Option<PathBuf>,
+    (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
     loop_bound: usize,
     dot: &Option<PathBuf>,
     screen: bool,
 ) -> ExitCode {
-    let (order, imp) = match load_impl(implementation, stamp_order) {
+    let (order, imp) = match load_impl(implementation, stamp_order, spec) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("{e}");
@@ -685,14 +699,14 @@ fn refine_generated(
     implementation: &std::path::Path,
     args: &GenArgs,
     json: bool,
-    stamp_order: &Option<PathBuf>,
+    (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
     loop_bound: usize,
     dot: &Option<PathBuf>,
     screen: bool,
 ) -> ExitCode {
     use mowgli_check::impls::gen::{self, Bounds, Partition, Progress, RunOptions};
 
-    let (order, imp) = match load_impl(implementation, stamp_order) {
+    let (order, imp) = match load_impl(implementation, stamp_order, spec) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("{e}");
@@ -943,6 +957,7 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         engine,
         every_execution,
         check_specs,
+        spec,
     } = cmd
     else {
         return ExitCode::from(2);
@@ -952,7 +967,7 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         ExitCode::from(2)
     };
     let file = implementation.display().to_string();
-    let (order, imp) = match load_impl(implementation, stamp_order) {
+    let (order, imp) = match load_impl(implementation, stamp_order, spec) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };

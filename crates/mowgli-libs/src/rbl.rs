@@ -1,5 +1,14 @@
-//! RBL, the ring buffer library: LOCO paper §5.1 (Def. 5.1, Def. 5.2), and the
-//! alternative weaker semantics of §5.1 (`rbl_weak`: so = rf and hb⁻¹ ∩ fb = ∅).
+//! RBL, the ring buffer library: LOCO paper §5.1 (Def. 5.1, Def. 5.2), the
+//! alternative weaker semantics of §5.1 (`rbl_weak`: so = rf and hb⁻¹ ∩ fb = ∅), and
+//! `rbl_rfe`, Def. 5.2 with so = rf_e ∪ fb: the rf edges between two different
+//! threads only, as in every other library of the paper (sv's so has rf_e, not rf).
+//!
+//! `rbl_rfe` is the specification repair of the self-read-ring finding
+//! (docs/obligations.md#self-read-rings): Def. 5.2 allows wthd(x) ∈ rthd(x), and its
+//! so then orders a thread's Submit before its own Receive of the message, which
+//! promises a store-load fence that Fig. 14's implementation does not give (the write
+//! of h^x and the thread's own read of it are a CPU write then a CPU read, B1 ✗).
+//! Client `specs/clients/rbl/rbl-self-sb-sv.litmus` observes it.
 //!
 //! `r = Submit(q, [v…])` returns true (the message is in) or false (full; failing
 //! submits may fail spuriously and are ignored by the specification);
@@ -25,22 +34,32 @@ use crate::LibError;
 pub const SUBMIT: usize = 0;
 pub const RECEIVE: usize = 1;
 
+/// Which of the three consistency predicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Def. 5.2: so = rf ∪ fb.
+    Def52,
+    /// §5.1's alternative: so = rf and hb⁻¹ ∩ fb = ∅.
+    Weak,
+    /// so = rf_e ∪ fb (rf between different threads only).
+    Rfe,
+}
+
 pub struct Rbl {
-    weak: bool,
+    variant: Variant,
     kinds: Kinds,
     methods: Vec<MethodSig>,
 }
 
 impl Rbl {
-    /// `weak = false`: Def. 5.2 (so = rf ∪ fb); `true`: the §5.1 alternative.
-    pub fn new(order: &StampOrder, weak: bool) -> Result<Self, LibError> {
+    pub fn new(order: &StampOrder, variant: Variant) -> Result<Self, LibError> {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
         let methods = vec![
             MethodSig { name: "Submit", params: vec![Param::Obj, Param::Val], returns: true },
             MethodSig { name: "Receive", params: vec![Param::Obj], returns: true },
         ];
-        Ok(Rbl { weak, kinds, methods })
+        Ok(Rbl { variant, kinds, methods })
     }
 }
 
@@ -53,10 +72,10 @@ fn ring(e: &Event) -> usize {
 
 impl Library for Rbl {
     fn name(&self) -> &str {
-        if self.weak {
-            "rbl_weak"
-        } else {
-            "rbl"
+        match self.variant {
+            Variant::Def52 => "rbl",
+            Variant::Weak => "rbl_weak",
+            Variant::Rfe => "rbl_rfe",
         }
     }
     fn methods(&self) -> &[MethodSig] {
@@ -109,7 +128,7 @@ impl Library for Rbl {
 }
 
 struct RblSearch<'a> {
-    weak: bool,
+    variant: Variant,
     g: &'a ExecGraph<'a>,
     /// Per successful receive subevent: candidate submit subevents.
     reads: Vec<(usize, Vec<usize>)>,
@@ -164,7 +183,7 @@ impl<'a> RblSearch<'a> {
             }
         }
         let n = reads.len();
-        RblSearch { weak: lib.weak, g, reads, rf: vec![None; n], ok, fw }
+        RblSearch { variant: lib.variant, g, reads, rf: vec![None; n], ok, fw }
     }
 
     fn rf_rel(&self) -> BitRel {
@@ -221,7 +240,15 @@ impl WitnessSearch for RblSearch<'_> {
                 }
             }
         }
-        so.union_with(&rf);
+        if self.variant == Variant::Rfe {
+            for (w, r) in rf.pairs() {
+                if thread(w) != thread(r) {
+                    so.add(w, r);
+                }
+            }
+        } else {
+            so.union_with(&rf);
+        }
         if self.complete() {
             // (5) no skipping: s1 po s2 (same ring and node), s2 rf s4 ⇒ ∃ s3. s1 rf s3 po s4
             for (i, (s4, c)) in self.reads.iter().enumerate() {
@@ -242,14 +269,14 @@ impl WitnessSearch for RblSearch<'_> {
                     }
                 }
             }
-            if !self.weak {
+            if self.variant != Variant::Weak {
                 so.union_with(&self.fb(&rf));
             }
         }
         true
     }
     fn needs_hb(&self) -> bool {
-        self.weak
+        self.variant == Variant::Weak
     }
     fn check_hb(&self, hb: &BitRel) -> bool {
         if !self.complete() {

@@ -133,7 +133,7 @@ impl Bounds {
     /// Defaults for library `lib` with `threads`, `nodes`, `calls`.
     pub fn new(lib: &str, threads: usize, nodes: usize, calls: usize) -> Bounds {
         let bal = matches!(lib, "bal" | "bal_all");
-        let rbl = matches!(lib, "rbl" | "rbl_weak");
+        let rbl = matches!(lib, "rbl" | "rbl_weak" | "rbl_rfe");
         Bounds {
             threads,
             nodes,
@@ -182,7 +182,7 @@ fn kind_of(lib: &str) -> Option<Kind> {
         "rdmawait" | "rdmatso" | "rdmatso_nopcie" | "rdmatso_f1" => Kind::Rdma,
         "msw" => Kind::Msw,
         "bal" | "bal_all" => Kind::Bal,
-        "rbl" | "rbl_weak" => Kind::Rbl,
+        "rbl" | "rbl_weak" | "rbl_rfe" => Kind::Rbl,
         _ => return None,
     })
 }

@@ -49,6 +49,10 @@ pub struct Implementation {
     pub name: String,
     pub file: String,
     pub implements: String,
+    /// The library the file's `implements` line names, when [`Implementation::against`]
+    /// checks the implementation against another specification of the same methods
+    /// (clients naming this library are run with `implements` in its place).
+    pub declared: Option<String>,
     pub uses: Vec<String>,
     pub families: Vec<Family>,
     pub methods: BTreeMap<String, MethodImpl>,
@@ -774,11 +778,39 @@ impl Implementation {
             name: f.name.text.clone(),
             file: file.to_string(),
             implements: f.implements.text.clone(),
+            declared: None,
             uses: lib_names,
             families,
             methods,
             map,
         })
+    }
+}
+
+impl Implementation {
+    /// Checks the implementation against the specification `lib` instead of the one
+    /// its `implements` line names (e.g. `rbl_rfe` for an `rbl` implementation): `lib`
+    /// must have the same methods with the same parameters.
+    pub fn against(&mut self, lib: &str, order: &StampOrder) -> Result<(), String> {
+        if lib == self.implements {
+            return Ok(());
+        }
+        let mine = registry::library(&self.implements, order).map_err(|e| e.to_string())?;
+        let other = registry::library(lib, order).map_err(|e| e.to_string())?;
+        let sigs = |l: &dyn Library| -> Vec<(String, Vec<mowgli_core::Param>, bool)> {
+            l.methods().iter().map(|m| (m.name.to_string(), m.params.clone(), m.returns)).collect()
+        };
+        if sigs(mine.as_ref()) != sigs(other.as_ref()) {
+            return Err(format!(
+                "`{}` implements `{}`, whose methods differ from `{lib}`'s: a specification to check it against must have the same methods",
+                self.name, self.implements
+            ));
+        }
+        if self.uses.iter().any(|u| u == lib) {
+            return Err(format!("`{}` uses `{lib}`: it cannot also be checked against it", self.name));
+        }
+        self.declared = Some(std::mem::replace(&mut self.implements, lib.to_string()));
+        Ok(())
     }
 }
 

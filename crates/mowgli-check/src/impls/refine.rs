@@ -133,11 +133,17 @@ pub enum Prepared {
 pub fn prepare(imp: &Implementation, order: &StampOrder, file: &str, text: &str) -> Result<Prepared, InputError> {
     let ie = |line, col, msg: String| InputError { file: file.to_string(), line, col, msg };
     let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
-    let low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
-    let Some(lidx) = low.lib_names.iter().position(|n| *n == imp.implements) else {
+    let mut low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
+    let named = |n: &String| *n == imp.implements || imp.declared.as_ref() == Some(n);
+    let Some(lidx) = low.lib_names.iter().position(named) else {
         // not a client of this implementation (e.g. another test of a directory)
         return Ok(Prepared::Skipped(low.name));
     };
+    if low.lib_names[lidx] != imp.implements {
+        // checked against another specification of the same methods (`--spec`)
+        low.libs[lidx] = registry::library(&imp.implements, order).map_err(|e| ie(1, 1, e.to_string()))?;
+        low.lib_names[lidx] = imp.implements.clone();
+    }
     // LOCO App. F.4: a library that orders its own subevents (RDMA^TSO) does not
     // compose with others, so its implementations take whole programs only
     let whole_only = imp.uses.iter().any(|u| registry::library(u, order).is_ok_and(|l| l.own_program_order()));
