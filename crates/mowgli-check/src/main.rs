@@ -148,6 +148,13 @@ enum Cmd {
         /// `implements` line names (same methods; e.g. `rbl_rfe`).
         #[arg(long, value_name = "LIB")]
         spec: Option<String>,
+        /// Where each refutation's observing client is written (`DIR/NAME.litmus`,
+        /// replayable with `mowgli refine IMPL --clients FILE`).
+        #[arg(long, value_name = "DIR", default_value = "observed")]
+        observe_out: PathBuf,
+        /// Seconds to search for a client observing each refutation (0: do not search).
+        #[arg(long, value_name = "S", default_value_t = 20.0)]
+        observe_budget: f64,
     },
     /// Compare two models on a corpus: every litmus test whose outcome set differs,
     /// with the outcomes only one side allows.
@@ -298,13 +305,14 @@ struct GenArgs {
     /// Size K of msw locations (`loc x @ n size K`).
     #[arg(long, value_name = "K", default_value_t = 2, help_heading = "Generated clients")]
     tuple_size: usize,
-    /// A library whose CPU reads, writes and puts observe the client (`rdmawait`, or
-    /// `none`; default rdmawait for bal and bal_all, none otherwise).
+    /// A library whose CPU reads, writes, puts and fence observe the client
+    /// (`rdmawait`: Read, Write, Put, Mfence; `sv`: Read, Write, GF; or `none`;
+    /// default rdmawait for bal and bal_all, sv for rbl, none otherwise).
     #[arg(long, value_name = "LIB", help_heading = "Generated clients")]
     observer: Option<String>,
-    /// Locations of the observer library (at most).
-    #[arg(long, value_name = "M", default_value_t = 2, help_heading = "Generated clients")]
-    observer_locs: usize,
+    /// Locations of the observer library (at most; default 1 for rbl, 2 otherwise).
+    #[arg(long, value_name = "M", help_heading = "Generated clients")]
+    observer_locs: Option<usize>,
     /// Check every generated client, without symmetry reduction.
     #[arg(long, help_heading = "Generated clients")]
     no_symmetry: bool,
@@ -729,7 +737,9 @@ fn refine_generated(
     bounds.objects = args.objects;
     bounds.wids = args.wids;
     bounds.tuple_size = args.tuple_size;
-    bounds.observer_locs = args.observer_locs;
+    if let Some(m) = args.observer_locs {
+        bounds.observer_locs = m;
+    }
     bounds.symmetry = !args.no_symmetry;
     match args.observer.as_deref() {
         Some("none") => bounds.observer = None,
@@ -958,6 +968,8 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         every_execution,
         check_specs,
         spec,
+        observe_out,
+        observe_budget,
     } = cmd
     else {
         return ExitCode::from(2);
@@ -980,6 +992,7 @@ fn obligations(cmd: &Cmd) -> ExitCode {
     bounds.wids = *wids;
     bounds.tuple_size = *tuple_size;
     bounds.self_ring = !no_self_ring;
+    bounds.self_reading_writers = !no_self_ring;
     let clients = match obligations::abstract_programs(&imp, &order, &bounds) {
         Ok(c) => c,
         Err(e) => return fail(format!("{file}: {e}")),
@@ -1010,6 +1023,18 @@ fn obligations(cmd: &Cmd) -> ExitCode {
             match spec::check_library(&lib, &order, &bounds, opts.time_limit) {
                 Ok(r) => rep.specs.push(r),
                 Err(e) => return fail(format!("{file}: D for `{lib}`: {e}")),
+            }
+        }
+    }
+    // from each refutation to a client that observes it, or what was tried (issue 17)
+    if *observe_budget > 0.0 && !rep.failures.is_empty() {
+        let budget = std::time::Duration::from_secs_f64(*observe_budget);
+        obligations::observe::observe_all(&imp, &order, &mut rep, *loop_bound, budget);
+        for o in &rep.observations {
+            let (Some(name), Some(text)) = (&o.name, &o.client) else { continue };
+            let path = observe_out.join(format!("{name}.litmus"));
+            if let Err(e) = std::fs::create_dir_all(observe_out).and_then(|_| std::fs::write(&path, text)) {
+                return fail(format!("{}: cannot write: {e}", path.display()));
             }
         }
     }
@@ -1071,6 +1096,30 @@ fn obligations(cmd: &Cmd) -> ExitCode {
             }
             for l in f.execution.lines() {
                 println!("  {l}");
+            }
+            match rep.observations.get(i) {
+                Some(o) => match (&o.name, &o.shape) {
+                    (Some(name), Some(shape)) => println!(
+                        "  observed by client {} ({shape}; found after {} of {} candidates): `mowgli refine {} --clients {}` replays it",
+                        observe_out.join(format!("{name}.litmus")).display(),
+                        o.tried,
+                        o.candidates,
+                        implementation.display(),
+                        observe_out.join(format!("{name}.litmus")).display(),
+                    ),
+                    _ => println!(
+                        "  refuted, not observed by the {} clients tried of {} ({}){}{}",
+                        o.tried,
+                        o.candidates,
+                        o.bound,
+                        o.note.as_ref().map(|n| format!(": {n}")).unwrap_or_default(),
+                        o.first_error
+                            .as_ref()
+                            .map(|e| format!("; {} could not be run, the first: {e}", o.errors))
+                            .unwrap_or_default()
+                    ),
+                },
+                None => println!("  (no client was searched for: --observe-budget 0)"),
             }
         }
         if !rep.inferred.is_empty() {

@@ -108,6 +108,12 @@ pub struct Bounds {
     /// Rings: allow one-thread clients, whose single thread writes and reads its
     /// own ring.
     pub self_ring: bool,
+    /// Rings: every writer/reader-set configuration, the writer among the readers
+    /// included (off: the writer only writes and every other thread reads, as the
+    /// paper's tests have it).
+    pub self_reading_writers: bool,
+    /// The observer's fence (`rdmawait`'s `Mfence`, `sv`'s `GF` over every node set).
+    pub observer_fences: bool,
     /// Keep only programs with at least this many threads.
     pub min_threads: usize,
     /// Keep only programs whose threads interact: with two threads or more, the
@@ -149,11 +155,21 @@ impl Bounds {
             values: 1,
             wids: 1,
             tuple_size: 2,
-            observer: bal.then(|| "rdmawait".to_string()),
-            observer_locs: 2,
+            // rbl clients observe order through sv (the library I_RBL uses): its
+            // reads, writes and GF (docs/impl-language.md#generated-clients)
+            observer: if bal {
+                Some("rdmawait".to_string())
+            } else if rbl {
+                Some("sv".to_string())
+            } else {
+                None
+            },
+            observer_locs: if rbl { 1 } else { 2 },
             symmetry: true,
             need_register: true,
             self_ring: true,
+            self_reading_writers: true,
+            observer_fences: true,
             min_threads: 1,
             connected: false,
             methods: None,
@@ -228,7 +244,24 @@ struct Call {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ObjCfg {
     Barrier(u32),
-    Ring(u8),
+    /// A ring: its writer and the set of its readers (bit i: thread i), which may
+    /// include the writer (LOCO Def. 5.2 allows wthd(x) ∈ rthd(x)).
+    Ring(u8, u32),
+}
+
+/// The observer methods the generator uses, by index in the observer's signature.
+#[derive(Clone, Copy, Debug, Default)]
+struct ObsIds {
+    read: u8,
+    write: u8,
+    /// `rdmawait`'s `Put` (none for `sv`).
+    put: Option<u8>,
+    /// The fence: `rdmawait`'s `Mfence()` or `sv`'s `GF(nodes)`.
+    fence: Option<u8>,
+    /// Whether the fence takes a node set (`GF`).
+    fence_nodes: bool,
+    /// Replicated locations (`sv`): no home node.
+    replicated: bool,
 }
 
 /// A client: nodes `1..=k`, threads (node, roles per object, calls), homes of the
@@ -300,7 +333,7 @@ pub struct Generator {
     observer: Option<(String, Vec<mowgli_core::MethodSig>)>,
     bounds: Bounds,
     /// Observer methods: Read, Write, Put.
-    obs_ids: [u8; 3],
+    obs_ids: ObsIds,
 }
 
 fn perms(n: usize) -> Vec<Vec<u8>> {
@@ -408,7 +441,8 @@ fn encode(c: &Client, r: &Renaming, used: &Used, sort: bool) -> Vec<u8> {
     out.extend(homes);
     let mut ohomes = vec![0u8; used.olocs.len()];
     for &l in &used.olocs {
-        ohomes[r.oloc[l as usize] as usize] = r.node[c.ohomes[l as usize] as usize];
+        ohomes[r.oloc[l as usize] as usize] =
+            if c.ohomes[l as usize] == 0 { 0 } else { r.node[c.ohomes[l as usize] as usize] };
     }
     out.extend(ohomes);
     out
@@ -618,18 +652,28 @@ impl Generator {
         let l: Box<dyn Library> = registry::library(lib, order).map_err(|e| e.to_string())?;
         let sigs = l.methods().to_vec();
         let observer = match &bounds.observer {
-            Some(o) if o != "rdmawait" => {
-                return Err(format!("the observer library must be `rdmawait` (not `{o}`)"));
+            Some(o) if o != "rdmawait" && o != "sv" => {
+                return Err(format!("the observer library must be `rdmawait` or `sv` (not `{o}`)"));
             }
             Some(o) if o == lib => None,
             Some(o) => Some((o.clone(), registry::library(o, order).map_err(|e| e.to_string())?.methods().to_vec())),
             None => None,
         };
-        let mut obs_ids = [0u8; 3];
-        if let Some((_, os)) = &observer {
-            for (i, n) in ["Read", "Write", "Put"].iter().enumerate() {
-                obs_ids[i] = os.iter().position(|m| m.name == *n).expect("rdmawait method") as u8;
-            }
+        let mut obs_ids = ObsIds::default();
+        if let Some((o, os)) = &observer {
+            let id = |n: &str| os.iter().position(|m| m.name == n).map(|i| i as u8);
+            let sv = o == "sv";
+            let (Some(read), Some(write)) = (id("Read"), id("Write")) else {
+                return Err(format!("the observer library `{o}` has no Read and Write"));
+            };
+            obs_ids = ObsIds {
+                read,
+                write,
+                put: if sv { None } else { id("Put") },
+                fence: if sv { id("GF") } else { id("Mfence") },
+                fence_nodes: sv,
+                replicated: sv,
+            };
         }
         let b = bounds;
         if b.threads == 0 || b.nodes == 0 || b.calls == 0 {
@@ -706,18 +750,29 @@ impl Generator {
                     v
                 }
             }
-            Kind::Rbl => (0..t as u8).map(ObjCfg::Ring).collect(),
+            Kind::Rbl => {
+                // the writer and every other thread reading first (the one
+                // configuration of the generator before self-reading writers)
+                let all = (1u32 << t) - 1;
+                let mut v = Vec::new();
+                for w in 0..t as u8 {
+                    let others = if t == 1 { all } else { all & !(1 << w) };
+                    v.push(ObjCfg::Ring(w, others));
+                    if self.bounds.self_reading_writers {
+                        v.extend((1..=all).filter(|&m| m != others).map(|m| ObjCfg::Ring(w, m)));
+                    }
+                }
+                v
+            }
             _ => vec![],
         }
     }
 
-    fn roles(&self, cfgs: &[ObjCfg], t: usize, i: usize) -> Vec<u8> {
+    fn roles(&self, cfgs: &[ObjCfg], i: usize) -> Vec<u8> {
         cfgs.iter()
             .map(|c| match c {
                 ObjCfg::Barrier(m) => (m >> i & 1) as u8,
-                ObjCfg::Ring(w) if t == 1 => 3,
-                ObjCfg::Ring(w) if *w as usize == i => 1,
-                ObjCfg::Ring(_) => 2,
+                ObjCfg::Ring(w, readers) => (*w as usize == i) as u8 | ((readers >> i & 1) as u8) << 1,
             })
             .collect()
     }
@@ -801,9 +856,9 @@ impl Generator {
             }));
         }
         if self.observer.is_some() {
-            let [read, write, put] = self.obs_ids;
+            let ObsIds { read, write, put, fence, fence_nodes, replicated } = self.obs_ids;
             for o in 0..self.nolocs() as u8 {
-                if ohomes[o as usize] == node {
+                if replicated || ohomes[o as usize] == node {
                     out.extend(self.values().map(|v| Call {
                         lib: 1,
                         method: write,
@@ -812,12 +867,21 @@ impl Generator {
                     out.push(Call { lib: 1, method: read, args: vec![Arg::OLoc(o)] });
                 }
             }
-            for o in 0..self.nolocs() as u8 {
-                out.extend(self.values().map(|v| Call {
-                    lib: 1,
-                    method: put,
-                    args: vec![Arg::OLoc(o), Arg::Lit(v), Arg::Wid(0)],
-                }));
+            if let Some(put) = put {
+                for o in 0..self.nolocs() as u8 {
+                    out.extend(self.values().map(|v| Call {
+                        lib: 1,
+                        method: put,
+                        args: vec![Arg::OLoc(o), Arg::Lit(v), Arg::Wid(0)],
+                    }));
+                }
+            }
+            match fence {
+                Some(f) if self.bounds.observer_fences && fence_nodes => {
+                    out.extend(node_sets.iter().map(|&m| Call { lib: 1, method: f, args: vec![Arg::Nodes(m)] }))
+                }
+                Some(f) if self.bounds.observer_fences => out.push(Call { lib: 1, method: f, args: vec![] }),
+                _ => {}
             }
         }
         out
@@ -894,7 +958,7 @@ impl Generator {
             let sig = &self.sigs[c.method as usize];
             sig.returns && (self.bounds.bind_ids || !matches!(sig.name, "Put" | "Get" | "Poll"))
         } else {
-            c.method == self.obs_ids[0]
+            c.method == self.obs_ids.read
         }
     }
 
@@ -1020,7 +1084,9 @@ impl Generator {
         }
         for (l, &h) in c.ohomes.iter().enumerate() {
             if used.olocs.contains(&(l as u8)) {
-                present |= 1 << (h - 1);
+                if h > 0 {
+                    present |= 1 << (h - 1);
+                }
             } else if h > 1 {
                 return false;
             }
@@ -1120,7 +1186,7 @@ impl Generator {
         let t = shape.lens.len();
         (0..t)
             .map(|i| {
-                let roles = self.roles(&shape.cfgs, t, i);
+                let roles = self.roles(&shape.cfgs, i);
                 let alpha = self.alphabet(shape.k, shape.tnodes[i], &roles, &shape.homes, &shape.ohomes);
                 self.sequences(&alpha, shape.lens[i])
             })
@@ -1138,7 +1204,9 @@ impl Generator {
                     for tnodes in tuples_of(t, k) {
                         let home_opts = if self.placed() { tuples_of(nl, k) } else { vec![vec![0; nl]] };
                         for homes in &home_opts {
-                            for ohomes in tuples_of(nol, k) {
+                            let ohome_opts =
+                                if self.obs_ids.replicated { vec![vec![0; nol]] } else { tuples_of(nol, k) };
+                            for ohomes in ohome_opts {
                                 // a node must at least be able to host something
                                 let mut cover = 0u32;
                                 tnodes
@@ -1185,7 +1253,7 @@ impl Generator {
         let Shape { k, tnodes, homes, ohomes, cfgs, .. } = shape;
         let mut lists: Vec<&[Vec<Call>]> = per_thread.iter().map(|v| v.as_slice()).collect();
         lists[0] = &per_thread[0][first];
-        let roles: Vec<Vec<u8>> = (0..t).map(|i| self.roles(cfgs, t, i)).collect();
+        let roles: Vec<Vec<u8>> = (0..t).map(|i| self.roles(cfgs, i)).collect();
         let rings = if self.kind == Kind::Rbl { nobj } else { 0 };
         for_product(&lists, &mut |seqs| {
             let client = Client {
@@ -1439,7 +1507,11 @@ impl Generator {
             if !used.olocs.contains(&(l as u8)) {
                 continue;
             }
-            s += &format!("loc {} @ {h}\n", oloc_name(l as u8));
+            s += &if h == 0 {
+                format!("loc {}\n", oloc_name(l as u8))
+            } else {
+                format!("loc {} @ {h}\n", oloc_name(l as u8))
+            };
         }
         let nobj = c.rings + c.barriers;
         for o in 0..nobj {
@@ -1692,7 +1764,7 @@ pub enum Progress {
 }
 
 /// The litmus text of a failing client, with the outcome the specification forbids.
-fn failing_text(text: &str, imp: &Implementation, r: &ClientReport) -> String {
+pub(crate) fn failing_text(text: &str, imp: &Implementation, r: &ClientReport) -> String {
     let mut s = format!(
         "# Generated by `mowgli refine`: `{}` ({}) reaches the outcome below, which the specification forbids.\n",
         imp.name, imp.file

@@ -44,6 +44,7 @@
 //! reported counterexample is confirmed against all of them.
 
 pub mod maps;
+pub mod observe;
 pub mod spec;
 
 use std::collections::BTreeMap;
@@ -155,6 +156,9 @@ pub struct Report {
     /// Obligation D (Def. 3.5) for L and each library of Λ, when asked for
     /// ([`spec::check_library`]).
     pub specs: Vec<spec::SpecReport>,
+    /// Per failure (same index), the client that observes it, or what was tried
+    /// ([`observe::observe_all`]).
+    pub observations: Vec<observe::Observation>,
 }
 
 impl Report {
@@ -587,6 +591,7 @@ fn run(
         complete: true,
         millis: 0.0,
         specs: Vec::new(),
+        observations: Vec::new(),
     };
     let mut inferred: BTreeMap<(String, String), MapEntry> = BTreeMap::new();
     for (name, text) in clients {

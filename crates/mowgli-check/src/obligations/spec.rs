@@ -114,6 +114,7 @@ pub fn check_library(
     b.wids = bounds.wids;
     b.tuple_size = bounds.tuple_size;
     b.self_ring = bounds.self_ring;
+    b.self_reading_writers = bounds.self_reading_writers;
     for (name, text) in programs(lib, order, &b, "d")? {
         if time_limit.is_some_and(|t| start.elapsed() >= t) {
             rep.complete = false;
