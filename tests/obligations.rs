@@ -31,9 +31,12 @@ fn check(imp: &str, bounds: &Bounds, infer: bool) -> Report {
     check_with(imp, &default_order(), bounds, infer)
 }
 
+/// The paper's setting for rings: the writer does not read its ring (the
+/// self-read-ring finding of issue 17 is tested on its own below).
 fn bounds(lib: &str, threads: usize, nodes: usize, calls: usize) -> Bounds {
     let mut b = Bounds::new(lib, threads, nodes, calls);
     b.self_ring = false;
+    b.self_reading_writers = false;
     b
 }
 
@@ -320,4 +323,117 @@ fn rdmatso_is_not_decomposable() {
         .unwrap_or_else(|e| panic!("{e}"));
     let why = r.not_decomposable_sup.unwrap_or_else(|| panic!("rdmatso found decomposable"));
     assert!(why.contains("Poll(") && why.contains("so ⊆ so|E1"), "{why}");
+}
+
+/// Issue 17: on a ring its writer reads, I_RBL refutes O2 (the so' edge from a
+/// Submit to the same thread's Receive has no hb image), and the refutation comes
+/// with a client that observes it: replayed with `refine`, the implementation
+/// reaches an outcome the specification forbids.
+#[test]
+fn irbl_self_read_ring_refutation_is_observed_by_a_client() {
+    let order = default_order();
+    let imp = Implementation::load(&root().join("specs/impls/irbl.impl"), &order).unwrap_or_else(|e| panic!("{e}"));
+    let b = Bounds::new("rbl", 2, 2, 2);
+    let clients = obligations::abstract_programs(&imp, &order, &b).unwrap_or_else(|e| panic!("{e}"));
+    let mut r = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.complete);
+    let f = r.failures.first().expect("O2 refuted");
+    assert_eq!(f.obligation, Obligation::O2, "{}", f.reason);
+    assert!(f.reason.contains("T1#0.aCW → T1#1.aCR"), "{}", f.reason);
+    obligations::observe::observe_all(&imp, &order, &mut r, 4, std::time::Duration::from_secs(60));
+    let o = &r.observations[0];
+    let text = o.client.as_ref().unwrap_or_else(|| panic!("not observed: {o:?}"));
+    let replay = mowgli_check::impls::refine::refine_client(&imp, &order, "observed", text, 4, false)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(replay.verdict, "FAIL", "{text}");
+    // the client's own expectation is the forbidden outcome, which the specification passes
+    let t = mowgli_check::litmus::check_text("observed", text, &order).unwrap_or_else(|e| panic!("{e}"));
+    assert!(t.expectations.iter().all(|e| e.ok) && !t.expectations.is_empty(), "{text}");
+}
+
+/// Issue 17's two repairs discharge every obligation with rings their writer reads
+/// (no `--no-self-ring`): I_RBL with a GF on the writer's own Receive against Def.
+/// 5.2, and Fig. 14 as it is against `rbl_rfe` (so = rf_e ∪ fb).
+#[test]
+fn both_self_read_ring_repairs_discharge_the_obligations() {
+    let order = default_order();
+    for (file, spec) in [("specs/impls/irbl_fence.impl", None), ("specs/impls/irbl.impl", Some("rbl_rfe"))] {
+        let mut imp = Implementation::load(&root().join(file), &order).unwrap_or_else(|e| panic!("{e}"));
+        if let Some(s) = spec {
+            imp.against(s, &order).unwrap_or_else(|e| panic!("{e}"));
+        }
+        for b in [Bounds::new("rbl", 2, 2, 2), Bounds::new("rbl", 2, 3, 2)] {
+            let clients = obligations::abstract_programs(&imp, &order, &b).unwrap_or_else(|e| panic!("{e}"));
+            let r =
+                obligations::check_clients(&imp, &order, &clients, &imp.map, &opts()).unwrap_or_else(|e| panic!("{e}"));
+            discharged(&r, &format!("{file} against {}", imp.implements));
+        }
+    }
+}
+
+/// LOCO Thm. 3.14 at a bound, for every shipped implementation and mutant: when
+/// every obligation holds at bound B, refinement holds on every generated client at
+/// bound B' (local soundness implies soundness); when an obligation is refuted, the
+/// refutation comes with an observing client (it is then a real bug), or the reason
+/// none is given is stated in the mutant's file. B = B' = 2 threads × 2 nodes × C
+/// calls (C below, chosen for the test's time budget). I_W and its mutant are
+/// whole-program only (App. F.4): their obligations are declined
+/// (`whole_program_implementations_are_declined`).
+#[test]
+fn local_soundness_implies_refinement_at_the_bound() {
+    use mowgli_check::impls::gen::{self, Partition, RunOptions};
+    let order = default_order();
+    let cases: [(&str, &str, usize); 14] = [
+        ("specs/impls/isv.impl", "sv", 1),
+        ("specs/impls/ibal.impl", "bal", 2),
+        ("specs/impls/ibal_all.impl", "bal_all", 2),
+        ("specs/impls/irbl.impl", "rbl", 2),
+        ("specs/impls/irbl_fence.impl", "rbl", 2),
+        ("specs/impls/imsw.impl", "msw", 1),
+        ("specs/impls/mutants/ibal_all_nogf.impl", "bal_all", 2),
+        ("specs/impls/mutants/ibal_loopback.impl", "bal", 2),
+        ("specs/impls/mutants/ibal_loopback_nolocalgf.impl", "bal", 2),
+        ("specs/impls/mutants/ibal_nolocalgf.impl", "bal", 2),
+        ("specs/impls/mutants/imsw_nohash.impl", "msw", 1),
+        ("specs/impls/mutants/irbl_nowait.impl", "rbl", 2),
+        ("specs/impls/mutants/isv_gf_nowait.impl", "sv", 1),
+        ("specs/impls/mutants/isv_gf_puts.impl", "sv", 1),
+    ];
+    for (file, lib, calls) in cases {
+        let imp = Implementation::load(&root().join(file), &order).unwrap_or_else(|e| panic!("{e}"));
+        let b = Bounds::new(lib, 2, 2, calls);
+        let clients = obligations::abstract_programs(&imp, &order, &b).unwrap_or_else(|e| panic!("{e}"));
+        let mut r =
+            obligations::check_clients(&imp, &order, &clients, &imp.map, &opts()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(r.complete, "{file}");
+        if r.failures.is_empty() {
+            let o = RunOptions {
+                partition: Partition::ALL,
+                first_fail: true,
+                loop_bound: 4,
+                jobs: 2,
+                time_limit: None,
+                screen: true,
+            };
+            let g = gen::run(&imp, &order, &b, &o, &|_| {}).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                (g.failed, g.errors),
+                (0, 0),
+                "{file}: obligations hold, refinement fails: {:?}",
+                g.failures.first().map(|f| &f.text)
+            );
+            assert!(g.complete && g.ok > 0, "{file}");
+            continue;
+        }
+        obligations::observe::observe_all(&imp, &order, &mut r, 4, std::time::Duration::from_secs(60));
+        for (f, o) in r.failures.iter().zip(&r.observations) {
+            let text = o
+                .client
+                .as_ref()
+                .unwrap_or_else(|| panic!("{file}: {} not observed ({o:?}): {}", f.obligation.name(), f.reason));
+            let replay = mowgli_check::impls::refine::refine_client(&imp, &order, "observed", text, 4, false)
+                .unwrap_or_else(|e| panic!("{e}\n{text}"));
+            assert_eq!(replay.verdict, "FAIL", "{file}: {text}");
+        }
+    }
 }

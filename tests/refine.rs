@@ -15,8 +15,16 @@ fn root() -> PathBuf {
 }
 
 fn run(imp: &str, clients: &[&str]) -> Vec<ClientReport> {
+    run_against(imp, None, clients)
+}
+
+/// `run` against another specification of the same methods (`--spec`).
+fn run_against(imp: &str, spec: Option<&str>, clients: &[&str]) -> Vec<ClientReport> {
     let order = default_order();
-    let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+    let mut imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+    if let Some(s) = spec {
+        imp.against(s, &order).unwrap_or_else(|e| panic!("{e}"));
+    }
     let paths: Vec<PathBuf> = clients.iter().map(|c| root().join(c)).collect();
     let files = litmus::collect(&paths).expect("clients exist");
     files
@@ -68,8 +76,42 @@ fn ibal_all_refines_bal_all() {
 }
 
 #[test]
-fn irbl_refines_rbl() {
-    all_ok("specs/impls/irbl.impl", &["specs/litmus/loco-libs", "specs/clients/rbl"], 3);
+fn irbl_refines_rbl_on_rings_whose_writer_does_not_read() {
+    all_ok("specs/impls/irbl.impl", &["specs/litmus/loco-libs", "specs/clients/rbl/rbl-two-messages.litmus"], 3);
+}
+
+/// Issue 17: a ring whose writer also reads it (LOCO Def. 5.2 allows wthd(x) ∈
+/// rthd(x)). Def. 5.2's so orders T1's Submit before its own Receive, so T1's write
+/// of y is hb-before its read of z and the store-buffering outcome is forbidden; in
+/// Fig. 14 the head write and the thread's own read of it are a CPU write then a CPU
+/// read (Fig. 10 B1 ✗). Observed with sv's GF and with rdmawait's Mfence.
+#[test]
+fn irbl_fails_on_a_ring_its_writer_reads() {
+    let clients = ["specs/clients/rbl/rbl-self-sb-sv.litmus", "specs/clients/rbl/rbl-self-sb-rdmawait.litmus"];
+    let reports = run("specs/impls/irbl.impl", &clients);
+    assert_eq!(reports.len(), 2);
+    for r in &reports {
+        assert_eq!(r.verdict, "FAIL", "{}", r.file);
+        let c = r.counterexample.as_ref().expect("a counterexample");
+        for (reg, v) in [("T1:a", "true"), ("T1:c", "[1]"), ("T1:r1", "0"), ("T2:r2", "0")] {
+            assert_eq!(c.outcome.get(reg).map(String::as_str), Some(v), "{}: {:?}", r.file, c.outcome);
+        }
+    }
+}
+
+/// The two repairs of issue 17 pass every rbl client, the self-reading ones included:
+/// the implementation with a GF on the writer's own Receive against Def. 5.2, and
+/// Fig. 14 as it is against `rbl_rfe` (so = rf_e ∪ fb).
+#[test]
+fn both_repairs_refine_on_every_rbl_client() {
+    all_ok("specs/impls/irbl_fence.impl", &["specs/litmus/loco-libs", "specs/clients/rbl"], 5);
+    let reports =
+        run_against("specs/impls/irbl.impl", Some("rbl_rfe"), &["specs/litmus/loco-libs", "specs/clients/rbl"]);
+    assert_eq!(reports.len(), 5);
+    for r in &reports {
+        assert_eq!(r.verdict, "ok", "{}: {:?}", r.file, r.counterexample);
+        assert!(r.impl_outcomes > 0 && !r.bounded, "{}", r.file);
+    }
 }
 
 #[test]
@@ -106,7 +148,9 @@ fn mutant_isv_gf_nowait_is_caught() {
 
 #[test]
 fn mutant_irbl_nowait_is_caught() {
-    let r = caught("specs/impls/mutants/irbl_nowait.impl", &["specs/clients/rbl"]);
+    // (the self-read-ring clients of specs/clients/rbl catch it too, for the reason
+    // they catch irbl: `irbl_fails_on_a_ring_its_writer_reads`)
+    let r = caught("specs/impls/mutants/irbl_nowait.impl", &["specs/clients/rbl/rbl-two-messages.litmus"]);
     assert_eq!(r.name, "rbl-two-messages");
 }
 
@@ -465,13 +509,47 @@ mod generated {
         assert_eq!(r.ok, r.checked);
     }
 
+    /// Rings as the paper's tests have them: the writer does not read its ring.
+    fn paper_rings(threads: usize, nodes: usize, calls: usize) -> Bounds {
+        let mut b = Bounds::new("rbl", threads, nodes, calls);
+        b.self_ring = false;
+        b.self_reading_writers = false;
+        b.observer = None;
+        b
+    }
+
     #[test]
     fn irbl_ibal_refine_on_generated_clients() {
-        for (imp, lib, calls) in [("specs/impls/irbl.impl", "rbl", 3), ("specs/impls/ibal.impl", "bal", 2)] {
-            let r = run(imp, &Bounds::new(lib, 2, 2, calls), &opts(false));
+        for (imp, b) in [
+            ("specs/impls/irbl.impl", paper_rings(2, 2, 3)),
+            // every ring configuration, sv observing (4,042 clients)
+            ("specs/impls/irbl_fence.impl", Bounds::new("rbl", 2, 2, 2)),
+            ("specs/impls/ibal.impl", Bounds::new("bal", 2, 2, 2)),
+        ] {
+            let r = run(imp, &b, &opts(false));
             assert_eq!((r.failed, r.errors, r.bounded), (0, 0, 0), "{imp}: {:?}", r.failures.first().map(|f| &f.text));
             assert_eq!(r.ok, r.distinct, "{imp}");
         }
+    }
+
+    /// Issue 17: the generated clients find the self-read-ring failure unaided, at the
+    /// smallest bound that can show it. A client needs three calls in the ring's
+    /// writer (Submit, its own Receive, and a call after the Receive: nothing leaves a
+    /// Receive's aCR in so, so only a po-later call can close a cycle through the so'
+    /// edge) and three in the other thread (a write, a fence — Fig. 10 B5 ✗ leaves a
+    /// write unordered before a failing Receive's aWT — and an observation): 2 threads
+    /// × 3 calls, size 6. Every client of sizes 1-5 passes.
+    #[test]
+    fn generated_clients_find_the_self_read_ring_failure() {
+        let f = first_failure("specs/impls/irbl.impl", &Bounds::new("rbl", 2, 2, 3));
+        assert_eq!(f.size, 6, "{}", f.text);
+        assert!(f.text.contains("GF("), "{}", f.text);
+        // the ring's writer receives from it
+        let writer = f.text.lines().find_map(|l| l.split("writer ").nth(1)).and_then(|w| w.split_whitespace().next());
+        let w = writer.expect("a ring").to_string();
+        let body: String = f.text.split(&format!("{w}:\n")).nth(1).unwrap_or("").to_string();
+        let body = body.split("\nT").next().unwrap_or("");
+        assert!(body.contains("Submit(q") && body.contains("Receive(q)"), "{}", f.text);
     }
 
     /// A failing generated client, kept as a litmus file, is a test the specification
