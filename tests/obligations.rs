@@ -215,12 +215,46 @@ fn cli_table_json_and_exit_codes() {
     assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
     let text = String::from_utf8_lossy(&ok.stdout);
     assert!(text.contains("GF") && text.contains("O3") && text.contains("ok ("), "{text}");
-    let bad = run(&["obligations", "specs/impls/mutants/isv_gf_puts.impl", "--calls", "1", "--threads", "1", "--json"]);
+    let bad = run(&[
+        "obligations",
+        "specs/impls/mutants/isv_gf_puts.impl",
+        "--calls",
+        "1",
+        "--threads",
+        "1",
+        "--json",
+        "--observe-budget",
+        "0",
+    ]);
     assert_eq!(bad.status.code(), Some(1));
     let doc: serde_json::Value = serde_json::from_slice(&bad.stdout).expect("JSON");
     assert_eq!(doc["failures"][0]["obligation"], "O1");
     let missing = run(&["obligations", "specs/impls/nope.impl"]);
     assert_eq!(missing.status.code(), Some(2));
+}
+
+/// Issue 17 through the command: `mowgli obligations specs/impls/irbl.impl` with no
+/// bound flags reports the O2 refutation with an observing client file, which
+/// `mowgli refine` replays as a failure.
+#[test]
+fn cli_writes_the_observing_client() {
+    let dir = std::env::temp_dir().join(format!("mowgli-observed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.display().to_string();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_mowgli")).current_dir(root()).args(args).output().expect("runs")
+    };
+    let r = run(&["obligations", "specs/impls/irbl.impl", "--observe-out", &out]);
+    assert_eq!(r.status.code(), Some(1), "{}", String::from_utf8_lossy(&r.stderr));
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(text.contains("O2") && text.contains("observed by client"), "{text}");
+    let file = dir.join("observe-irbl-1-sb.litmus");
+    assert!(file.exists(), "{text}");
+    let replay = run(&["refine", "specs/impls/irbl.impl", "--clients", &file.display().to_string()]);
+    assert_eq!(replay.status.code(), Some(1), "{}", String::from_utf8_lossy(&replay.stdout));
+    let fixed = run(&["refine", "specs/impls/irbl_fence.impl", "--clients", &file.display().to_string()]);
+    assert_eq!(fixed.status.code(), Some(0), "{}", String::from_utf8_lossy(&fixed.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The explicit engine discharges a partial witness whose so already satisfies every
