@@ -32,7 +32,12 @@ pub enum Op {
     Set(usize, Src),
     Mfence,
     /// A locked compare-and-swap: `reg := [loc]; if reg = expect then [loc] := new`.
-    Cas { reg: usize, loc: usize, expect: i64, new: i64 },
+    Cas {
+        reg: usize,
+        loc: usize,
+        expect: i64,
+        new: i64,
+    },
 }
 
 pub struct Program {
