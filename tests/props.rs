@@ -25,6 +25,9 @@ use mowgli_core::{BitRel, ExecGraph};
 use mowgli_libs::orders::default_order;
 use proptest::prelude::*;
 
+#[path = "common/tso.rs"]
+mod tso;
+
 type Outcome = BTreeMap<String, String>;
 
 // ---------------------------------------------------------------------------
@@ -215,74 +218,48 @@ fn show_outcome(p: &Prog, regs: &[BTreeMap<usize, i64>], mem: &dyn Fn(usize, Opt
     o
 }
 
-/// x86-TSO as an abstract machine over CPU-only programs.
+/// x86-TSO as an abstract machine over CPU-only programs: the shared interpreter
+/// of `tests/common/tso.rs` (register `i` of a thread is the result of its
+/// instruction `i`).
 fn tso_outcomes(p: &Prog) -> BTreeSet<Outcome> {
-    #[derive(Clone, PartialEq, Eq, Hash)]
-    struct St {
-        pc: Vec<usize>,
-        buf: Vec<Vec<(usize, i64)>>,
-        mem: Vec<i64>,
-        regs: Vec<BTreeMap<usize, i64>>,
-    }
-    let n = p.threads.len();
-    let init = St {
-        pc: vec![0; n],
-        buf: vec![vec![]; n],
-        mem: p.locs.iter().map(|l| l.2).collect(),
-        regs: vec![BTreeMap::new(); n],
+    let prog = tso::Program {
+        init: p.locs.iter().map(|l| l.2).collect(),
+        threads: p
+            .threads
+            .iter()
+            .map(|(_, ins)| {
+                ins.iter()
+                    .enumerate()
+                    .map(|(i, x)| match x {
+                        Ins::Write(k, v) => tso::Op::Write(*k, tso::Src::Imm(*v)),
+                        Ins::Read(k) => tso::Op::Read(i, *k),
+                        Ins::Mfence => tso::Op::Mfence,
+                        Ins::Cas(k, a, b) => tso::Op::Cas { reg: i, loc: *k, expect: *a, new: *b },
+                        _ => unreachable!("CPU-only programs"),
+                    })
+                    .collect()
+            })
+            .collect(),
+        regs: p.threads.iter().map(|(_, ins)| vec![0; ins.len()]).collect(),
     };
-    let mut seen = HashSet::new();
-    let mut stack = vec![init];
-    let mut out = BTreeSet::new();
-    while let Some(s) = stack.pop() {
-        if !seen.insert(s.clone()) {
-            continue;
-        }
-        let mut done = true;
-        for t in 0..n {
-            // flush the oldest buffered write
-            if !s.buf[t].is_empty() {
-                done = false;
-                let mut s2 = s.clone();
-                let (k, v) = s2.buf[t].remove(0);
-                s2.mem[k] = v;
-                stack.push(s2);
-            }
-            let Some(ins) = p.threads[t].1.get(s.pc[t]) else { continue };
-            done = false;
-            let mut s2 = s.clone();
-            s2.pc[t] += 1;
-            let i = s.pc[t];
-            match ins {
-                Ins::Write(k, v) => s2.buf[t].push((*k, *v)),
-                Ins::Read(k) => {
-                    let v = s.buf[t].iter().rev().find(|(l, _)| l == k).map(|w| w.1).unwrap_or(s.mem[*k]);
-                    s2.regs[t].insert(i, v);
-                }
-                Ins::Mfence => {
-                    if !s.buf[t].is_empty() {
-                        continue;
-                    }
-                }
-                Ins::Cas(k, a, b) => {
-                    if !s.buf[t].is_empty() {
-                        continue;
-                    }
-                    let old = s.mem[*k];
-                    if old == *a {
-                        s2.mem[*k] = *b;
-                    }
-                    s2.regs[t].insert(i, old);
-                }
-                _ => unreachable!("CPU-only programs"),
-            }
-            stack.push(s2);
-        }
-        if done {
-            out.insert(show_outcome(p, &s.regs, &|k, _| s.mem[k]));
-        }
-    }
-    out
+    tso::run(&prog)
+        .into_keys()
+        .map(|f| {
+            let regs: Vec<BTreeMap<usize, i64>> = p
+                .threads
+                .iter()
+                .enumerate()
+                .map(|(t, (_, ins))| {
+                    ins.iter()
+                        .enumerate()
+                        .filter(|(_, x)| matches!(x, Ins::Read(_) | Ins::Cas(..)))
+                        .map(|(i, _)| (i, f.regs[t][i]))
+                        .collect()
+                })
+                .collect();
+            show_outcome(p, &regs, &|k, _| f.mem[k])
+        })
+        .collect()
 }
 
 /// Sequential consistency: operations take effect atomically, one thread at a

@@ -233,6 +233,10 @@ pub struct Witness {
 #[derive(Clone, Debug, Default)]
 pub struct Results {
     pub outcomes: BTreeMap<Outcome, Option<Witness>>,
+    /// Consistent executions found per outcome: all of them with
+    /// [`Problem::all_executions`] (herd7's Positive/Negative counts), otherwise
+    /// at least one per outcome.
+    pub executions: BTreeMap<Outcome, u64>,
     pub stats: Stats,
     /// Some loop hit the unrolling bound: the result is bounded.
     pub bound_hit: bool,
@@ -1207,6 +1211,12 @@ fn outcome_of(
 fn leaf(st: &mut SearchState, searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>]) -> bool {
     let Some((o, chosen)) = outcome_of(st, searches) else { return false };
     st.res.stats.consistent += 1;
+    match st.res.executions.get_mut(&o) {
+        Some(n) => *n += 1,
+        None => {
+            st.res.executions.insert(o.clone(), 1);
+        }
+    }
     if let Some(visit) = st.visit.as_deref_mut() {
         let Some(so) = mowgli_core::library::lambda_consistent(st.g, searches) else { return false };
         let mut relations: Vec<(String, BitRel)> = Vec::new();

@@ -43,6 +43,10 @@ enum Cmd {
         /// (backtracking) or `z3` (SMT; libraries rdmawait, msw, sv, bal).
         #[arg(long, value_enum, default_value = "explicit")]
         engine: mowgli_check::engine::Backend,
+        /// Output format: `text`, or `herd` (herd7's log, for mcompare7 and msum7;
+        /// herd7 x86 tests only; the summary goes to stderr).
+        #[arg(long, value_enum, default_value = "text", conflicts_with = "json")]
+        format: LitmusFormat,
     },
     /// Bounded refinement (LOCO Def. 3.10): every outcome of the implementation on a
     /// client must be an outcome of the specification.
@@ -424,10 +428,17 @@ fn load_impl(
     Ok((order, imp))
 }
 
+/// Output of `mowgli litmus`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LitmusFormat {
+    Text,
+    Herd,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Litmus { paths, json, stats, stamp_order, quiet, dot, engine } => {
+        Cmd::Litmus { paths, json, stats, stamp_order, quiet, dot, engine, format } => {
             let order = match load_order(&stamp_order) {
                 Ok(o) => o,
                 Err(e) => {
@@ -448,7 +459,16 @@ fn main() -> ExitCode {
             for f in &files {
                 match litmus::check_file_on(f, &order, engine) {
                     Ok(r) => {
-                        if !json && (!quiet || !r.all_ok()) {
+                        if format == LitmusFormat::Herd {
+                            match litmus::herdlog::log(&r) {
+                                Ok(l) => print!("{l}"),
+                                Err(e) => {
+                                    eprintln!("{e}");
+                                    errors.push(e);
+                                    continue;
+                                }
+                            }
+                        } else if !json && (!quiet || !r.all_ok()) {
                             print!("{}", litmus::render(&r, stats));
                         }
                         if let Some(dir) = &dot {
@@ -496,7 +516,7 @@ fn main() -> ExitCode {
             } else {
                 let cand: u64 = reports.iter().map(|r| r.stats.candidates).sum();
                 let naive: f64 = reports.iter().map(|r| r.stats.naive).sum();
-                println!(
+                let summary = format!(
                     "summary: {} tests, {} expectations: {} ok, {} known disagreements (documented), {} FAIL, {} malformed{}",
                     reports.len(),
                     nexp,
@@ -516,6 +536,11 @@ fn main() -> ExitCode {
                         String::new()
                     }
                 );
+                if format == LitmusFormat::Herd {
+                    eprintln!("{summary}");
+                } else {
+                    println!("{summary}");
+                }
             }
             if !errors.is_empty() {
                 ExitCode::from(2)

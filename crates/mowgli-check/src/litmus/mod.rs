@@ -1,5 +1,7 @@
 //! The litmus front end: parse, check, run, and report (`mowgli litmus`).
 
+pub mod herd;
+pub mod herdlog;
 pub mod lex;
 pub mod lower;
 pub mod syntax;
@@ -85,6 +87,9 @@ pub struct TestReport {
     pub stats: Stats,
     /// A loop reached the unrolling bound (results are bounded).
     pub bounded: bool,
+    /// For a test read from herd7's x86 format: herd's verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub herd: Option<herdlog::HerdResult>,
 }
 
 impl TestReport {
@@ -131,11 +136,16 @@ pub fn check_text_on(
 ) -> Result<TestReport, InputError> {
     let ie = |line, col, msg: String| InputError { file: file.to_string(), line, col, msg };
     let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
-    let low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
+    let mut low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
+    if let Some(h) = &ast.herd {
+        show_herd_locations(&mut low, h);
+    }
     let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     let mut prob = lower::problem(&low, to);
     prob.prune = prune;
     prob.backend = backend;
+    // herd counts executions (its Positive/Negative)
+    prob.all_executions = ast.herd.is_some();
     let res = engine::run(&prob, true).map_err(|e| ie(1, 1, e.to_string()))?;
     let mut shown: Vec<BTreeMap<String, String>> = res.outcomes.keys().map(|o| lower::show_outcome(&low, o)).collect();
     shown.sort();
@@ -167,9 +177,24 @@ pub fn check_text_on(
         libraries: low.lib_names.clone(),
         outcomes: shown,
         expectations,
+        herd: ast.herd.as_ref().map(|h| herdlog::result(h, &low, &res)),
         stats: res.stats,
         bounded: res.bound_hit,
     })
+}
+
+/// A herd test's outcomes show the memory locations herd observes (those of its
+/// condition and `locations` line), not only those of its expectations.
+fn show_herd_locations(low: &mut lower::Lowered, h: &herd::HerdInfo) {
+    for l in &h.observed {
+        if let herd::HLoc::Global(x) = l {
+            if let Some(i) = low.world.locs.iter().position(|li| !li.implicit && li.name == *x) {
+                low.shown_locs.push((i, None));
+            }
+        }
+    }
+    low.shown_locs.sort();
+    low.shown_locs.dedup();
 }
 
 fn event_label(low: &lower::Lowered, e: &mowgli_core::Event) -> String {
@@ -332,6 +357,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 
 /// Human-readable report of one test.
 pub fn render(r: &TestReport, stats: bool) -> String {
+    if let Some(h) = &r.herd {
+        return herdlog::render(r, h, stats);
+    }
     let mut s = format!("test {} ({})\n", r.name, r.file);
     s += &format!("  outcomes ({}):\n", r.outcomes.len());
     for o in &r.outcomes {

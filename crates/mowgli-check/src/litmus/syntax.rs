@@ -100,6 +100,9 @@ pub struct Litmus {
     /// declarations; its parts are concatenated.
     pub bodies: Vec<(Name, Vec<Stmt>)>,
     pub expects: Vec<Expect>,
+    /// A test read from herd7's x86 format ([`super::herd`]): its condition and
+    /// what herd's log shows.
+    pub herd: Option<Box<super::herd::HerdInfo>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -341,8 +344,11 @@ fn is_test_name(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '.' | '-'))
 }
 
-/// Parses a litmus file.
+/// Parses a litmus file (or a herd7 x86 test, [`super::herd::is_herd`]).
 pub fn parse(text: &str) -> R<Litmus> {
+    if super::herd::is_herd(text) {
+        return super::herd::parse(text);
+    }
     let mut t = Litmus {
         name: String::new(),
         description: None,
@@ -354,6 +360,7 @@ pub fn parse(text: &str) -> R<Litmus> {
         rings: vec![],
         bodies: vec![],
         expects: vec![],
+        herd: None,
     };
     let mut seen_test = false;
     let mut last_was_test = false;
