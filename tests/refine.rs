@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mowgli_check::impls::refine::{refine_client, ClientReport};
+use mowgli_check::impls::refine::{refine_client, ClientReport, ClientVerdict};
 use mowgli_check::impls::Implementation;
 use mowgli_check::litmus;
 use mowgli_libs::orders::default_order;
@@ -25,7 +25,7 @@ fn run(imp: &str, clients: &[&str]) -> Vec<ClientReport> {
             let text = std::fs::read_to_string(f).expect("readable");
             refine_client(&imp, &order, &f.display().to_string(), &text, 4, false).unwrap_or_else(|e| panic!("{e}"))
         })
-        .filter(|r| r.verdict != "skipped")
+        .filter(|r| r.verdict != ClientVerdict::Skipped)
         .collect()
 }
 
@@ -33,7 +33,7 @@ fn all_ok(imp: &str, clients: &[&str], expected_clients: usize) {
     let reports = run(imp, clients);
     assert_eq!(reports.len(), expected_clients, "{imp}: clients checked");
     for r in &reports {
-        assert_eq!(r.verdict, "ok", "{imp} on {}: {:?}", r.file, r.counterexample);
+        assert_eq!(r.verdict, ClientVerdict::Ok, "{imp} on {}: {:?}", r.file, r.counterexample);
         assert!(r.impl_outcomes > 0, "{imp} on {}: vacuous (no implementation outcome)", r.file);
         assert!(!r.bounded, "{imp} on {}: bounded", r.file);
     }
@@ -41,7 +41,7 @@ fn all_ok(imp: &str, clients: &[&str], expected_clients: usize) {
 
 fn caught(mutant: &str, clients: &[&str]) -> ClientReport {
     let reports = run(mutant, clients);
-    let failing: Vec<_> = reports.into_iter().filter(|r| r.verdict == "FAIL").collect();
+    let failing: Vec<_> = reports.into_iter().filter(|r| r.verdict == ClientVerdict::Fail).collect();
     assert!(!failing.is_empty(), "{mutant} is not caught");
     let r = failing.into_iter().next().expect("one");
     let c = r.counterexample.as_ref().expect("a counterexample");
@@ -127,7 +127,7 @@ fn mutant_ibal_all_nogf_is_caught() {
 #[ignore]
 fn mutant_ibal_loopback_has_no_counterexample_in_the_model() {
     let r = run("specs/impls/mutants/ibal_loopback.impl", &["specs/clients/bal"]);
-    assert!(r.iter().all(|r| r.verdict == "ok" && r.impl_outcomes > 0));
+    assert!(r.iter().all(|r| r.verdict == ClientVerdict::Ok && r.impl_outcomes > 0));
 }
 
 /// The client on which a counter revert would let a barrier call return without its
@@ -139,7 +139,7 @@ fn the_revert_client_has_no_execution_without_loopback() {
     for imp in ["specs/impls/ibal.impl", "specs/impls/mutants/ibal_nolocalgf.impl"] {
         let r = run(imp, &["specs/clients/bal-revert"]);
         assert_eq!(r.len(), 1);
-        assert!(r[0].verdict == "ok" && r[0].vacuous && r[0].spec_outcomes == 0, "{imp}: {:?}", r[0]);
+        assert!(r[0].verdict == ClientVerdict::Ok && r[0].vacuous && r[0].spec_outcomes == 0, "{imp}: {:?}", r[0]);
     }
 }
 
@@ -160,7 +160,7 @@ fn revert_client(imp: &str, screen: bool) -> ClientReport {
 fn mutant_ibal_loopback_nolocalgf_reverts_the_counter() {
     // screened: the search stops at the first (forbidden) outcome
     let r = revert_client("specs/impls/mutants/ibal_loopback_nolocalgf.impl", true);
-    assert_eq!(r.verdict, "FAIL");
+    assert_eq!(r.verdict, ClientVerdict::Fail);
     let c = r.counterexample.expect("a counterexample");
     // T1's third call (abstract call 2) reads its own counter = 1, although its second
     // call wrote 2 there
@@ -177,7 +177,7 @@ fn mutant_ibal_loopback_nolocalgf_reverts_the_counter() {
 fn mutant_ibal_loopback_cannot_revert_behind_the_fence() {
     // unscreened: every execution is searched, so vacuity is decided without a budget
     let r = revert_client("specs/impls/mutants/ibal_loopback.impl", false);
-    assert!(r.verdict == "ok" && r.vacuous, "{r:?}");
+    assert!(r.verdict == ClientVerdict::Ok && r.vacuous, "{r:?}");
 }
 
 #[test]

@@ -26,13 +26,35 @@ pub struct Counterexample {
     pub dot: String,
 }
 
+/// The verdict on one client (written `ok`, `FAIL`, `skipped` in reports and JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ClientVerdict {
+    /// Every implementation outcome is a specification outcome.
+    #[serde(rename = "ok")]
+    Ok,
+    /// The implementation reaches an outcome the specification forbids.
+    #[serde(rename = "FAIL")]
+    Fail,
+    /// The test does not use the implemented library.
+    #[serde(rename = "skipped")]
+    Skipped,
+}
+
+impl std::fmt::Display for ClientVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(match self {
+            ClientVerdict::Ok => "ok",
+            ClientVerdict::Fail => "FAIL",
+            ClientVerdict::Skipped => "skipped",
+        })
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct ClientReport {
     pub file: String,
     pub name: String,
-    /// `ok` (every implementation outcome is a specification outcome), `FAIL`, or
-    /// `skipped` (the test does not use the implemented library).
-    pub verdict: &'static str,
+    pub verdict: ClientVerdict,
     pub spec_outcomes: usize,
     /// Register outcomes of the implementation found. With screening (see
     /// [`engine::run_outside`]) only the plain executions that could reach an
@@ -62,7 +84,7 @@ impl ClientReport {
         ClientReport {
             file: file.to_string(),
             name: name.to_string(),
-            verdict: "skipped",
+            verdict: ClientVerdict::Skipped,
             spec_outcomes: 0,
             impl_outcomes: 0,
             impl_outcomes_complete: true,
@@ -281,7 +303,7 @@ pub fn refine_client(
     Ok(ClientReport {
         file: file.to_string(),
         name: low.name.clone(),
-        verdict: if cex.is_some() { "FAIL" } else { "ok" },
+        verdict: if cex.is_some() { ClientVerdict::Fail } else { ClientVerdict::Ok },
         spec_outcomes: spec_regs.len(),
         impl_outcomes: impl_regs.len(),
         impl_outcomes_complete: !screen,
