@@ -421,7 +421,7 @@ fn conclude(d: &Decided, json: Option<serde_json::Value>) -> ExitCode {
 fn input_error(json: bool, msg: impl std::fmt::Display) -> ExitCode {
     let msg = msg.to_string();
     eprintln!("{msg}");
-    let d = Decided::new(Verdict::Error, "an input is unreadable or malformed: see the message above");
+    let d = Decided::new(Verdict::Error, msg.lines().next().unwrap_or_default());
     conclude(&d, json.then(|| serde_json::json!({ "errors": [msg] })))
 }
 
