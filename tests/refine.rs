@@ -182,8 +182,20 @@ fn mutant_ibal_loopback_cannot_revert_behind_the_fence() {
 
 #[test]
 fn mutant_iw_wait_one_node_is_caught() {
-    let r = caught("specs/impls/mutants/iw_wait_one_node.impl", &["specs/litmus"]);
+    let r =
+        caught("specs/impls/mutants/iw_wait_one_node.impl", &["specs/litmus/loco/LOCO-Fig4-SB-put-get-wait.litmus"]);
     assert_eq!(r.name, "LOCO-Fig4-SB-put-get-wait");
+    // LOCO Fig. 3's outcomes are final values of `z`, which I_W keeps as the RDMA^TSO
+    // location of the same name: they are compared too, and the mutant's Wait (one
+    // node only) leaves z = 1 (issue 11, item 4; before, these tests passed unchecked)
+    let failing: Vec<(String, Option<String>)> = run("specs/impls/mutants/iw_wait_one_node.impl", &["specs/litmus"])
+        .into_iter()
+        .filter(|r| r.verdict == ClientVerdict::Fail)
+        .map(|r| (r.name, r.counterexample.and_then(|c| c.outcome.get("z").cloned())))
+        .collect();
+    for fig3 in ["LOCO-Fig3a-put-wait", "LOCO-Fig3b-put-put-wait", "LANG-Fig3b-var-loop"] {
+        assert!(failing.contains(&(fig3.to_string(), Some("1".to_string()))), "{fig3}: {failing:?}");
+    }
 }
 
 // ---------------------------------------------------------------------------

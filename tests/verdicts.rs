@@ -238,6 +238,15 @@ fn refine_conditions_on_locations() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("abstract-location.litmus:10:1: `x@2` is a location of `sv`"), "{err}");
     assert!(err.contains("no final value") && err.contains("r = Read(x)") && err.contains("`T:r = v`"), "{err}");
+    // I_W keeps an RDMA^WAIT location as the RDMA^TSO location of the same name: LOCO
+    // Fig. 3a's `z` is memory on both sides, observed; the mutant whose Wait looks at
+    // one node only leaves z = 1
+    let fig3a = "specs/litmus/loco/LOCO-Fig3a-put-wait.litmus";
+    let (code, out, err) = mowgli(&["refine", "specs/impls/iw.impl", "--clients", fig3a]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = mowgli(&["refine", "specs/impls/mutants/iw_wait_one_node.impl", "--clients", fig3a]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("the implementation reaches z=1, which the specification forbids"), "{out}");
     // the same client observing x through the register is accepted
     let reg = tmp(
         "abstract-through-register.litmus",

@@ -267,7 +267,8 @@ pub fn refine_client(
     let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     // the compared outcome: the registers, and the final values of the client's own
     // locations its `expect` conditions name (rejected for the implemented library's)
-    let observed = observed_locations(imp, &setup, file)?;
+    let mut prob = setup.impl_problem(to, loop_bound).map_err(|m| ie(1, 1, m))?;
+    let observed = observed_locations(imp, &setup, &prob, file)?;
     let observe = !observed.is_empty();
     let key = |o: &engine::Outcome| -> Observed {
         (o.regs.clone(), observed.iter().map(|k| o.finals.get(k).cloned()).collect())
@@ -280,7 +281,6 @@ pub fn refine_client(
     let spec_regs: BTreeSet<engine::Regs> = spec_keys.iter().map(|k| k.0.clone()).collect();
     // the implementation (screening compares registers only: not when locations are observed)
     let screen = screen && !observe;
-    let mut prob = setup.impl_problem(to, loop_bound).map_err(|m| ie(1, 1, m))?;
     prob.regs_only = !observe;
     let res = if screen { engine::first_outside(&prob, true, &spec_regs) } else { engine::run(&prob, true) }
         .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?;
@@ -339,24 +339,47 @@ type Observed = (engine::Regs, Vec<Option<Value>>);
 /// access it (loc(I) ∩ loc(p̃) = ∅, Def. 3.10), ⟦p̃⟧_I keeps those events, and the
 /// proof that local soundness implies soundness (LOCO Thm. E.3) keeps them with
 /// their so, so a sound implementation leaves its final value as the
-/// specification can. A location of the implemented library L is not memory in
-/// ⟦p̃⟧_I at all (the implementation keeps it in locations of its own): it has no
-/// final value there, and naming it is an error that says how to observe it.
+/// specification can. A location the client passes to the implemented library L
+/// is, in general, no memory in ⟦p̃⟧_I (the implementation keeps it in locations
+/// of its own, e.g. I_SV's `copy(x)[n]`): it has no final value there, and naming
+/// it is an error that says how to observe it. The exception is an implementation
+/// that keeps L's location as the location of the same name of a library it uses
+/// (I_W: an RDMA^WAIT location is the RDMA^TSO location, LOCO App. F): some call
+/// the implementation makes in ⟦p̃⟧_I names it, so it is memory on both sides and
+/// its final value is compared (LOCO Fig. 3's outcomes are such final values).
 fn observed_locations(
     imp: &Implementation,
     setup: &Setup,
+    prob: &Problem,
     file: &str,
 ) -> Result<Vec<(usize, Option<u32>)>, InputError> {
     let low = &setup.low;
+    if low.shown_locs.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut abstract_objects = Vec::new();
     let mut wids = Vec::new();
     for (prog, _) in &low.threads {
         collect_args(prog, setup.lidx, &mut abstract_objects, &mut wids);
     }
+    // the client's locations that calls made by the implementation name
+    let mut kept: BTreeSet<usize> = BTreeSet::new();
+    for t in 0..prob.threads.len() {
+        engine::unfold_thread_observing(prob, t, &mut |_, c| {
+            if c.origin.is_some() {
+                kept.extend(c.args.iter().filter_map(|a| match a {
+                    Value::Loc(l) => Some(*l),
+                    _ => None,
+                }));
+            }
+        })
+        .map_err(|e| InputError { file: file.to_string(), line: 1, col: 1, msg: e.to_string() })?;
+    }
+    let unobservable = |l: usize| abstract_objects.contains(&Value::Loc(l)) && !kept.contains(&l);
     for e in &low.expects {
         let mut named = BTreeSet::new();
         cond_locs(&e.cond, &mut named);
-        if let Some(&(l, node)) = named.iter().find(|(l, _)| abstract_objects.contains(&Value::Loc(*l))) {
+        if let Some(&(l, node)) = named.iter().find(|(l, _)| unobservable(*l)) {
             let name = &low.world.locs[l].name;
             let shown = match node {
                 Some(n) => format!("{name}@{n}"),
