@@ -405,6 +405,11 @@ fn load_impl(
     Ok((order, imp))
 }
 
+/// Appended to the reason of a verified run where a loop reached the unrolling
+/// bound: the unrolling bound is part of the stated bound (docs/user-guide.md,
+/// "Verdicts and exit codes").
+const BOUNDED: &str = "; bounded: a loop reached the unrolling bound";
+
 /// Ends a run by its verdict: the human output's last line states it (`verdict:
 /// WORD (why)`), or, with `--json`, the document gets the fields `verdict` and
 /// `verdict_reason`; the exit status is the verdict's (see `mowgli_check::verdict`).
@@ -479,7 +484,11 @@ fn main() -> ExitCode {
                 match verdict {
                     Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
                     Verdict::Counterexample => format!("{nfail} of {nexp} expectations fail"),
-                    _ => format!("{} of {nexp} expectations hold, {nknown} documented disagreements", nexp - nknown),
+                    _ => format!(
+                        "{} of {nexp} expectations hold, {nknown} documented disagreements{}",
+                        nexp - nknown,
+                        if reports.iter().any(|r| r.bounded) { BOUNDED } else { "" }
+                    ),
                 },
             );
             if json {
@@ -674,8 +683,9 @@ fn refine(
                 format!("{failed} of {} clients reach an outcome the specification forbids", reports.len())
             }
             _ => format!(
-                "every outcome of the implementation on the {} clients is an outcome of the specification",
-                reports.len()
+                "every outcome of the implementation on the {} clients is an outcome of the specification{}",
+                reports.len(),
+                if reports.iter().any(|r| r.bounded) { BOUNDED } else { "" }
             ),
         },
     );
@@ -847,13 +857,14 @@ fn refine_generated(
                 rep.first_error.as_deref().unwrap_or("?")
             ),
             _ => format!(
-                "all {} clients of the bound{} checked, none reaches an outcome the specification forbids",
+                "all {} clients of the bound{} checked, none reaches an outcome the specification forbids{}",
                 rep.checked,
                 if rep.partition.count > 1 {
                     format!(" (partition {}/{})", rep.partition.index, rep.partition.count)
                 } else {
                     String::new()
-                }
+                },
+                if rep.bounded > 0 { BOUNDED } else { "" }
             ),
         },
     );
@@ -1074,7 +1085,11 @@ fn obligations(cmd: &Cmd) -> ExitCode {
             Verdict::Inconclusive => {
                 "D (--check-specs) stopped early (time limit): the bound was not covered".to_string()
             }
-            _ => format!("every obligation holds on the {} abstract programs of the bound", rep.clients),
+            _ => format!(
+                "every obligation holds on the {} abstract programs of the bound{}",
+                rep.clients,
+                if rep.bounded { BOUNDED } else { "" }
+            ),
         },
     );
     if *json {
