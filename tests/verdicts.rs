@@ -87,6 +87,7 @@ fn refine_clients() {
     let client = tmp("observed.litmus", &format!("{OBSERVED}expect forbidden a = 1\n"));
     let (_, doc) = verdict(&["refine", "specs/impls/isv.impl", "--clients", &client], 0);
     assert_eq!(doc["summary"]["ok"], 1);
+    assert_eq!(doc["clients"][0]["observed"], serde_json::json!(["a"]));
     let (_, doc) = verdict(&["refine", "specs/impls/mutants/isv_gf_nowait.impl", "--clients", &client], 1);
     assert_eq!(doc["clients"][0]["counterexample"]["outcome"]["a"], "1", "{doc}");
     let bad = tmp("bad-client.litmus", "test B\nlibraries sv\nthread T1 @ 1\nT1:\n  Wrte(x, 1)\n");
@@ -228,7 +229,10 @@ fn refine_conditions_on_locations() {
     // and the correct implementation leaves `a` as the specification does
     let (code, out, _) = mowgli(&["refine", "specs/impls/isv.impl", "--clients", &with]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("1 implementation outcomes, 1 specification outcomes"), "{out}");
+    assert!(
+        out.contains("1 implementation outcomes, 1 specification outcomes (registers and the final values of a)"),
+        "{out}"
+    );
     // a location of the implemented library (sv) has no final value in ⟦p̃⟧_I
     let abs = tmp(
         "abstract-location.litmus",

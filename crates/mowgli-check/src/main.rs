@@ -621,12 +621,17 @@ fn refine(
             Ok(r) => {
                 if !json {
                     println!(
-                        "{:4}  {} ({}): {} implementation outcomes, {} specification outcomes{}",
+                        "{:4}  {} ({}): {} implementation outcomes, {} specification outcomes{}{}",
                         r.verdict,
                         r.name,
                         r.file,
                         r.impl_outcomes,
                         r.spec_outcomes,
+                        if r.observed.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (registers and the final values of {})", r.observed.join(", "))
+                        },
                         if r.bounded { " [bounded: a loop reached the unrolling bound]" } else { "" }
                     );
                     if r.vacuous {

@@ -64,6 +64,9 @@ pub struct ClientReport {
     pub impl_outcomes: usize,
     /// Whether `impl_outcomes` is the whole outcome set (no screening).
     pub impl_outcomes_complete: bool,
+    /// Locations whose final values are part of the compared outcomes, beside the
+    /// registers (those the client's conditions name: [`observed_locations`]).
+    pub observed: Vec<String>,
     /// The implementation has no consistent execution on this client: the check
     /// holds vacuously (with screening, decided by a search for any execution).
     pub vacuous: bool,
@@ -90,6 +93,7 @@ impl ClientReport {
             spec_outcomes: 0,
             impl_outcomes: 0,
             impl_outcomes_complete: true,
+            observed: Vec::new(),
             vacuous: false,
             vacuity_unknown: false,
             bounded: false,
@@ -319,6 +323,13 @@ pub fn refine_client(
         spec_outcomes: spec_keys.len(),
         impl_outcomes: impl_regs.len(),
         impl_outcomes_complete: !screen,
+        observed: observed
+            .iter()
+            .map(|&(l, n)| match n {
+                Some(n) => format!("{}@{n}", low.world.locs[l].name),
+                None => low.world.locs[l].name.clone(),
+            })
+            .collect(),
         vacuous,
         vacuity_unknown,
         bounded: res.bound_hit || spec.bound_hit,
