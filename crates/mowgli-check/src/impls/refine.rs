@@ -4,7 +4,8 @@
 //! outcome_{Λ⊎{L}}(p̃). Outcomes are the threads' registers (the values the client
 //! computed) and the final values of the client's own locations that its `expect`
 //! conditions name ([`observed_locations`]); the implementation's own locations are
-//! not part of them, and a condition on a location of L is rejected.
+//! not part of them, and a condition on a location of L that the implementation
+//! replaces by locations of its own is rejected.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -58,7 +59,8 @@ pub struct ClientReport {
     pub name: String,
     pub verdict: ClientVerdict,
     pub spec_outcomes: usize,
-    /// Register outcomes of the implementation found. With screening (see
+    /// Outcomes of the implementation found (registers, and the final values of the
+    /// `observed` locations). With screening (see
     /// [`engine::run_outside`]) only the plain executions that could reach an
     /// outcome outside the specification's are searched, so this counts a subset.
     pub impl_outcomes: usize,
