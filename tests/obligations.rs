@@ -379,7 +379,7 @@ fn irbl_self_read_ring_refutation_is_observed_by_a_client() {
     let text = o.client.as_ref().unwrap_or_else(|| panic!("not observed: {o:?}"));
     let replay = mowgli_check::impls::refine::refine_client(&imp, &order, "observed", text, 4, false)
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert_eq!(replay.verdict, "FAIL", "{text}");
+    assert_eq!(replay.verdict, mowgli_check::impls::refine::ClientVerdict::Fail, "{text}");
     // the client's own expectation is the forbidden outcome, which the specification passes
     let t = mowgli_check::litmus::check_text("observed", text, &order).unwrap_or_else(|e| panic!("{e}"));
     assert!(t.expectations.iter().all(|e| e.ok) && !t.expectations.is_empty(), "{text}");
@@ -467,7 +467,7 @@ fn local_soundness_implies_refinement_at_the_bound() {
                 .unwrap_or_else(|| panic!("{file}: {} not observed ({o:?}): {}", f.obligation.name(), f.reason));
             let replay = mowgli_check::impls::refine::refine_client(&imp, &order, "observed", text, 4, false)
                 .unwrap_or_else(|e| panic!("{e}\n{text}"));
-            assert_eq!(replay.verdict, "FAIL", "{file}: {text}");
+            assert_eq!(replay.verdict, mowgli_check::impls::refine::ClientVerdict::Fail, "{file}: {text}");
         }
     }
 }

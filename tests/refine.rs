@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mowgli_check::impls::refine::{refine_client, ClientReport};
+use mowgli_check::impls::refine::{refine_client, ClientReport, ClientVerdict};
 use mowgli_check::impls::Implementation;
 use mowgli_check::litmus;
 use mowgli_libs::orders::default_order;
@@ -33,7 +33,7 @@ fn run_against(imp: &str, spec: Option<&str>, clients: &[&str]) -> Vec<ClientRep
             let text = std::fs::read_to_string(f).expect("readable");
             refine_client(&imp, &order, &f.display().to_string(), &text, 4, false).unwrap_or_else(|e| panic!("{e}"))
         })
-        .filter(|r| r.verdict != "skipped")
+        .filter(|r| r.verdict != ClientVerdict::Skipped)
         .collect()
 }
 
@@ -41,7 +41,7 @@ fn all_ok(imp: &str, clients: &[&str], expected_clients: usize) {
     let reports = run(imp, clients);
     assert_eq!(reports.len(), expected_clients, "{imp}: clients checked");
     for r in &reports {
-        assert_eq!(r.verdict, "ok", "{imp} on {}: {:?}", r.file, r.counterexample);
+        assert_eq!(r.verdict, ClientVerdict::Ok, "{imp} on {}: {:?}", r.file, r.counterexample);
         assert!(r.impl_outcomes > 0, "{imp} on {}: vacuous (no implementation outcome)", r.file);
         assert!(!r.bounded, "{imp} on {}: bounded", r.file);
     }
@@ -49,7 +49,7 @@ fn all_ok(imp: &str, clients: &[&str], expected_clients: usize) {
 
 fn caught(mutant: &str, clients: &[&str]) -> ClientReport {
     let reports = run(mutant, clients);
-    let failing: Vec<_> = reports.into_iter().filter(|r| r.verdict == "FAIL").collect();
+    let failing: Vec<_> = reports.into_iter().filter(|r| r.verdict == ClientVerdict::Fail).collect();
     assert!(!failing.is_empty(), "{mutant} is not caught");
     let r = failing.into_iter().next().expect("one");
     let c = r.counterexample.as_ref().expect("a counterexample");
@@ -91,7 +91,7 @@ fn irbl_fails_on_a_ring_its_writer_reads() {
     let reports = run("specs/impls/irbl.impl", &clients);
     assert_eq!(reports.len(), 2);
     for r in &reports {
-        assert_eq!(r.verdict, "FAIL", "{}", r.file);
+        assert_eq!(r.verdict, ClientVerdict::Fail, "{}", r.file);
         let c = r.counterexample.as_ref().expect("a counterexample");
         for (reg, v) in [("T1:a", "true"), ("T1:c", "[1]"), ("T1:r1", "0"), ("T2:r2", "0")] {
             assert_eq!(c.outcome.get(reg).map(String::as_str), Some(v), "{}: {:?}", r.file, c.outcome);
@@ -109,7 +109,7 @@ fn both_repairs_refine_on_every_rbl_client() {
         run_against("specs/impls/irbl.impl", Some("rbl_rfe"), &["specs/litmus/loco-libs", "specs/clients/rbl"]);
     assert_eq!(reports.len(), 5);
     for r in &reports {
-        assert_eq!(r.verdict, "ok", "{}: {:?}", r.file, r.counterexample);
+        assert_eq!(r.verdict, ClientVerdict::Ok, "{}: {:?}", r.file, r.counterexample);
         assert!(r.impl_outcomes > 0 && !r.bounded, "{}", r.file);
     }
 }
@@ -171,7 +171,7 @@ fn mutant_ibal_all_nogf_is_caught() {
 #[ignore]
 fn mutant_ibal_loopback_has_no_counterexample_in_the_model() {
     let r = run("specs/impls/mutants/ibal_loopback.impl", &["specs/clients/bal"]);
-    assert!(r.iter().all(|r| r.verdict == "ok" && r.impl_outcomes > 0));
+    assert!(r.iter().all(|r| r.verdict == ClientVerdict::Ok && r.impl_outcomes > 0));
 }
 
 /// The client on which a counter revert would let a barrier call return without its
@@ -183,7 +183,7 @@ fn the_revert_client_has_no_execution_without_loopback() {
     for imp in ["specs/impls/ibal.impl", "specs/impls/mutants/ibal_nolocalgf.impl"] {
         let r = run(imp, &["specs/clients/bal-revert"]);
         assert_eq!(r.len(), 1);
-        assert!(r[0].verdict == "ok" && r[0].vacuous && r[0].spec_outcomes == 0, "{imp}: {:?}", r[0]);
+        assert!(r[0].verdict == ClientVerdict::Ok && r[0].vacuous && r[0].spec_outcomes == 0, "{imp}: {:?}", r[0]);
     }
 }
 
@@ -204,7 +204,7 @@ fn revert_client(imp: &str, screen: bool) -> ClientReport {
 fn mutant_ibal_loopback_nolocalgf_reverts_the_counter() {
     // screened: the search stops at the first (forbidden) outcome
     let r = revert_client("specs/impls/mutants/ibal_loopback_nolocalgf.impl", true);
-    assert_eq!(r.verdict, "FAIL");
+    assert_eq!(r.verdict, ClientVerdict::Fail);
     let c = r.counterexample.expect("a counterexample");
     // T1's third call (abstract call 2) reads its own counter = 1, although its second
     // call wrote 2 there
@@ -221,13 +221,25 @@ fn mutant_ibal_loopback_nolocalgf_reverts_the_counter() {
 fn mutant_ibal_loopback_cannot_revert_behind_the_fence() {
     // unscreened: every execution is searched, so vacuity is decided without a budget
     let r = revert_client("specs/impls/mutants/ibal_loopback.impl", false);
-    assert!(r.verdict == "ok" && r.vacuous, "{r:?}");
+    assert!(r.verdict == ClientVerdict::Ok && r.vacuous, "{r:?}");
 }
 
 #[test]
 fn mutant_iw_wait_one_node_is_caught() {
-    let r = caught("specs/impls/mutants/iw_wait_one_node.impl", &["specs/litmus"]);
+    let r =
+        caught("specs/impls/mutants/iw_wait_one_node.impl", &["specs/litmus/loco/LOCO-Fig4-SB-put-get-wait.litmus"]);
     assert_eq!(r.name, "LOCO-Fig4-SB-put-get-wait");
+    // LOCO Fig. 3's outcomes are final values of `z`, which I_W keeps as the RDMA^TSO
+    // location of the same name: they are compared too, and the mutant's Wait (one
+    // node only) leaves z = 1 (issue 11, item 4; before, these tests passed unchecked)
+    let failing: Vec<(String, Option<String>)> = run("specs/impls/mutants/iw_wait_one_node.impl", &["specs/litmus"])
+        .into_iter()
+        .filter(|r| r.verdict == ClientVerdict::Fail)
+        .map(|r| (r.name, r.counterexample.and_then(|c| c.outcome.get("z").cloned())))
+        .collect();
+    for fig3 in ["LOCO-Fig3a-put-wait", "LOCO-Fig3b-put-put-wait", "LANG-Fig3b-var-loop"] {
+        assert!(failing.contains(&(fig3.to_string(), Some("1".to_string()))), "{fig3}: {failing:?}");
+    }
 }
 
 // ---------------------------------------------------------------------------

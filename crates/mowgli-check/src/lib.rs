@@ -11,4 +11,5 @@ pub mod impls;
 pub mod litmus;
 pub mod obligations;
 pub mod sensitivity;
+pub mod verdict;
 pub mod z3eng;

@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
+use mowgli_check::impls::refine::ClientVerdict;
 use mowgli_check::litmus;
+use mowgli_check::verdict::{Decided, Verdict};
 use mowgli_core::StampOrder;
 use mowgli_libs::orders;
 
@@ -435,23 +437,42 @@ enum LitmusFormat {
     Herd,
 }
 
+/// Appended to the reason of a verified run where a loop reached the unrolling
+/// bound: the unrolling bound is part of the stated bound (docs/user-guide.md,
+/// "Verdicts and exit codes").
+const BOUNDED: &str = "; bounded: a loop reached the unrolling bound";
+
+/// Ends a run by its verdict: the human output's last line states it (`verdict:
+/// WORD (why)`), or, with `--json`, the document gets the fields `verdict` and
+/// `verdict_reason`; the exit status is the verdict's (see `mowgli_check::verdict`).
+fn conclude(d: &Decided, json: Option<serde_json::Value>) -> ExitCode {
+    match json {
+        Some(doc) => println!("{}", serde_json::to_string_pretty(&d.into_json(doc)).unwrap_or_default()),
+        None => println!("{}", d.line()),
+    }
+    d.verdict.exit()
+}
+
+/// An input that cannot be read or is malformed (or an output that cannot be
+/// written): the message on stderr, then the verdict `error`.
+fn input_error(json: bool, msg: impl std::fmt::Display) -> ExitCode {
+    let msg = msg.to_string();
+    eprintln!("{msg}");
+    let d = Decided::new(Verdict::Error, msg.lines().next().unwrap_or_default());
+    conclude(&d, json.then(|| serde_json::json!({ "errors": [msg] })))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Litmus { paths, json, stats, stamp_order, quiet, dot, engine, format } => {
             let order = match load_order(&stamp_order) {
                 Ok(o) => o,
-                Err(e) => {
-                    eprintln!("{e}");
-                    return ExitCode::from(2);
-                }
+                Err(e) => return input_error(json, e),
             };
             let files = match litmus::collect(&paths) {
                 Ok(f) => f,
-                Err(e) => {
-                    eprintln!("{e}");
-                    return ExitCode::from(2);
-                }
+                Err(e) => return input_error(json, e),
             };
             let start = Instant::now();
             let mut reports = Vec::new();
@@ -497,7 +518,20 @@ fn main() -> ExitCode {
             let nexp: usize = reports.iter().map(|r| r.expectations.len()).sum();
             let nfail: usize = reports.iter().map(|r| r.expectations.iter().filter(|e| !e.passed()).count()).sum();
             let nknown: usize =
-                reports.iter().map(|r| r.expectations.iter().filter(|e| e.status() == "known").count()).sum();
+                reports.iter().map(|r| r.expectations.iter().filter(|e| !e.ok && e.known.is_some()).count()).sum();
+            let verdict = Verdict::of(!errors.is_empty(), nfail > 0, true);
+            let decided = Decided::new(
+                verdict,
+                match verdict {
+                    Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
+                    Verdict::Counterexample => format!("{nfail} of {nexp} expectations fail"),
+                    _ => format!(
+                        "{} of {nexp} expectations hold, {nknown} documented disagreements{}",
+                        nexp - nknown,
+                        if reports.iter().any(|r| r.bounded) { BOUNDED } else { "" }
+                    ),
+                },
+            );
             if json {
                 let doc = serde_json::json!({
                     "tests": reports,
@@ -512,7 +546,7 @@ fn main() -> ExitCode {
                         "millis": total.as_secs_f64() * 1000.0,
                     }
                 });
-                println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+                conclude(&decided, Some(doc))
             } else {
                 let cand: u64 = reports.iter().map(|r| r.stats.candidates).sum();
                 let naive: f64 = reports.iter().map(|r| r.stats.naive).sum();
@@ -537,24 +571,20 @@ fn main() -> ExitCode {
                     }
                 );
                 if format == LitmusFormat::Herd {
+                    // standard output holds the herd log alone (mcompare7 reads it)
                     eprintln!("{summary}");
+                    eprintln!("{}", decided.line());
+                    decided.verdict.exit()
                 } else {
                     println!("{summary}");
+                    conclude(&decided, None)
                 }
-            }
-            if !errors.is_empty() {
-                ExitCode::from(2)
-            } else if nfail > 0 {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
             }
         }
         Cmd::Refine { implementation, clients, gen, json, stamp_order, loop_bound, dot, spec, screen } => {
             if gen.calls.is_some() {
                 if !clients.is_empty() {
-                    eprintln!("give either `--clients` or generated clients (`--calls`), not both");
-                    return ExitCode::from(2);
+                    return input_error(json, "give either `--clients` or generated clients (`--calls`), not both");
                 }
                 refine_generated(
                     &implementation,
@@ -585,17 +615,16 @@ fn main() -> ExitCode {
             generate(&libs, &bounds, &out, max_tests, jobs, &stamp_order, json)
         }
         c @ Cmd::Cells { .. } => cells(&c),
+        // prints the tables as a stamp-order file (no verdict line, so that the output
+        // can be read back with `--stamp-order`)
         Cmd::StampOrder { stamp_order } => match load_order(&stamp_order) {
             Ok(o) => {
                 for t in o.tables.values() {
                     println!("{t}");
                 }
-                ExitCode::SUCCESS
+                Verdict::Verified.exit()
             }
-            Err(e) => {
-                eprintln!("{e}");
-                ExitCode::from(2)
-            }
+            Err(e) => input_error(false, e),
         },
     }
 }
@@ -611,17 +640,11 @@ fn refine(
 ) -> ExitCode {
     let (order, imp) = match load_impl(implementation, stamp_order, spec) {
         Ok(x) => x,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return input_error(json, e),
     };
     let files = match litmus::collect(clients) {
         Ok(f) => f,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return input_error(json, e),
     };
     let start = Instant::now();
     let mut reports = Vec::new();
@@ -631,6 +654,7 @@ fn refine(
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
             Err(e) => {
+                eprintln!("{}:0:0: cannot read: {e}", f.display());
                 errors.push(format!("{}:0:0: cannot read: {e}", f.display()));
                 continue;
             }
@@ -643,16 +667,21 @@ fn refine(
             loop_bound,
             screen,
         ) {
-            Ok(r) if r.verdict == "skipped" => skipped += 1,
+            Ok(r) if r.verdict == ClientVerdict::Skipped => skipped += 1,
             Ok(r) => {
                 if !json {
                     println!(
-                        "{:4}  {} ({}): {} implementation outcomes, {} specification outcomes{}",
+                        "{:4}  {} ({}): {} implementation outcomes, {} specification outcomes{}{}",
                         r.verdict,
                         r.name,
                         r.file,
                         r.impl_outcomes,
                         r.spec_outcomes,
+                        if r.observed.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (registers and the final values of {})", r.observed.join(", "))
+                        },
                         if r.bounded { " [bounded: a loop reached the unrolling bound]" } else { "" }
                     );
                     if r.vacuous {
@@ -680,6 +709,7 @@ fn refine(
                 if let (Some(dir), Some(c)) = (dot, &r.counterexample) {
                     let path = dir.join(format!("{}.dot", r.name));
                     if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &c.dot)) {
+                        eprintln!("{}: cannot write: {e}", path.display());
                         errors.push(format!("{}: cannot write: {e}", path.display()));
                     }
                 }
@@ -691,7 +721,29 @@ fn refine(
             }
         }
     }
-    let failed = reports.iter().filter(|r| r.verdict != "ok").count();
+    let failed = reports.iter().filter(|r| r.verdict == ClientVerdict::Fail).count();
+    // no client of the implemented library among the inputs: nothing was checked
+    let none = reports.is_empty() && errors.is_empty();
+    let verdict = Verdict::of(!errors.is_empty() || none, failed > 0, true);
+    let decided = Decided::new(
+        verdict,
+        match verdict {
+            Verdict::Error if none => format!(
+                "none of the {} tests given is a client of `{}`: nothing was checked",
+                files.len(),
+                imp.implements
+            ),
+            Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
+            Verdict::Counterexample => {
+                format!("{failed} of {} clients reach an outcome the specification forbids", reports.len())
+            }
+            _ => format!(
+                "every outcome of the implementation on the {} clients is an outcome of the specification{}",
+                reports.len(),
+                if reports.iter().any(|r| r.bounded) { BOUNDED } else { "" }
+            ),
+        },
+    );
     if json {
         let doc = serde_json::json!({
             "implementation": imp.name,
@@ -703,7 +755,7 @@ fn refine(
                          "skipped": skipped,
                          "millis": start.elapsed().as_secs_f64() * 1000.0 }
         });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        conclude(&decided, Some(doc))
     } else {
         println!(
             "summary: implementation `{}` of `{}` over {}: {} clients, {} ok, {} FAIL, {} errors ({} tests skipped: they do not use `{}`); {:.1} ms",
@@ -718,13 +770,7 @@ fn refine(
             imp.implements,
             start.elapsed().as_secs_f64() * 1000.0
         );
-    }
-    if !errors.is_empty() {
-        ExitCode::from(2)
-    } else if failed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+        conclude(&decided, None)
     }
 }
 
@@ -741,17 +787,11 @@ fn refine_generated(
 
     let (order, imp) = match load_impl(implementation, stamp_order, spec) {
         Ok(x) => x,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return input_error(json, e),
     };
     let partition = match args.partition.as_deref().map(Partition::parse).transpose() {
         Ok(p) => p.unwrap_or(Partition::ALL),
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return input_error(json, e),
     };
     let calls = args.calls.unwrap_or(1);
     let mut bounds = Bounds::new(&imp.implements, args.threads, args.nodes.unwrap_or(args.threads), calls);
@@ -778,10 +818,7 @@ fn refine_generated(
     if args.list_clients {
         let g = match gen::Generator::new(&imp.implements, &order, &bounds) {
             Ok(g) => g,
-            Err(e) => {
-                eprintln!("{}: {e}", implementation.display());
-                return ExitCode::from(2);
-            }
+            Err(e) => return input_error(json, format!("{}: {e}", implementation.display())),
         };
         let (mut index, mut generated) = (0, 0);
         for size in 1..=g.max_size() {
@@ -794,8 +831,9 @@ fn refine_generated(
                 index += 1;
             }
         }
+        // a listing, not a check: the output is litmus text only (no verdict line)
         eprintln!("{generated} clients generated, {index} after symmetry reduction");
-        return ExitCode::SUCCESS;
+        return Verdict::Verified.exit();
     }
     let bar = progress_bar(
         0,
@@ -820,8 +858,7 @@ fn refine_generated(
         Ok(r) => r,
         Err(e) => {
             bar.finish_and_clear();
-            eprintln!("{}: {e}", implementation.display());
-            return ExitCode::from(2);
+            return input_error(json, format!("{}: {e}", implementation.display()));
         }
     };
     bar.finish_and_clear();
@@ -852,6 +889,42 @@ fn refine_generated(
     for e in &write_errors {
         eprintln!("{e}");
     }
+    // clients that could not be checked (e.g. too many values: a size limit) and the
+    // time limit leave the bound uncovered; a failure is a counterexample anyway
+    let covered = rep.complete && !rep.timed_out && rep.errors == 0;
+    let verdict = Verdict::of(!write_errors.is_empty(), rep.failed > 0, covered);
+    let reached = match rep.classes.last() {
+        Some(c) => format!("in sizes 1..={} of 1..={}", c.size, rep.bounds.threads * rep.bounds.calls),
+        None => "before the first size class".to_string(),
+    };
+    let decided = Decided::new(
+        verdict,
+        match verdict {
+            Verdict::Error => format!("{} outputs could not be written", write_errors.len()),
+            Verdict::Counterexample => {
+                format!("{} of {} clients checked reach an outcome the specification forbids", rep.failed, rep.checked)
+            }
+            Verdict::Inconclusive if rep.timed_out => format!(
+                "the time limit stopped the run after {} clients checked, {reached}: the bound was not covered",
+                rep.checked
+            ),
+            Verdict::Inconclusive => format!(
+                "{} clients could not be checked (first: {}): the bound was not covered",
+                rep.errors,
+                rep.first_error.as_deref().unwrap_or("?")
+            ),
+            _ => format!(
+                "all {} clients of the bound{} checked, none reaches an outcome the specification forbids{}",
+                rep.checked,
+                if rep.partition.count > 1 {
+                    format!(" (partition {}/{})", rep.partition.index, rep.partition.count)
+                } else {
+                    String::new()
+                },
+                if rep.bounded > 0 { BOUNDED } else { "" }
+            ),
+        },
+    );
     if json {
         let doc = serde_json::json!({
             "implementation": imp.name,
@@ -859,7 +932,7 @@ fn refine_generated(
             "uses": imp.uses,
             "generated": rep,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        conclude(&decided, Some(doc))
     } else {
         let b = &rep.bounds;
         println!(
@@ -946,13 +1019,7 @@ fn refine_generated(
             },
             rep.millis
         );
-    }
-    if rep.errors > 0 || !write_errors.is_empty() {
-        ExitCode::from(2)
-    } else if rep.failed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+        conclude(&decided, None)
     }
 }
 
@@ -997,12 +1064,9 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         observe_budget,
     } = cmd
     else {
-        return ExitCode::from(2);
+        return input_error(false, "internal: not an obligations command");
     };
-    let fail = |m: String| {
-        eprintln!("{m}");
-        ExitCode::from(2)
-    };
+    let fail = |m: String| input_error(*json, m);
     let file = implementation.display().to_string();
     let (order, imp) = match load_impl(implementation, stamp_order, spec) {
         Ok(x) => x,
@@ -1074,8 +1138,36 @@ fn obligations(cmd: &Cmd) -> ExitCode {
             }
         }
     }
+    // the bound is covered when every abstract program was checked to the end and,
+    // with --check-specs, every library's D as well; a refutation is a
+    // counterexample even when a limit stopped the run after it
+    let specs_complete = rep.specs.iter().all(|d| d.complete);
+    let verdict = Verdict::of(false, !rep.failures.is_empty() || d_fails, rep.complete && specs_complete);
+    let decided = Decided::new(
+        verdict,
+        match verdict {
+            Verdict::Counterexample => {
+                format!("{} obligations refuted{}", rep.failures.len(), if d_fails { ", D fails" } else { "" })
+            }
+            Verdict::Inconclusive if !rep.complete => format!(
+                "stopped after {} of {} abstract programs{}: the bound was not covered",
+                rep.clients,
+                clients.len(),
+                if timeout.is_some() { " (time limit)" } else { "" }
+            ),
+            Verdict::Inconclusive => {
+                "D (--check-specs) stopped early (time limit): the bound was not covered".to_string()
+            }
+            _ => format!(
+                "every obligation holds on the {} abstract programs of the bound{}",
+                rep.clients,
+                if rep.bounded { BOUNDED } else { "" }
+            ),
+        },
+    );
     if *json {
-        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+        let doc = serde_json::to_value(&rep).unwrap_or_default();
+        return conclude(&decided, Some(doc));
     } else {
         println!(
             "obligations of `{}` ({} over {}), bound: {} threads, {} nodes, {} calls per thread, values 1..{}",
@@ -1200,11 +1292,7 @@ fn obligations(cmd: &Cmd) -> ExitCode {
             );
         }
     }
-    if rep.failures.is_empty() && !d_fails {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    conclude(&decided, None)
 }
 
 /// One test whose outcomes differ between two models: `what`, then per side (model,
@@ -1223,20 +1311,27 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode
     let default = orders::default_order();
     let (b, v) = match (Model::parse(base, &default), Model::parse(variant, &default)) {
         (Ok(b), Ok(v)) => (b, v),
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        (Err(e), _) | (_, Err(e)) => return input_error(json, e),
     };
     let cmp = match explore::compare(paths, &b, &v, &default) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return input_error(json, e),
     };
+    // the question is whether the two models agree on the corpus: a test they tell
+    // apart is the counterexample
+    let verdict = Verdict::of(!cmp.errors.is_empty(), !cmp.differences.is_empty(), true);
+    let decided = Decided::new(
+        verdict,
+        match verdict {
+            Verdict::Error => format!("{} tests unreadable or malformed", cmp.errors.len()),
+            Verdict::Counterexample => {
+                format!("{} of {} tests have different outcomes under the two models", cmp.differences.len(), cmp.tests)
+            }
+            _ => format!("the two models give the same outcomes on all {} tests", cmp.tests),
+        },
+    );
     if json {
-        println!("{}", serde_json::to_string_pretty(&cmp).unwrap_or_default());
+        return conclude(&decided, Some(serde_json::to_value(&cmp).unwrap_or_default()));
     } else {
         for d in &cmp.differences {
             print_difference(
@@ -1264,11 +1359,7 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode
             cmp.millis
         );
     }
-    if cmp.errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(2)
-    }
+    conclude(&decided, None)
 }
 
 /// `mowgli explore --base A --variant B --impls [PATHS]`: the corpus comparison (when
@@ -1279,28 +1370,23 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
     let default = orders::default_order();
     let (b, v) = match (Model::parse(base, &default), Model::parse(variant, &default)) {
         (Ok(b), Ok(v)) => (b, v),
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        (Err(e), _) | (_, Err(e)) => return input_error(json, e),
     };
     let (Model::Order { order: bo, .. }, Model::Order { order: vo, .. }) = (&b, &v) else {
-        eprintln!("{base}:0:0: `--impls` needs --base and --variant to be stamp-order files");
-        return ExitCode::from(2);
+        return input_error(json, format!("{base}:0:0: `--impls` needs --base and --variant to be stamp-order files"));
     };
     if !dir.is_dir() {
-        eprintln!("{}:0:0: expected a directory of implementation files (`--impls-dir`)", dir.display());
-        return ExitCode::from(2);
+        return input_error(
+            json,
+            format!("{}:0:0: expected a directory of implementation files (`--impls-dir`)", dir.display()),
+        );
     }
     let cmp = if paths.is_empty() {
         None
     } else {
         match explore::compare(paths, &b, &v, &default) {
             Ok(c) => Some(c),
-            Err(e) => {
-                eprintln!("{e}");
-                return ExitCode::from(2);
-            }
+            Err(e) => return input_error(json, e),
         }
     };
     let start = Instant::now();
@@ -1309,6 +1395,24 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
     let millis = start.elapsed().as_secs_f64() * 1000.0;
     let errors: Vec<String> =
         checks.iter().flat_map(|c| [&c.base.error, &c.variant.error]).flatten().cloned().collect();
+    // the models are told apart by a corpus test whose outcomes differ or by an
+    // implementation check that holds under one and not the other
+    let corpus_errors = cmp.as_ref().map_or(0, |c| c.errors.len());
+    let differ = cmp.as_ref().map_or(0, |c| c.differences.len());
+    let told_apart = checks.iter().filter(|c| c.broken() || c.repaired()).count();
+    let verdict = Verdict::of(!errors.is_empty() || corpus_errors > 0, differ + told_apart > 0, true);
+    let decided = Decided::new(
+        verdict,
+        match verdict {
+            Verdict::Error => {
+                format!("{} checks could not run, {corpus_errors} tests unreadable or malformed", errors.len())
+            }
+            Verdict::Counterexample => format!(
+                "the models are told apart: {differ} corpus tests differ, {told_apart} implementation checks change"
+            ),
+            _ => format!("the two models agree on the corpus and on the {} implementation checks", checks.len()),
+        },
+    );
     if json {
         let doc = serde_json::json!({
             "base": b.label(),
@@ -1318,7 +1422,7 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
             "broken": checks.iter().filter(|c| c.broken()).map(|c| &c.check).collect::<Vec<_>>(),
             "millis": millis,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        return conclude(&decided, Some(doc));
     } else {
         if let Some(cmp) = &cmp {
             for d in &cmp.differences {
@@ -1342,7 +1446,7 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
                 cmp.millis
             );
         }
-        let verdict = |r: &sensitivity::CheckResult| match (&r.error, r.holds) {
+        let status = |r: &sensitivity::CheckResult| match (&r.error, r.holds) {
             (Some(_), _) => "error".to_string(),
             (None, true) => format!("holds ({})", r.checked),
             (None, false) => "REFUTED".to_string(),
@@ -1352,8 +1456,8 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
             println!(
                 "{:32} {:>16} {:>16} {:>9.1} {:>9.1}",
                 c.check,
-                verdict(&c.base),
-                verdict(&c.variant),
+                status(&c.base),
+                status(&c.variant),
                 c.base.millis,
                 c.variant.millis
             );
@@ -1381,11 +1485,7 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
             millis
         );
     }
-    if !errors.is_empty() || cmp.is_some_and(|c| !c.errors.is_empty()) {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
-    }
+    conclude(&decided, None)
 }
 
 /// `mowgli cells`: cell sensitivity of a stamp-order table.
@@ -1410,12 +1510,9 @@ fn cells(cmd: &Cmd) -> ExitCode {
         loop_bound,
     } = cmd
     else {
-        return ExitCode::from(2);
+        return input_error(false, "internal: not a cells command");
     };
-    let fail = |m: String| {
-        eprintln!("{m}");
-        ExitCode::from(2)
-    };
+    let fail = |m: String| input_error(*json, m);
     let base = match load_order(stamp_order) {
         Ok(o) => o,
         Err(e) => return fail(e),
@@ -1496,8 +1593,22 @@ fn cells(cmd: &Cmd) -> ExitCode {
     let errors: usize = rep.cells.iter().map(|c| c.errors.len()).sum::<usize>()
         + rep.candidate_errors.len()
         + rep.base_checks.iter().filter(|c| c.error.is_some()).count();
+    // the flips are measured against the base order, under which every implementation
+    // check is meant to hold: a check refuted there is a counterexample (printed)
+    let refuted = rep.base_checks.iter().filter(|c| c.error.is_none() && !c.holds).count();
+    let verdict = Verdict::of(errors > 0, refuted > 0, true);
+    let decided = Decided::new(
+        verdict,
+        match verdict {
+            Verdict::Error => format!("{errors} tests or checks could not be run"),
+            Verdict::Counterexample => {
+                format!("{refuted} implementation checks are refuted under the base order itself")
+            }
+            _ => format!("{} cells flipped; every implementation check holds under the base order", rep.cells.len()),
+        },
+    );
     if *json {
-        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+        return conclude(&decided, Some(serde_json::to_value(&rep).unwrap_or_default()));
     } else {
         for c in &rep.base_checks {
             println!(
@@ -1532,11 +1643,7 @@ fn cells(cmd: &Cmd) -> ExitCode {
             rep.millis
         );
     }
-    if errors > 0 {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
-    }
+    conclude(&decided, None)
 }
 
 fn generate(
@@ -1551,10 +1658,7 @@ fn generate(
     use mowgli_check::generate::{self, SuiteOptions, SuiteProgress};
     let order = match load_order(stamp_order) {
         Ok(o) => o,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return input_error(json, e),
     };
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let model = match stamp_order {
@@ -1573,51 +1677,71 @@ fn generate(
     };
     if let Some(dir) = out {
         if let Err(e) = std::fs::create_dir_all(dir) {
-            eprintln!("{}: cannot create: {e}", dir.display());
-            return ExitCode::from(2);
+            return input_error(json, format!("{}: cannot create: {e}", dir.display()));
         }
     }
+    // files that could not be written: an output error, not a limit
+    let unwritten = std::sync::atomic::AtomicUsize::new(0);
     let sink = |t: generate::SuiteTest| match out {
-        Some(dir) => generate::write_test(dir, &t),
+        Some(dir) => generate::write_test(dir, &t).inspect_err(|_| {
+            unwritten.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }),
         None => Ok(()),
     };
     let rep = match generate::generate_suite_with(&opts, &order, &on_progress, &sink) {
         Ok(x) => x,
         Err(e) => {
             bar.finish_and_clear();
-            eprintln!("{e}");
-            return ExitCode::from(2);
+            return input_error(json, e);
         }
     };
     bar.finish_and_clear();
     if let (Some(dir), false) = (out, json) {
         eprintln!("wrote {} tests to {}", rep.tests, dir.display());
     }
+    // generation checks nothing, so it has no counterexample: the suite covers the
+    // bound, or --max-tests or programs whose outcomes could not be computed (a
+    // size limit, e.g. too many values) left part of it out
+    let unwritten = unwritten.load(std::sync::atomic::Ordering::SeqCst);
+    let verdict = Verdict::of(unwritten > 0, false, rep.complete && rep.error_count == 0);
+    let reached = rep
+        .libraries
+        .last()
+        .map(|l| format!("{} up to size {}", l.library, l.classes.last().map_or(0, |c| c.size)))
+        .unwrap_or_default();
+    let decided = Decided::new(
+        verdict,
+        match verdict {
+            Verdict::Error => format!("{unwritten} test files could not be written"),
+            Verdict::Inconclusive if !rep.complete => format!(
+                "--max-tests stopped the suite after {} tests ({reached}): the bound was not covered",
+                rep.tests
+            ),
+            Verdict::Inconclusive => format!(
+                "the outcomes of {} programs could not be computed (first: {}): the bound was not covered",
+                rep.error_count,
+                rep.errors.first().map_or("?", |e| e.as_str())
+            ),
+            _ => format!("{} tests: every program up to the bounds", rep.tests),
+        },
+    );
     if json {
-        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+        conclude(&decided, Some(serde_json::to_value(&rep).unwrap_or_default()))
     } else {
         print!("{}", generate::render_report(&rep));
-    }
-    if rep.error_count > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+        conclude(&decided, None)
     }
 }
 
 fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args: &SearchArgs) -> ExitCode {
     use mowgli_check::explore::{self, Model, SearchOptions};
     if !paths.is_empty() {
-        eprintln!("--search generates its programs: give no litmus paths");
-        return ExitCode::from(2);
+        return input_error(json, "--search generates its programs: give no litmus paths");
     }
     let default = orders::default_order();
     let (b, v) = match (Model::parse(base, &default), Model::parse(variant, &default)) {
         (Ok(b), Ok(v)) => (b, v),
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        (Err(e), _) | (_, Err(e)) => return input_error(json, e),
     };
     let lib = match &b {
         Model::Library(l) => l.clone(),
@@ -1633,10 +1757,7 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
     };
     let rep = match explore::search(&b, &v, &default, &opts, &on_progress) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return input_error(json, e),
     };
     let mut write_error = None;
     if let Some(dir) = &args.out {
@@ -1650,8 +1771,31 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
             Err(e) => write_error = Some(e),
         }
     }
+    if let Some(e) = &write_error {
+        eprintln!("{e}");
+    }
+    // a distinguishing program is the counterexample to the models' agreement;
+    // programs that could not be run leave the bound uncovered
+    let verdict = Verdict::of(write_error.is_some(), !rep.found.is_empty(), rep.exhausted && rep.errors.is_empty());
+    let decided = Decided::new(
+        verdict,
+        match verdict {
+            Verdict::Error => "the distinguishing tests could not be written".to_string(),
+            Verdict::Counterexample => format!(
+                "{} programs of {} instructions tell the models apart",
+                rep.found.len(),
+                rep.found.first().map_or(0, |d| d.size)
+            ),
+            Verdict::Inconclusive => format!(
+                "{} programs could not be run (first: {}): the bound was not covered",
+                rep.errors.len(),
+                rep.errors.first().map_or("?", |e| e.as_str())
+            ),
+            _ => format!("no program up to the bounds tells the models apart ({} run under both)", rep.checked),
+        },
+    );
     if json {
-        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+        return conclude(&decided, Some(serde_json::to_value(&rep).unwrap_or_default()));
     } else {
         for d in &rep.found {
             print_difference(
@@ -1679,13 +1823,5 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
             rep.millis
         );
     }
-    if let Some(e) = write_error {
-        eprintln!("{e}");
-        return ExitCode::from(2);
-    }
-    if rep.errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(2)
-    }
+    conclude(&decided, None)
 }

@@ -74,7 +74,7 @@ use mowgli_core::{Library, Param, StampOrder};
 use mowgli_libs::registry;
 use serde::Serialize;
 
-use super::refine::{refine_client, ClientReport};
+use super::refine::{refine_client, ClientReport, ClientVerdict};
 use super::Implementation;
 
 /// The bounds of a generated run.
@@ -1858,7 +1858,7 @@ pub fn run(
                     let r = refine_client(imp, order, &name, &text, opts.loop_bound, opts.screen)
                         .map_err(|e| e.to_string());
                     let ms = t0.elapsed().as_secs_f64() * 1000.0;
-                    let failed = matches!(&r, Ok(r) if r.verdict == "FAIL");
+                    let failed = matches!(&r, Ok(r) if r.verdict == ClientVerdict::Fail);
                     if failed && opts.first_fail {
                         min_fail.fetch_min(p, Ordering::SeqCst);
                         stop.store(true, Ordering::SeqCst);
@@ -1897,7 +1897,7 @@ pub fn run(
                     if r.bounded {
                         rep.bounded += 1;
                     }
-                    if r.verdict == "FAIL" {
+                    if r.verdict == ClientVerdict::Fail {
                         stat.failed += 1;
                         rep.failures.push(GenFailure {
                             index: base + mine[p],

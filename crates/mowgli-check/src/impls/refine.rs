@@ -2,7 +2,10 @@
 //! implemented library L (and possibly other libraries), every outcome of the
 //! implementation, outcome_Λ(⟦p̃⟧_I), must be an outcome of the specification,
 //! outcome_{Λ⊎{L}}(p̃). Outcomes are the threads' registers (the values the client
-//! computed); the implementation's own locations are not part of them.
+//! computed) and the final values of the client's own locations that its `expect`
+//! conditions name ([`observed_locations`]); the implementation's own locations are
+//! not part of them, and a condition on a location of L that the implementation
+//! replaces by locations of its own is rejected.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -26,20 +29,46 @@ pub struct Counterexample {
     pub dot: String,
 }
 
+/// The verdict on one client (written `ok`, `FAIL`, `skipped` in reports and JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ClientVerdict {
+    /// Every implementation outcome is a specification outcome.
+    #[serde(rename = "ok")]
+    Ok,
+    /// The implementation reaches an outcome the specification forbids.
+    #[serde(rename = "FAIL")]
+    Fail,
+    /// The test does not use the implemented library.
+    #[serde(rename = "skipped")]
+    Skipped,
+}
+
+impl std::fmt::Display for ClientVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(match self {
+            ClientVerdict::Ok => "ok",
+            ClientVerdict::Fail => "FAIL",
+            ClientVerdict::Skipped => "skipped",
+        })
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct ClientReport {
     pub file: String,
     pub name: String,
-    /// `ok` (every implementation outcome is a specification outcome), `FAIL`, or
-    /// `skipped` (the test does not use the implemented library).
-    pub verdict: &'static str,
+    pub verdict: ClientVerdict,
     pub spec_outcomes: usize,
-    /// Register outcomes of the implementation found. With screening (see
+    /// Outcomes of the implementation found (registers, and the final values of the
+    /// `observed` locations). With screening (see
     /// [`engine::run_outside`]) only the plain executions that could reach an
     /// outcome outside the specification's are searched, so this counts a subset.
     pub impl_outcomes: usize,
     /// Whether `impl_outcomes` is the whole outcome set (no screening).
     pub impl_outcomes_complete: bool,
+    /// Locations whose final values are part of the compared outcomes, beside the
+    /// registers (those the client's conditions name: [`observed_locations`]).
+    pub observed: Vec<String>,
     /// The implementation has no consistent execution on this client: the check
     /// holds vacuously (with screening, decided by a search for any execution).
     pub vacuous: bool,
@@ -62,10 +91,11 @@ impl ClientReport {
         ClientReport {
             file: file.to_string(),
             name: name.to_string(),
-            verdict: "skipped",
+            verdict: ClientVerdict::Skipped,
             spec_outcomes: 0,
             impl_outcomes: 0,
             impl_outcomes_complete: true,
+            observed: Vec::new(),
             vacuous: false,
             vacuity_unknown: false,
             bounded: false,
@@ -247,19 +277,29 @@ pub fn refine_client(
     };
     let low = &setup.low;
     let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
-    // the specification; refinement compares registers (the client's outcome), not final memory
+    // the compared outcome: the registers, and the final values of the client's own
+    // locations its `expect` conditions name (rejected for the implemented library's)
+    let mut prob = setup.impl_problem(to, loop_bound).map_err(|m| ie(1, 1, m))?;
+    let observed = observed_locations(imp, &setup, &prob, file)?;
+    let observe = !observed.is_empty();
+    let key = |o: &engine::Outcome| -> Observed {
+        (o.regs.clone(), observed.iter().map(|k| o.finals.get(k).cloned()).collect())
+    };
+    // the specification
     let mut spec_p = setup.spec_problem(to, loop_bound);
-    spec_p.regs_only = true;
+    spec_p.regs_only = !observe;
     let spec = engine::run(&spec_p, false).map_err(|e| ie(1, 1, e.to_string()))?;
-    let spec_regs: BTreeSet<engine::Regs> = spec.outcomes.keys().map(|o| o.regs.clone()).collect();
-    // the implementation
-    let prob = setup.impl_problem(to, loop_bound).map_err(|m| ie(1, 1, m))?;
+    let spec_keys: BTreeSet<Observed> = spec.outcomes.keys().map(key).collect();
+    let spec_regs: BTreeSet<engine::Regs> = spec_keys.iter().map(|k| k.0.clone()).collect();
+    // the implementation (screening compares registers only: not when locations are observed)
+    let screen = screen && !observe;
+    prob.regs_only = !observe;
     let res = if screen { engine::first_outside(&prob, true, &spec_regs) } else { engine::run(&prob, true) }
         .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?;
     let mut cex = None;
     for (o, w) in &res.outcomes {
-        if !spec_regs.contains(&o.regs) {
-            let outcome = show_regs(low, &o.regs);
+        if !spec_keys.contains(&key(o)) {
+            let outcome = if observe { lower::show_outcome(low, o) } else { show_regs(low, &o.regs) };
             let (execution, dot) = match w {
                 Some(w) => (render_grouped(low, &prob, imp, w), dot_grouped(&prob, imp, w)),
                 None => (String::new(), String::new()),
@@ -268,7 +308,7 @@ pub fn refine_client(
             break;
         }
     }
-    let impl_regs: BTreeSet<_> = res.outcomes.keys().map(|o| o.regs.clone()).collect();
+    let impl_regs: BTreeSet<Observed> = res.outcomes.keys().map(key).collect();
     // vacuity: without screening the outcomes say it; with screening a search for
     // any execution decides it, within a budget (a client where it runs out is
     // counted as undecided, not as vacuous)
@@ -287,10 +327,17 @@ pub fn refine_client(
     Ok(ClientReport {
         file: file.to_string(),
         name: low.name.clone(),
-        verdict: if cex.is_some() { "FAIL" } else { "ok" },
-        spec_outcomes: spec_regs.len(),
+        verdict: if cex.is_some() { ClientVerdict::Fail } else { ClientVerdict::Ok },
+        spec_outcomes: spec_keys.len(),
         impl_outcomes: impl_regs.len(),
         impl_outcomes_complete: !screen,
+        observed: observed
+            .iter()
+            .map(|&(l, n)| match n {
+                Some(n) => format!("{}@{n}", low.world.locs[l].name),
+                None => low.world.locs[l].name.clone(),
+            })
+            .collect(),
         vacuous,
         vacuity_unknown,
         bounded: res.bound_hit || spec.bound_hit,
@@ -300,6 +347,91 @@ pub fn refine_client(
         spec_stats: spec.stats,
         impl_stats: res.stats,
     })
+}
+
+/// A compared outcome: the registers, and the final values of the observed locations.
+type Observed = (engine::Regs, Vec<Option<Value>>);
+
+/// The client's locations whose final values are compared, beside the registers:
+/// those its `expect` conditions name (as `mowgli litmus` shows them). A location of
+/// the client's other libraries is client state: only the client's own events
+/// access it (loc(I) ∩ loc(p̃) = ∅, Def. 3.10), ⟦p̃⟧_I keeps those events, and the
+/// proof that local soundness implies soundness (LOCO Thm. E.3) keeps them with
+/// their so, so a sound implementation leaves its final value as the
+/// specification can. A location the client passes to the implemented library L
+/// is, in general, no memory in ⟦p̃⟧_I (the implementation keeps it in locations
+/// of its own, e.g. I_SV's `copy(x)[n]`): it has no final value there, and naming
+/// it is an error that says how to observe it. The exception is an implementation
+/// that keeps L's location as the location of the same name of a library it uses
+/// (I_W: an RDMA^WAIT location is the RDMA^TSO location, LOCO App. F): some call
+/// the implementation makes in ⟦p̃⟧_I names it, so it is memory on both sides and
+/// its final value is compared (LOCO Fig. 3's outcomes are such final values).
+fn observed_locations(
+    imp: &Implementation,
+    setup: &Setup,
+    prob: &Problem,
+    file: &str,
+) -> Result<Vec<(usize, Option<u32>)>, InputError> {
+    let low = &setup.low;
+    if low.shown_locs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut abstract_objects = Vec::new();
+    let mut wids = Vec::new();
+    for (prog, _) in &low.threads {
+        collect_args(prog, setup.lidx, &mut abstract_objects, &mut wids);
+    }
+    // the client's locations that calls made by the implementation name
+    let mut kept: BTreeSet<usize> = BTreeSet::new();
+    for t in 0..prob.threads.len() {
+        engine::unfold_thread_observing(prob, t, &mut |_, c| {
+            if c.origin.is_some() {
+                kept.extend(c.args.iter().filter_map(|a| match a {
+                    Value::Loc(l) => Some(*l),
+                    _ => None,
+                }));
+            }
+        })
+        .map_err(|e| InputError { file: file.to_string(), line: 1, col: 1, msg: e.to_string() })?;
+    }
+    let unobservable = |l: usize| abstract_objects.contains(&Value::Loc(l)) && !kept.contains(&l);
+    for e in &low.expects {
+        let mut named = BTreeSet::new();
+        cond_locs(&e.cond, &mut named);
+        if let Some(&(l, node)) = named.iter().find(|(l, _)| unobservable(*l)) {
+            let name = &low.world.locs[l].name;
+            let shown = match node {
+                Some(n) => format!("{name}@{n}"),
+                None => name.clone(),
+            };
+            return Err(InputError {
+                file: file.to_string(),
+                line: e.pos.line,
+                col: e.pos.col,
+                msg: format!(
+                    "`{shown}` is a location of `{lib}`, the library `{imp}` implements: in the implemented program it is no memory of its own (`{imp}` keeps it in its own locations), so it has no final value to compare with the specification's (LOCO Def. 3.10 compares the client's outcomes); observe it through a register instead: read it at the end of a thread (e.g. `r = Read({name})`) and name the register in the condition (`T:r = v`)",
+                    lib = imp.implements,
+                    imp = imp.name,
+                ),
+            });
+        }
+    }
+    Ok(low.shown_locs.clone())
+}
+
+/// The locations (and copies) a condition names.
+fn cond_locs(c: &lower::RCond, out: &mut BTreeSet<(usize, Option<u32>)>) {
+    match c {
+        lower::RCond::Loc(l, n, _) => {
+            out.insert((*l, *n));
+        }
+        lower::RCond::Not(c) => cond_locs(c, out),
+        lower::RCond::And(a, b) | lower::RCond::Or(a, b) => {
+            cond_locs(a, out);
+            cond_locs(b, out);
+        }
+        lower::RCond::True | lower::RCond::Reg(..) => {}
+    }
 }
 
 /// The values each location may hold: its initial value, the client's literals

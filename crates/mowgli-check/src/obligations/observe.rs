@@ -409,7 +409,7 @@ pub fn observe(
                 continue;
             }
         };
-        if r.verdict == "FAIL" {
+        if r.verdict == crate::impls::refine::ClientVerdict::Fail {
             let kind = if c.shape.starts_with("the abstract") {
                 "abstract"
             } else {
