@@ -113,8 +113,10 @@ fn a_wrong_map_is_refuted_by_o1() {
 
 #[test]
 fn mutants_are_refuted_by_named_obligations() {
-    let cases: [(&str, Bounds, Obligation); 7] = [
+    let cases: [(&str, Bounds, Obligation); 8] = [
         ("specs/impls/mutants/isv_gf_nowait.impl", bounds("sv", 1, 1, 1), Obligation::O1),
+        // Bcast's puts without the caller's d: the so' edge Bcast.aNLR_n → Wait.aWT
+        ("specs/impls/mutants/isv_bcast_nowid.impl", bounds("sv", 1, 1, 2), Obligation::O2),
         ("specs/impls/mutants/isv_gf_puts.impl", bounds("sv", 1, 1, 1), Obligation::O1),
         ("specs/impls/mutants/ibal_all_nogf.impl", bounds("bal_all", 1, 1, 1), Obligation::O1),
         // the entry fence without the caller's node: BAR's aGF_n of its own node has
@@ -417,7 +419,8 @@ fn both_self_read_ring_repairs_discharge_the_obligations() {
 fn local_soundness_implies_refinement_at_the_bound() {
     use mowgli_check::impls::gen::{self, Partition, RunOptions};
     let order = default_order();
-    let cases: [(&str, &str, usize); 14] = [
+    let cases: [(&str, &str, usize); 15] = [
+        ("specs/impls/mutants/isv_bcast_nowid.impl", "sv", 1),
         ("specs/impls/isv.impl", "sv", 1),
         ("specs/impls/ibal.impl", "bal", 2),
         ("specs/impls/ibal_all.impl", "bal_all", 2),
@@ -470,4 +473,35 @@ fn local_soundness_implies_refinement_at_the_bound() {
             assert_eq!(replay.verdict, mowgli_check::impls::refine::ClientVerdict::Fail, "{file}: {text}");
         }
     }
+}
+
+/// Issue 11 item 2: the abstract programs come smallest bound first — by threads,
+/// then calls per thread, then nodes — and a refutation is told the moment it is
+/// final. I_SV with Bcast puts that carry `_` instead of d (the issue's example,
+/// which used to spend 120 s in map repairs over large programs) is refuted on a
+/// one-thread two-call program, first, and the whole default bound still completes.
+#[test]
+fn counterexamples_come_at_the_smallest_bound_first() {
+    let order = default_order();
+    let imp = Implementation::load(&root().join("specs/impls/mutants/isv_bcast_nowid.impl"), &order)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let b = Bounds::new("sv", 2, 2, 2);
+    let clients = obligations::abstract_programs(&imp, &order, &b).unwrap_or_else(|e| panic!("{e}"));
+    let dims: Vec<_> = clients.iter().map(|(_, t)| obligations::dimensions(t)).collect();
+    assert!(dims.windows(2).all(|w| w[0] <= w[1]), "not in (threads, calls per thread, nodes, size) order");
+    assert_eq!(dims.first(), Some(&(1, 1, 1, 1)));
+    let told: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let sink = told.clone();
+    let cb: obligations::OnFailure = std::sync::Arc::new(move |f: &obligations::Failure, _ms: f64| {
+        sink.lock().expect("lock").push(f.client.lines().next().unwrap_or("").to_string());
+    });
+    let opts = Options { on_failure: Some(cb), ..opts() };
+    let r = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts).unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.complete);
+    let told = told.lock().expect("lock").clone();
+    assert_eq!(told.len(), r.failures.len(), "every final refutation told once: {told:?}");
+    let first = &r.failures[0];
+    assert_eq!(first.obligation, Obligation::O2);
+    assert_eq!(obligations::dimensions(&first.client).0, 1, "one thread:\n{}", first.client);
+    assert!(r.first_failure_ms.is_some());
 }

@@ -1096,6 +1096,25 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         progress: Some(std::sync::Arc::new(move |n| tick.set_position(n as u64))),
         backend: *engine,
         every_execution: *every_execution,
+        // each final refutation the moment it is found (smallest bound first)
+        on_failure: (!*json).then(|| {
+            let bar = bar.clone();
+            let cb: obligations::OnFailure = std::sync::Arc::new(move |f: &obligations::Failure, ms: f64| {
+                let (t, c, n, _) = obligations::dimensions(&f.client);
+                let name = f.client.lines().next().unwrap_or("").trim_start_matches("# ");
+                bar.suspend(|| {
+                    println!(
+                        "found after {ms:.0} ms: {} refuted for {} on {name} ({t} thread{} × {c} call{} × {n} node{})",
+                        f.obligation.name(),
+                        f.methods.join(", "),
+                        if t == 1 { "" } else { "s" },
+                        if c == 1 { "" } else { "s" },
+                        if n == 1 { "" } else { "s" },
+                    )
+                });
+            });
+            cb
+        }),
     };
     let rep = obligations::check_clients(&imp, &order, &clients, &map, &opts);
     bar.finish_and_clear();

@@ -159,6 +159,8 @@ pub struct Report {
     /// Per failure (same index), the client that observes it, or what was tried
     /// ([`observe::observe_all`]).
     pub observations: Vec<observe::Observation>,
+    /// Milliseconds from the start of the run to its first final refutation.
+    pub first_failure_ms: Option<f64>,
 }
 
 impl Report {
@@ -190,7 +192,13 @@ pub struct Options {
     /// under a partial witness (`engine::for_each_execution_discharging`); slower,
     /// to cross-check the discharge.
     pub every_execution: bool,
+    /// Told each refutation the moment it is final (it does not depend on a map
+    /// entry still being searched), with the milliseconds since the run started.
+    pub on_failure: Option<OnFailure>,
 }
+
+/// See [`Options::on_failure`].
+pub type OnFailure = std::sync::Arc<dyn Fn(&Failure, f64) + Send + Sync>;
 
 /// The subevents of 𝒢 that implement abstract event `e'` (thread t, index i): f⁻¹(e').
 fn preimage(g: &ExecGraph, t: usize, i: usize) -> Vec<usize> {
@@ -434,12 +442,42 @@ fn impl_sub(g: &ExecGraph, to: &StampTable, s: usize) -> String {
 /// only, with or without registers), smallest first, as `(name, litmus text)`:
 /// their plain executions are the abstract plain executions ⟨E', po'⟩ the
 /// obligations range over.
+///
+/// The order is the one a counterexample should be found in (smallest bound
+/// first): by threads, then calls per thread, then nodes, then total calls, the
+/// generator's order within that. A bug that shows at one thread is refuted before
+/// any two-thread program is checked.
 pub fn abstract_programs(
     imp: &Implementation,
     order: &mowgli_core::StampOrder,
     bounds: &crate::impls::gen::Bounds,
 ) -> Result<Vec<(String, String)>, String> {
-    spec::programs(&imp.implements, order, bounds, "abs")
+    let mut out = spec::programs(&imp.implements, order, bounds, "abs")?;
+    out.sort_by_cached_key(|(_, text)| dimensions(text));
+    Ok(out)
+}
+
+/// (threads, most calls in one thread, nodes, total calls) of a generated program.
+pub fn dimensions(text: &str) -> (usize, usize, usize, usize) {
+    let mut nodes: Vec<&str> = Vec::new();
+    let mut threads = 0;
+    let (mut most, mut total, mut current) = (0, 0, 0);
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("thread ") {
+            threads += 1;
+            let node = rest.split('@').nth(1).unwrap_or("").trim();
+            if !nodes.contains(&node) {
+                nodes.push(node);
+            }
+        } else if line.starts_with("  ") && !line.trim().is_empty() {
+            current += 1;
+            total += 1;
+            most = most.max(current);
+        } else if line.ends_with(':') {
+            current = 0;
+        }
+    }
+    (threads, most, nodes.len(), total)
 }
 
 /// Most combinations of alternative entries one repair tries.
@@ -476,18 +514,51 @@ pub fn check_clients(
     }
     let mut pinned: Vec<MapEntry> = Vec::new();
     let mut repairs = 0;
+    // a refutation involving an undeclared entry may be repaired by another choice
+    // of that entry; only the others are final
+    let repairable = |f: &Failure| {
+        matches!(f.obligation, Obligation::O1 | Obligation::O2 | Obligation::O3)
+            && f.involved.iter().any(|((m, k), _)| map.get(m, k).is_none())
+    };
+    // each final refutation is told once, however many rounds find it again
+    let told: std::sync::Mutex<(Vec<(Obligation, Vec<String>, String)>, Option<f64>)> =
+        std::sync::Mutex::new((Vec::new(), None));
+    let tell = |f: &Failure| {
+        let Ok(mut t) = told.lock() else { return };
+        let key = (f.obligation, f.methods.clone(), f.client.clone());
+        if t.0.contains(&key) {
+            return;
+        }
+        t.0.push(key);
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        t.1.get_or_insert(ms);
+        if let Some(cb) = &opts.on_failure {
+            cb(f, ms);
+        }
+    };
+    // a repair round stops at its first repairable refutation (the bound is checked
+    // whole once the map no longer changes); after a repair that found nothing,
+    // one last round checks the whole bound with the refutation as final
+    let mut last_round = false;
     loop {
         let mut current = map.clone();
         current.entries.extend(pinned.iter().cloned());
         // the time limit covers the whole check, repairs included
         let left = Options { time_limit: opts.time_limit.map(|t| t.saturating_sub(start.elapsed())), ..opts.clone() };
         let opts = &left;
-        let mut rep = run(imp, order, &mut clients.iter().cloned(), &current, opts)?;
-        let repair = rep.failures.iter().find(|f| {
-            matches!(f.obligation, Obligation::O1 | Obligation::O2 | Obligation::O3)
-                && f.involved.iter().any(|((m, k), _)| map.get(m, k).is_none())
-        });
-        let Some(f) = repair.filter(|_| repairs < MAX_REPAIRS) else {
+        let stop: Option<&dyn Fn(&Failure) -> bool> = if last_round { None } else { Some(&repairable) };
+        let mut rep = run(imp, order, &mut clients.iter().cloned(), &current, opts, stop, &|f: &Failure| {
+            if last_round || !repairable(f) {
+                tell(f)
+            }
+        })?;
+        let repair = rep.failures.iter().find(|f| repairable(f));
+        let Some(f) = repair.filter(|_| repairs < MAX_REPAIRS && !last_round) else {
+            if !last_round && repair.is_some() {
+                // out of repairs: the whole bound once more, every refutation final
+                last_round = true;
+                continue;
+            }
             for e in pinned {
                 if !rep.inferred.contains(&e) {
                     rep.inferred.push(e);
@@ -495,6 +566,7 @@ pub fn check_clients(
             }
             rep.map = map.entries.clone();
             rep.millis = start.elapsed().as_secs_f64() * 1000.0;
+            rep.first_failure_ms = told.lock().ok().and_then(|t| t.1);
             return Ok(rep);
         };
         repairs += 1;
@@ -523,7 +595,7 @@ pub fn check_clients(
                         .filter(|p| !choice.iter().any(|c| c.method == p.method && c.stamp == p.stamp))
                         .cloned(),
                 );
-                let one = run(imp, order, &mut std::iter::once(client.clone()), &trial, opts)?;
+                let one = run(imp, order, &mut std::iter::once(client.clone()), &trial, opts, None, &|_| {})?;
                 // progress: this program discharged, or its first refutation now
                 // involves other entries (repaired in the next round)
                 let keys = |f: &Failure| f.involved.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
@@ -548,21 +620,23 @@ pub fn check_clients(
                 pinned.retain(|p| !choice.iter().any(|c| c.method == p.method && c.stamp == p.stamp));
                 pinned.extend(choice);
             }
-            None => {
-                rep.inferred.extend(pinned);
-                rep.millis = start.elapsed().as_secs_f64() * 1000.0;
-                return Ok(rep);
-            }
+            // no choice of the entries discharges it: the refutation is final
+            None => last_round = true,
         }
     }
 }
 
+/// Checks the programs `clients` in order. `stop`: the run stops after a program
+/// with a refutation it accepts (the rest of the bound unchecked); `found` is told
+/// each refutation as it is recorded.
 fn run(
     imp: &Implementation,
     order: &mowgli_core::StampOrder,
     clients: &mut dyn Iterator<Item = (String, String)>,
     map: &ConcMap,
     opts: &Options,
+    stop: Option<&dyn Fn(&Failure) -> bool>,
+    found: &dyn Fn(&Failure),
 ) -> Result<Report, String> {
     let start = std::time::Instant::now();
     let to = order.table("to").ok_or("the stamp order has no table `to`")?;
@@ -592,10 +666,15 @@ fn run(
         millis: 0.0,
         specs: Vec::new(),
         observations: Vec::new(),
+        first_failure_ms: None,
     };
     let mut inferred: BTreeMap<(String, String), MapEntry> = BTreeMap::new();
     for (name, text) in clients {
-        if opts.time_limit.is_some_and(|t| start.elapsed() >= t) || (opts.first_fail && !rep.failures.is_empty()) {
+        let stopped = stop.is_some_and(|s| rep.failures.iter().any(s));
+        if opts.time_limit.is_some_and(|t| start.elapsed() >= t)
+            || (opts.first_fail && !rep.failures.is_empty())
+            || stopped
+        {
             rep.complete = false;
             break;
         }
@@ -608,7 +687,11 @@ fn run(
             p(rep.clients);
         }
         let deadline = opts.time_limit.map(|t| start + t);
+        let before = rep.failures.len();
         check_one(imp, &setup, to, &name, &text, map, &mut inferred, opts, deadline, &mut rep)?;
+        for f in &rep.failures[before..] {
+            found(f);
+        }
     }
     rep.inferred = inferred.into_values().collect();
     rep.millis = start.elapsed().as_secs_f64() * 1000.0;
