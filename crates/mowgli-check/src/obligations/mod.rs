@@ -197,6 +197,9 @@ pub struct Options {
     pub on_failure: Option<OnFailure>,
 }
 
+/// A refutation's identity across map-repair rounds: obligation, methods, program.
+type FailureKey = (Obligation, Vec<String>, String);
+
 /// See [`Options::on_failure`].
 pub type OnFailure = std::sync::Arc<dyn Fn(&Failure, f64) + Send + Sync>;
 
@@ -521,8 +524,7 @@ pub fn check_clients(
             && f.involved.iter().any(|((m, k), _)| map.get(m, k).is_none())
     };
     // each final refutation is told once, however many rounds find it again
-    let told: std::sync::Mutex<(Vec<(Obligation, Vec<String>, String)>, Option<f64>)> =
-        std::sync::Mutex::new((Vec::new(), None));
+    let told: std::sync::Mutex<(Vec<FailureKey>, Option<f64>)> = std::sync::Mutex::new((Vec::new(), None));
     let tell = |f: &Failure| {
         let Ok(mut t) = told.lock() else { return };
         let key = (f.obligation, f.methods.clone(), f.client.clone());
