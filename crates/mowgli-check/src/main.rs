@@ -841,15 +841,20 @@ fn refine_generated(
         "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} clients ({per_sec}, eta {eta}) {msg}",
     );
     let fails = std::sync::atomic::AtomicUsize::new(0);
+    let started = Instant::now();
     let on_progress = |p: Progress| match p {
         Progress::Class { size, distinct, to_check } => {
             bar.inc_length(to_check as u64);
             bar.set_message(format!("size {size}: {distinct} clients"));
         }
         Progress::Checked { failed } => {
-            if failed {
+            if let Some((name, size)) = failed {
+                // each failing client the moment it is found (the details follow the run)
                 let n = fails.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                bar.println(format!("FAIL found ({n} so far)"));
+                let ms = started.elapsed().as_secs_f64() * 1000.0;
+                if !json {
+                    bar.suspend(|| println!("found after {ms:.0} ms: {name} (size {size}) fails ({n} so far)"));
+                }
             }
             bar.inc(1);
         }

@@ -1759,8 +1759,9 @@ pub struct GenReport {
 pub enum Progress {
     /// A size class was generated, with this many clients to check in this partition.
     Class { size: usize, distinct: usize, to_check: usize },
-    /// A client was checked.
-    Checked { failed: bool },
+    /// A client was checked; `failed`: the name of a failing client (reported the
+    /// moment it is found) and its size.
+    Checked { failed: Option<(String, usize)> },
 }
 
 /// The litmus text of a failing client, with the outcome the specification forbids.
@@ -1863,7 +1864,7 @@ pub fn run(
                         min_fail.fetch_min(p, Ordering::SeqCst);
                         stop.store(true, Ordering::SeqCst);
                     }
-                    progress(Progress::Checked { failed });
+                    progress(Progress::Checked { failed: failed.then(|| (name.clone(), size)) });
                     results.lock().expect("results").push((p, r, text, ms));
                 });
             }
