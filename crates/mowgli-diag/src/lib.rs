@@ -1,0 +1,391 @@
+//! Diagnostics of Mowgli's input files: one type for every front end (litmus
+//! files, herd7 x86 files, implementation files and their `concretise` lines,
+//! stamp-order files, names given on the command line) and one renderer.
+//!
+//! A diagnostic renders as
+//!
+//! ```text
+//! t.litmus:9:3: unknown method `Wrte`: no library of rdmatso has it (methods: …)
+//!    ,-[ t.litmus:9:3 ]
+//!    |
+//!  9 |   Wrte(y, 1)
+//!    |   ^^|^
+//!    |     `--- unknown method
+//! ---'
+//! help: did you mean `Write`?
+//! ```
+//!
+//! The first line, `file:line:column: message`, is the machine-readable part that
+//! scripts grep; it and the `help:` line are written here, the frame with the
+//! source line and the caret under the span by [`ariadne`]. Output is plain text
+//! (no colours), on a terminal and in a pipe alike.
+
+use std::fmt;
+
+use ariadne::{CharSet, Config, IndexType, Label, Report, ReportKind, Source};
+use serde::ser::SerializeStruct;
+
+/// A position in a file: 1-based line and column (in characters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Pos {
+    pub line: usize,
+    pub col: usize,
+}
+
+/// An input that cannot be read, is malformed or is ill-typed.
+///
+/// Parsers build it with a position and a message; the boundary that knows the
+/// file ([`Diagnostic::in_file`]) adds the file name and the offending source line.
+/// `line == 0` means the whole file (e.g. it cannot be read).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Diagnostic {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    /// Characters under the caret (at least one is shown).
+    pub span_len: usize,
+    pub msg: String,
+    /// What the parser expected at this position, one alternative per entry
+    /// (e.g. `` `,` `` and `` `)` ``).
+    pub expected: Vec<String>,
+    /// A short text under the caret; by default the expected tokens, if any.
+    pub label: Option<String>,
+    /// A suggestion, e.g. ``did you mean `Write`?``.
+    pub help: Option<String>,
+    /// The text of line `line`, once the file is known.
+    pub source: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error at `pos`.
+    pub fn new(pos: Pos, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic { line: pos.line, col: pos.col, span_len: 1, msg: msg.into(), ..Default::default() }
+    }
+
+    /// An error about a whole file (`file:0:0: message`), e.g. one that cannot be read.
+    pub fn whole_file(file: impl Into<String>, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic { file: file.into(), msg: msg.into(), ..Default::default() }
+    }
+
+    /// `expected WHAT, found FOUND` at `pos`, over `found_len` characters. The
+    /// alternatives of `what` become [`Diagnostic::expected`]; when `found` is an
+    /// identifier close to a keyword of `what` (`` `allowed` ``), the help suggests it.
+    pub fn expected_found(pos: Pos, what: &str, found: &str, found_len: usize) -> Diagnostic {
+        let mut d = Diagnostic::new(pos, format!("expected {what}, found {found}"));
+        d.expected = alternatives(what);
+        d.span_len = found_len.max(1);
+        if let Some(word) = found.strip_prefix('`').and_then(|f| f.strip_suffix('`')) {
+            if is_identifier(word) {
+                let keywords = quoted_words(what);
+                d.help = did_you_mean(word, keywords.iter().map(String::as_str));
+            }
+        }
+        d
+    }
+
+    /// An unknown name `name` at `pos`: the span covers the name, and the help
+    /// suggests the closest of `known`, if one is close.
+    pub fn unknown<'a>(
+        pos: Pos,
+        name: &str,
+        msg: impl Into<String>,
+        known: impl IntoIterator<Item = &'a str>,
+    ) -> Diagnostic {
+        let mut d = Diagnostic::new(pos, msg);
+        d.span_len = name.chars().count().max(1);
+        d.help = did_you_mean(name, known);
+        d
+    }
+
+    pub fn pos(&self) -> Pos {
+        Pos { line: self.line, col: self.col }
+    }
+
+    /// The span covers `len` characters.
+    pub fn with_span(mut self, len: usize) -> Diagnostic {
+        self.span_len = len.max(1);
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Adds ``did you mean `X`?`` when a name of `known` is close to `name`.
+    pub fn suggesting<'a>(mut self, name: &str, known: impl IntoIterator<Item = &'a str>) -> Diagnostic {
+        if let Some(h) = did_you_mean(name, known) {
+            self.help = Some(h);
+        }
+        self
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// The diagnostic in file `file` whose text is `text`: the position is moved
+    /// into the file's bounds (a position past the last line, "the end of the
+    /// file", becomes the end of the last line; a column past the end of its line,
+    /// the end of the line) and the offending line is kept for rendering.
+    pub fn in_file(mut self, file: &str, text: &str) -> Diagnostic {
+        self.file = file.to_string();
+        if self.line == 0 {
+            return self;
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        if self.line > lines.len() {
+            self.line = lines.len().max(1);
+            self.col = usize::MAX;
+        }
+        let src = lines.get(self.line - 1).copied().unwrap_or("");
+        let len = src.chars().count();
+        self.col = self.col.clamp(1, len + 1);
+        self.span_len = self.span_len.clamp(1, (len + 1 - (self.col - 1)).max(1));
+        self.source = Some(src.to_string());
+        self
+    }
+
+    /// The first line: `file:line:column: message`.
+    pub fn headline(&self) -> String {
+        format!("{}:{}:{}: {}", self.file, self.line, self.col, self.msg)
+    }
+
+    /// The text under the caret.
+    fn label_text(&self) -> String {
+        match (&self.label, self.expected.is_empty()) {
+            (Some(l), _) => l.clone(),
+            (None, false) => format!("expected {}", join_or(&self.expected)),
+            (None, true) => "here".into(),
+        }
+    }
+
+    /// The whole diagnostic: the first line, the source line with a caret under
+    /// the span (when the file's text is known), and the help.
+    pub fn render(&self) -> String {
+        let mut out = self.headline();
+        if let Some(src) = self.source.as_ref().filter(|_| self.line >= 1) {
+            out.push('\n');
+            out += &self.frame(src);
+        }
+        if let Some(h) = &self.help {
+            out += &format!("\nhelp: {h}");
+        }
+        out
+    }
+
+    /// The source line and the caret, drawn by ariadne. The line is given to it
+    /// at its place (after `line - 1` empty lines) so that it shows its number.
+    fn frame(&self, src: &str) -> String {
+        let text = format!("{}{}\n", "\n".repeat(self.line - 1), src);
+        let start = (self.line - 1) + (self.col - 1);
+        let span = start..start + self.span_len.max(1);
+        let id = self.file.as_str();
+        let config = Config::default()
+            .with_color(false)
+            .with_char_set(CharSet::Ascii)
+            .with_index_type(IndexType::Char)
+            .with_compact(false);
+        // the report's own header ("Error: ") is dropped: the first line is ours
+        let report = Report::build(ReportKind::Error, (id, span.clone()))
+            .with_config(config)
+            .with_message("")
+            .with_label(Label::new((id, span)).with_message(self.label_text()))
+            .finish();
+        let mut buf = Vec::new();
+        if report.write((id, Source::from(text)), &mut buf).is_err() {
+            return String::new();
+        }
+        let drawn = String::from_utf8_lossy(&buf);
+        let lines: Vec<&str> = drawn.lines().skip(1).map(str::trim_end).filter(|l| !l.is_empty()).collect();
+        lines.join("\n")
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render())
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+/// In JSON: `file`, `line`, `column`, `message`, `expected`, `help` (`null` when none).
+impl serde::Serialize for Diagnostic {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Diagnostic", 6)?;
+        st.serialize_field("file", &self.file)?;
+        st.serialize_field("line", &self.line)?;
+        st.serialize_field("column", &self.col)?;
+        st.serialize_field("message", &self.msg)?;
+        st.serialize_field("expected", &self.expected)?;
+        st.serialize_field("help", &self.help)?;
+        st.end()
+    }
+}
+
+/// ``did you mean `X`?`` for the name of `known` closest to `name`, if one is close.
+pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    suggest(name, known).map(|s| format!("did you mean `{s}`?"))
+}
+
+/// The name of `known` closest to `name` by edit distance (optimal string
+/// alignment: insertions, deletions, substitutions, swaps of neighbours), if it is
+/// close: at most one edit per three characters of `name` (at least one), or the
+/// same name in another case. Ties go to the alphabetically first name; `name`
+/// itself and hidden names (starting with `#`) are never suggested.
+pub fn suggest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let limit = (name.chars().count() / 3).max(1);
+    let lower = name.to_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for k in known {
+        if k == name || k.starts_with('#') || k.is_empty() {
+            continue;
+        }
+        let d = if k.to_lowercase() == lower { 0 } else { strsim::osa_distance(name, k) };
+        if d > limit {
+            continue;
+        }
+        best = match best {
+            Some((bd, bk)) if (bd, bk) <= (d, k) => Some((bd, bk)),
+            _ => Some((d, k)),
+        };
+    }
+    best.map(|(_, k)| k.to_string())
+}
+
+/// The alternatives of an "expected" description: `` `,` or `)` `` gives
+/// `` `,` `` and `` `)` ``; `` `a`, `b` or `c` `` three. Separators inside
+/// backquotes and parentheses do not split.
+pub fn alternatives(what: &str) -> Vec<String> {
+    let chars: Vec<char> = what.chars().collect();
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let (mut tick, mut depth) = (false, 0usize);
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if !tick && depth == 0 {
+            let rest: String = chars[i..chars.len().min(i + 4)].iter().collect();
+            let sep = if rest.starts_with(", ") {
+                2
+            } else if rest == " or " {
+                4
+            } else {
+                0
+            };
+            if sep > 0 {
+                out.push(std::mem::take(&mut cur));
+                i += sep;
+                continue;
+            }
+        }
+        match c {
+            '`' => tick = !tick,
+            '(' | '[' if !tick => depth += 1,
+            ')' | ']' if !tick => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        cur.push(c);
+        i += 1;
+    }
+    out.push(cur);
+    out.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+}
+
+/// `a`, `a or b`, `a, b or c`.
+pub fn join_or(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [a] => a.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut cs = s.chars();
+    cs.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The identifiers written between backquotes in `what`.
+fn quoted_words(what: &str) -> Vec<String> {
+    what.split('`').skip(1).step_by(2).filter(|w| is_identifier(w)).map(str::to_string).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_are_close_names() {
+        let methods = ["Read", "Write", "Put", "Get", "Poll"];
+        assert_eq!(suggest("Wrte", methods), Some("Write".into()));
+        assert_eq!(suggest("write", methods), Some("Write".into()));
+        assert_eq!(suggest("Wirte", methods), Some("Write".into()));
+        assert_eq!(suggest("Fence", methods), None);
+        assert_eq!(suggest("Put", methods), None, "the name itself is no suggestion");
+        assert_eq!(suggest("x", ["y", "z"]), Some("y".into()), "one edit for a short name, first of a tie");
+        assert_eq!(suggest("rdma", ["rdmatso", "rdmawait", "sv"]), None);
+        assert_eq!(suggest("rdmatos", ["rdmatso", "rdmawait", "sv"]), Some("rdmatso".into()));
+        assert_eq!(suggest("aCX", ["aCR", "#hidden"]), Some("aCR".into()));
+    }
+
+    #[test]
+    fn alternatives_split_at_the_top_level() {
+        assert_eq!(alternatives("`,` or `)`"), vec!["`,`", "`)`"]);
+        assert_eq!(alternatives("`implements`, `uses`, `loc`, `wid` or `method`").len(), 5);
+        assert_eq!(
+            alternatives("a declaration (`libraries`, `thread`) or `T:`"),
+            vec!["a declaration (`libraries`, `thread`)", "`T:`"]
+        );
+        assert_eq!(alternatives("a node (a positive integer)"), vec!["a node (a positive integer)"]);
+        assert_eq!(join_or(&alternatives("`a`, `b` or `c`")), "`a`, `b` or `c`");
+    }
+
+    #[test]
+    fn renders_the_line_a_caret_and_the_help() {
+        let text = "test X\nT1:\n  Wrte(x, 1)\n";
+        let d = Diagnostic::unknown(Pos { line: 3, col: 3 }, "Wrte", "unknown method `Wrte`", ["Write", "Read"])
+            .with_label("unknown method")
+            .in_file("t.litmus", text);
+        assert_eq!(
+            d.to_string(),
+            "t.litmus:3:3: unknown method `Wrte`\n   ,-[ t.litmus:3:3 ]\n   |\n 3 |   Wrte(x, 1)\n   |   ^^|^\n   |     \
+             `--- unknown method\n---'\nhelp: did you mean `Write`?"
+        );
+    }
+
+    #[test]
+    fn positions_are_moved_into_the_file() {
+        let text = "a\nbcd";
+        let d = Diagnostic::new(Pos { line: 3, col: 1 }, "expected `}`, found the end of the file").in_file("f", text);
+        assert_eq!((d.line, d.col, d.source.as_deref()), (2, 4, Some("bcd")));
+        assert!(d.to_string().contains(" 2 | bcd\n   |    |"), "{d}");
+        let d = Diagnostic::new(Pos { line: 1, col: 40 }, "m").with_span(9).in_file("f", text);
+        assert_eq!((d.line, d.col, d.span_len), (1, 2, 1));
+        let d = Diagnostic::new(Pos { line: 1, col: 1 }, "empty").in_file("f", "");
+        assert_eq!((d.line, d.col), (1, 1));
+        assert!(d.to_string().starts_with("f:1:1: empty\n"), "{d}");
+        let d = Diagnostic::whole_file("g", "cannot read: no such file").in_file("g", "");
+        assert_eq!(d.to_string(), "g:0:0: cannot read: no such file");
+    }
+
+    #[test]
+    fn expected_tokens_and_keyword_suggestions() {
+        let d = Diagnostic::expected_found(Pos { line: 1, col: 8 }, "`allowed` or `forbidden`", "`alowed`", 6);
+        assert_eq!(d.msg, "expected `allowed` or `forbidden`, found `alowed`");
+        assert_eq!(d.expected, vec!["`allowed`", "`forbidden`"]);
+        assert_eq!(d.help.as_deref(), Some("did you mean `allowed`?"));
+        let d = d.in_file("e.litmus", "expect alowed x = 1");
+        assert_eq!(
+            d.to_string(),
+            "e.litmus:1:8: expected `allowed` or `forbidden`, found `alowed`\n   ,-[ e.litmus:1:8 ]\n   |\n 1 | \
+             expect alowed x = 1\n   |        ^^^|^^\n   |           `---- expected `allowed` or `forbidden`\n---'\n\
+             help: did you mean `allowed`?"
+        );
+        let json = serde_json::to_value(&d).expect("serialises");
+        assert_eq!(json["column"], 8);
+        assert_eq!(json["help"], "did you mean `allowed`?");
+    }
+}
