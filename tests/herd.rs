@@ -504,8 +504,9 @@ fn malformed_herd_files_are_errors_with_positions() {
     assert!(e.msg.contains("labels and jumps"), "{e}");
     let e = bad("X86 T\n{ 0:EAX=x; }\n P0 ;\n MOV [x],$1 ;\nexists (x=1)\n");
     assert!(e.msg.contains("indirect addressing"), "{e}");
+    // the end of the test is shown at the end of its last line
     let e = bad("X86 T\n{}\n P0 ;\n MOV [x],$1 ;\nexists (x=1) /\\\n");
-    assert_eq!(e.line, 6, "{e}");
+    assert_eq!((e.line, e.col), (5, 16), "{e}");
 }
 
 // ---------------------------------------------------------------------------
@@ -518,10 +519,10 @@ fn unsupported_instructions_are_refused_by_name_with_the_source_line() {
     let (code, out, err) = mowgli(&["litmus", p.to_str().expect("utf-8")]);
     assert_eq!(code, 2, "{out}{err}");
     let want = format!(
-        "{}:4:17: unsupported X86 instruction `XCHG` (Mowgli reads MOV between a register and a location or an \
-         immediate, and MFENCE)\n     MOV [x],$1   | XCHG [x],EAX ;\n    {}^\n",
-        p.display(),
-        " ".repeat(16)
+        "{f}:4:17: unsupported X86 instruction `XCHG` (Mowgli reads MOV between a register and a location or an \
+         immediate, and MFENCE)\n   ,-[ {f}:4:17 ]\n   |\n 4 |  MOV [x],$1   | XCHG [x],EAX ;\n   |{}^^|^\n",
+        " ".repeat(17),
+        f = p.display(),
     );
     assert!(err.starts_with(&want), "got:\n{err}\nwant:\n{want}");
     for (ins, name) in

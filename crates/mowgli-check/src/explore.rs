@@ -14,6 +14,7 @@ use mowgli_core::StampOrder;
 use serde::Serialize;
 
 use crate::litmus::{self, InputError};
+use mowgli_diag::Diagnostic;
 
 /// One side of a comparison.
 #[derive(Clone, Debug)]
@@ -31,14 +32,16 @@ impl Model {
             return Ok(Model::Library(arg.to_string()));
         }
         let text = std::fs::read_to_string(arg).map_err(|e| {
-            format!(
-                "{arg}:0:0: neither a library ({}) nor a readable stamp-order file: {e}",
-                mowgli_libs::registry::KNOWN.join(", ")
-            )
+            let d = Diagnostic::whole_file(
+                arg,
+                format!(
+                    "neither a library ({}) nor a readable stamp-order file: {e}",
+                    mowgli_libs::registry::KNOWN.join(", ")
+                ),
+            );
+            d.suggesting(arg, mowgli_libs::registry::KNOWN.iter().copied()).to_string()
         })?;
-        let user = StampOrder::parse(&text).map_err(|e| format!("{arg}:{}:{}: {}", e.line, e.column, e.message))?;
-        let mut order = default.clone();
-        order.tables.extend(user.tables);
+        let order = crate::stamporder::load_text(arg, &text, default).map_err(|e| e.to_string())?;
         Ok(Model::Order { label: arg.to_string(), order })
     }
 
@@ -157,12 +160,10 @@ pub fn compare(
                 (text.clone(), default, rename_library(&text, a, b), default)
             }
             _ => {
-                return Err(InputError {
-                    file: String::new(),
-                    line: 0,
-                    col: 0,
-                    msg: "--base and --variant must both be libraries or both stamp-order files".into(),
-                })
+                return Err(InputError::whole_file(
+                    String::new(),
+                    "--base and --variant must both be libraries or both stamp-order files",
+                ))
             }
         };
         let rb = litmus::check_text(&file, &bt, bo);

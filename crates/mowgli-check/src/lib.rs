@@ -11,5 +11,6 @@ pub mod impls;
 pub mod litmus;
 pub mod obligations;
 pub mod sensitivity;
+pub mod stamporder;
 pub mod verdict;
 pub mod z3eng;

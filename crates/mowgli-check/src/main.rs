@@ -403,17 +403,11 @@ struct SearchArgs {
 }
 
 fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, String> {
-    let mut order = orders::default_order();
-    if let Some(p) = path {
-        let text = std::fs::read_to_string(p).map_err(|e| format!("{}:0:0: cannot read: {e}", p.display()))?;
-        let user =
-            StampOrder::parse(&text).map_err(|e| format!("{}:{}:{}: {}", p.display(), e.line, e.column, e.message))?;
-        if user.table("to").is_none() && user.table("ippo").is_none() && user.table("oppo").is_none() {
-            return Err(format!("{}:1:1: expected a table `to`, `ippo`, `oppo` or `oppo_nopcie`", p.display()));
-        }
-        order.tables.extend(user.tables);
+    let order = orders::default_order();
+    match path {
+        Some(p) => mowgli_check::stamporder::load(p, &order).map_err(|e| e.to_string()),
+        None => Ok(order),
     }
-    Ok(order)
 }
 
 /// The stamp order in force and the implementation file, or the message to print.
@@ -425,7 +419,12 @@ fn load_impl(
     let order = load_order(stamp_order)?;
     let mut imp = mowgli_check::impls::Implementation::load(implementation, &order).map_err(|e| e.to_string())?;
     if let Some(lib) = spec {
-        imp.against(lib, &order).map_err(|e| format!("--spec {lib}: {e}"))?;
+        imp.against(lib, &order).map_err(|e| {
+            let args: Vec<String> = std::env::args().collect();
+            let known = mowgli_libs::registry::KNOWN;
+            let d = mowgli_diag::Diagnostic::command_line(&args, "--spec", lib, format!("--spec {lib}: {e}"));
+            if known.contains(&lib.as_str()) { d } else { d.suggesting(lib, known.iter().copied()) }.to_string()
+        })?;
     }
     Ok((order, imp))
 }
@@ -501,7 +500,10 @@ fn main() -> ExitCode {
                                     Ok(()) => eprintln!("wrote {}", path.display()),
                                     Err(err) => {
                                         eprintln!("{}: cannot write: {err}", path.display());
-                                        errors.push(format!("{}: cannot write: {err}", path.display()));
+                                        errors.push(litmus::InputError::whole_file(
+                                            path.display().to_string(),
+                                            format!("cannot write: {err}"),
+                                        ));
                                     }
                                 }
                             }
@@ -510,7 +512,7 @@ fn main() -> ExitCode {
                     }
                     Err(e) => {
                         eprintln!("{e}");
-                        errors.push(e.to_string());
+                        errors.push(e);
                     }
                 }
             }
@@ -654,8 +656,9 @@ fn refine(
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("{}:0:0: cannot read: {e}", f.display());
-                errors.push(format!("{}:0:0: cannot read: {e}", f.display()));
+                let d = litmus::InputError::whole_file(f.display().to_string(), format!("cannot read: {e}"));
+                eprintln!("{d}");
+                errors.push(d);
                 continue;
             }
         };
@@ -709,15 +712,16 @@ fn refine(
                 if let (Some(dir), Some(c)) = (dot, &r.counterexample) {
                     let path = dir.join(format!("{}.dot", r.name));
                     if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &c.dot)) {
-                        eprintln!("{}: cannot write: {e}", path.display());
-                        errors.push(format!("{}: cannot write: {e}", path.display()));
+                        let d = litmus::InputError::whole_file(path.display().to_string(), format!("cannot write: {e}"));
+                        eprintln!("{d}");
+                        errors.push(d);
                     }
                 }
                 reports.push(r);
             }
             Err(e) => {
                 eprintln!("{e}");
-                errors.push(e.to_string());
+                errors.push(e);
             }
         }
     }

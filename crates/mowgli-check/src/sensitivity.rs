@@ -72,12 +72,7 @@ fn count_stmts(ss: &[crate::impls::syntax::Stmt]) -> usize {
 
 /// Parses a litmus text into a candidate (its name and instruction count).
 pub fn candidate(file: &str, text: &str) -> Result<Candidate, InputError> {
-    let ast = syntax::parse(text).map_err(|e| InputError {
-        file: file.to_string(),
-        line: e.pos.line,
-        col: e.pos.col,
-        msg: e.msg,
-    })?;
+    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let size = ast.bodies.iter().map(|(_, b)| count_stmts(b)).sum();
     Ok(Candidate { name: ast.name.clone(), file: file.to_string(), text: text.to_string(), size })
 }
@@ -87,12 +82,8 @@ pub fn corpus(paths: &[PathBuf]) -> Result<Vec<Candidate>, InputError> {
     let mut out = Vec::new();
     for f in litmus::collect(paths)? {
         let file = f.display().to_string();
-        let text = std::fs::read_to_string(&f).map_err(|e| InputError {
-            file: file.clone(),
-            line: 0,
-            col: 0,
-            msg: format!("cannot read: {e}"),
-        })?;
+        let text = std::fs::read_to_string(&f)
+            .map_err(|e| InputError::whole_file(file.clone(), format!("cannot read: {e}")))?;
         out.push(candidate(&file, &text)?);
     }
     Ok(out)

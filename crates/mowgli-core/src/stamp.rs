@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use thiserror::Error;
+pub use mowgli_diag::{Diagnostic, Pos};
 
 /// Index of a stamp kind in a [`StampOrder`]'s column list.
 pub type StampKind = u8;
@@ -44,13 +44,9 @@ impl Cell {
     }
 }
 
-#[derive(Debug, Error, PartialEq, Eq)]
-#[error("{line}:{column}: {message}")]
-pub struct StampOrderError {
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
+/// An error in a stamp-order file (its file name is added by the caller,
+/// [`Diagnostic::in_file`]).
+pub type StampOrderError = Diagnostic;
 
 /// A stamp-order table: the kinds (columns and rows, same order) and the cells.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,7 +113,7 @@ impl StampOrder {
     pub fn parse(text: &str) -> Result<StampOrder, StampOrderError> {
         let mut out = StampOrder::default();
         let mut cur: Option<StampTable> = None;
-        let err = |line: usize, column: usize, message: String| StampOrderError { line, column, message };
+        let err = |line: usize, col: usize, message: String| Diagnostic::new(Pos { line, col }, message);
         for (ln, raw) in text.lines().enumerate() {
             let line = ln + 1;
             let body = raw.split('#').next().unwrap_or("");
@@ -148,7 +144,7 @@ impl StampOrder {
                         return Err(err(line, words[0].1 + 5, "expected a table name after `table`".into()));
                     };
                     if out.tables.contains_key(*name) {
-                        return Err(err(line, words[1].1, format!("table `{name}` is defined twice")));
+                        return Err(err(line, words[1].1, format!("table `{name}` is defined twice")).with_span(name.chars().count()));
                     }
                     cur = Some(StampTable { name: name.to_string(), kinds: vec![], family: vec![], cells: vec![] });
                 }
@@ -165,10 +161,11 @@ impl StampOrder {
                             None => (*w, false),
                         };
                         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                            return Err(err(line, *c, format!("expected a stamp name, found `{w}`")));
+                            return Err(err(line, *c, format!("expected a stamp name, found `{w}`"))
+                                .with_span(w.chars().count()));
                         }
                         if t.kinds.iter().any(|k| k == name) {
-                            return Err(err(line, *c, format!("stamp `{name}` listed twice")));
+                            return Err(err(line, *c, format!("stamp `{name}` listed twice")).with_span(w.chars().count()));
                         }
                         t.kinds.push(name.to_string());
                         t.family.push(fam);
@@ -179,7 +176,13 @@ impl StampOrder {
                 }
                 _ => {
                     let Some(t) = cur.as_mut() else {
-                        return Err(err(line, words[0].1, format!("expected `table NAME`, found `{}`", words[0].0)));
+                        return Err(Diagnostic::expected_found(
+                            Pos { line, col: words[0].1 },
+                            "`table NAME`",
+                            &format!("`{}`", words[0].0),
+                            words[0].0.chars().count(),
+                        )
+                        .suggesting(words[0].0, ["table", "columns"]));
                     };
                     if t.kinds.is_empty() {
                         return Err(err(line, words[0].1, "expected `columns …` before the rows".into()));
@@ -204,11 +207,20 @@ impl StampOrder {
                     }
                     let bare = name.strip_suffix("_n").unwrap_or(name);
                     if bare != expected_name {
-                        return Err(err(
+                        let d = err(
                             line,
                             *c,
                             format!("expected row `{expected_name}` (rows follow the column order), found `{name}`"),
-                        ));
+                        )
+                        .with_span(name.chars().count());
+                        return Err(match t.kinds.iter().position(|k| k == bare) {
+                            Some(j) => d.with_help(format!(
+                                "`{bare}` is column {} of `columns`: its row comes {}",
+                                j + 1,
+                                if j < r { "earlier" } else { "later" }
+                            )),
+                            None => d.suggesting(bare, [expected_name.as_str()]),
+                        });
                     }
                     let cells_w = &ws[1..];
                     if cells_w.len() != t.kinds.len() {
@@ -226,7 +238,12 @@ impl StampOrder {
                             "✗" | "N" | "n" | "no" => Cell::Unordered,
                             "SN" | "sqp" => Cell::SameNode,
                             _ => {
-                                return Err(err(line, *c, format!("expected a cell (✓, ✗, SN; or Y, N), found `{w}`")))
+                                return Err(Diagnostic::expected_found(
+                                    Pos { line, col: *c },
+                                    "a cell (✓, ✗, SN; or Y, N)",
+                                    &format!("`{w}`"),
+                                    w.chars().count(),
+                                ))
                             }
                         };
                         if cell == Cell::SameNode && !(t.family[r] && t.family[j]) {
@@ -274,11 +291,10 @@ impl StampOrder {
 
 fn finish(out: &mut StampOrder, t: StampTable, line: usize) -> Result<(), StampOrderError> {
     if t.cells.len() != t.kinds.len() {
-        return Err(StampOrderError {
-            line,
-            column: 1,
-            message: format!("table `{}` has {} columns but {} rows", t.name, t.kinds.len(), t.cells.len()),
-        });
+        return Err(Diagnostic::new(
+            Pos { line, col: 1 },
+            format!("table `{}` has {} columns but {} rows", t.name, t.kinds.len(), t.cells.len()),
+        ));
     }
     out.tables.insert(t.name.clone(), t);
     Ok(())
@@ -325,11 +341,15 @@ mod tests {
     #[test]
     fn errors_have_positions() {
         let e = StampOrder::parse("table to\ncolumns aCR aCW\nA aCR ✓\n").unwrap_err();
-        assert_eq!((e.line, e.column), (3, 7));
+        assert_eq!((e.line, e.col), (3, 7));
         let e = StampOrder::parse("table to\ncolumns aCR\nA aCR maybe\n").unwrap_err();
-        assert_eq!((e.line, e.column), (3, 7));
-        assert!(e.message.contains("maybe"));
+        assert_eq!((e.line, e.col), (3, 7));
+        assert!(e.msg.contains("maybe"));
         let e = StampOrder::parse("table to\ncolumns aCR aCW\nA aCR ✓ SN\n").unwrap_err();
-        assert!(e.message.contains("SN"));
+        assert!(e.msg.contains("SN"));
+        let e = StampOrder::parse("table to\ncolumns aCR aCW\nA aCX ✓ ✓\n").unwrap_err();
+        assert_eq!(e.help.as_deref(), Some("did you mean `aCR`?"));
+        let e = StampOrder::parse("table to\ncolumns aCR aCW\nA aCW ✓ ✓\n").unwrap_err();
+        assert_eq!(e.help.as_deref(), Some("`aCW` is column 2 of `columns`: its row comes later"));
     }
 }

@@ -83,8 +83,8 @@ impl Diagnostic {
         d
     }
 
-    /// An unknown name `name` at `pos`: the span covers the name, and the help
-    /// suggests the closest of `known`, if one is close.
+    /// An unknown name `name` at `pos`: the span covers the name (labelled
+    /// "unknown"), and the help suggests the closest of `known`, if one is close.
     pub fn unknown<'a>(
         pos: Pos,
         name: &str,
@@ -93,8 +93,39 @@ impl Diagnostic {
     ) -> Diagnostic {
         let mut d = Diagnostic::new(pos, msg);
         d.span_len = name.chars().count().max(1);
+        d.label = Some("unknown".into());
         d.help = did_you_mean(name, known);
         d
+    }
+
+    /// An error about the value `value` of option `option` on the command line
+    /// `args` (the program's name first): the command line is the source
+    /// (`<command line>:1:COLUMN: message`), shown with a caret under the value.
+    pub fn command_line(args: &[String], option: &str, value: &str, msg: impl Into<String>) -> Diagnostic {
+        let mut words: Vec<&str> = args.iter().map(String::as_str).collect();
+        if let Some(w) = words.first_mut() {
+            *w = "mowgli";
+        }
+        let mut col = 1;
+        let mut at = None;
+        for (i, w) in words.iter().enumerate() {
+            let joined = format!("{option}={value}");
+            if *w == value && i > 0 && words[i - 1] == option {
+                at = Some(col);
+            } else if *w == joined {
+                at = Some(col + option.chars().count() + 1);
+            }
+            if at.is_some() {
+                break;
+            }
+            col += w.chars().count() + 1;
+        }
+        let line = words.join(" ");
+        let (col, len) = match at {
+            Some(c) => (c, value.chars().count()),
+            None => (1, line.chars().count()),
+        };
+        Diagnostic::new(Pos { line: 1, col }, msg).with_span(len).in_file("<command line>", &line)
     }
 
     pub fn pos(&self) -> Pos {
@@ -347,12 +378,11 @@ mod tests {
     fn renders_the_line_a_caret_and_the_help() {
         let text = "test X\nT1:\n  Wrte(x, 1)\n";
         let d = Diagnostic::unknown(Pos { line: 3, col: 3 }, "Wrte", "unknown method `Wrte`", ["Write", "Read"])
-            .with_label("unknown method")
             .in_file("t.litmus", text);
         assert_eq!(
             d.to_string(),
             "t.litmus:3:3: unknown method `Wrte`\n   ,-[ t.litmus:3:3 ]\n   |\n 3 |   Wrte(x, 1)\n   |   ^^|^\n   |     \
-             `--- unknown method\n---'\nhelp: did you mean `Write`?"
+             `--- unknown\n---'\nhelp: did you mean `Write`?"
         );
     }
 
@@ -369,6 +399,18 @@ mod tests {
         assert!(d.to_string().starts_with("f:1:1: empty\n"), "{d}");
         let d = Diagnostic::whole_file("g", "cannot read: no such file").in_file("g", "");
         assert_eq!(d.to_string(), "g:0:0: cannot read: no such file");
+    }
+
+    #[test]
+    fn command_line_values_are_shown_in_the_command_line() {
+        let args: Vec<String> = ["/x/mowgli", "refine", "i.impl", "--spec", "rbl_rfx"].map(String::from).to_vec();
+        let d = Diagnostic::command_line(&args, "--spec", "rbl_rfx", "unknown library `rbl_rfx`")
+            .suggesting("rbl_rfx", ["rbl", "rbl_rfe"]);
+        assert_eq!(d.headline(), "<command line>:1:29: unknown library `rbl_rfx`");
+        assert!(d.to_string().contains(" 1 | mowgli refine i.impl --spec rbl_rfx\n   |                             ^^^|^^^"), "{d}");
+        let args: Vec<String> = ["mowgli", "refine", "--spec=rbl_rfx"].map(String::from).to_vec();
+        let d = Diagnostic::command_line(&args, "--spec", "rbl_rfx", "m");
+        assert_eq!((d.col, d.span_len), (22, 7));
     }
 
     #[test]

@@ -1286,7 +1286,7 @@ impl Generator {
         if !matches!(self.kind, Kind::Sv | Kind::Rdma | Kind::Msw) || self.observer.is_some() {
             return Err(format!("canonical keys of `{}` programs are not supported", self.lib));
         }
-        let ast = crate::litmus::syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.pos.line, e.pos.col, e.msg))?;
+        let ast = crate::litmus::syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
         if ast.libraries.len() != 1 || ast.libraries[0].text != self.lib {
             return Err(format!("expected a program over `{}` alone", self.lib));
         }

@@ -14,8 +14,10 @@ use mowgli_core::program::{make_set, EvalCtx, Expr, Op, Prog, RegId};
 use mowgli_core::{Library, LocInfo, StampOrder, ThreadId, Value, World};
 use mowgli_libs::registry;
 
+use crate::litmus::lower::build_library;
 use crate::litmus::syntax::Pos;
 use crate::litmus::InputError;
+use mowgli_diag::Diagnostic;
 use syntax::{BinOp, Block, CallEx, Ex, ImplFile, Name, Rhs, Stmt};
 
 /// A family of implementation locations (or work identifiers), per abstract
@@ -98,16 +100,18 @@ fn op_of(b: BinOp) -> Op {
 }
 
 /// A lowering error: where, and what is wrong.
-#[derive(Debug)]
-pub(crate) struct LErr {
-    pub(crate) pos: Pos,
-    pub(crate) msg: String,
-}
+pub(crate) type LErr = Diagnostic;
 
 pub(crate) type L<T> = Result<T, LErr>;
 
 pub(crate) fn lerr<T>(pos: Pos, msg: impl Into<String>) -> L<T> {
-    Err(LErr { pos, msg: msg.into() })
+    Err(Diagnostic::new(pos, msg))
+}
+
+/// An error about the name `n`: the span covers it, and the help suggests the
+/// closest of `known`.
+pub(crate) fn unknown<'a, T>(n: &Name, msg: impl Into<String>, known: impl IntoIterator<Item = &'a str>) -> L<T> {
+    Err(Diagnostic::unknown(n.pos, &n.text, msg, known))
 }
 
 /// What the lowering of statements and expressions asks of the body's context:
@@ -201,6 +205,11 @@ impl Lowerer {
 
     fn lookup(&self, name: &str) -> Option<(RegId, bool, usize)> {
         self.scopes.iter().enumerate().rev().find_map(|(d, s)| s.get(name).map(|&(r, m)| (r, m, d)))
+    }
+
+    /// The variables in scope (for suggestions).
+    pub(crate) fn visible(&self) -> Vec<String> {
+        self.scopes.iter().flat_map(|s| s.keys().cloned()).filter(|n| !n.starts_with('#')).collect()
     }
 
     /// Whether `name` is a variable of an enclosing block (`for`, comprehension).
@@ -477,7 +486,12 @@ impl Lowerer {
             }
             Stmt::Assign { name, rhs } => {
                 let Some((r, mutable, depth)) = self.lookup(&name.text) else {
-                    return lerr(name.pos, format!("undeclared variable `{}` (declare it with `var`)", name.text));
+                    let known = self.visible();
+                    return unknown(
+                        name,
+                        format!("undeclared variable `{}` (declare it with `var`)", name.text),
+                        known.iter().map(String::as_str),
+                    );
                 };
                 if !mutable {
                     return lerr(
@@ -531,7 +545,7 @@ struct ImplHost<'a> {
 }
 
 impl Host for ImplHost<'_> {
-    fn name(&mut self, _lw: &mut Lowerer, n: &Name) -> L<Expr> {
+    fn name(&mut self, lw: &mut Lowerer, n: &Name) -> L<Expr> {
         if n.text == "_" {
             return Ok(Expr::Derived { family: self.fresh, base: None, index: vec![] });
         }
@@ -546,7 +560,15 @@ impl Host for ImplHost<'_> {
             Some(&(_, true, _)) => {
                 lerr(n.pos, format!("`{}` derives from an abstract object: `{}(x)`", n.text, n.text))
             }
-            None => lerr(n.pos, format!("undeclared name `{}`", n.text)),
+            None => {
+                let vars = lw.visible();
+                let known = vars
+                    .iter()
+                    .map(String::as_str)
+                    .chain(self.families.keys().map(String::as_str))
+                    .chain(BUILTINS.iter().filter(|b| b.1 == 0).map(|b| b.0));
+                unknown(n, format!("undeclared name `{}`", n.text), known)
+            }
         }
     }
 
@@ -565,15 +587,25 @@ impl Host for ImplHost<'_> {
                 }
                 Ok(Expr::Ctx(n.text.clone(), a))
             }
-            None => lerr(
-                n.pos,
-                format!(
-                    "unknown function `{}` (functions: min, max, len, hash, range, {}; families: {})",
-                    n.text,
-                    BUILTINS.iter().map(|b| b.0).collect::<Vec<_>>().join(", "),
-                    self.families.keys().cloned().collect::<Vec<_>>().join(", ")
-                ),
-            ),
+            None => {
+                let mut families: Vec<&str> = self.families.keys().map(String::as_str).collect();
+                families.sort();
+                let known = syntax::OPERATOR_FUNCTIONS
+                    .iter()
+                    .copied()
+                    .chain(BUILTINS.iter().map(|b| b.0))
+                    .chain(families.iter().copied());
+                unknown(
+                    n,
+                    format!(
+                        "unknown function `{}` (functions: min, max, len, hash, range, {}; families: {})",
+                        n.text,
+                        BUILTINS.iter().map(|b| b.0).collect::<Vec<_>>().join(", "),
+                        families.join(", ")
+                    ),
+                    known,
+                )
+            }
         }
     }
 
@@ -597,18 +629,23 @@ fn resolve(libs: &[Box<dyn Library>], names: &[String], lib: Option<&Name>, m: &
         |l: &dyn Library| l.methods().iter().map(|s| s.name).filter(|n| !n.starts_with('#')).collect::<Vec<_>>();
     if let Some(l) = lib {
         let Some(li) = names.iter().position(|n| *n == l.text) else {
-            return lerr(l.pos, format!("library `{}` is not in `uses` ({})", l.text, names.join(", ")));
+            return unknown(
+                l,
+                format!("library `{}` is not in `uses` ({})", l.text, names.join(", ")),
+                names.iter().map(String::as_str),
+            );
         };
         return match libs[li].method_id(&m.text) {
             Some(mi) => Ok((li, mi)),
-            None => lerr(
-                m.pos,
+            None => unknown(
+                m,
                 format!(
                     "library `{}` has no method `{}` (its methods: {})",
                     l.text,
                     m.text,
                     visible(&*libs[li]).join(", ")
                 ),
+                visible(&*libs[li]),
             ),
         };
     }
@@ -616,7 +653,11 @@ fn resolve(libs: &[Box<dyn Library>], names: &[String], lib: Option<&Name>, m: &
         libs.iter().enumerate().filter_map(|(li, l)| l.method_id(&m.text).map(|mi| (li, mi))).collect();
     match found.len() {
         1 => Ok(found[0]),
-        0 => lerr(m.pos, format!("unknown method `{}`: no library of `uses` ({}) has it", m.text, names.join(", "))),
+        0 => unknown(
+            m,
+            format!("unknown method `{}`: no library of `uses` ({}) has it", m.text, names.join(", ")),
+            libs.iter().flat_map(|l| visible(&**l)),
+        ),
         _ => {
             let ls: Vec<&str> = found.iter().map(|(li, _)| names[*li].as_str()).collect();
             lerr(
@@ -637,42 +678,47 @@ impl Implementation {
     /// Reads and lowers an implementation file.
     pub fn load(path: &Path, order: &StampOrder) -> Result<Implementation, InputError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| InputError {
-            file: file.clone(),
-            line: 0,
-            col: 0,
-            msg: format!("cannot read: {e}"),
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| InputError::whole_file(file.clone(), format!("cannot read: {e}")))?;
         Implementation::parse(&file, &text, order)
     }
 
+    /// Parses and lowers implementation file `file`, whose text is `text`.
     pub fn parse(file: &str, text: &str, order: &StampOrder) -> Result<Implementation, InputError> {
-        let ie = |pos: Pos, msg: String| InputError { file: file.to_string(), line: pos.line, col: pos.col, msg };
-        // `concretise` lines: the concretisation map, read apart (blanked for the parser)
-        let map = match order.table("to") {
-            Some(to) => crate::obligations::maps::parse(text, to).map_err(|e| InputError {
-                file: file.to_string(),
-                line: e.line,
-                col: e.col,
-                msg: e.msg,
-            })?,
-            None => Default::default(),
-        };
+        Implementation::parse_text(file, text, order).map_err(|d| d.in_file(file, text))
+    }
+
+    fn parse_text(file: &str, text: &str, order: &StampOrder) -> Result<Implementation, Diagnostic> {
+        let ie = |pos: Pos, msg: String| Diagnostic::new(pos, msg);
+        let original = text;
+        // `concretise` lines are read apart (blanked for the parser), once the libraries are known
         let text = &crate::obligations::maps::strip(text);
-        let f: ImplFile = syntax::parse(text).map_err(|e| ie(e.pos, e.msg))?;
-        let abs = registry::library(&f.implements.text, order).map_err(|e| ie(f.implements.pos, e.to_string()))?;
+        let f: ImplFile = syntax::parse(text)?;
+        let abs = build_library(&f.implements, order)?;
         let mut libs: Vec<Box<dyn Library>> = Vec::new();
         let mut lib_names = Vec::new();
         for u in &f.uses {
             if u.text == f.implements.text {
-                return Err(ie(u.pos, format!("`{}` cannot use itself (LOCO Def. 3.9 (1))", u.text)));
+                return Err(ie(u.pos, format!("`{}` cannot use itself (LOCO Def. 3.9 (1))", u.text)).with_span(u.text.len()));
             }
             if lib_names.contains(&u.text) {
-                return Err(ie(u.pos, format!("library `{}` is listed twice", u.text)));
+                return Err(ie(u.pos, format!("library `{}` is listed twice", u.text)).with_span(u.text.len()));
             }
-            libs.push(registry::library(&u.text, order).map_err(|e| ie(u.pos, e.to_string()))?);
+            libs.push(build_library(u, order)?);
             lib_names.push(u.text.clone());
         }
+        // the concretisation map: methods of the implemented library mapped to methods of `uses`
+        let map = match order.table("to") {
+            Some(to) => {
+                let visible = |l: &dyn Library| -> Vec<&'static str> {
+                    l.methods().iter().map(|s| s.name).filter(|n| !n.starts_with('#')).collect()
+                };
+                let abstract_methods = visible(abs.as_ref());
+                let concrete_methods: Vec<&str> = libs.iter().flat_map(|l| visible(l.as_ref())).collect();
+                crate::obligations::maps::parse_checked(original, to, Some((&abstract_methods, &concrete_methods)))?
+            }
+            None => Default::default(),
+        };
         // families: index in declaration order; `_` (fresh work identifier) last
         let mut fam_index: HashMap<String, (u32, bool, usize)> = HashMap::new();
         for (i, d) in f.families.iter().enumerate() {
@@ -690,7 +736,7 @@ impl Implementation {
             lw.new_reg(d.object.as_ref().map(|o| o.text.as_str()).unwrap_or("#object"), false);
             let mut ranges = Vec::new();
             for (v, e) in &d.ranges {
-                ranges.push(lw.expr(e, &mut host).map_err(|e| ie(e.pos, e.msg))?);
+                ranges.push(lw.expr(e, &mut host)?);
                 lw.new_reg(&v.text, false);
             }
             let index = d
@@ -698,8 +744,8 @@ impl Implementation {
                 .iter()
                 .map(|ix| d.ranges.iter().position(|(v, _)| v.text == ix.text).expect("checked by the parser"))
                 .collect();
-            let node = d.node.as_ref().map(|e| lw.expr(e, &mut host)).transpose().map_err(|e| ie(e.pos, e.msg))?;
-            let init = d.init.as_ref().map(|e| lw.expr(e, &mut host)).transpose().map_err(|e| ie(e.pos, e.msg))?;
+            let node = d.node.as_ref().map(|e| lw.expr(e, &mut host)).transpose()?;
+            let init = d.init.as_ref().map(|e| lw.expr(e, &mut host)).transpose()?;
             families.push(Family {
                 name: d.name.text.clone(),
                 per_object: d.object.is_some(),
@@ -724,20 +770,12 @@ impl Implementation {
         let mut methods = BTreeMap::new();
         for m in &f.methods {
             let Some(mi) = abs.method_id(&m.name.text) else {
-                return Err(ie(
-                    m.name.pos,
-                    format!(
-                        "`{}` has no method `{}` (its methods: {})",
-                        f.implements.text,
-                        m.name.text,
-                        abs.methods()
-                            .iter()
-                            .map(|s| s.name)
-                            .filter(|n| !n.starts_with('#'))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
+                let known: Vec<&str> = abs.methods().iter().map(|s| s.name).filter(|n| !n.starts_with('#')).collect();
+                return unknown(
+                    &m.name,
+                    format!("`{}` has no method `{}` (its methods: {})", f.implements.text, m.name.text, known.join(", ")),
+                    known.iter().copied(),
+                );
             };
             let sig = &abs.methods()[mi];
             if sig.params.len() != m.params.len() {
@@ -760,7 +798,7 @@ impl Implementation {
             for p in &m.params {
                 lw.new_reg(&p.text, false);
             }
-            let body = lw.block(&m.body, &mut host).map_err(|e| ie(e.pos, e.msg))?;
+            let body = lw.block(&m.body, &mut host)?;
             methods.insert(
                 m.name.text.clone(),
                 MethodImpl { name: m.name.text.clone(), params: m.params.len(), body, nregs: lw.nregs },

@@ -161,9 +161,9 @@ pub enum Prepared {
 
 /// Parses and lowers a client and prepares its implemented program.
 pub fn prepare(imp: &Implementation, order: &StampOrder, file: &str, text: &str) -> Result<Prepared, InputError> {
-    let ie = |line, col, msg: String| InputError { file: file.to_string(), line, col, msg };
-    let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
-    let mut low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
+    let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
+    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+    let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, text))?;
     let named = |n: &String| *n == imp.implements || imp.declared.as_ref() == Some(n);
     let Some(lidx) = low.lib_names.iter().position(named) else {
         // not a client of this implementation (e.g. another test of a directory)
@@ -270,7 +270,7 @@ pub fn refine_client(
     loop_bound: usize,
     screen: bool,
 ) -> Result<ClientReport, InputError> {
-    let ie = |line, col, msg: String| InputError { file: file.to_string(), line, col, msg };
+    let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
     let setup = match prepare(imp, order, file, text)? {
         Prepared::Ready(s) => s,
         Prepared::Skipped(name) => return Ok(ClientReport::skipped(file, &name)),
@@ -280,7 +280,7 @@ pub fn refine_client(
     // the compared outcome: the registers, and the final values of the client's own
     // locations its `expect` conditions name (rejected for the implemented library's)
     let mut prob = setup.impl_problem(to, loop_bound).map_err(|m| ie(1, 1, m))?;
-    let observed = observed_locations(imp, &setup, &prob, file)?;
+    let observed = observed_locations(imp, &setup, &prob).map_err(|e| e.in_file(file, text))?;
     let observe = !observed.is_empty();
     let key = |o: &engine::Outcome| -> Observed {
         (o.regs.clone(), observed.iter().map(|k| o.finals.get(k).cloned()).collect())
@@ -370,7 +370,6 @@ fn observed_locations(
     imp: &Implementation,
     setup: &Setup,
     prob: &Problem,
-    file: &str,
 ) -> Result<Vec<(usize, Option<u32>)>, InputError> {
     let low = &setup.low;
     if low.shown_locs.is_empty() {
@@ -392,7 +391,7 @@ fn observed_locations(
                 }));
             }
         })
-        .map_err(|e| InputError { file: file.to_string(), line: 1, col: 1, msg: e.to_string() })?;
+        .map_err(|e| InputError::new(syntax::Pos { line: 1, col: 1 }, e.to_string()))?;
     }
     let unobservable = |l: usize| abstract_objects.contains(&Value::Loc(l)) && !kept.contains(&l);
     for e in &low.expects {
@@ -404,16 +403,14 @@ fn observed_locations(
                 Some(n) => format!("{name}@{n}"),
                 None => name.clone(),
             };
-            return Err(InputError {
-                file: file.to_string(),
-                line: e.pos.line,
-                col: e.pos.col,
-                msg: format!(
+            return Err(InputError::new(
+                e.pos,
+                format!(
                     "`{shown}` is a location of `{lib}`, the library `{imp}` implements: in the implemented program it is no memory of its own (`{imp}` keeps it in its own locations), so it has no final value to compare with the specification's (LOCO Def. 3.10 compares the client's outcomes); observe it through a register instead: read it at the end of a thread (e.g. `r = Read({name})`) and name the register in the condition (`T:r = v`)",
                     lib = imp.implements,
                     imp = imp.name,
                 ),
-            });
+            ));
         }
     }
     Ok(low.shown_locs.clone())

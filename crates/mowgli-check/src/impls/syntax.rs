@@ -2,6 +2,7 @@
 //! `docs/impl-language.md`). Errors carry `line:column` and what was expected.
 
 pub use crate::litmus::syntax::{Name, Pos};
+pub use mowgli_diag::Diagnostic;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tok {
@@ -18,11 +19,8 @@ pub struct Token {
     pub pos: Pos,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SyntaxError {
-    pub pos: Pos,
-    pub msg: String,
-}
+/// A syntax error (a [`Diagnostic`] whose file is added by the caller).
+pub type SyntaxError = Diagnostic;
 
 type R<T> = Result<T, SyntaxError>;
 
@@ -60,7 +58,9 @@ pub fn lex_lines<'t>(lines: impl IntoIterator<Item = (usize, &'t str)>) -> R<Vec
                 }
                 let t: String = chars[i..j].iter().collect();
                 let v =
-                    t.parse::<i64>().map_err(|_| SyntaxError { pos, msg: format!("integer `{t}` is out of range") })?;
+                    t.parse::<i64>().map_err(|_| {
+                        Diagnostic::new(pos, format!("integer `{t}` is out of range")).with_span(t.chars().count())
+                    })?;
                 out.push(Token { tok: Tok::Int(v), pos });
                 i = j;
                 continue;
@@ -84,7 +84,7 @@ pub fn lex_lines<'t>(lines: impl IntoIterator<Item = (usize, &'t str)>) -> R<Vec
             }
             match PUNCT.iter().find(|p| p.len() == 1 && p.starts_with(c)) {
                 Some(p) => out.push(Token { tok: Tok::P(p), pos }),
-                None => return Err(SyntaxError { pos, msg: format!("unexpected character `{c}`") }),
+                None => return Err(Diagnostic::new(pos, format!("unexpected character `{c}`"))),
             }
             i += 1;
         }
@@ -269,17 +269,17 @@ impl Parser {
         self.i >= self.toks.len()
     }
     fn err<T>(&self, what: &str) -> R<T> {
-        let found = if self.at_end() {
-            self.end_desc.clone()
+        let (found, len) = if self.at_end() {
+            (self.end_desc.clone(), 1)
         } else {
             match self.peek() {
-                Tok::Ident(s) => format!("`{s}`"),
-                Tok::Int(i) => format!("`{i}`"),
-                Tok::P(p) => format!("`{p}`"),
-                Tok::Newline => "the end of the line".into(),
+                Tok::Ident(s) => (format!("`{s}`"), s.chars().count()),
+                Tok::Int(i) => (format!("`{i}`"), i.to_string().len()),
+                Tok::P(p) => (format!("`{p}`"), p.len()),
+                Tok::Newline => ("the end of the line".into(), 1),
             }
         };
-        Err(SyntaxError { pos: self.pos(), msg: format!("expected {what}, found {found}") })
+        Err(Diagnostic::expected_found(self.pos(), what, &found, len))
     }
     fn is(&self, p: &str) -> bool {
         matches!(self.peek(), Tok::P(q) if *q == p)
@@ -392,7 +392,8 @@ impl Parser {
             }
         }
         let Some(implements) = implements else {
-            return Err(SyntaxError { pos: name.pos, msg: "expected an `implements LIBRARY` line".into() });
+            return Err(Diagnostic::new(name.pos, "expected an `implements LIBRARY` line")
+                .with_span(name.text.chars().count()));
         };
         Ok(ImplFile { name, implements, uses, families, methods })
     }
@@ -437,10 +438,11 @@ impl Parser {
         }
         for ix in &index {
             if !ranges.iter().any(|(v, _)| v.text == ix.text) {
-                return Err(SyntaxError {
-                    pos: ix.pos,
-                    msg: format!("index `{}` has no range: add `for {} in SET`", ix.text, ix.text),
-                });
+                return Err(Diagnostic::new(
+                    ix.pos,
+                    format!("index `{}` has no range: add `for {} in SET`", ix.text, ix.text),
+                )
+                .with_span(ix.text.chars().count()));
             }
         }
         Ok(FamilyDecl { name, object, index, node, init, ranges, wid })
@@ -695,11 +697,10 @@ impl Parser {
             }
             Tok::Ident(_) => {
                 if self.is_call_start() {
-                    return Err(SyntaxError {
-                        pos: p,
-                        msg: "a method call cannot stand inside an expression: bind its result first (`let v = …`)"
-                            .into(),
-                    });
+                    return Err(Diagnostic::new(
+                        p,
+                        "a method call cannot stand inside an expression: bind its result first (`let v = …`)",
+                    ));
                 }
                 let n = self.ident("a name")?;
                 if self.eat("(") {
@@ -842,15 +843,15 @@ mod tests {
         let e =
             parse_stmts_lines([(3, "  if a {"), (4, "    Write(x, 1)")], Pos { line: 5, col: 1 }, "`expect`".into())
                 .unwrap_err();
-        assert_eq!((e.pos, e.msg.as_str()), (Pos { line: 5, col: 1 }, "expected `}`, found `expect`"));
+        assert_eq!((e.pos(), e.msg.as_str()), (Pos { line: 5, col: 1 }, "expected `}`, found `expect`"));
         let e = parse_stmts_lines([(2, "  }")], Pos { line: 3, col: 1 }, "the end".into()).unwrap_err();
-        assert_eq!(e.pos, Pos { line: 2, col: 3 });
+        assert_eq!(e.pos(), Pos { line: 2, col: 3 });
     }
 
     #[test]
     fn errors_have_positions() {
         let e = parse("implementation x\nimplements sv\nmethod W(x) {\n  let v = 1 +\n}\n").unwrap_err();
-        assert_eq!(e.pos.line, 4);
+        assert_eq!(e.line, 4);
         assert!(e.msg.contains("expected an expression"), "{}", e.msg);
         let e = parse("implementation x\nimplements sv\nmethod W(x) {\n  let v = 1 + Read(x)\n}\n").unwrap_err();
         assert!(e.msg.contains("cannot stand inside an expression"), "{}", e.msg);

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::syntax::{Cond, Expect, Lit, Litmus, LocDecl, Name, Pos, SyntaxError};
+use super::syntax::{Cond, Diagnostic, Expect, Lit, Litmus, LocDecl, Name, Pos, SyntaxError};
 use crate::impls::syntax::{CallEx, Ex, Rhs, Stmt};
 
 type R<T> = Result<T, SyntaxError>;
@@ -472,28 +472,24 @@ struct Parsed {
     cond_pos: Pos,
 }
 
-struct Src<'a> {
+struct Src {
     cs: Vec<char>,
-    raw: &'a str,
     line_starts: Vec<usize>,
 }
 
-impl Src<'_> {
+impl Src {
     fn pos(&self, at: usize) -> Pos {
         let line = self.line_starts.partition_point(|&s| s <= at).max(1);
         Pos { line, col: at - self.line_starts[line - 1] + 1 }
     }
-    /// An error at character `at`, with the source line and a caret under it.
+    /// An error at character `at` (the renderer shows its source line and a caret).
     fn err<T>(&self, at: usize, msg: impl Into<String>) -> R<T> {
-        let pos = self.pos(at);
-        let line = self.raw.lines().nth(pos.line - 1).unwrap_or("");
-        let caret: String = line.chars().take(pos.col - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
-        Err(SyntaxError { pos, msg: format!("{}\n    {line}\n    {caret}^", msg.into()) })
+        Err(Diagnostic::new(self.pos(at), msg))
     }
 }
 
-struct P<'s, 'a> {
-    src: &'s Src<'a>,
+struct P<'s> {
+    src: &'s Src,
     toks: Vec<Token>,
     i: usize,
     /// Where the input ends (for messages about a missing token).
@@ -501,7 +497,7 @@ struct P<'s, 'a> {
     arch: Arch,
 }
 
-impl P<'_, '_> {
+impl P<'_> {
     fn peek(&self) -> Option<&Tok> {
         self.toks.get(self.i).map(|t| &t.tok)
     }
@@ -523,7 +519,7 @@ impl P<'_, '_> {
     }
     fn fail<T>(&self, what: &str) -> R<T> {
         let found = self.peek().map(Tok::describe).unwrap_or_else(|| "the end of the test".into());
-        self.src.err(self.at(), format!("expected {what}, found {found}"))
+        Err(Diagnostic::expected_found(self.src.pos(self.at()), what, &found, 1))
     }
     fn expect(&mut self, p: &str) -> R<()> {
         if self.eat(p) {
@@ -734,16 +730,23 @@ impl P<'_, '_> {
                 }
             }
             (Arch::X86_64, "movb" | "movw") => {
-                return self.src.err(
-                    at,
+                return Err(Diagnostic::new(
+                    self.src.pos(at),
                     format!("unsupported X86_64 instruction `{m}`: mixed-size accesses are not supported (Mowgli reads {supported})"),
                 )
+                .with_span(m.chars().count()))
             }
             _ => {
-                return self.src.err(
-                    at,
+                let known: &[&str] = match self.arch {
+                    Arch::X86 => &["MOV", "MFENCE"],
+                    Arch::X86_64 => &["mov", "movl", "movq", "mfence"],
+                };
+                return Err(Diagnostic::unknown(
+                    self.src.pos(at),
+                    &m,
                     format!("unsupported {} instruction `{m}` (Mowgli reads {supported})", self.arch.name()),
-                )
+                    known.iter().copied(),
+                ));
             }
         };
         if self.i != end {
@@ -830,10 +833,10 @@ fn starts_constraint(toks: &[Token], k: usize) -> bool {
 
 fn parse_herd(raw: &str) -> R<Parsed> {
     let cs = blank_comments(raw).map_err(|(at, msg)| {
-        let s = Src { cs: raw.chars().collect(), raw, line_starts: line_starts(raw) };
+        let s = Src { cs: raw.chars().collect(), line_starts: line_starts(raw) };
         s.err::<()>(at, msg).unwrap_err()
     })?;
-    let src = Src { cs, raw, line_starts: line_starts(raw) };
+    let src = Src { cs, line_starts: line_starts(raw) };
     let cs = &src.cs;
     // the header line
     let mut i = 0;
@@ -1026,7 +1029,7 @@ fn line_starts(raw: &str) -> Vec<usize> {
 pub fn parse(text: &str) -> R<Litmus> {
     let h = parse_herd(text)?;
     let at = |pos: Pos, text: String| Name { text, pos };
-    let err = |pos: Pos, msg: String| Err(SyntaxError { pos, msg });
+    let err = |pos: Pos, msg: String| Err(Diagnostic::new(pos, msg));
     // memory locations, in order of first appearance
     let mut globals: Vec<(String, Pos)> = Vec::new();
     let mut add_global = |x: &str, pos: Pos| {
@@ -1212,11 +1215,15 @@ mod tests {
     #[test]
     fn refuses_with_the_source_line() {
         let e = parse("X86 T\n{}\n P0 | P1 ;\n MOV [x],$1 | XCHG [y],EAX ;\nexists (1:EAX=0)\n").unwrap_err();
-        assert_eq!((e.pos.line, e.pos.col), (4, 15));
+        assert_eq!((e.line, e.col), (4, 15));
         assert!(e.msg.contains("`XCHG`"), "{}", e.msg);
-        assert!(e.msg.contains("MOV [x],$1 | XCHG [y],EAX ;"), "{}", e.msg);
+        let text = "X86 T\n{}\n P0 | P1 ;\n MOV [x],$1 | XCHG [y],EAX ;\nexists (1:EAX=0)\n";
+        let shown = e.in_file("t.litmus", text).to_string();
+        assert!(shown.contains(" 4 |  MOV [x],$1 | XCHG [y],EAX ;\n   |               ^^|^"), "{shown}");
+        let e = parse("X86 T\n{}\n P0 ;\n MFNCE ;\nexists (1:EAX=0)\n").unwrap_err();
+        assert_eq!(e.help.as_deref(), Some("did you mean `MFENCE`?"), "{e}");
         let e = parse("X86 T\n{}\n P0 ;\n MOV [x],$1 (* open\n").unwrap_err();
-        assert_eq!(e.pos.line, 4);
+        assert_eq!(e.line, 4);
         let e = parse("X86 T\n{}\n P0 | P1 ;\n MOV [x],$1 ;\nexists (x=1)\n").unwrap_err();
         assert!(e.msg.contains("1 columns"), "{}", e.msg);
     }

@@ -128,13 +128,16 @@ impl HerdResult {
 /// `mowgli litmus --format herd` for one report: the herd log of a herd test;
 /// a test of the project's format is refused (herd's log has one condition per
 /// test and numbered threads).
-pub fn log(r: &TestReport) -> Result<String, String> {
+pub fn log(r: &TestReport) -> Result<String, super::InputError> {
     match &r.herd {
         Some(h) => Ok(h.log()),
-        None => Err(format!(
-            "{}: --format herd writes herd7 logs of herd7 x86 tests only; `{}` is a test of Mowgli's own \
-             format (use the default output or --json)",
-            r.file, r.name
+        None => Err(super::InputError::whole_file(
+            r.file.clone(),
+            format!(
+                "--format herd writes herd7 logs of herd7 x86 tests only; `{}` is a test of Mowgli's own format \
+                 (use the default output or --json)",
+                r.name
+            ),
         )),
     }
 }

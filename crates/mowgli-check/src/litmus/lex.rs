@@ -1,5 +1,7 @@
 //! Tokens of one line of a litmus file, with 1-based character columns.
 
+use mowgli_diag::{Diagnostic, Pos};
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tok {
     Ident(String),
@@ -10,6 +12,16 @@ pub enum Tok {
 }
 
 impl Tok {
+    /// The token's length in characters, as written.
+    pub fn width(&self) -> usize {
+        match self {
+            Tok::Ident(s) => s.chars().count(),
+            Tok::Int(i) => i.to_string().len(),
+            Tok::Str(s) => s.chars().count() + 2,
+            Tok::Punct(p) => p.chars().count(),
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Tok::Ident(s) => format!("`{s}`"),
@@ -26,8 +38,9 @@ pub struct Token {
     pub col: usize,
 }
 
-/// Splits one line (comment already allowed) into tokens. `Err((col, msg))`.
-pub fn lex_line(line: &str) -> Result<Vec<Token>, (usize, String)> {
+/// Splits line `line_no` (comment already allowed) into tokens.
+pub fn lex_line(line_no: usize, line: &str) -> Result<Vec<Token>, Diagnostic> {
+    let err = |col: usize, msg: String| Diagnostic::new(Pos { line: line_no, col }, msg);
     let chars: Vec<char> = line.chars().collect();
     let mut i = 0;
     let mut out = Vec::new();
@@ -49,7 +62,7 @@ pub fn lex_line(line: &str) -> Result<Vec<Token>, (usize, String)> {
                 j += 1;
             }
             if j == chars.len() {
-                return Err((col, "expected a closing `\"` for this description".into()));
+                return Err(err(col, "expected a closing `\"` for this description".into()));
             }
             out.push(Token { tok: Tok::Str(s), col });
             i = j + 1;
@@ -61,7 +74,9 @@ pub fn lex_line(line: &str) -> Result<Vec<Token>, (usize, String)> {
                 j += 1;
             }
             let text: String = chars[i..j].iter().collect();
-            let v = text.parse::<i64>().map_err(|_| (col, format!("integer `{text}` is out of range")))?;
+            let v = text
+                .parse::<i64>()
+                .map_err(|_| err(col, format!("integer `{text}` is out of range")).with_span(text.chars().count()))?;
             out.push(Token { tok: Tok::Int(v), col });
             i = j;
             continue;
@@ -99,7 +114,7 @@ pub fn lex_line(line: &str) -> Result<Vec<Token>, (usize, String)> {
             ']' => "]",
             '~' => "~",
             '.' => ".",
-            _ => return Err((col, format!("unexpected character `{c}`"))),
+            _ => return Err(err(col, format!("unexpected character `{c}`"))),
         };
         out.push(Token { tok: Tok::Punct(p), col });
         i += 1;

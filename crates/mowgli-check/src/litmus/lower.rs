@@ -10,19 +10,27 @@ use mowgli_libs::registry;
 use super::syntax::{Cond, Lit, Litmus, Name, Pos};
 use crate::engine::{Outcome, Problem};
 use crate::impls::syntax::{CallEx, Ex, Rhs, Stmt};
-use crate::impls::{lerr, Host, LErr, Lowerer, L};
+use crate::impls::{lerr, unknown, Host, LErr, Lowerer, L};
+use mowgli_diag::Diagnostic;
 
 /// The unrolling bound of loops that are no spin loops (`Problem::loop_bound`).
 pub const LOOP_BOUND: usize = 8;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SemError {
-    pub pos: Pos,
-    pub msg: String,
-}
+/// A semantic error (a [`Diagnostic`] whose file is added by the caller).
+pub type SemError = Diagnostic;
 
 fn err<T>(pos: Pos, msg: impl Into<String>) -> Result<T, SemError> {
-    Err(SemError { pos, msg: msg.into() })
+    Err(Diagnostic::new(pos, msg))
+}
+
+/// Library `n` under `order`; an unknown name gets the closest known one as help.
+pub(crate) fn build_library(n: &Name, order: &StampOrder) -> Result<Box<dyn Library>, Diagnostic> {
+    registry::library(&n.text, order).map_err(|e| match e {
+        mowgli_libs::LibError::Unknown(..) => {
+            Diagnostic::unknown(n.pos, &n.text, e.to_string(), registry::KNOWN.iter().copied())
+        }
+        e => Diagnostic::new(n.pos, e.to_string()).with_span(n.text.chars().count()),
+    })
 }
 
 /// A condition with names resolved.
@@ -151,7 +159,7 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
         if lib_names.contains(&n.text) {
             return err(n.pos, format!("library `{}` is listed twice", n.text));
         }
-        let l = registry::library(&n.text, order).map_err(|e| SemError { pos: n.pos, msg: e.to_string() })?;
+        let l = build_library(n, order)?;
         lib_names.push(n.text.clone());
         libs.push(l);
     }
@@ -198,7 +206,13 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
         names.claim(n, Kind::Barrier)?;
         for th in ts {
             if !tids.contains_key(&th.text) {
-                return err(th.pos, format!("undeclared thread `{}` in barrier `{}`", th.text, n.text));
+                let known = t.threads.iter().map(|(n, _)| n.text.as_str());
+                return Err(Diagnostic::unknown(
+                    th.pos,
+                    &th.text,
+                    format!("undeclared thread `{}` in barrier `{}`", th.text, n.text),
+                    known,
+                ));
             }
         }
         objs.insert(n.text.clone(), world.objs.len());
@@ -209,7 +223,13 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
         names.claim(n, Kind::Ring)?;
         for th in std::iter::once(w).chain(rs) {
             if !tids.contains_key(&th.text) {
-                return err(th.pos, format!("undeclared thread `{}` in ring `{}`", th.text, n.text));
+                let known = t.threads.iter().map(|(n, _)| n.text.as_str());
+                return Err(Diagnostic::unknown(
+                    th.pos,
+                    &th.text,
+                    format!("undeclared thread `{}` in ring `{}`", th.text, n.text),
+                    known,
+                ));
             }
         }
         objs.insert(n.text.clone(), world.objs.len());
@@ -224,10 +244,12 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
     let mut bodies: Vec<Option<&Vec<Stmt>>> = vec![None; world.threads.len()];
     for (n, instrs) in &t.bodies {
         let Some(&tid) = tids.get(&n.text) else {
-            return err(
+            return Err(Diagnostic::unknown(
                 n.pos,
+                &n.text,
                 format!("body for undeclared thread `{}` (declare it with `thread {} @ N`)", n.text, n.text),
-            );
+                t.threads.iter().map(|(n, _)| n.text.as_str()),
+            ));
         };
         if bodies[tid].is_some() {
             return err(n.pos, format!("thread `{}` has two bodies", n.text));
@@ -275,7 +297,7 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
             computed: false,
         };
         let mut lw = Lowerer::new(true, regs.len());
-        let prog = lw.thread_body(body, &mut host).map_err(|e| SemError { pos: e.pos, msg: e.msg })?;
+        let prog = lw.thread_body(body, &mut host)?;
         computed |= host.computed;
         threads.push((prog, lw.nregs));
         reg_names.push(regs);
@@ -315,25 +337,25 @@ fn resolve(
 ) -> Result<(usize, usize), SemError> {
     if let Some(l) = lib {
         let Some(li) = names.iter().position(|n| *n == l.text) else {
-            return err(l.pos, format!("library `{}` is not listed in `libraries` ({})", l.text, names.join(", ")));
+            return Err(Diagnostic::unknown(
+                l.pos,
+                &l.text,
+                format!("library `{}` is not listed in `libraries` ({})", l.text, names.join(", ")),
+                names.iter().map(String::as_str),
+            ));
         };
         return match libs[li].method_id(&m.text) {
             Some(mi) => Ok((li, mi)),
-            None => err(
-                m.pos,
-                format!(
-                    "library `{}` has no method `{}` (its methods: {})",
-                    l.text,
-                    m.text,
-                    libs[li]
-                        .methods()
-                        .iter()
-                        .map(|s| s.name)
-                        .filter(|n| !n.starts_with('#'))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ),
+            None => {
+                let known: Vec<&str> =
+                    libs[li].methods().iter().map(|s| s.name).filter(|n| !n.starts_with('#')).collect();
+                Err(Diagnostic::unknown(
+                    m.pos,
+                    &m.text,
+                    format!("library `{}` has no method `{}` (its methods: {})", l.text, m.text, known.join(", ")),
+                    known.iter().copied(),
+                ))
+            }
         };
     }
     let found: Vec<(usize, usize)> =
@@ -343,15 +365,17 @@ fn resolve(
         0 => {
             let all: BTreeSet<&str> =
                 libs.iter().flat_map(|l| l.methods().iter().map(|s| s.name)).filter(|n| !n.starts_with('#')).collect();
-            err(
+            Err(Diagnostic::unknown(
                 m.pos,
+                &m.text,
                 format!(
                     "unknown method `{}`: no library of {} has it (methods: {})",
                     m.text,
                     names.join(", "),
-                    all.into_iter().collect::<Vec<_>>().join(", ")
+                    all.iter().copied().collect::<Vec<_>>().join(", ")
                 ),
-            )
+                all.iter().copied(),
+            ))
         }
         _ => {
             let ls: Vec<&str> = found.iter().map(|(li, _)| names[*li].as_str()).collect();
@@ -505,7 +529,7 @@ fn computed_domain(
                 dependent: BTreeSet::new(),
             };
             unfold_with(prog, t, *nregs, LOOP_BOUND, &mut h)
-                .map_err(|e| SemError { pos: starts[t], msg: format!("thread `{}`: {e}", world.threads[t].name) })?;
+                .map_err(|e| Diagnostic::new(starts[t], format!("thread `{}`: {e}", world.threads[t].name)))?;
             max_writes += h.dependent.len();
             for c in &h.calls {
                 let sig = &libs[c.lib].methods()[c.method];
@@ -582,9 +606,6 @@ struct ThreadHost<'a> {
     computed: bool,
 }
 
-fn lerr_of(e: SemError) -> LErr {
-    LErr { pos: e.pos, msg: e.msg }
-}
 
 impl ThreadHost<'_> {
     /// A value argument. The base format's forms (literals, registers, tuples of
@@ -658,7 +679,11 @@ impl ThreadHost<'_> {
             Some(&l) => Ok(Expr::Val(Value::Loc(l))),
             None => match self.kind_of(&n.text) {
                 Some(k) => lerr(n.pos, format!("expected {what}, but `{}` is {}", n.text, k.article())),
-                None => lerr(n.pos, format!("undeclared location `{}` (declare it with `loc {} @ N`)", n.text, n.text)),
+                None => unknown(
+                    n,
+                    format!("undeclared location `{}` (declare it with `loc {} @ N`)", n.text, n.text),
+                    self.lids.keys().map(String::as_str),
+                ),
             },
         }
     }
@@ -701,7 +726,7 @@ impl ThreadHost<'_> {
             }
             (Param::Val, a) => self.value(lw, a),
             (Param::Wid, Ex::Var(n)) => {
-                self.names.claim(n, Kind::Wid).map_err(lerr_of)?;
+                self.names.claim(n, Kind::Wid)?;
                 let next = self.wids.len() as u32;
                 let id = *self.wids.entry(n.text.clone()).or_insert(next);
                 if id == next {
@@ -759,7 +784,11 @@ impl ThreadHost<'_> {
             }
             (Param::Obj, Ex::Var(n)) => match self.objs.get(&n.text) {
                 Some(&o) => Ok(Expr::Val(Value::Obj(o as u32))),
-                None => lerr(n.pos, format!("undeclared barrier or ring `{}`", n.text)),
+                None => unknown(
+                    n,
+                    format!("undeclared barrier or ring `{}`", n.text),
+                    self.objs.keys().map(String::as_str),
+                ),
             },
             (_, a) => lerr(a.start(), format!("expected {what}")),
         }
@@ -780,7 +809,7 @@ impl ThreadHost<'_> {
     }
 
     fn method(&self, c: &CallEx) -> L<(usize, usize)> {
-        resolve(self.libs, self.lib_names, c.lib.as_ref(), &c.method).map_err(lerr_of)
+        resolve(self.libs, self.lib_names, c.lib.as_ref(), &c.method)
     }
 }
 
@@ -795,13 +824,31 @@ impl Host for ThreadHost<'_> {
         match self.kind_of(&n.text) {
             None if n.text == "node" => Ok(Expr::Val(Value::Node(self.world.threads[self.tid].node))),
             None if n.text == "nodes" => Ok(Expr::Val(Value::Nodes(self.world.nodes.clone()))),
-            Some(Kind::Reg) | None => lerr(n.pos, format!("register `{}` is not bound earlier in this thread", n.text)),
+            Some(Kind::Reg) if self.regs.contains_key(&n.text) => {
+                lerr(n.pos, format!("register `{}` is not bound earlier in this thread", n.text))
+            }
+            Some(Kind::Reg) | None => {
+                // no register of this thread: a close name (a register, a loop
+                // variable, a location in a value position) may be meant
+                let vars = lw.visible();
+                let known = self
+                    .regs
+                    .keys()
+                    .map(String::as_str)
+                    .chain(vars.iter().map(String::as_str))
+                    .chain(self.lids.keys().map(String::as_str));
+                unknown(n, format!("register `{}` is not bound earlier in this thread", n.text), known)
+            }
             Some(k) => lerr(n.pos, format!("expected a value or a register, but `{}` is {}", n.text, k.article())),
         }
     }
 
     fn function(&mut self, n: &Name, _args: Vec<Expr>) -> L<Expr> {
-        lerr(n.pos, format!("unknown function `{}` (functions: min, max, len, hash, range)", n.text))
+        unknown(
+            n,
+            format!("unknown function `{}` (functions: min, max, len, hash, range)", n.text),
+            crate::impls::syntax::OPERATOR_FUNCTIONS,
+        )
     }
 
     fn call(&mut self, lw: &mut Lowerer, c: &CallEx) -> L<Prog> {
@@ -832,7 +879,7 @@ impl Host for ThreadHost<'_> {
         }
         self.libs[li]
             .check_call(self.world, self.tid, mi, &static_args)
-            .map_err(|m| LErr { pos: c.method.pos, msg: format!("`{}`: {m}", sig.name) })?;
+            .map_err(|m| LErr::new(c.method.pos, format!("`{}`: {m}", sig.name)))?;
         Ok(Prog::Call { lib: li, method: mi, args })
     }
 
@@ -847,7 +894,7 @@ impl Host for ThreadHost<'_> {
             }
             _ => self.computed = true,
         }
-        self.names.claim(name, Kind::Reg).map_err(lerr_of)?;
+        self.names.claim(name, Kind::Reg)?;
         Ok(self.regs[&name.text])
     }
 
@@ -858,7 +905,7 @@ impl Host for ThreadHost<'_> {
                 format!("`{}` is a register of this thread; a loop variable needs another name", n.text),
             );
         }
-        self.names.claim(n, Kind::Reg).map_err(lerr_of)
+        self.names.claim(n, Kind::Reg)
     }
 }
 
@@ -882,16 +929,31 @@ fn lower_cond(
         ),
         Cond::Reg { thread, reg, val } => {
             let Some(&t) = tids.get(&thread.text) else {
-                return err(thread.pos, format!("undeclared thread `{}`", thread.text));
+                return Err(Diagnostic::unknown(
+                    thread.pos,
+                    &thread.text,
+                    format!("undeclared thread `{}`", thread.text),
+                    world.threads.iter().map(|th| th.name.as_str()),
+                ));
             };
             let Some(r) = regs[t].iter().position(|r| *r == reg.text) else {
-                return err(reg.pos, format!("thread `{}` binds no register `{}`", thread.text, reg.text));
+                return Err(Diagnostic::unknown(
+                    reg.pos,
+                    &reg.text,
+                    format!("thread `{}` binds no register `{}`", thread.text, reg.text),
+                    regs[t].iter().map(String::as_str),
+                ));
             };
             RCond::Reg(t, r, lit_value(val))
         }
         Cond::Loc { loc, node, val } => {
             let Some(&l) = lids.get(&loc.text) else {
-                return err(loc.pos, format!("undeclared location `{}`", loc.text));
+                return Err(Diagnostic::unknown(
+                    loc.pos,
+                    &loc.text,
+                    format!("undeclared location `{}`", loc.text),
+                    world.locs.iter().filter(|l| !l.implicit).map(|l| l.name.as_str()),
+                ));
             };
             match (world.locs[l].home, node) {
                 (Some(_), None) => RCond::Loc(l, None, lit_value(val)),

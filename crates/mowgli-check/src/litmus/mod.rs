@@ -14,15 +14,10 @@ use serde::Serialize;
 
 use crate::engine::{self, Stats};
 
-/// An input that cannot be read, is malformed, or is ill-typed: `file:line:column: message`.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{file}:{line}:{col}: {msg}")]
-pub struct InputError {
-    pub file: String,
-    pub line: usize,
-    pub col: usize,
-    pub msg: String,
-}
+/// An input that cannot be read, is malformed, or is ill-typed: a
+/// [`mowgli_diag::Diagnostic`], shown as `file:line:column: message`, the source
+/// line with a caret under the culprit, and a suggestion.
+pub type InputError = mowgli_diag::Diagnostic;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ExpectReport {
@@ -107,12 +102,8 @@ pub fn check_file(path: &Path, order: &StampOrder) -> Result<TestReport, InputEr
 /// [`check_file`] on the chosen engine for the witnesses of plain executions.
 pub fn check_file_on(path: &Path, order: &StampOrder, backend: engine::Backend) -> Result<TestReport, InputError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| InputError {
-        file: file.clone(),
-        line: 0,
-        col: 0,
-        msg: format!("cannot read: {e}"),
-    })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| InputError::whole_file(file.clone(), format!("cannot read: {e}")))?;
     check_text_on(&file, &text, order, true, backend)
 }
 
@@ -134,9 +125,9 @@ pub fn check_text_on(
     prune: bool,
     backend: engine::Backend,
 ) -> Result<TestReport, InputError> {
-    let ie = |line, col, msg: String| InputError { file: file.to_string(), line, col, msg };
-    let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
-    let mut low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
+    let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
+    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+    let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, text))?;
     if let Some(h) = &ast.herd {
         show_herd_locations(&mut low, h);
     }
@@ -292,9 +283,10 @@ pub fn outcomes_of_text_on(
     prune: bool,
     backend: engine::Backend,
 ) -> Result<Vec<BTreeMap<String, String>>, InputError> {
-    let ie = |line, col, msg: String| InputError { file: "<text>".into(), line, col, msg };
-    let ast = syntax::parse(text).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
-    let mut low = lower::lower(&ast, order).map_err(|e| ie(e.pos.line, e.pos.col, e.msg))?;
+    let file = "<text>";
+    let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
+    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+    let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, text))?;
     low.shown_locs = low
         .world
         .locs
@@ -322,21 +314,11 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            walk(p, &mut out).map_err(|e| InputError {
-                file: p.display().to_string(),
-                line: 0,
-                col: 0,
-                msg: e.to_string(),
-            })?;
+            walk(p, &mut out).map_err(|e| InputError::whole_file(p.display().to_string(), e.to_string()))?;
         } else if p.exists() {
             out.push(p.clone());
         } else {
-            return Err(InputError {
-                file: p.display().to_string(),
-                line: 0,
-                col: 0,
-                msg: "no such file or directory".into(),
-            });
+            return Err(InputError::whole_file(p.display().to_string(), "no such file or directory"));
         }
     }
     Ok(out)

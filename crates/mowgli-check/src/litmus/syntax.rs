@@ -9,13 +9,7 @@
 
 use super::lex::{lex_line, Tok, Token};
 use crate::impls::syntax::{self as lang, CallEx, Ex, Rhs, Stmt};
-
-/// A position in a file (1-based).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Pos {
-    pub line: usize,
-    pub col: usize,
-}
+pub use mowgli_diag::{Diagnostic, Pos};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Name {
@@ -105,11 +99,8 @@ pub struct Litmus {
     pub herd: Option<Box<super::herd::HerdInfo>>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SyntaxError {
-    pub pos: Pos,
-    pub msg: String,
-}
+/// A syntax error (a [`Diagnostic`] whose file is added by the caller).
+pub type SyntaxError = Diagnostic;
 
 type R<T> = Result<T, SyntaxError>;
 
@@ -125,11 +116,11 @@ impl<'a> Line<'a> {
         Pos { line: self.line, col: self.toks.get(self.i).map(|t| t.col).unwrap_or(self.end_col) }
     }
     fn err<T>(&self, what: &str) -> R<T> {
-        let found = match self.toks.get(self.i) {
-            Some(t) => t.tok.describe(),
-            None => "the end of the line".into(),
+        let (found, len) = match self.toks.get(self.i) {
+            Some(t) => (t.tok.describe(), t.tok.width()),
+            None => ("the end of the line".into(), 1),
         };
-        Err(SyntaxError { pos: self.pos(), msg: format!("expected {what}, found {found}") })
+        Err(Diagnostic::expected_found(self.pos(), what, &found, len))
     }
     fn peek(&self) -> Option<&Tok> {
         self.toks.get(self.i).map(|t| &t.tok)
@@ -188,7 +179,7 @@ impl<'a> Line<'a> {
         let p = self.pos();
         let n = self.int("a node (a positive integer)")?;
         if n < 1 || n > u32::MAX as i64 {
-            return Err(SyntaxError { pos: p, msg: format!("expected a node (a positive integer), found `{n}`") });
+            return Err(Diagnostic::expected_found(p, "a node (a positive integer)", &format!("`{n}`"), n.to_string().len()));
         }
         Ok(n)
     }
@@ -397,7 +388,7 @@ pub fn parse(text: &str) -> R<Litmus> {
             // the test name may contain `+ . -`: only the keyword is a token
             vec![Token { tok: Tok::Ident("test".into()), col: raw.chars().count() - trimmed.chars().count() + 1 }]
         } else {
-            lex_line(raw).map_err(|(col, msg)| SyntaxError { pos: Pos { line, col }, msg })?
+            lex_line(line, raw)?
         };
         if toks.is_empty() {
             continue;
@@ -418,13 +409,13 @@ pub fn parse(text: &str) -> R<Litmus> {
             let skip = toks[0].col - 1 + 4;
             let col = skip + 1 + raw.chars().skip(skip).take_while(|c| c.is_whitespace()).count();
             if !is_test_name(&rest) {
-                return Err(SyntaxError {
-                    pos: Pos { line, col },
-                    msg: format!(
-                        "expected a test name ([A-Za-z0-9_+.-]+), found {}",
-                        if rest.is_empty() { "the end of the line".to_string() } else { format!("`{rest}`") }
-                    ),
-                });
+                let found = if rest.is_empty() { "the end of the line".to_string() } else { format!("`{rest}`") };
+                return Err(Diagnostic::expected_found(
+                    Pos { line, col },
+                    "a test name ([A-Za-z0-9_+.-]+)",
+                    &found,
+                    rest.chars().count(),
+                ));
             }
             t.name = rest;
             seen_test = true;
@@ -433,23 +424,26 @@ pub fn parse(text: &str) -> R<Litmus> {
         }
         if let Tok::Str(_) = &toks[0].tok {
             if !last_was_test || t.description.is_some() {
-                return Err(SyntaxError {
-                    pos: Pos { line, col: toks[0].col },
-                    msg: "a description must come right after `test NAME`".into(),
-                });
+                return Err(Diagnostic::new(
+                    Pos { line, col: toks[0].col },
+                    "a description must come right after `test NAME`",
+                )
+                .with_span(toks[0].tok.width()));
             }
             // a `#` inside the description is part of it: re-read from the raw line
             let start = raw.find('"').unwrap_or(0) + 1;
             let end = raw[start..].find('"').map(|e| start + e).unwrap_or(raw.len());
             t.description = Some(raw[start..end].to_string());
             let after: String = raw[end + 1..].to_string();
-            let rest =
-                lex_line(&after).map_err(|(col, msg)| SyntaxError { pos: Pos { line, col: col + end + 1 }, msg })?;
+            let shift = raw[..end + 1].chars().count();
+            let rest = lex_line(line, &after).map_err(|d| Diagnostic { col: d.col + shift, ..d })?;
             if let Some(tok) = rest.first() {
-                return Err(SyntaxError {
-                    pos: Pos { line, col: raw[..end + 1].chars().count() + tok.col },
-                    msg: format!("expected the end of the line, found {}", tok.tok.describe()),
-                });
+                return Err(Diagnostic::expected_found(
+                    Pos { line, col: shift + tok.col },
+                    "the end of the line",
+                    &tok.tok.describe(),
+                    tok.tok.width(),
+                ));
             }
             last_was_test = false;
             continue;
@@ -463,14 +457,11 @@ pub fn parse(text: &str) -> R<Litmus> {
             continue;
         }
         match first_kw {
-            "test" => return Err(SyntaxError { pos: l.pos(), msg: "`test` may appear only once, first".into() }),
+            "test" => return Err(Diagnostic::new(l.pos(), "`test` may appear only once, first").with_span(4)),
             "libraries" => {
                 l.i += 1;
                 if t.libraries_pos.is_some() {
-                    return Err(SyntaxError {
-                        pos: Pos { line, col: toks[0].col },
-                        msg: "`libraries` given twice".into(),
-                    });
+                    return Err(Diagnostic::new(Pos { line, col: toks[0].col }, "`libraries` given twice").with_span(9));
                 }
                 t.libraries_pos = Some(Pos { line, col: toks[0].col });
                 loop {
@@ -506,10 +497,12 @@ pub fn parse(text: &str) -> R<Litmus> {
                     let p = l.pos();
                     let k = l.int("a tuple size")?;
                     if k < 1 {
-                        return Err(SyntaxError {
-                            pos: p,
-                            msg: format!("expected a positive tuple size, found `{k}`"),
-                        });
+                        return Err(Diagnostic::expected_found(
+                            p,
+                            "a positive tuple size",
+                            &format!("`{k}`"),
+                            k.to_string().len(),
+                        ));
                     }
                     d.size = Some(k);
                 }
@@ -544,7 +537,12 @@ pub fn parse(text: &str) -> R<Litmus> {
                     let p = l.pos();
                     let s = l.int("a ring size")?;
                     if s < 1 {
-                        return Err(SyntaxError { pos: p, msg: format!("expected a positive ring size, found `{s}`") });
+                        return Err(Diagnostic::expected_found(
+                            p,
+                            "a positive ring size",
+                            &format!("`{s}`"),
+                            s.to_string().len(),
+                        ));
                     }
                     size = Some(s);
                 }
@@ -559,10 +557,12 @@ pub fn parse(text: &str) -> R<Litmus> {
                     "allowed" => true,
                     "forbidden" => false,
                     _ => {
-                        return Err(SyntaxError {
-                            pos: kind.pos,
-                            msg: format!("expected `allowed` or `forbidden`, found `{}`", kind.text),
-                        })
+                        return Err(Diagnostic::expected_found(
+                            kind.pos,
+                            "`allowed` or `forbidden`",
+                            &format!("`{}`", kind.text),
+                            kind.text.chars().count(),
+                        ))
                     }
                 };
                 let start_col = l.pos().col;
@@ -584,10 +584,7 @@ pub fn parse(text: &str) -> R<Litmus> {
         t.bodies[b].1.extend(stmts);
     }
     if !seen_test {
-        return Err(SyntaxError {
-            pos: Pos { line: 1, col: 1 },
-            msg: "expected `test NAME`, found an empty file".into(),
-        });
+        return Err(Diagnostic::new(Pos { line: 1, col: 1 }, "expected `test NAME`, found an empty file"));
     }
     Ok(t)
 }
@@ -620,7 +617,7 @@ fn line_kind(raw: &str) -> LineKind {
     if DECLARATIONS.contains(&word.as_str()) {
         return LineKind::Statement;
     }
-    match lex_line(raw) {
+    match lex_line(0, raw) {
         Ok(toks) if toks.len() == 2 && matches!(toks[0].tok, Tok::Ident(_)) && toks[1].tok == Tok::Punct(":") => {
             LineKind::Statement
         }
@@ -631,9 +628,7 @@ fn line_kind(raw: &str) -> LineKind {
 /// Parses a part of a thread body: `lines` with their line numbers, up to `end`
 /// (described as `found` when a statement is cut there).
 fn parse_body(lines: &[(usize, &str)], end: Pos, found: String) -> R<Vec<Stmt>> {
-    let parsed = lang::parse_stmts_lines(lines.iter().copied(), end, found)
-        .map_err(|e| SyntaxError { pos: e.pos, msg: e.msg })
-        .and_then(|ss| litmus_stmts(ss, false));
+    let parsed = lang::parse_stmts_lines(lines.iter().copied(), end, found).and_then(|ss| litmus_stmts(ss, false));
     parsed.map_err(|e| base_format_error(lines, &e).unwrap_or(e))
 }
 
@@ -644,15 +639,15 @@ fn base_format_error(lines: &[(usize, &str)], e: &SyntaxError) -> Option<SyntaxE
     if e.msg.contains("cannot stand inside an expression") {
         return None;
     }
-    let raw = lines.iter().find(|(l, _)| *l == e.pos.line)?.1;
-    let toks = lex_line(raw).ok()?;
+    let raw = lines.iter().find(|(l, _)| *l == e.line)?.1;
+    let toks = lex_line(e.line, raw).ok()?;
     match toks.first().map(|t| &t.tok) {
         Some(Tok::Ident(w)) if !LANG_KEYWORDS.contains(&w.as_str()) => {}
         _ => return None,
     }
-    let mut l = Line { toks: &toks, i: 0, line: e.pos.line, end_col: raw.chars().count() + 1 };
+    let mut l = Line { toks: &toks, i: 0, line: e.line, end_col: raw.chars().count() + 1 };
     match parse_instr(&mut l) {
-        Err(old) if old.pos.col >= e.pos.col => Some(old),
+        Err(old) if old.col >= e.col => Some(old),
         _ => None,
     }
 }
@@ -697,12 +692,11 @@ fn litmus_stmt(s: Stmt, value_ok: bool) -> R<Stmt> {
             Ok(c) => Stmt::Call(c),
             Err(e) if value_ok => Stmt::Value(e),
             Err(e) => {
-                return Err(SyntaxError {
-                    pos: e.start(),
-                    msg: "expected a statement (a method call, `let`, `var`, `R = …`, `if`, `loop`, `for` or \
-                          `break`), found an expression whose value would be unused"
-                        .into(),
-                })
+                return Err(Diagnostic::new(
+                    e.start(),
+                    "expected a statement (a method call, `let`, `var`, `R = …`, `if`, `loop`, `for` or `break`), \
+                     found an expression whose value would be unused",
+                ))
             }
         },
         Stmt::Let { name, rhs, mutable } => Stmt::Let { name, rhs: litmus_rhs(rhs)?, mutable },
@@ -791,17 +785,17 @@ expect forbidden ~(a = 1 \/ true) /\ x@2 = [1, 2]
     #[test]
     fn errors_point_at_the_token() {
         let e = parse("test X\nthread T1 @ zero\n").unwrap_err();
-        assert_eq!((e.pos.line, e.pos.col), (2, 13));
+        assert_eq!((e.line, e.col), (2, 13));
         assert!(e.msg.contains("expected a node"), "{}", e.msg);
         let e = parse("thread T1 @ 1\n").unwrap_err();
-        assert_eq!((e.pos.line, e.pos.col), (1, 1));
+        assert_eq!((e.line, e.col), (1, 1));
         let e = parse("test X\nT1:\n  Put(x, 1\n").unwrap_err();
-        assert_eq!((e.pos.line, e.pos.col), (3, 11));
+        assert_eq!((e.line, e.col), (3, 11));
         let e = parse("test X\nexpect maybe x = 1\n").unwrap_err();
         assert!(e.msg.contains("`allowed` or `forbidden`"));
         let e = parse("test X\n  Write(x, 1)\n").unwrap_err();
         assert!(e.msg.contains("declaration"));
         let e = parse("test X\nloc x @ 1 = $\n").unwrap_err();
-        assert_eq!((e.pos.line, e.pos.col), (3 - 1, 13));
+        assert_eq!((e.line, e.col), (3 - 1, 13));
     }
 }

@@ -23,6 +23,7 @@
 //! printed so that the user can pin them.
 
 use mowgli_core::{ExecGraph, Library, Stamp, StampTable};
+use mowgli_diag::{Diagnostic, Pos};
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -74,16 +75,17 @@ impl ConcMap {
 }
 
 /// A map error: 1-based line and column, and what was expected.
-#[derive(Clone, Debug)]
-pub struct MapError {
-    pub line: usize,
-    pub col: usize,
-    pub msg: String,
-}
+pub type MapError = Diagnostic;
 
 /// Reads the `concretise` lines of an implementation file (other lines are the
 /// implementation parser's business). Stamp names are checked against `to`.
 pub fn parse(text: &str, to: &StampTable) -> Result<ConcMap, MapError> {
+    parse_checked(text, to, None)
+}
+
+/// [`parse`], and when `methods` is given (the implemented library's methods, the
+/// methods of the libraries it uses), the method names are checked against them.
+pub fn parse_checked(text: &str, to: &StampTable, methods: Option<(&[&str], &[&str])>) -> Result<ConcMap, MapError> {
     let mut map = ConcMap::default();
     for (ln, line) in text.lines().enumerate() {
         let code = line.split('#').next().unwrap_or("");
@@ -100,10 +102,9 @@ pub fn parse(text: &str, to: &StampTable) -> Result<ConcMap, MapError> {
             words.push((at + 1, w));
             col = at + w.len();
         }
-        let err = |i: usize, msg: String| MapError {
-            line: ln + 1,
-            col: words.get(i).map(|w| w.0).unwrap_or(code.len() + 1),
-            msg,
+        let err = |i: usize, msg: String| {
+            let col = words.get(i).map(|w| w.0).unwrap_or(code.len() + 1);
+            Diagnostic::new(Pos { line: ln + 1, col }, msg).with_span(words.get(i).map_or(1, |w| w.1.chars().count()))
         };
         if words.first().map(|w| w.1) != Some("concretise") {
             continue; // e.g. an identifier starting with `concretise`
@@ -116,11 +117,23 @@ pub fn parse(text: &str, to: &StampTable) -> Result<ConcMap, MapError> {
         }
         let kind = |i: usize| -> Result<String, MapError> {
             let name = words[i].1;
-            let k = to
-                .kind(name)
-                .ok_or_else(|| err(i, format!("unknown stamp `{name}` (not a stamp of the order `to`)")))?;
+            let k = to.kind(name).ok_or_else(|| {
+                let bare = name.strip_suffix("_n").unwrap_or(name);
+                err(i, format!("unknown stamp `{name}` (not a stamp of the order `to`)"))
+                    .suggesting(bare, to.kinds.iter().map(String::as_str))
+            })?;
             Ok(to.kinds[k as usize].clone())
         };
+        if let Some((abstract_methods, concrete_methods)) = methods {
+            for (i, known, what) in
+                [(1, abstract_methods, "the implemented library"), (5, concrete_methods, "the libraries of `uses`")]
+            {
+                if !known.contains(&words[i].1) {
+                    return Err(err(i, format!("unknown method `{}`: no method of {what} ({})", words[i].1, known.join(", ")))
+                        .suggesting(words[i].1, known.iter().copied()));
+                }
+            }
+        }
         let stamp = kind(2)?;
         if words[3].1 != "->" {
             return Err(err(3, "expected `->`".into()));
