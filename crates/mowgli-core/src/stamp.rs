@@ -207,12 +207,13 @@ impl StampOrder {
                     }
                     let bare = name.strip_suffix("_n").unwrap_or(name);
                     if bare != expected_name {
-                        let d = err(
+                        let mut d = err(
                             line,
                             *c,
                             format!("expected row `{expected_name}` (rows follow the column order), found `{name}`"),
                         )
                         .with_span(name.chars().count());
+                        d.expected = vec![format!("`{expected_name}`")];
                         return Err(match t.kinds.iter().position(|k| k == bare) {
                             Some(j) => d.with_help(format!(
                                 "`{bare}` is column {} of `columns`: its row comes {}",

@@ -263,11 +263,13 @@ pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) ->
 
 /// The name of `known` closest to `name` by edit distance (optimal string
 /// alignment: insertions, deletions, substitutions, swaps of neighbours), if it is
-/// close: at most one edit per three characters of `name` (at least one), or the
-/// same name in another case. Ties go to the alphabetically first name; `name`
-/// itself and hidden names (starting with `#`) are never suggested.
+/// close: at most one edit per three characters of `name` (at least one), fewer
+/// edits than `name` has characters (`b` is not "close" to `a`), or the same name
+/// in another case. Ties go to the alphabetically first name; `name` itself and
+/// hidden names (starting with `#`) are never suggested.
 pub fn suggest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
-    let limit = (name.chars().count() / 3).max(1);
+    let len = name.chars().count();
+    let limit = (len / 3).max(1).min(len.saturating_sub(1));
     let lower = name.to_lowercase();
     let mut best: Option<(usize, &str)> = None;
     for k in known {
@@ -356,7 +358,9 @@ mod tests {
         assert_eq!(suggest("Wirte", methods), Some("Write".into()));
         assert_eq!(suggest("Fence", methods), None);
         assert_eq!(suggest("Put", methods), None, "the name itself is no suggestion");
-        assert_eq!(suggest("x", ["y", "z"]), Some("y".into()), "one edit for a short name, first of a tie");
+        assert_eq!(suggest("x", ["y", "z"]), None, "a one-character name has no close name but itself");
+        assert_eq!(suggest("X", ["y", "x"]), Some("x".into()), "another case");
+        assert_eq!(suggest("T3", ["T2", "T1", "P0"]), Some("T1".into()), "first of a tie");
         assert_eq!(suggest("rdma", ["rdmatso", "rdmawait", "sv"]), None);
         assert_eq!(suggest("rdmatos", ["rdmatso", "rdmawait", "sv"]), Some("rdmatso".into()));
         assert_eq!(suggest("aCX", ["aCR", "#hidden"]), Some("aCR".into()));

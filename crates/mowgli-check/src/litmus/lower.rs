@@ -879,7 +879,7 @@ impl Host for ThreadHost<'_> {
         }
         self.libs[li]
             .check_call(self.world, self.tid, mi, &static_args)
-            .map_err(|m| LErr::new(c.method.pos, format!("`{}`: {m}", sig.name)))?;
+            .map_err(|m| LErr::new(c.method.pos, format!("`{}`: {m}", sig.name)).with_span(c.method.text.chars().count()))?;
         Ok(Prog::Call { lib: li, method: mi, args })
     }
 

@@ -120,6 +120,7 @@ pub fn parse_checked(text: &str, to: &StampTable, methods: Option<(&[&str], &[&s
             let k = to.kind(name).ok_or_else(|| {
                 let bare = name.strip_suffix("_n").unwrap_or(name);
                 err(i, format!("unknown stamp `{name}` (not a stamp of the order `to`)"))
+                    .with_label("unknown")
                     .suggesting(bare, to.kinds.iter().map(String::as_str))
             })?;
             Ok(to.kinds[k as usize].clone())
@@ -130,6 +131,7 @@ pub fn parse_checked(text: &str, to: &StampTable, methods: Option<(&[&str], &[&s
             {
                 if !known.contains(&words[i].1) {
                     return Err(err(i, format!("unknown method `{}`: no method of {what} ({})", words[i].1, known.join(", ")))
+                        .with_label("unknown")
                         .suggesting(words[i].1, known.iter().copied()));
                 }
             }
