@@ -318,7 +318,8 @@ fn syntax_errors_have_line_and_column() {
             "  if true {\n    Write(x, 1)\nexpect allowed x = 1\n",
             "e.litmus:9:1: expected `}`, found the next statement `expect`",
         ),
-        ("  loop {\n    Write(x, 1)\n", "e.litmus:9:1: expected `}`, found the end of the file"),
+        // the end of the file is shown at the end of the last line
+        ("  loop {\n    Write(x, 1)\n", "e.litmus:8:16: expected `}`, found the end of the file"),
         ("  Write(x, 1)\n  }\n", "e.litmus:8:3: expected a statement (this `}` closes no block)"),
         ("  a = Read(x)\n  Write(x, a + )\n", "e.litmus:8:16: expected an expression, found `)`"),
         ("  if x == 1 Write(x, 1)\n", "e.litmus:7:13: expected `{`, found `Write`"),

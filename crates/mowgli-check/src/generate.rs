@@ -268,7 +268,11 @@ pub fn generate_suite_with(
     let mut gens = Vec::new();
     for lib in &opts.libs {
         if !LIBRARIES.contains(&lib.as_str()) {
-            return Err(format!("cannot generate litmus tests over `{lib}` (supported: {})", LIBRARIES.join(", ")));
+            // shown in the command line that named it (`--libs`), with the closest library
+            let args: Vec<String> = std::env::args().collect();
+            let msg = format!("cannot generate litmus tests over `{lib}` (supported: {})", LIBRARIES.join(", "));
+            let d = mowgli_diag::Diagnostic::command_line(&args, "--libs", lib, msg).with_label("unsupported");
+            return Err(d.suggesting(lib, LIBRARIES).to_string());
         }
         gens.push(Generator::new(lib, order, &b.gen_bounds(lib))?);
     }

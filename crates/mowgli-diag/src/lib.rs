@@ -100,7 +100,8 @@ impl Diagnostic {
 
     /// An error about the value `value` of option `option` on the command line
     /// `args` (the program's name first): the command line is the source
-    /// (`<command line>:1:COLUMN: message`), shown with a caret under the value.
+    /// (`<command line>:1:COLUMN: message`), shown with a caret under the value
+    /// (also as one item of a comma-separated list, `--libs sv,rdmatos`).
     pub fn command_line(args: &[String], option: &str, value: &str, msg: impl Into<String>) -> Diagnostic {
         let mut words: Vec<&str> = args.iter().map(String::as_str).collect();
         if let Some(w) = words.first_mut() {
@@ -108,12 +109,23 @@ impl Diagnostic {
         }
         let mut col = 1;
         let mut at = None;
+        // the column of `value` as an item of `list` (starting at column `start`)
+        let item = |list: &str, start: usize| {
+            let mut c = start;
+            for part in list.split(',') {
+                if part == value {
+                    return Some(c);
+                }
+                c += part.chars().count() + 1;
+            }
+            None
+        };
+        let prefix = format!("{option}=");
         for (i, w) in words.iter().enumerate() {
-            let joined = format!("{option}={value}");
-            if *w == value && i > 0 && words[i - 1] == option {
-                at = Some(col);
-            } else if *w == joined {
-                at = Some(col + option.chars().count() + 1);
+            if i > 0 && words[i - 1] == option {
+                at = item(w, col);
+            } else if let Some(list) = w.strip_prefix(&prefix) {
+                at = item(list, col + prefix.chars().count());
             }
             if at.is_some() {
                 break;
@@ -415,6 +427,11 @@ mod tests {
         let args: Vec<String> = ["mowgli", "refine", "--spec=rbl_rfx"].map(String::from).to_vec();
         let d = Diagnostic::command_line(&args, "--spec", "rbl_rfx", "m");
         assert_eq!((d.col, d.span_len), (22, 7));
+        let args: Vec<String> = ["mowgli", "generate", "--libs", "sv,rdmatos"].map(String::from).to_vec();
+        let d = Diagnostic::command_line(&args, "--libs", "rdmatos", "m");
+        assert_eq!((d.col, d.span_len), (28, 7));
+        let d = Diagnostic::command_line(&args, "--libs", "bal", "m");
+        assert_eq!((d.col, d.span_len), (1, 32), "not found: the whole command line");
     }
 
     #[test]
