@@ -426,7 +426,11 @@ help: did you mean `sv`?
 fn json_errors_are_structured() {
     let d = dir(
         "json",
-        &[("ok.litmus", MP), ("bad.litmus", &MP.replace("  Write(flag, 1)", "  Wrte(flag, 1)")), ("client.litmus", CLIENT)],
+        &[
+            ("ok.litmus", MP),
+            ("bad.litmus", &MP.replace("  Write(flag, 1)", "  Wrte(flag, 1)")),
+            ("client.litmus", CLIENT),
+        ],
     );
     let (code, out, _) = mowgli(&d, &["litmus", "--json", "ok.litmus", "bad.litmus"]);
     assert_eq!(code, 2, "{out}");
@@ -444,7 +448,10 @@ fn json_errors_are_structured() {
     assert_eq!(code, 2, "{out}");
     let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     let e = &doc["errors"][0];
-    assert_eq!((e["file"].as_str(), e["line"].as_u64(), e["column"].as_u64()), (Some("bad-client.litmus"), Some(6), Some(13)));
+    assert_eq!(
+        (e["file"].as_str(), e["line"].as_u64(), e["column"].as_u64()),
+        (Some("bad-client.litmus"), Some(6), Some(13))
+    );
     assert_eq!(e["expected"], serde_json::json!(["`,`", "`)`"]), "{e}");
     assert_eq!(e["help"], serde_json::Value::Null);
 }

@@ -541,8 +541,8 @@ fn rdmatso_is_not_decomposable() {
 /// edges (still a strict partial order), it is consistent with (ppo ∪ so)⁺.
 fn monotone_on(text: &str, extra_seed: u64) -> Result<(), String> {
     let order = default_order();
-    let ast = syntax::parse(text).map_err(|e| e.msg)?;
-    let low = lower::lower(&ast, &order).map_err(|e| e.msg)?;
+    let ast = syntax::parse(text).map_err(|e| e.msg.clone())?;
+    let low = lower::lower(&ast, &order).map_err(|e| e.msg.clone())?;
     let to = order.table("to").expect("to");
     let prob = lower::problem(&low, to);
     let mut failure = None;

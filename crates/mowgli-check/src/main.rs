@@ -423,8 +423,12 @@ fn load_impl(
             let args: Vec<String> = std::env::args().collect();
             let known = mowgli_libs::registry::KNOWN;
             let d = mowgli_diag::Diagnostic::command_line(&args, "--spec", lib, format!("--spec {lib}: {e}"));
-            if known.contains(&lib.as_str()) { d } else { d.with_label("unknown").suggesting(lib, known.iter().copied()) }
-                .to_string()
+            if known.contains(&lib.as_str()) {
+                d
+            } else {
+                d.with_label("unknown").suggesting(lib, known.iter().copied())
+            }
+            .to_string()
         })?;
     }
     Ok((order, imp))

@@ -114,7 +114,8 @@ pub fn smallest_first(cands: &mut [Candidate]) {
 /// declared locations, one `name=value` list per outcome).
 pub fn outcome_set(c: &Candidate, order: &StampOrder) -> Result<BTreeSet<String>, String> {
     let outs = litmus::outcomes_of_text(&c.text, order, true).map_err(|e| {
-        let e = InputError { file: c.file.clone(), ..e };
+        let mut e = e;
+        e.file = c.file.clone();
         e.to_string()
     })?;
     Ok(outs.iter().map(|o| o.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")).collect())

@@ -93,7 +93,8 @@ mod tests {
         assert_eq!((e.line, e.col), (2, 13));
         assert!(e.msg.starts_with("unknown stamp `aCX` in table `to`"), "{e}");
         assert_eq!(e.help.as_deref(), Some("did you mean `aCR`?"));
-        let ok = load_text("k.to", "table to\ncolumns aCR aCW\nA aCR ✓ ✓\nB aCW ✗ ✓\n", &default).expect("known stamps");
+        let ok =
+            load_text("k.to", "table to\ncolumns aCR aCW\nA aCR ✓ ✓\nB aCW ✗ ✓\n", &default).expect("known stamps");
         assert_eq!(ok.table("to").map(|t| t.kinds.len()), Some(2));
         assert!(ok.table("ippo").is_some(), "the other tables are the default ones");
         let e = load_text("n.to", "table ot\ncolumns aCR\nA aCR ✓\n", &default).unwrap_err();

@@ -144,7 +144,8 @@ impl StampOrder {
                         return Err(err(line, words[0].1 + 5, "expected a table name after `table`".into()));
                     };
                     if out.tables.contains_key(*name) {
-                        return Err(err(line, words[1].1, format!("table `{name}` is defined twice")).with_span(name.chars().count()));
+                        return Err(err(line, words[1].1, format!("table `{name}` is defined twice"))
+                            .with_span(name.chars().count()));
                     }
                     cur = Some(StampTable { name: name.to_string(), kinds: vec![], family: vec![], cells: vec![] });
                 }
@@ -165,7 +166,9 @@ impl StampOrder {
                                 .with_span(w.chars().count()));
                         }
                         if t.kinds.iter().any(|k| k == name) {
-                            return Err(err(line, *c, format!("stamp `{name}` listed twice")).with_span(w.chars().count()));
+                            return Err(
+                                err(line, *c, format!("stamp `{name}` listed twice")).with_span(w.chars().count())
+                            );
                         }
                         t.kinds.push(name.to_string());
                         t.family.push(fam);

@@ -21,6 +21,7 @@
 //! (no colours), on a terminal and in a pipe alike.
 
 use std::fmt;
+use std::ops::{Deref, DerefMut};
 
 use ariadne::{CharSet, Config, IndexType, Label, Report, ReportKind, Source};
 use serde::ser::SerializeStruct;
@@ -36,9 +37,15 @@ pub struct Pos {
 ///
 /// Parsers build it with a position and a message; the boundary that knows the
 /// file ([`Diagnostic::in_file`]) adds the file name and the offending source line.
-/// `line == 0` means the whole file (e.g. it cannot be read).
+/// `line == 0` means the whole file (e.g. it cannot be read). The fields are those
+/// of [`Data`] (`d.line`, `d.msg`, …); they are boxed so that a `Result` carrying
+/// a diagnostic stays one pointer wide on its error side.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct Diagnostic {
+pub struct Diagnostic(Box<Data>);
+
+/// The contents of a [`Diagnostic`].
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Data {
     pub file: String,
     pub line: usize,
     pub col: usize,
@@ -56,15 +63,35 @@ pub struct Diagnostic {
     pub source: Option<String>,
 }
 
+impl Deref for Diagnostic {
+    type Target = Data;
+    fn deref(&self) -> &Data {
+        &self.0
+    }
+}
+
+impl DerefMut for Diagnostic {
+    fn deref_mut(&mut self) -> &mut Data {
+        &mut self.0
+    }
+}
+
 impl Diagnostic {
     /// An error at `pos`.
     pub fn new(pos: Pos, msg: impl Into<String>) -> Diagnostic {
-        Diagnostic { line: pos.line, col: pos.col, span_len: 1, msg: msg.into(), ..Default::default() }
+        Diagnostic(Box::new(Data { line: pos.line, col: pos.col, span_len: 1, msg: msg.into(), ..Default::default() }))
     }
 
     /// An error about a whole file (`file:0:0: message`), e.g. one that cannot be read.
     pub fn whole_file(file: impl Into<String>, msg: impl Into<String>) -> Diagnostic {
-        Diagnostic { file: file.into(), msg: msg.into(), ..Default::default() }
+        Diagnostic(Box::new(Data { file: file.into(), msg: msg.into(), ..Default::default() }))
+    }
+
+    /// The same diagnostic, `shift` columns further right (for a part of a line
+    /// that was read on its own).
+    pub fn shifted(mut self, shift: usize) -> Diagnostic {
+        self.col += shift;
+        self
     }
 
     /// `expected WHAT, found FOUND` at `pos`, over `found_len` characters. The
@@ -423,15 +450,19 @@ mod tests {
         let d = Diagnostic::command_line(&args, "--spec", "rbl_rfx", "unknown library `rbl_rfx`")
             .suggesting("rbl_rfx", ["rbl", "rbl_rfe"]);
         assert_eq!(d.headline(), "<command line>:1:29: unknown library `rbl_rfx`");
-        assert!(d.to_string().contains(" 1 | mowgli refine i.impl --spec rbl_rfx\n   |                             ^^^|^^^"), "{d}");
+        assert!(
+            d.to_string()
+                .contains(" 1 | mowgli refine i.impl --spec rbl_rfx\n   |                             ^^^|^^^"),
+            "{d}"
+        );
         let args: Vec<String> = ["mowgli", "refine", "--spec=rbl_rfx"].map(String::from).to_vec();
         let d = Diagnostic::command_line(&args, "--spec", "rbl_rfx", "m");
         assert_eq!((d.col, d.span_len), (22, 7));
         let args: Vec<String> = ["mowgli", "generate", "--libs", "sv,rdmatos"].map(String::from).to_vec();
         let d = Diagnostic::command_line(&args, "--libs", "rdmatos", "m");
-        assert_eq!((d.col, d.span_len), (28, 7));
+        assert_eq!((d.col, d.span_len), (27, 7));
         let d = Diagnostic::command_line(&args, "--libs", "bal", "m");
-        assert_eq!((d.col, d.span_len), (1, 32), "not found: the whole command line");
+        assert_eq!((d.col, d.span_len), (1, 33), "not found: the whole command line");
     }
 
     #[test]

@@ -699,7 +699,9 @@ impl Implementation {
         let mut lib_names = Vec::new();
         for u in &f.uses {
             if u.text == f.implements.text {
-                return Err(ie(u.pos, format!("`{}` cannot use itself (LOCO Def. 3.9 (1))", u.text)).with_span(u.text.len()));
+                return Err(
+                    ie(u.pos, format!("`{}` cannot use itself (LOCO Def. 3.9 (1))", u.text)).with_span(u.text.len())
+                );
             }
             if lib_names.contains(&u.text) {
                 return Err(ie(u.pos, format!("library `{}` is listed twice", u.text)).with_span(u.text.len()));
@@ -773,7 +775,12 @@ impl Implementation {
                 let known: Vec<&str> = abs.methods().iter().map(|s| s.name).filter(|n| !n.starts_with('#')).collect();
                 return unknown(
                     &m.name,
-                    format!("`{}` has no method `{}` (its methods: {})", f.implements.text, m.name.text, known.join(", ")),
+                    format!(
+                        "`{}` has no method `{}` (its methods: {})",
+                        f.implements.text,
+                        m.name.text,
+                        known.join(", ")
+                    ),
                     known.iter().copied(),
                 );
             };

@@ -57,10 +57,9 @@ pub fn lex_lines<'t>(lines: impl IntoIterator<Item = (usize, &'t str)>) -> R<Vec
                     j += 1;
                 }
                 let t: String = chars[i..j].iter().collect();
-                let v =
-                    t.parse::<i64>().map_err(|_| {
-                        Diagnostic::new(pos, format!("integer `{t}` is out of range")).with_span(t.chars().count())
-                    })?;
+                let v = t.parse::<i64>().map_err(|_| {
+                    Diagnostic::new(pos, format!("integer `{t}` is out of range")).with_span(t.chars().count())
+                })?;
                 out.push(Token { tok: Tok::Int(v), pos });
                 i = j;
                 continue;
@@ -392,8 +391,9 @@ impl Parser {
             }
         }
         let Some(implements) = implements else {
-            return Err(Diagnostic::new(name.pos, "expected an `implements LIBRARY` line")
-                .with_span(name.text.chars().count()));
+            return Err(
+                Diagnostic::new(name.pos, "expected an `implements LIBRARY` line").with_span(name.text.chars().count())
+            );
         };
         Ok(ImplFile { name, implements, uses, families, methods })
     }

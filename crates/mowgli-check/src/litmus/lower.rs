@@ -606,7 +606,6 @@ struct ThreadHost<'a> {
     computed: bool,
 }
 
-
 impl ThreadHost<'_> {
     /// A value argument. The base format's forms (literals, registers, tuples of
     /// them) keep their lowering; other expressions compute a value.
@@ -784,11 +783,9 @@ impl ThreadHost<'_> {
             }
             (Param::Obj, Ex::Var(n)) => match self.objs.get(&n.text) {
                 Some(&o) => Ok(Expr::Val(Value::Obj(o as u32))),
-                None => unknown(
-                    n,
-                    format!("undeclared barrier or ring `{}`", n.text),
-                    self.objs.keys().map(String::as_str),
-                ),
+                None => {
+                    unknown(n, format!("undeclared barrier or ring `{}`", n.text), self.objs.keys().map(String::as_str))
+                }
             },
             (_, a) => lerr(a.start(), format!("expected {what}")),
         }
@@ -877,9 +874,9 @@ impl Host for ThreadHost<'_> {
             });
             args.push(e);
         }
-        self.libs[li]
-            .check_call(self.world, self.tid, mi, &static_args)
-            .map_err(|m| LErr::new(c.method.pos, format!("`{}`: {m}", sig.name)).with_span(c.method.text.chars().count()))?;
+        self.libs[li].check_call(self.world, self.tid, mi, &static_args).map_err(|m| {
+            LErr::new(c.method.pos, format!("`{}`: {m}", sig.name)).with_span(c.method.text.chars().count())
+        })?;
         Ok(Prog::Call { lib: li, method: mi, args })
     }
 

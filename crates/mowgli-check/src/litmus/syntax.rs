@@ -179,7 +179,12 @@ impl<'a> Line<'a> {
         let p = self.pos();
         let n = self.int("a node (a positive integer)")?;
         if n < 1 || n > u32::MAX as i64 {
-            return Err(Diagnostic::expected_found(p, "a node (a positive integer)", &format!("`{n}`"), n.to_string().len()));
+            return Err(Diagnostic::expected_found(
+                p,
+                "a node (a positive integer)",
+                &format!("`{n}`"),
+                n.to_string().len(),
+            ));
         }
         Ok(n)
     }
@@ -436,7 +441,7 @@ pub fn parse(text: &str) -> R<Litmus> {
             t.description = Some(raw[start..end].to_string());
             let after: String = raw[end + 1..].to_string();
             let shift = raw[..end + 1].chars().count();
-            let rest = lex_line(line, &after).map_err(|d| Diagnostic { col: d.col + shift, ..d })?;
+            let rest = lex_line(line, &after).map_err(|d| d.shifted(shift))?;
             if let Some(tok) = rest.first() {
                 return Err(Diagnostic::expected_found(
                     Pos { line, col: shift + tok.col },

@@ -130,9 +130,12 @@ pub fn parse_checked(text: &str, to: &StampTable, methods: Option<(&[&str], &[&s
                 [(1, abstract_methods, "the implemented library"), (5, concrete_methods, "the libraries of `uses`")]
             {
                 if !known.contains(&words[i].1) {
-                    return Err(err(i, format!("unknown method `{}`: no method of {what} ({})", words[i].1, known.join(", ")))
-                        .with_label("unknown")
-                        .suggesting(words[i].1, known.iter().copied()));
+                    return Err(err(
+                        i,
+                        format!("unknown method `{}`: no method of {what} ({})", words[i].1, known.join(", ")),
+                    )
+                    .with_label("unknown")
+                    .suggesting(words[i].1, known.iter().copied()));
                 }
             }
         }
