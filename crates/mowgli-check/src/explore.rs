@@ -74,7 +74,8 @@ pub struct Comparison {
     pub skipped: usize,
     pub same: usize,
     pub differences: Vec<Difference>,
-    pub errors: Vec<String>,
+    /// Files that could not be read or run (in JSON: `file`, `line`, `column`, `message`, …).
+    pub errors: Vec<InputError>,
     pub millis: f64,
 }
 
@@ -141,7 +142,7 @@ pub fn compare(
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
             Err(e) => {
-                cmp.errors.push(format!("{file}:0:0: cannot read: {e}"));
+                cmp.errors.push(InputError::whole_file(file.clone(), format!("cannot read: {e}")));
                 continue;
             }
         };
@@ -171,7 +172,7 @@ pub fn compare(
         let (rb, rv) = match (rb, rv) {
             (Ok(a), Ok(b)) => (a, b),
             (Err(e), _) | (_, Err(e)) => {
-                cmp.errors.push(e.to_string());
+                cmp.errors.push(e);
                 continue;
             }
         };
