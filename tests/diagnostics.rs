@@ -454,6 +454,15 @@ fn json_errors_are_structured() {
     );
     assert_eq!(e["expected"], serde_json::json!(["`,`", "`)`"]), "{e}");
     assert_eq!(e["help"], serde_json::Value::Null);
+    // an implementation file that stops the whole run
+    let isv = shipped("specs/impls/isv.impl").replace("uses rdmawait", "uses rdmawiat");
+    std::fs::write(d.join("uses.impl"), isv).expect("write");
+    let (code, out, _) = mowgli(&d, &["refine", "uses.impl", "--json", "--clients", "client.litmus"]);
+    assert_eq!(code, 2, "{out}");
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let e = &doc["errors"][0];
+    assert_eq!((e["file"].as_str(), e["line"].as_u64(), e["column"].as_u64()), (Some("uses.impl"), Some(8), Some(6)));
+    assert_eq!(e["help"], "did you mean `rdmawait`?");
 }
 
 /// The position of a first line `FILE:LINE:COLUMN: …` of a diagnostic of `file`.

@@ -9,6 +9,7 @@ use mowgli_check::impls::refine::ClientVerdict;
 use mowgli_check::litmus;
 use mowgli_check::verdict::{Decided, Verdict};
 use mowgli_core::StampOrder;
+use mowgli_diag::Diagnostic;
 use mowgli_libs::orders;
 
 #[derive(Parser)]
@@ -402,33 +403,32 @@ struct SearchArgs {
     jobs: Option<usize>,
 }
 
-fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, String> {
+fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, Diagnostic> {
     let order = orders::default_order();
     match path {
-        Some(p) => mowgli_check::stamporder::load(p, &order).map_err(|e| e.to_string()),
+        Some(p) => mowgli_check::stamporder::load(p, &order),
         None => Ok(order),
     }
 }
 
-/// The stamp order in force and the implementation file, or the message to print.
+/// The stamp order in force and the implementation file, or the diagnostic to print.
 fn load_impl(
     implementation: &std::path::Path,
     stamp_order: &Option<PathBuf>,
     spec: &Option<String>,
-) -> Result<(StampOrder, mowgli_check::impls::Implementation), String> {
+) -> Result<(StampOrder, mowgli_check::impls::Implementation), Diagnostic> {
     let order = load_order(stamp_order)?;
-    let mut imp = mowgli_check::impls::Implementation::load(implementation, &order).map_err(|e| e.to_string())?;
+    let mut imp = mowgli_check::impls::Implementation::load(implementation, &order)?;
     if let Some(lib) = spec {
         imp.against(lib, &order).map_err(|e| {
             let args: Vec<String> = std::env::args().collect();
             let known = mowgli_libs::registry::KNOWN;
-            let d = mowgli_diag::Diagnostic::command_line(&args, "--spec", lib, format!("--spec {lib}: {e}"));
+            let d = Diagnostic::command_line(&args, "--spec", lib, format!("--spec {lib}: {e}"));
             if known.contains(&lib.as_str()) {
                 d
             } else {
                 d.with_label("unknown").suggesting(lib, known.iter().copied())
             }
-            .to_string()
         })?;
     }
     Ok((order, imp))
@@ -458,11 +458,12 @@ fn conclude(d: &Decided, json: Option<serde_json::Value>) -> ExitCode {
 }
 
 /// An input that cannot be read or is malformed (or an output that cannot be
-/// written): the message on stderr, then the verdict `error`.
-fn input_error(json: bool, msg: impl std::fmt::Display) -> ExitCode {
-    let msg = msg.to_string();
-    eprintln!("{msg}");
-    let d = Decided::new(Verdict::Error, msg.lines().next().unwrap_or_default());
+/// written): the message on stderr, then the verdict `error`. In JSON the error
+/// is a string, or for a [`Diagnostic`] its fields (`file`, `line`, `column`, …).
+fn input_error(json: bool, msg: impl std::fmt::Display + serde::Serialize) -> ExitCode {
+    let text = msg.to_string();
+    eprintln!("{text}");
+    let d = Decided::new(Verdict::Error, text.lines().next().unwrap_or_default());
     conclude(&d, json.then(|| serde_json::json!({ "errors": [msg] })))
 }
 
@@ -717,7 +718,8 @@ fn refine(
                 if let (Some(dir), Some(c)) = (dot, &r.counterexample) {
                     let path = dir.join(format!("{}.dot", r.name));
                     if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &c.dot)) {
-                        let d = litmus::InputError::whole_file(path.display().to_string(), format!("cannot write: {e}"));
+                        let d =
+                            litmus::InputError::whole_file(path.display().to_string(), format!("cannot write: {e}"));
                         eprintln!("{d}");
                         errors.push(d);
                     }
@@ -1084,7 +1086,7 @@ fn obligations(cmd: &Cmd) -> ExitCode {
     let file = implementation.display().to_string();
     let (order, imp) = match load_impl(implementation, stamp_order, spec) {
         Ok(x) => x,
-        Err(e) => return fail(e),
+        Err(e) => return input_error(*json, e),
     };
     let map = if *infer_map { maps::ConcMap::default() } else { imp.map.clone() };
     let mut bounds = Bounds::new(&imp.implements, *threads, nodes.unwrap_or(*threads), *calls);
@@ -1548,7 +1550,7 @@ fn cells(cmd: &Cmd) -> ExitCode {
     let fail = |m: String| input_error(*json, m);
     let base = match load_order(stamp_order) {
         Ok(o) => o,
-        Err(e) => return fail(e),
+        Err(e) => return input_error(*json, e),
     };
     let src = stamp_order.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "the default order".into());
     let Some(t) = base.table(table) else {
