@@ -211,12 +211,17 @@ pub struct SearchOptions {
     pub max: Option<usize>,
     /// Worker threads.
     pub jobs: usize,
+    /// Only the programs whose index (smallest first, across the size classes) is
+    /// K−1 modulo N (`--partition K/N`).
+    pub partition: crate::impls::gen::Partition,
 }
 
 /// A generated program whose outcome sets differ under the two models.
 #[derive(Clone, Debug, Serialize)]
 pub struct Distinguishing {
     pub name: String,
+    /// Its index among the generated programs (smallest first).
+    pub index: usize,
     /// Instructions in all.
     pub size: usize,
     /// Outcomes (`k=v` lists) only the base allows, and only the variant.
@@ -254,6 +259,8 @@ pub struct SearchReport {
     /// Every size class up to the bounds was searched (nothing found).
     pub exhausted: bool,
     pub errors: Vec<String>,
+    /// The index of the program of each of `errors` (to merge partitions).
+    pub error_indices: Vec<usize>,
     pub millis: f64,
 }
 
@@ -322,6 +329,7 @@ pub fn search(
         found: Vec::new(),
         exhausted: false,
         errors: Vec::new(),
+        error_indices: Vec::new(),
         millis: 0.0,
     };
     let max = opts.max.unwrap_or(usize::MAX);
@@ -334,13 +342,15 @@ pub fn search(
         let stop = AtomicBool::new(false);
         type Found = (usize, Result<Option<Distinguishing>, String>);
         let results: Mutex<Vec<Found>> = Mutex::new(Vec::new());
+        let mine: Vec<usize> = (0..class.distinct()).filter(|i| opts.partition.contains(index + i)).collect();
         std::thread::scope(|sc| {
-            for _ in 0..opts.jobs.max(1).min(class.distinct().max(1)) {
+            for _ in 0..opts.jobs.max(1).min(mine.len().max(1)) {
                 sc.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= class.distinct() || stop.load(Ordering::SeqCst) {
+                    let p = next.fetch_add(1, Ordering::SeqCst);
+                    if p >= mine.len() || stop.load(Ordering::SeqCst) {
                         break;
                     }
+                    let i = mine[p];
                     let name = format!("search-{lib}-{}", index + i);
                     let description = format!("distinguishes {} from {}", base.label(), variant.label());
                     let program = g.render_with(&class, i, &name, &description);
@@ -359,6 +369,7 @@ pub fn search(
                             }
                             Some(Distinguishing {
                                 name: name.clone(),
+                                index: index + i,
                                 size,
                                 only_base: only_b.iter().map(crate::generate::outcome_text).collect(),
                                 only_variant: only_v.iter().map(crate::generate::outcome_text).collect(),
@@ -397,14 +408,17 @@ pub fn search(
             checked: results.len(),
             distinguishing: 0,
         };
-        for (_, r) in results {
+        for (i, r) in results {
             match r {
                 Ok(Some(d)) if rep.found.len() < max => {
                     stat.distinguishing += 1;
                     rep.found.push(d);
                 }
                 Ok(_) => {}
-                Err(e) => rep.errors.push(e),
+                Err(e) => {
+                    rep.errors.push(e);
+                    rep.error_indices.push(index + i);
+                }
             }
         }
         rep.checked += stat.checked;

@@ -33,7 +33,7 @@ use std::time::Instant;
 use mowgli_core::StampOrder;
 use serde::Serialize;
 
-use crate::impls::gen::{client_name, Bounds, Generator};
+use crate::impls::gen::{client_name, Bounds, Generator, Partition};
 use crate::litmus;
 
 /// The libraries `mowgli generate` writes programs for.
@@ -98,6 +98,9 @@ pub struct SuiteOptions {
     pub jobs: usize,
     /// Names the model in the files' header comment (e.g. the stamp-order file).
     pub model: String,
+    /// Only the programs whose index in the suite (counted across the libraries, in
+    /// order) is K−1 modulo N (`--partition K/N`).
+    pub partition: Partition,
 }
 
 /// One generated test.
@@ -164,6 +167,8 @@ pub struct SuiteReport {
     pub libraries: Vec<LibraryReport>,
     /// Programs whose outcomes could not be computed (first messages).
     pub errors: Vec<String>,
+    /// The index in the suite of the program of each of `errors` (to merge partitions).
+    pub error_indices: Vec<usize>,
     pub error_count: usize,
     /// Every program up to the bounds was generated and has its outcomes (false
     /// when `max_tests` stopped the run).
@@ -290,6 +295,7 @@ pub fn generate_suite_with(
         no_execution: 0,
         libraries: Vec::new(),
         errors: Vec::new(),
+        error_indices: Vec::new(),
         error_count: 0,
         complete: true,
         generate_millis: 0.0,
@@ -297,6 +303,8 @@ pub fn generate_suite_with(
         millis: 0.0,
         tests_per_second: 0.0,
     };
+    // the index in the whole suite of the first program of the current class
+    let mut suite_base = 0;
     'libs: for g in &gens {
         let lib = g.library().to_string();
         let mut lrep = LibraryReport {
@@ -314,19 +322,21 @@ pub fn generate_suite_with(
             rep.generate_millis += t0.elapsed().as_secs_f64() * 1000.0;
             let left = opts.max_tests.map_or(usize::MAX, |m| m.saturating_sub(rep.tests));
             let to_run = class.distinct().min(left);
-            progress(SuiteProgress::Class { library: &lib, size, distinct: class.distinct(), to_run });
+            let mine: Vec<usize> = (0..to_run).filter(|i| opts.partition.contains(suite_base + i)).collect();
+            progress(SuiteProgress::Class { library: &lib, size, distinct: class.distinct(), to_run: mine.len() });
             let t1 = Instant::now();
             let next = AtomicUsize::new(0);
             // Ok(None): the program has no execution
             type Done = (usize, Result<Option<usize>, String>);
             let done: Mutex<Vec<Done>> = Mutex::new(Vec::new());
             std::thread::scope(|sc| {
-                for _ in 0..jobs.min(to_run.max(1)) {
+                for _ in 0..jobs.min(mine.len().max(1)) {
                     sc.spawn(|| loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= to_run {
+                        let p = next.fetch_add(1, Ordering::Relaxed);
+                        if p >= mine.len() {
                             break;
                         }
+                        let i = mine[p];
                         let name = client_name(&lib, index + i);
                         let description = format!(
                             "generated over {lib}: {size} instruction{} (bounds {} threads, {} nodes, {} instructions per thread, {} locations, {} values)",
@@ -364,7 +374,7 @@ pub fn generate_suite_with(
             done.sort_by_key(|d| d.0);
             let mut crep =
                 ClassReport { size, generated: class.generated, distinct: class.distinct(), ..Default::default() };
-            for (_, r) in done {
+            for (i, r) in done {
                 match r {
                     Ok(None) => {
                         crep.no_execution += 1;
@@ -379,11 +389,13 @@ pub fn generate_suite_with(
                         rep.error_count += 1;
                         if rep.errors.len() < 10 {
                             rep.errors.push(e);
+                            rep.error_indices.push(suite_base + i);
                         }
                     }
                 }
             }
             index += class.distinct();
+            suite_base += class.distinct();
             lrep.generated += crep.generated;
             lrep.distinct += crep.distinct;
             lrep.tests += crep.tests;

@@ -9,6 +9,7 @@ pub mod explore;
 pub mod generate;
 pub mod impls;
 pub mod litmus;
+pub mod merge;
 pub mod obligations;
 pub mod sensitivity;
 pub mod stamporder;

@@ -162,6 +162,11 @@ enum Cmd {
         /// Seconds to search for a client observing each refutation (0: do not search).
         #[arg(long, value_name = "S", default_value_t = 20.0)]
         observe_budget: f64,
+        /// Check only the abstract programs (and, with `--check-specs`, the libraries) whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli
+        /// merge` combines the `--json` reports of shards 1..N into the report of the
+        /// whole run.
+        #[arg(long, value_name = "K/N")]
+        partition: Option<String>,
     },
     /// Compare two models on a corpus: every litmus test whose outcome set differs,
     /// with the outcomes only one side allows.
@@ -215,6 +220,11 @@ enum Cmd {
         /// Machine-readable report.
         #[arg(long)]
         json: bool,
+        /// Check only the programs (counted across the libraries) whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli
+        /// merge` combines the `--json` reports of shards 1..N into the report of the
+        /// whole run.
+        #[arg(long, value_name = "K/N")]
+        partition: Option<String>,
     },
     /// Cell sensitivity of a stamp-order table: flip every cell (✓ ↔ ✗, SN → ✗) and
     /// report the litmus tests whose outcomes change and the implementation checks
@@ -262,6 +272,22 @@ enum Cmd {
         /// Iterations per loop that is not a spin loop.
         #[arg(long, default_value_t = 4)]
         loop_bound: usize,
+        /// Check only the cells (row by row, or in the order of `--only`) whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli
+        /// merge` combines the `--json` reports of shards 1..N into the report of the
+        /// whole run.
+        #[arg(long, value_name = "K/N")]
+        partition: Option<String>,
+    },
+    /// Combine the `--json` reports of the shards 1..N of one run (`--partition K/N`
+    /// of refine --calls, obligations, generate, explore --search, cells) into the
+    /// report of the whole run, with its verdict.
+    Merge {
+        /// The shards' JSON reports (e.g. `shard-*.json`), in any order.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print the merged JSON report (what the unsharded run prints with `--json`).
+        #[arg(long)]
+        json: bool,
     },
     /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
     StampOrder {
@@ -401,6 +427,10 @@ struct SearchArgs {
     /// Worker threads (default: the available parallelism).
     #[arg(long, value_name = "J", help_heading = "Distinguishing-test search")]
     jobs: Option<usize>,
+    /// Search only the programs whose index (smallest first) is K-1 modulo N (1 ≤ K
+    /// ≤ N); `mowgli merge` combines the shards' `--json` reports.
+    #[arg(long, value_name = "K/N", help_heading = "Distinguishing-test search")]
+    partition: Option<String>,
 }
 
 fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, Diagnostic> {
@@ -619,10 +649,11 @@ fn main() -> ExitCode {
                 explore(&base, &variant, &paths, json)
             }
         }
-        Cmd::Generate { libs, bounds, out, max_tests, jobs, stamp_order, json } => {
-            generate(&libs, &bounds, &out, max_tests, jobs, &stamp_order, json)
+        Cmd::Generate { libs, bounds, out, max_tests, jobs, stamp_order, json, partition } => {
+            generate(&libs, &bounds, &out, (max_tests, jobs, partition.as_deref()), &stamp_order, json)
         }
         c @ Cmd::Cells { .. } => cells(&c),
+        Cmd::Merge { files, json } => merge(&files, json),
         // prints the tables as a stamp-order file (no verdict line, so that the output
         // can be read back with `--stamp-order`)
         Cmd::StampOrder { stamp_order } => match load_order(&stamp_order) {
@@ -905,49 +936,31 @@ fn refine_generated(
     for e in &write_errors {
         eprintln!("{e}");
     }
-    // clients that could not be checked (e.g. too many values: a size limit) and the
-    // time limit leave the bound uncovered; a failure is a counterexample anyway
-    let covered = rep.complete && !rep.timed_out && rep.errors == 0;
-    let verdict = Verdict::of(!write_errors.is_empty(), rep.failed > 0, covered);
-    let reached = match rep.classes.last() {
-        Some(c) => format!("in sizes 1..={} of 1..={}", c.size, rep.bounds.threads * rep.bounds.calls),
-        None => "before the first size class".to_string(),
-    };
-    let decided = Decided::new(
-        verdict,
-        match verdict {
-            Verdict::Error => format!("{} outputs could not be written", write_errors.len()),
-            Verdict::Counterexample => {
-                format!("{} of {} clients checked reach an outcome the specification forbids", rep.failed, rep.checked)
-            }
-            Verdict::Inconclusive if rep.timed_out => format!(
-                "the time limit stopped the run after {} clients checked, {reached}: the bound was not covered",
-                rep.checked
-            ),
-            Verdict::Inconclusive => format!(
-                "{} clients could not be checked (first: {}): the bound was not covered",
-                rep.errors,
-                rep.first_error.as_deref().unwrap_or("?")
-            ),
-            _ => format!(
-                "all {} clients of the bound{} checked, none reaches an outcome the specification forbids{}",
-                rep.checked,
-                if rep.partition.count > 1 {
-                    format!(" (partition {}/{})", rep.partition.index, rep.partition.count)
-                } else {
-                    String::new()
-                },
-                if rep.bounded > 0 { BOUNDED } else { "" }
-            ),
-        },
-    );
-    if json {
-        let doc = serde_json::json!({
+    // the options that define the run: every shard of it has the same (`mowgli merge`)
+    let run = serde_json::json!({
+        "implementation": implementation.display().to_string(),
+        "calls": calls, "threads": args.threads, "nodes": args.nodes, "locs": args.locs,
+        "values": args.values, "objects": args.objects, "wids": args.wids, "tuple_size": args.tuple_size,
+        "observer": args.observer, "observer_locs": args.observer_locs, "no_symmetry": args.no_symmetry,
+        "first_fail": args.first_fail, "time_limit": args.time_limit,
+        "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "spec": spec,
+        "loop_bound": loop_bound, "screen": screen,
+    });
+    let doc = mowgli_check::merge::stamp(
+        serde_json::json!({
             "implementation": imp.name,
             "implements": imp.implements,
             "uses": imp.uses,
             "generated": rep,
-        });
+        }),
+        "refine",
+        partition,
+        run,
+    );
+    // clients that could not be checked (e.g. too many values: a size limit) and the
+    // time limit leave the bound uncovered; a failure is a counterexample anyway
+    let decided = mowgli_check::merge::decide_refine(&doc, write_errors.len());
+    if json {
         conclude(&decided, Some(doc))
     } else {
         let b = &rep.bounds;
@@ -1053,7 +1066,7 @@ fn progress_bar(len: u64, json: bool, template: &str) -> indicatif::ProgressBar 
 }
 
 fn obligations(cmd: &Cmd) -> ExitCode {
-    use mowgli_check::impls::gen::Bounds;
+    use mowgli_check::impls::gen::{Bounds, Partition};
     use mowgli_check::obligations::{self, maps, Obligation};
     let Cmd::Obligations {
         implementation,
@@ -1078,11 +1091,16 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         spec,
         observe_out,
         observe_budget,
+        partition,
     } = cmd
     else {
         return input_error(false, "internal: not an obligations command");
     };
     let fail = |m: String| input_error(*json, m);
+    let partition = match partition.as_deref().map(Partition::parse).transpose() {
+        Ok(p) => p.unwrap_or(Partition::ALL),
+        Err(e) => return fail(format!("--partition: {e}")),
+    };
     let file = implementation.display().to_string();
     let (order, imp) = match load_impl(implementation, stamp_order, spec) {
         Ok(x) => x,
@@ -1098,10 +1116,14 @@ fn obligations(cmd: &Cmd) -> ExitCode {
     bounds.tuple_size = *tuple_size;
     bounds.self_ring = !no_self_ring;
     bounds.self_reading_writers = !no_self_ring;
-    let clients = match obligations::abstract_programs(&imp, &order, &bounds) {
+    let all = match obligations::abstract_programs(&imp, &order, &bounds) {
         Ok(c) => c,
         Err(e) => return fail(format!("{file}: {e}")),
     };
+    // a shard checks the abstract programs of its partition; `global[i]` is the
+    // index in the whole bound of the i-th of them
+    let (global, clients): (Vec<usize>, Vec<(String, String)>) =
+        all.iter().cloned().enumerate().filter(|(i, _)| partition.contains(*i)).unzip();
     // a progress bar on stderr when it is a terminal (not with --json)
     let bar = progress_bar(clients.len() as u64, *json, "{bar:40} {pos}/{len} abstract programs {elapsed}");
     let tick = bar.clone();
@@ -1138,9 +1160,16 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(format!("{file}: {e}")),
     };
+    for r in &mut rep.programs {
+        r.index = global.get(r.index).copied().unwrap_or(r.index);
+    }
     if *check_specs {
         use obligations::spec;
-        for lib in spec::libraries_of(&imp.implements, &imp.uses) {
+        // each library's D is checked by one shard
+        for (i, lib) in spec::libraries_of(&imp.implements, &imp.uses).into_iter().enumerate() {
+            if !partition.contains(i) {
+                continue;
+            }
             if mowgli_libs::registry::library(&lib, &order).is_ok_and(|l| !spec::applies(l.as_ref())) {
                 continue;
             }
@@ -1162,9 +1191,6 @@ fn obligations(cmd: &Cmd) -> ExitCode {
             }
         }
     }
-    // D fails when monotonicity fails or decomposability fails in both readings of so
-    // (the equation fails for RDMA^WAIT: see `obligations::spec`)
-    let d_fails = rep.specs.iter().any(|d| d.not_monotone.is_some() || d.not_decomposable_sup.is_some());
     if let Some(dir) = dot {
         for f in &rep.failures {
             let path = dir.join(format!("{}-{}.dot", f.methods.join("+"), f.obligation.name()));
@@ -1173,35 +1199,23 @@ fn obligations(cmd: &Cmd) -> ExitCode {
             }
         }
     }
-    // the bound is covered when every abstract program was checked to the end and,
-    // with --check-specs, every library's D as well; a refutation is a
-    // counterexample even when a limit stopped the run after it
-    let specs_complete = rep.specs.iter().all(|d| d.complete);
-    let verdict = Verdict::of(false, !rep.failures.is_empty() || d_fails, rep.complete && specs_complete);
-    let decided = Decided::new(
-        verdict,
-        match verdict {
-            Verdict::Counterexample => {
-                format!("{} obligations refuted{}", rep.failures.len(), if d_fails { ", D fails" } else { "" })
-            }
-            Verdict::Inconclusive if !rep.complete => format!(
-                "stopped after {} of {} abstract programs{}: the bound was not covered",
-                rep.clients,
-                clients.len(),
-                if timeout.is_some() { " (time limit)" } else { "" }
-            ),
-            Verdict::Inconclusive => {
-                "D (--check-specs) stopped early (time limit): the bound was not covered".to_string()
-            }
-            _ => format!(
-                "every obligation holds on the {} abstract programs of the bound{}",
-                rep.clients,
-                if rep.bounded { BOUNDED } else { "" }
-            ),
-        },
-    );
+    // the options that define the run: every shard of it has the same (`mowgli merge`)
+    let run = serde_json::json!({
+        "implementation": file, "calls": calls, "threads": threads, "nodes": nodes, "locs": locs,
+        "values": values, "wids": wids, "tuple_size": tuple_size, "infer_map": infer_map,
+        "no_self_ring": no_self_ring, "first_fail": first_fail, "timeout": timeout,
+        "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "loop_bound": loop_bound,
+        "engine": format!("{engine:?}"), "every_execution": every_execution, "check_specs": check_specs,
+        "spec": spec, "observe_budget": observe_budget,
+    });
+    let mut doc = serde_json::to_value(&rep).unwrap_or_default();
+    doc["abstract_programs"] = serde_json::Value::from(all.len());
+    let doc = mowgli_check::merge::stamp(doc, "obligations", partition, run);
+    // the bound is covered when every abstract program (of the partition) was
+    // checked to the end and, with --check-specs, every library's D as well; a
+    // refutation is a counterexample even when a limit stopped the run after it
+    let decided = mowgli_check::merge::decide_obligations(&doc);
     if *json {
-        let doc = serde_json::to_value(&rep).unwrap_or_default();
         return conclude(&decided, Some(doc));
     } else {
         println!(
@@ -1525,7 +1539,7 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
 
 /// `mowgli cells`: cell sensitivity of a stamp-order table.
 fn cells(cmd: &Cmd) -> ExitCode {
-    use mowgli_check::impls::gen::Bounds;
+    use mowgli_check::impls::gen::{Bounds, Partition};
     use mowgli_check::sensitivity::{self, CellOptions};
     use mowgli_core::Cell;
     let Cmd::Cells {
@@ -1543,11 +1557,16 @@ fn cells(cmd: &Cmd) -> ExitCode {
         svg,
         json,
         loop_bound,
+        partition,
     } = cmd
     else {
         return input_error(false, "internal: not a cells command");
     };
     let fail = |m: String| input_error(*json, m);
+    let partition = match partition.as_deref().map(Partition::parse).transpose() {
+        Ok(p) => p.unwrap_or(Partition::ALL),
+        Err(e) => return fail(format!("--partition: {e}")),
+    };
     let base = match load_order(stamp_order) {
         Ok(o) => o,
         Err(e) => return input_error(*json, e),
@@ -1602,8 +1621,10 @@ fn cells(cmd: &Cmd) -> ExitCode {
         },
         only: cells_only,
         loop_bound: *loop_bound,
+        partition,
     };
     let total = if opts.only.is_empty() { t.kinds.len() * t.kinds.len() } else { opts.only.len() };
+    let total = (0..total).filter(|i| partition.contains(*i)).count();
     let bar =
         progress_bar(total as u64, *json, "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} cells (eta {eta}) {msg}");
     let tick = |c: &sensitivity::CellReport| {
@@ -1625,25 +1646,21 @@ fn cells(cmd: &Cmd) -> ExitCode {
             eprintln!("wrote {}", path.display());
         }
     }
+    // the options that define the run: every shard of it has the same (`mowgli merge`)
+    let run = serde_json::json!({
+        "paths": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "table": table, "only": only,
+        "sn_to": format!("{sn_to:?}"), "no_impls": no_impls, "impls_dir": impls_dir.display().to_string(),
+        "gen": gen, "gen_threads": gen_threads, "gen_nodes": gen_nodes, "gen_calls": gen_calls,
+        "loop_bound": loop_bound,
+    });
+    let doc = mowgli_check::merge::stamp(serde_json::to_value(&rep).unwrap_or_default(), "cells", partition, run);
+    let decided = mowgli_check::merge::decide_cells(&doc);
     let errors: usize = rep.cells.iter().map(|c| c.errors.len()).sum::<usize>()
         + rep.candidate_errors.len()
         + rep.base_checks.iter().filter(|c| c.error.is_some()).count();
-    // the flips are measured against the base order, under which every implementation
-    // check is meant to hold: a check refuted there is a counterexample (printed)
-    let refuted = rep.base_checks.iter().filter(|c| c.error.is_none() && !c.holds).count();
-    let verdict = Verdict::of(errors > 0, refuted > 0, true);
-    let decided = Decided::new(
-        verdict,
-        match verdict {
-            Verdict::Error => format!("{errors} tests or checks could not be run"),
-            Verdict::Counterexample => {
-                format!("{refuted} implementation checks are refuted under the base order itself")
-            }
-            _ => format!("{} cells flipped; every implementation check holds under the base order", rep.cells.len()),
-        },
-    );
     if *json {
-        return conclude(&decided, Some(serde_json::to_value(&rep).unwrap_or_default()));
+        return conclude(&decided, Some(doc));
     } else {
         for c in &rep.base_checks {
             println!(
@@ -1685,22 +1702,26 @@ fn generate(
     libs: &[String],
     args: &SuiteArgs,
     out: &Option<PathBuf>,
-    max_tests: Option<usize>,
-    jobs: Option<usize>,
+    (max_tests, jobs, partition): (Option<usize>, Option<usize>, Option<&str>),
     stamp_order: &Option<PathBuf>,
     json: bool,
 ) -> ExitCode {
     use mowgli_check::generate::{self, SuiteOptions, SuiteProgress};
+    use mowgli_check::impls::gen::Partition;
     let order = match load_order(stamp_order) {
         Ok(o) => o,
         Err(e) => return input_error(json, e),
+    };
+    let partition = match partition.map(Partition::parse).transpose() {
+        Ok(p) => p.unwrap_or(Partition::ALL),
+        Err(e) => return input_error(json, format!("--partition: {e}")),
     };
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let model = match stamp_order {
         Some(p) => format!("the stamp order of {}", p.display()),
         None => "the default stamp order".to_string(),
     };
-    let opts = SuiteOptions { libs: libs.to_vec(), bounds: args.bounds(2), max_tests, jobs, model };
+    let opts = SuiteOptions { libs: libs.to_vec(), bounds: args.bounds(2), max_tests, jobs, model, partition };
     let bar =
         progress_bar(0, json, "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} tests ({per_sec}, eta {eta}) {msg}");
     let on_progress = |p: SuiteProgress| match p {
@@ -1734,34 +1755,19 @@ fn generate(
     if let (Some(dir), false) = (out, json) {
         eprintln!("wrote {} tests to {}", rep.tests, dir.display());
     }
+    // the options that define the run: every shard of it has the same (`mowgli merge`)
+    let run = serde_json::json!({
+        "libs": libs, "bounds": opts.bounds, "max_tests": max_tests,
+        "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()),
+    });
+    let doc = mowgli_check::merge::stamp(serde_json::to_value(&rep).unwrap_or_default(), "generate", partition, run);
     // generation checks nothing, so it has no counterexample: the suite covers the
     // bound, or --max-tests or programs whose outcomes could not be computed (a
     // size limit, e.g. too many values) left part of it out
     let unwritten = unwritten.load(std::sync::atomic::Ordering::SeqCst);
-    let verdict = Verdict::of(unwritten > 0, false, rep.complete && rep.error_count == 0);
-    let reached = rep
-        .libraries
-        .last()
-        .map(|l| format!("{} up to size {}", l.library, l.classes.last().map_or(0, |c| c.size)))
-        .unwrap_or_default();
-    let decided = Decided::new(
-        verdict,
-        match verdict {
-            Verdict::Error => format!("{unwritten} test files could not be written"),
-            Verdict::Inconclusive if !rep.complete => format!(
-                "--max-tests stopped the suite after {} tests ({reached}): the bound was not covered",
-                rep.tests
-            ),
-            Verdict::Inconclusive => format!(
-                "the outcomes of {} programs could not be computed (first: {}): the bound was not covered",
-                rep.error_count,
-                rep.errors.first().map_or("?", |e| e.as_str())
-            ),
-            _ => format!("{} tests: every program up to the bounds", rep.tests),
-        },
-    );
+    let decided = mowgli_check::merge::decide_generate(&doc, unwritten);
     if json {
-        conclude(&decided, Some(serde_json::to_value(&rep).unwrap_or_default()))
+        conclude(&decided, Some(doc))
     } else {
         print!("{}", generate::render_report(&rep));
         conclude(&decided, None)
@@ -1770,6 +1776,7 @@ fn generate(
 
 fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args: &SearchArgs) -> ExitCode {
     use mowgli_check::explore::{self, Model, SearchOptions};
+    use mowgli_check::impls::gen::Partition;
     if !paths.is_empty() {
         return input_error(json, "--search generates its programs: give no litmus paths");
     }
@@ -1784,7 +1791,11 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
     };
     let bounds = args.bounds.bounds(1).gen_bounds(&lib);
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-    let opts = SearchOptions { library: args.lib.clone(), bounds, max: args.max, jobs };
+    let partition = match args.partition.as_deref().map(Partition::parse).transpose() {
+        Ok(p) => p.unwrap_or(Partition::ALL),
+        Err(e) => return input_error(json, format!("--partition: {e}")),
+    };
+    let opts = SearchOptions { library: args.lib.clone(), bounds, max: args.max, jobs, partition };
     let on_progress = |size: usize, n: usize| {
         if !json {
             eprintln!("size {size}: {n} programs");
@@ -1809,28 +1820,15 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
     if let Some(e) = &write_error {
         eprintln!("{e}");
     }
-    // a distinguishing program is the counterexample to the models' agreement;
-    // programs that could not be run leave the bound uncovered
-    let verdict = Verdict::of(write_error.is_some(), !rep.found.is_empty(), rep.exhausted && rep.errors.is_empty());
-    let decided = Decided::new(
-        verdict,
-        match verdict {
-            Verdict::Error => "the distinguishing tests could not be written".to_string(),
-            Verdict::Counterexample => format!(
-                "{} programs of {} instructions tell the models apart",
-                rep.found.len(),
-                rep.found.first().map_or(0, |d| d.size)
-            ),
-            Verdict::Inconclusive => format!(
-                "{} programs could not be run (first: {}): the bound was not covered",
-                rep.errors.len(),
-                rep.errors.first().map_or("?", |e| e.as_str())
-            ),
-            _ => format!("no program up to the bounds tells the models apart ({} run under both)", rep.checked),
-        },
-    );
+    // the options that define the run: every shard of it has the same (`mowgli merge`)
+    let run = serde_json::json!({
+        "base": base, "variant": variant, "lib": args.lib, "bounds": args.bounds.bounds(1), "max": args.max,
+    });
+    let doc =
+        mowgli_check::merge::stamp(serde_json::to_value(&rep).unwrap_or_default(), "explore-search", partition, run);
+    let decided = mowgli_check::merge::decide_explore_search(&doc, write_error.is_some());
     if json {
-        return conclude(&decided, Some(serde_json::to_value(&rep).unwrap_or_default()));
+        return conclude(&decided, Some(doc));
     } else {
         for d in &rep.found {
             print_difference(
@@ -1859,4 +1857,26 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
         );
     }
     conclude(&decided, None)
+}
+
+/// `mowgli merge FILE...`: the report of the whole run from its shards' reports.
+fn merge(files: &[PathBuf], json: bool) -> ExitCode {
+    let mut inputs = Vec::new();
+    for f in files {
+        match std::fs::read_to_string(f) {
+            Ok(t) => inputs.push((f.display().to_string(), t)),
+            Err(e) => return input_error(json, format!("{}:0:0: cannot read: {e}", f.display())),
+        }
+    }
+    match mowgli_check::merge::merge(&inputs) {
+        Ok((doc, decided)) => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            } else {
+                print!("{}", mowgli_check::merge::render(&doc, files.len(), &decided));
+            }
+            decided.verdict.exit()
+        }
+        Err(e) => input_error(json, e),
+    }
 }

@@ -411,6 +411,9 @@ pub struct CellOptions {
     /// Only these cells (all when empty).
     pub only: Vec<(usize, usize)>,
     pub loop_bound: usize,
+    /// Flip only the cells whose index in that list (row by row when `only` is
+    /// empty) is K−1 modulo N (`--partition K/N`).
+    pub partition: crate::impls::gen::Partition,
 }
 
 /// The result of a sensitivity run.
@@ -462,6 +465,8 @@ pub fn cells(
     } else {
         opts.only.clone()
     };
+    let todo: Vec<(usize, usize)> =
+        todo.into_iter().enumerate().filter(|(i, _)| opts.partition.contains(*i)).map(|(_, rc)| rc).collect();
     let stamp = |k: usize| format!("{}{}", table.kinds[k], if table.family[k] { "_n" } else { "" });
     let reports: Vec<CellReport> = todo
         .par_iter()

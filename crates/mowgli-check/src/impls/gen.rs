@@ -1743,6 +1743,8 @@ pub struct GenReport {
     /// Clients that could not be checked (e.g. too many values), and the first message.
     pub errors: usize,
     pub first_error: Option<String>,
+    /// The index of the client of `first_error` (to merge partitions).
+    pub first_error_index: Option<usize>,
     /// Every size class up to the bound was generated and checked (false after
     /// `--first-fail` or the time limit).
     pub complete: bool,
@@ -1817,6 +1819,7 @@ pub fn run(
         bounded: 0,
         errors: 0,
         first_error: None,
+        first_error_index: None,
         complete: true,
         timed_out: false,
         classes: Vec::new(),
@@ -1913,7 +1916,10 @@ pub fn run(
                 }
                 Err(e) => {
                     rep.errors += 1;
-                    rep.first_error.get_or_insert(e);
+                    if rep.first_error.is_none() {
+                        rep.first_error = Some(e);
+                        rep.first_error_index = Some(base + mine[p]);
+                    }
                 }
             }
         }

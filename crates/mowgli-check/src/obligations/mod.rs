@@ -161,6 +161,26 @@ pub struct Report {
     pub observations: Vec<observe::Observation>,
     /// Milliseconds from the start of the run to its first final refutation.
     pub first_failure_ms: Option<f64>,
+    /// What each abstract program checked added to the counts, in the order checked
+    /// (`mowgli merge` replays the shards of a `--partition` run from these).
+    pub programs: Vec<ProgramRecord>,
+}
+
+/// What one abstract program added to a [`Report`].
+#[derive(Clone, Debug, Serialize)]
+pub struct ProgramRecord {
+    /// Its position in the list of abstract programs checked (the caller may
+    /// renumber it, e.g. to the position in the whole bound of a partition).
+    pub index: usize,
+    pub name: String,
+    pub abstract_executions: u64,
+    pub executions: u64,
+    pub classes: u64,
+    pub plain_discharged: u64,
+    /// `(method, obligation, n)`: the cells whose `checked` grew by n.
+    pub checked: Vec<(String, Obligation, u64)>,
+    /// Indices into [`Report::failures`] of the failures recorded on it.
+    pub failures: Vec<usize>,
 }
 
 impl Report {
@@ -669,9 +689,10 @@ fn run(
         specs: Vec::new(),
         observations: Vec::new(),
         first_failure_ms: None,
+        programs: Vec::new(),
     };
     let mut inferred: BTreeMap<(String, String), MapEntry> = BTreeMap::new();
-    for (name, text) in clients {
+    for (index, (name, text)) in clients.enumerate() {
         let stopped = stop.is_some_and(|s| rep.failures.iter().any(s));
         if opts.time_limit.is_some_and(|t| start.elapsed() >= t)
             || (opts.first_fail && !rep.failures.is_empty())
@@ -689,11 +710,31 @@ fn run(
             p(rep.clients);
         }
         let deadline = opts.time_limit.map(|t| start + t);
-        let before = rep.failures.len();
+        let before = (rep.abstract_executions, rep.executions, rep.classes, rep.plain_discharged, rep.failures.len());
+        let cells_before = rep.cells.clone();
         check_one(imp, &setup, to, &name, &text, map, &mut inferred, opts, deadline, &mut rep)?;
-        for f in &rep.failures[before..] {
+        for f in &rep.failures[before.4..] {
             found(f);
         }
+        let mut checked = Vec::new();
+        for (m, row) in &rep.cells {
+            for (o, c) in row {
+                let was = cells_before.get(m).and_then(|r| r.get(o)).map_or(0, |c| c.checked);
+                if c.checked > was {
+                    checked.push((m.clone(), *o, c.checked - was));
+                }
+            }
+        }
+        rep.programs.push(ProgramRecord {
+            index,
+            name,
+            abstract_executions: rep.abstract_executions - before.0,
+            executions: rep.executions - before.1,
+            classes: rep.classes - before.2,
+            plain_discharged: rep.plain_discharged - before.3,
+            checked,
+            failures: (before.4..rep.failures.len()).collect(),
+        });
     }
     rep.inferred = inferred.into_values().collect();
     rep.millis = start.elapsed().as_secs_f64() * 1000.0;
