@@ -34,12 +34,12 @@ pub const COMMANDS: [&str; 5] = ["refine", "obligations", "generate", "explore-s
 
 /// Fields that measure time rather than results: the merge sums them (or
 /// recomputes them from sums), and a merged report equals the unsharded one up to
-/// these (at any depth; every field whose name ends in `millis` is one).
+/// these (at any depth; every field whose name ends in `millis` or `micros` is one).
 pub const TIMING: [&str; 3] = ["millis", "tests_per_second", "slowest"];
 
 /// Whether `key` is a timing field ([`TIMING`]).
 pub fn is_timing(key: &str) -> bool {
-    key.ends_with("millis") || TIMING.contains(&key)
+    key.ends_with("millis") || key.ends_with("micros") || TIMING.contains(&key)
 }
 
 /// `doc` without its timing fields, at any depth (to compare a merged report with
@@ -260,6 +260,18 @@ pub fn decide(command: &str, doc: &Value) -> Decided {
     }
 }
 
+/// Options of `run` that shards may set differently: the time limits.
+const LIMITS: [&str; 2] = ["timeout", "time_limit"];
+
+/// The options of `run` that must be the same in every shard of one run.
+fn identity(run: &Value) -> Map<String, Value> {
+    let mut m = run.as_object().cloned().unwrap_or_default();
+    for k in LIMITS {
+        m.remove(k);
+    }
+    m
+}
+
 /// A shard's report, read.
 struct Shard {
     file: String,
@@ -280,6 +292,9 @@ pub fn merge(inputs: &[(String, String)]) -> Result<(Value, Decided), String> {
         let doc: Value = serde_json::from_str(text)
             .map_err(|e| format!("{file}:{}:{}: not a JSON report: {e}", e.line(), e.column()))?;
         let command = doc["command"].as_str().unwrap_or_default();
+        if command.is_empty() && doc["verdict"].as_str() == Some("error") {
+            return Err(format!("{file}:1:1: this shard ended in an error: {}", s(&doc, "verdict_reason")));
+        }
         if !COMMANDS.contains(&command) {
             return Err(format!(
                 "{file}:1:1: not the `--json` report of a command that shards (no `command` field naming one of {})",
@@ -291,9 +306,6 @@ pub fn merge(inputs: &[(String, String)]) -> Result<(Value, Decided), String> {
         };
         if k == 0 || k > n || !doc["run"].is_object() {
             return Err(format!("{file}:1:1: expected a partition K/N with 1 ≤ K ≤ N and a `run` object"));
-        }
-        if doc["verdict"].as_str() == Some("error") && doc.as_object().is_some_and(|m| m.len() <= 3) {
-            return Err(format!("{file}:1:1: the shard ended in an error: {}", s(&doc, "verdict_reason")));
         }
         shards.push(Shard { file: file.clone(), k, doc });
     }
@@ -319,11 +331,9 @@ pub fn merge(inputs: &[(String, String)]) -> Result<(Value, Decided), String> {
                 u(&sh.doc["partition"], "n")
             ));
         }
-        if sh.doc["run"] != first.doc["run"] {
-            let diff = first.doc["run"]
-                .as_object()
+        if identity(&sh.doc["run"]) != identity(&first.doc["run"]) {
+            let diff = identity(&first.doc["run"])
                 .into_iter()
-                .flatten()
                 .find(|(k, v)| sh.doc["run"].get(k.as_str()) != Some(v))
                 .map(|(k, v)| format!(": `{k}` is {v} in one and {} in the other", sh.doc["run"][k.as_str()]))
                 .unwrap_or_default();
@@ -340,7 +350,17 @@ pub fn merge(inputs: &[(String, String)]) -> Result<(Value, Decided), String> {
     if !missing.is_empty() {
         return Err(format!("missing shards of the run: {} (got {} of {n})", missing.join(", "), shards.len()));
     }
-    let run = first.doc["run"].clone();
+    // a time limit changes how far a shard gets, not what the run is: the merged
+    // run states the largest one given
+    let mut run = first.doc["run"].clone();
+    for k in LIMITS {
+        let most = shards.iter().filter_map(|sh| sh.doc["run"][k].as_f64()).max_by(f64::total_cmp);
+        if let (Some(m), Some(r)) = (most, run.as_object_mut()) {
+            if r.contains_key(k) {
+                r.insert(k.to_string(), Value::from(m));
+            }
+        }
+    }
     shards.sort_by_key(|sh| sh.k);
     let docs: Vec<&Value> = shards.iter().map(|sh| &sh.doc).collect();
     let merged = match command.as_str() {
