@@ -594,7 +594,13 @@ fn search_finds_the_pcie_guarantee_at_the_smallest_size() {
     let base = Model::parse("rdmatso", &order).expect("library");
     let variant = Model::parse("rdmatso_nopcie", &order).expect("library");
     let b = SuiteBounds { min_threads: 1, ..bounds(2, 2, 2, 2, 1) };
-    let opts = SearchOptions { library: "rdmatso".into(), bounds: b.gen_bounds("rdmatso"), max: None, jobs: 2, partition: mowgli_check::impls::gen::Partition::ALL };
+    let opts = SearchOptions {
+        library: "rdmatso".into(),
+        bounds: b.gen_bounds("rdmatso"),
+        max: None,
+        jobs: 2,
+        partition: mowgli_check::impls::gen::Partition::ALL,
+    };
     let rep = explore::search(&base, &variant, &order, &opts, &|_, _| {}).expect("searches");
     assert!(rep.errors.is_empty(), "{:?}", rep.errors);
     let sizes: Vec<(usize, usize)> = rep.classes.iter().map(|c| (c.size, c.distinguishing)).collect();

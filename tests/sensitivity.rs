@@ -25,7 +25,13 @@ fn run_cells(cells: &[&str], cands: &[sensitivity::Candidate], suite: &[Check]) 
     let order = default_order();
     let to = order.table("to").expect("to");
     let only = cells.iter().map(|c| sensitivity::parse_cell(to, c).unwrap_or_else(|| panic!("cell {c}"))).collect();
-    let opts = CellOptions { table: "to".into(), sn_to: Cell::Unordered, only, loop_bound: 4, partition: mowgli_check::impls::gen::Partition::ALL };
+    let opts = CellOptions {
+        table: "to".into(),
+        sn_to: Cell::Unordered,
+        only,
+        loop_bound: 4,
+        partition: mowgli_check::impls::gen::Partition::ALL,
+    };
     sensitivity::cells(&order, cands, suite, &opts, &|_| {}).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -174,7 +180,13 @@ fn balanced(svg: &str) -> Result<(), String> {
 #[test]
 fn the_heat_map_is_well_formed_with_one_labelled_cell_per_table_cell() {
     let order = default_order();
-    let opts = CellOptions { table: "to".into(), sn_to: Cell::Unordered, only: vec![], loop_bound: 4, partition: mowgli_check::impls::gen::Partition::ALL };
+    let opts = CellOptions {
+        table: "to".into(),
+        sn_to: Cell::Unordered,
+        only: vec![],
+        loop_bound: 4,
+        partition: mowgli_check::impls::gen::Partition::ALL,
+    };
     let s = sensitivity::cells(&order, &[], &[], &opts, &|_| {}).expect("runs");
     assert_eq!(s.cells.len(), 121);
     let svg = sensitivity::heat_map_svg(&s, "Fig. 10 & <test>");
@@ -228,7 +240,13 @@ fn full_fig10_run() {
     }
     sensitivity::smallest_first(&mut cands);
     let suite = sensitivity::default_suite(&root().join("specs/impls"));
-    let opts = CellOptions { table: "to".into(), sn_to: Cell::Unordered, only: vec![], loop_bound: 4, partition: mowgli_check::impls::gen::Partition::ALL };
+    let opts = CellOptions {
+        table: "to".into(),
+        sn_to: Cell::Unordered,
+        only: vec![],
+        loop_bound: 4,
+        partition: mowgli_check::impls::gen::Partition::ALL,
+    };
     let s = sensitivity::cells(&order, &cands, &suite, &opts, &|_| {}).expect("runs");
     // App. G.1: rows E and K; App. G.2/G.4: row A (aWT ↦ aCR), the ✗ cells of
     // column 5; App. G.3: A1, A2, B2, K1, K2; App. G.4: A7, B6, G7; App. G.1's

@@ -46,9 +46,9 @@ pub fn is_timing(key: &str) -> bool {
 /// an unsharded one).
 pub fn without_timing(doc: &Value) -> Value {
     match doc {
-        Value::Object(m) => {
-            Value::Object(m.iter().filter(|(k, _)| !is_timing(k)).map(|(k, v)| (k.clone(), without_timing(v))).collect())
-        }
+        Value::Object(m) => Value::Object(
+            m.iter().filter(|(k, _)| !is_timing(k)).map(|(k, v)| (k.clone(), without_timing(v))).collect(),
+        ),
         Value::Array(a) => Value::Array(a.iter().map(without_timing).collect()),
         other => other.clone(),
     }
@@ -111,7 +111,9 @@ pub fn decide_refine(doc: &Value, write_errors: usize) -> Decided {
     let covered = b(g, "complete") && !b(g, "timed_out") && u(g, "errors") == 0;
     let verdict = Verdict::of(write_errors > 0, u(g, "failed") > 0, covered);
     let reached = match arr(g, "classes").last() {
-        Some(c) => format!("in sizes 1..={} of 1..={}", u(c, "size"), u(&g["bounds"], "threads") * u(&g["bounds"], "calls")),
+        Some(c) => {
+            format!("in sizes 1..={} of 1..={}", u(c, "size"), u(&g["bounds"], "threads") * u(&g["bounds"], "calls"))
+        }
         None => "before the first size class".to_string(),
     };
     let why = match verdict {
@@ -427,17 +429,8 @@ fn merge_refine(docs: &[&Value]) -> Value {
     let gens: Vec<&Value> = docs.iter().map(|d| &d["generated"]).collect();
     let mut g = gens[0].as_object().cloned().unwrap_or_default();
     g.insert("partition".into(), json!({"index": 1, "count": 1}));
-    for k in [
-        "checked",
-        "ok",
-        "failed",
-        "vacuous",
-        "vacuity_unknown",
-        "screened",
-        "screened_all",
-        "bounded",
-        "errors",
-    ] {
+    for k in ["checked", "ok", "failed", "vacuous", "vacuity_unknown", "screened", "screened_all", "bounded", "errors"]
+    {
         g.insert(k.into(), sum_u(&gens, k));
     }
     for k in ["generated", "distinct"] {
@@ -633,8 +626,7 @@ fn merge_generate(docs: &[&Value]) -> Value {
         let of: Vec<&Value> =
             docs.iter().flat_map(|d| arr(d, "libraries").iter().filter(|l| s(l, "library") == name)).collect();
         let lists: Vec<&[Value]> = of.iter().map(|l| arr(l, "classes")).collect();
-        let classes =
-            merge_classes(&lists, &["generated", "distinct"], &["tests", "outcomes", "no_execution"]);
+        let classes = merge_classes(&lists, &["generated", "distinct"], &["tests", "outcomes", "no_execution"]);
         let total = |k: &str| classes.iter().map(|c| u(c, k)).sum::<u64>();
         libraries.push(json!({
             "library": name,
@@ -658,7 +650,9 @@ fn merge_generate(docs: &[&Value]) -> Value {
     // the first ten errors of the whole suite are among the first ten of each shard
     let mut errors: Vec<(u64, Value)> = docs
         .iter()
-        .flat_map(|d| arr(d, "error_indices").iter().zip(arr(d, "errors")).map(|(i, e)| (i.as_u64().unwrap_or(0), e.clone())))
+        .flat_map(|d| {
+            arr(d, "error_indices").iter().zip(arr(d, "errors")).map(|(i, e)| (i.as_u64().unwrap_or(0), e.clone()))
+        })
         .collect();
     errors.sort_by_key(|e| e.0);
     errors.truncate(10);
@@ -679,17 +673,13 @@ fn merge_explore_search(docs: &[&Value]) -> Value {
     // the search stops at the smallest size class where some shard found a program
     let stop = docs.iter().flat_map(|d| arr(d, "found").iter().map(|x| u(x, "size"))).min();
     let keep = |size: u64| stop.is_none_or(|s| size <= s);
-    let lists: Vec<Vec<Value>> = docs
-        .iter()
-        .map(|d| arr(d, "classes").iter().filter(|c| keep(u(c, "size"))).cloned().collect())
-        .collect();
+    let lists: Vec<Vec<Value>> =
+        docs.iter().map(|d| arr(d, "classes").iter().filter(|c| keep(u(c, "size"))).cloned().collect()).collect();
     let lists: Vec<&[Value]> = lists.iter().map(|l| l.as_slice()).collect();
     let mut classes = merge_classes(&lists, &["generated", "distinct"], &["checked", "distinguishing"]);
     let max = docs[0]["run"]["max"].as_u64().map_or(usize::MAX, |x| x as usize);
-    let mut found: Vec<Value> = docs
-        .iter()
-        .flat_map(|d| arr(d, "found").iter().filter(|x| Some(u(x, "size")) == stop).cloned())
-        .collect();
+    let mut found: Vec<Value> =
+        docs.iter().flat_map(|d| arr(d, "found").iter().filter(|x| Some(u(x, "size")) == stop).cloned()).collect();
     found.sort_by_key(|x| u(x, "index"));
     found.truncate(max);
     if let (Some(st), Some(last)) = (stop, classes.last_mut()) {
@@ -701,7 +691,9 @@ fn merge_explore_search(docs: &[&Value]) -> Value {
     let end: u64 = classes.iter().map(|c| u(c, "distinct")).sum();
     let mut errors: Vec<(u64, Value)> = docs
         .iter()
-        .flat_map(|d| arr(d, "error_indices").iter().zip(arr(d, "errors")).map(|(i, e)| (i.as_u64().unwrap_or(0), e.clone())))
+        .flat_map(|d| {
+            arr(d, "error_indices").iter().zip(arr(d, "errors")).map(|(i, e)| (i.as_u64().unwrap_or(0), e.clone()))
+        })
         .filter(|e| e.0 < end)
         .collect();
     errors.sort_by_key(|e| e.0);
@@ -952,8 +944,13 @@ mod tests {
         let shard = |k: u64, n: u64, calls: u64| {
             (
                 format!("s{k}.json"),
-                stamp(json!({"cells": []}), "cells", Partition { index: k as usize, count: n as usize }, json!({"calls": calls}))
-                    .to_string(),
+                stamp(
+                    json!({"cells": []}),
+                    "cells",
+                    Partition { index: k as usize, count: n as usize },
+                    json!({"calls": calls}),
+                )
+                .to_string(),
             )
         };
         assert!(merge(&[shard(1, 2, 1)]).is_err_and(|e| e.contains("missing shards of the run: 2/2")));
@@ -967,10 +964,13 @@ mod tests {
     #[test]
     fn cells_interleave_back_into_the_order_of_the_whole_run() {
         let shard = |k: usize, cells: Value| {
-            (format!("s{k}.json"), stamp(json!({"cells": cells}), "cells", Partition { index: k, count: 2 }, json!({})).to_string())
+            (
+                format!("s{k}.json"),
+                stamp(json!({"cells": cells}), "cells", Partition { index: k, count: 2 }, json!({})).to_string(),
+            )
         };
-        let (doc, d) =
-            merge(&[shard(2, json!([{"cell": "A2"}])), shard(1, json!([{"cell": "A1"}, {"cell": "A3"}]))]).expect("merges");
+        let (doc, d) = merge(&[shard(2, json!([{"cell": "A2"}])), shard(1, json!([{"cell": "A1"}, {"cell": "A3"}]))])
+            .expect("merges");
         let names: Vec<&str> = arr(&doc, "cells").iter().map(|c| s(c, "cell")).collect();
         assert_eq!(names, ["A1", "A2", "A3"]);
         assert_eq!(d.verdict, Verdict::Verified);
