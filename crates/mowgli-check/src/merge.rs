@@ -348,9 +348,17 @@ pub fn merge(inputs: &[(String, String)]) -> Result<(Value, Decided), String> {
             return Err(format!("shard {}/{n} is given twice: {other} and {}", sh.k, sh.file));
         }
     }
-    let missing: Vec<String> = (1..=n).filter(|k| !seen.contains_key(k)).map(|k| format!("{k}/{n}")).collect();
-    if !missing.is_empty() {
-        return Err(format!("missing shards of the run: {} (got {} of {n})", missing.join(", "), shards.len()));
+    // every K is in 1..=N and none twice: N − (shards given) are missing
+    if (shards.len() as u64) < n {
+        let missing: Vec<String> =
+            (1..=n).filter(|k| !seen.contains_key(k)).take(8).map(|k| format!("{k}/{n}")).collect();
+        let more = n - shards.len() as u64 - missing.len() as u64;
+        return Err(format!(
+            "missing shards of the run: {}{} (got {} of {n})",
+            missing.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() },
+            shards.len()
+        ));
     }
     // a time limit changes how far a shard gets, not what the run is: the merged
     // run states the largest one given
@@ -954,6 +962,9 @@ mod tests {
             )
         };
         assert!(merge(&[shard(1, 2, 1)]).is_err_and(|e| e.contains("missing shards of the run: 2/2")));
+        // a huge N is reported, not enumerated
+        let huge = shard(1, u64::MAX, 1);
+        assert!(merge(&[huge]).is_err_and(|e| e.contains("2/18446744073709551615, ") && e.contains("more (got 1 of")));
         assert!(merge(&[shard(1, 2, 1), shard(1, 2, 1)]).is_err_and(|e| e.contains("given twice")));
         assert!(merge(&[shard(1, 2, 1), shard(2, 2, 2)]).is_err_and(|e| e.contains("`calls` is 1 in one and 2")));
         assert!(merge(&[("x.json".into(), "{".into())])
