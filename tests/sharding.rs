@@ -31,10 +31,16 @@ fn dir(name: &str) -> PathBuf {
     d
 }
 
-/// `doc` without the fields that measure time (`*millis`, `*micros`,
+/// `doc` without the fields that measure time (`*millis`, `*micros`, `*_ms`,
 /// `tests_per_second`, `slowest`), at any depth.
 fn untimed(doc: &Value) -> Value {
-    let timing = |k: &str| k.ends_with("millis") || k.ends_with("micros") || k == "tests_per_second" || k == "slowest";
+    let timing = |k: &str| {
+        k.ends_with("millis")
+            || k.ends_with("micros")
+            || k.ends_with("_ms")
+            || k == "tests_per_second"
+            || k == "slowest"
+    };
     match doc {
         Value::Object(m) => {
             Value::Object(m.iter().filter(|(k, _)| !timing(k)).map(|(k, v)| (k.clone(), untimed(v))).collect())

@@ -34,12 +34,13 @@ pub const COMMANDS: [&str; 5] = ["refine", "obligations", "generate", "explore-s
 
 /// Fields that measure time rather than results: the merge sums them (or
 /// recomputes them from sums), and a merged report equals the unsharded one up to
-/// these (at any depth; every field whose name ends in `millis` or `micros` is one).
+/// these (at any depth; every field whose name ends in `millis`, `micros` or `_ms`
+/// is one).
 pub const TIMING: [&str; 3] = ["millis", "tests_per_second", "slowest"];
 
 /// Whether `key` is a timing field ([`TIMING`]).
 pub fn is_timing(key: &str) -> bool {
-    key.ends_with("millis") || key.ends_with("micros") || TIMING.contains(&key)
+    key.ends_with("millis") || key.ends_with("micros") || key.ends_with("_ms") || TIMING.contains(&key)
 }
 
 /// `doc` without its timing fields, at any depth (to compare a merged report with
@@ -607,6 +608,9 @@ fn merge_obligations(docs: &[&Value]) -> Result<Value, String> {
     m.insert("bounded".into(), Value::from(docs.iter().any(|d| b(d, "bounded"))));
     m.insert("complete".into(), Value::from(complete));
     m.insert("millis".into(), sum_f(docs, "millis"));
+    // the time to the first refutation: the soonest any shard found one
+    let first = docs.iter().filter_map(|d| d["first_failure_ms"].as_f64()).min_by(f64::total_cmp);
+    m.insert("first_failure_ms".into(), first.map_or(Value::Null, Value::from));
     // D: each library was checked by one shard; in the order of the whole run
     let libs = crate::obligations::spec::libraries_of(
         s(docs[0], "implements"),
@@ -943,7 +947,7 @@ mod tests {
 
     #[test]
     fn timing_fields_are_removed_at_any_depth() {
-        let doc = json!({"a": 1, "millis": 2.0, "x": [{"generate_millis": 1, "b": 2, "slowest": ["c", 1.0]}]});
+        let doc = json!({"a": 1, "millis": 2.0, "x": [{"generate_millis": 1, "b": 2, "slowest": ["c", 1.0], "first_failure_ms": 3}]});
         assert_eq!(without_timing(&doc), json!({"a": 1, "x": [{"b": 2}]}));
     }
 
