@@ -1219,14 +1219,25 @@ fn obligations(cmd: &Cmd) -> ExitCode {
         return conclude(&decided, Some(doc));
     } else {
         println!(
-            "obligations of `{}` ({} over {}), bound: {} threads, {} nodes, {} calls per thread, values 1..{}",
+            "obligations of `{}` ({} over {}), bound: {} threads, {} nodes, {} calls per thread, values 1..{}{}",
             rep.implementation,
             rep.implements,
             rep.uses.join(", "),
             threads,
             nodes.unwrap_or(*threads),
             calls,
-            values
+            values,
+            if partition.count > 1 {
+                format!(
+                    "; partition {}/{}: {} of the {} abstract programs",
+                    partition.index,
+                    partition.count,
+                    clients.len(),
+                    all.len()
+                )
+            } else {
+                String::new()
+            }
         );
         print!("{:12}", "method");
         for o in Obligation::ALL {
