@@ -208,6 +208,26 @@ fn merge_refuses_what_is_not_one_run() {
         assert!(out.starts_with("verdict: error"), "{out}");
     };
     refused(&[a, c], "missing shards of the run: 2/3");
+    // --partial merges what is there, and the bound is then not covered: never verified
+    let (code, doc) = json_of(&["merge", "--partial", "--json", a, c]);
+    assert_eq!(code, 3, "{}", doc["verdict_reason"]);
+    assert_eq!((doc["missing_shards"].clone(), doc["complete"].clone()), (serde_json::json!([2]), Value::from(false)));
+    assert!(doc["verdict_reason"].as_str().is_some_and(|r| r.contains("shards 2/3 of 3 are missing")), "{doc}");
+    let cells = shards(&["cells", "--no-impls", "--only", "K11,I9,A1,B2,C3", "specs/litmus/loco"], 3, "partial-cells");
+    let (code, doc) = json_of(&["merge", "--partial", "--json", &cells[2], &cells[0]]);
+    assert_eq!(code, 3, "{}", doc["verdict_reason"]);
+    let names: Vec<&str> = doc["cells"].as_array().expect("cells").iter().filter_map(|c| c["cell"].as_str()).collect();
+    assert_eq!(names, ["K11", "A1", "B2"]);
+    // a counterexample in the shards given is one
+    let mutant = ["obligations", "specs/impls/mutants/isv_gf_nowait.impl", "--threads", "1", "--calls", "3"];
+    let failing = shards(&[&mutant[..], &["--observe-budget", "0"]].concat(), 2, "partial-fail");
+    let with_failure: Vec<&String> = failing
+        .iter()
+        .filter(|f| std::fs::read_to_string(f).is_ok_and(|t| t.contains("\"verdict\": \"counterexample\"")))
+        .collect();
+    assert!(!with_failure.is_empty());
+    let (code, doc) = json_of(&["merge", "--partial", "--json", with_failure[0]]);
+    assert_eq!((code, doc["verdict"].as_str()), (1, Some("counterexample")), "{}", doc["verdict_reason"]);
     refused(&[a, b, b, c], "shard 2/3 is given twice");
     // shards of another bound
     let other = shards(&["obligations", "specs/impls/isv.impl", "--calls", "1", "--threads", "1"], 3, "refuse-other");

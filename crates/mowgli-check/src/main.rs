@@ -288,6 +288,10 @@ enum Cmd {
         /// Print the merged JSON report (what the unsharded run prints with `--json`).
         #[arg(long)]
         json: bool,
+        /// Merge the shards given even if some are missing: the report lists the
+        /// missing ones and the verdict is at best `inconclusive` (exit 3).
+        #[arg(long)]
+        partial: bool,
     },
     /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
     StampOrder {
@@ -653,7 +657,7 @@ fn main() -> ExitCode {
             generate(&libs, &bounds, &out, (max_tests, jobs, partition.as_deref()), &stamp_order, json)
         }
         c @ Cmd::Cells { .. } => cells(&c),
-        Cmd::Merge { files, json } => merge(&files, json),
+        Cmd::Merge { files, json, partial } => merge(&files, json, partial),
         // prints the tables as a stamp-order file (no verdict line, so that the output
         // can be read back with `--stamp-order`)
         Cmd::StampOrder { stamp_order } => match load_order(&stamp_order) {
@@ -1871,7 +1875,7 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
 }
 
 /// `mowgli merge FILE...`: the report of the whole run from its shards' reports.
-fn merge(files: &[PathBuf], json: bool) -> ExitCode {
+fn merge(files: &[PathBuf], json: bool, partial: bool) -> ExitCode {
     let mut inputs = Vec::new();
     for f in files {
         match std::fs::read_to_string(f) {
@@ -1879,7 +1883,7 @@ fn merge(files: &[PathBuf], json: bool) -> ExitCode {
             Err(e) => return input_error(json, format!("{}:0:0: cannot read: {e}", f.display())),
         }
     }
-    match mowgli_check::merge::merge(&inputs) {
+    match mowgli_check::merge::merge(&inputs, partial) {
         Ok((doc, decided)) => {
             if json {
                 println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());

@@ -285,8 +285,10 @@ struct Shard {
 /// Reads the reports `(file, text)` of shards 1..N of one run and merges them:
 /// the merged report (with `verdict` and `verdict_reason`) and its verdict.
 /// `Err` names what is wrong: unreadable JSON, a report that is not a shard's, a
-/// shard missing or given twice, shards of different runs.
-pub fn merge(inputs: &[(String, String)]) -> Result<(Value, Decided), String> {
+/// shard missing or given twice, shards of different runs. With `partial`, missing
+/// shards are allowed: the merged report lists them (`missing_shards`), says the
+/// bound was not covered, and its verdict is at best `inconclusive`.
+pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decided), String> {
     if inputs.is_empty() {
         return Err("merge: expected the JSON reports of the shards of one run".into());
     }
@@ -350,14 +352,21 @@ pub fn merge(inputs: &[(String, String)]) -> Result<(Value, Decided), String> {
         }
     }
     // every K is in 1..=N and none twice: N − (shards given) are missing
-    if (shards.len() as u64) < n {
-        let missing: Vec<String> =
-            (1..=n).filter(|k| !seen.contains_key(k)).take(8).map(|k| format!("{k}/{n}")).collect();
-        let more = n - shards.len() as u64 - missing.len() as u64;
+    let missing_count = n - shards.len() as u64;
+    let missing_ks: Vec<u64> = (1..=n).filter(|k| !seen.contains_key(k)).take(1000).collect();
+    let missing: Vec<String> = (1..=n).filter(|k| !seen.contains_key(k)).take(8).map(|k| format!("{k}/{n}")).collect();
+    let missing_text = format!(
+        "{}{}",
+        missing.join(", "),
+        if missing_count > missing.len() as u64 {
+            format!(" and {} more", missing_count - missing.len() as u64)
+        } else {
+            String::new()
+        }
+    );
+    if missing_count > 0 && !partial {
         return Err(format!(
-            "missing shards of the run: {}{} (got {} of {n})",
-            missing.join(", "),
-            if more > 0 { format!(" and {more} more") } else { String::new() },
+            "missing shards of the run: {missing_text} (got {} of {n}; `--partial` merges the shards given, inconclusively)",
             shards.len()
         ));
     }
@@ -374,15 +383,31 @@ pub fn merge(inputs: &[(String, String)]) -> Result<(Value, Decided), String> {
     }
     shards.sort_by_key(|sh| sh.k);
     let docs: Vec<&Value> = shards.iter().map(|sh| &sh.doc).collect();
-    let merged = match command.as_str() {
+    let mut merged = match command.as_str() {
         "refine" => merge_refine(&docs),
         "obligations" => merge_obligations(&docs)?,
         "generate" => merge_generate(&docs),
         "explore-search" => merge_explore_search(&docs),
-        _ => merge_cells(&docs)?,
+        _ => merge_cells(&shards.iter().map(|sh| (sh.k, &sh.doc)).collect::<Vec<_>>(), n, missing_count == 0)?,
     };
+    if missing_count > 0 {
+        // the bound was not covered: the report's own completeness says so too
+        match command.as_str() {
+            "refine" => merged["generated"]["complete"] = Value::from(false),
+            "explore-search" => merged["exhausted"] = Value::from(false),
+            "cells" => {}
+            _ => merged["complete"] = Value::from(false),
+        }
+        merged["missing_shards"] = json!(missing_ks);
+    }
     let merged = stamp(merged, &command, Partition::ALL, run);
     let mut decided = decide(&command, &merged);
+    if missing_count > 0 && decided.verdict <= Verdict::Inconclusive {
+        decided = Decided::new(
+            Verdict::Inconclusive,
+            format!("shards {missing_text} of {n} are missing: the bound was not covered"),
+        );
+    }
     // an output a shard could not write is an error of the run
     if let Some(sh) = shards.iter().find(|sh| sh.doc["verdict"].as_str() == Some("error")) {
         decided = Decided::new(Verdict::Error, format!("shard {}/{n}: {}", sh.k, s(&sh.doc, "verdict_reason")));
@@ -720,24 +745,28 @@ fn merge_explore_search(docs: &[&Value]) -> Value {
     Value::Object(m)
 }
 
-/// Cell i of the whole run is cell ⌊i/N⌋ of shard (i mod N) + 1.
-fn merge_cells(docs: &[&Value]) -> Result<Value, String> {
-    let n = docs.len();
-    let total: usize = docs.iter().map(|d| arr(d, "cells").len()).sum();
-    for (k, d) in docs.iter().enumerate() {
-        let expected = (0..total).filter(|i| i % n == k).count();
-        if arr(d, "cells").len() != expected {
+/// Cell j of shard K is cell K−1 + j·N of the whole run. `shards`: (K, report),
+/// by K; with `all`, every shard is there and the cells must fill 0..T.
+fn merge_cells(shards: &[(u64, &Value)], n: u64, all: bool) -> Result<Value, String> {
+    let mut placed: Vec<(u64, Value)> = Vec::new();
+    for (k, d) in shards {
+        for (j, c) in arr(d, "cells").iter().enumerate() {
+            placed.push(((k - 1).saturating_add((j as u64).saturating_mul(n)), c.clone()));
+        }
+    }
+    placed.sort_by_key(|c| c.0);
+    if all {
+        if let Some(i) = placed.iter().enumerate().position(|(i, c)| c.0 != i as u64) {
             return Err(format!(
-                "shard {}/{n} has {} cells, expected {expected} of {total}: the shards do not fit together",
-                k + 1,
-                arr(d, "cells").len()
+                "cell {i} of the whole run is in no shard (the shards have {} cells): the shards do not fit together",
+                placed.len()
             ));
         }
     }
-    let cells: Vec<Value> = (0..total).filter_map(|i| arr(docs[i % n], "cells").get(i / n).cloned()).collect();
+    let docs: Vec<&Value> = shards.iter().map(|s| s.1).collect();
     let mut m = body(docs[0]);
-    m.insert("cells".into(), Value::Array(cells));
-    m.insert("millis".into(), sum_f(docs, "millis"));
+    m.insert("cells".into(), Value::Array(placed.into_iter().map(|c| c.1).collect()));
+    m.insert("millis".into(), sum_f(&docs, "millis"));
     Ok(Value::Object(m))
 }
 
@@ -945,6 +974,10 @@ pub fn render(doc: &Value, shards: usize, decided: &Decided) -> String {
 mod tests {
     use super::*;
 
+    fn merge_all(inputs: &[(String, String)]) -> Result<(Value, Decided), String> {
+        merge(inputs, false)
+    }
+
     #[test]
     fn timing_fields_are_removed_at_any_depth() {
         let doc = json!({"a": 1, "millis": 2.0, "x": [{"generate_millis": 1, "b": 2, "slowest": ["c", 1.0], "first_failure_ms": 3}]});
@@ -965,16 +998,22 @@ mod tests {
                 .to_string(),
             )
         };
-        assert!(merge(&[shard(1, 2, 1)]).is_err_and(|e| e.contains("missing shards of the run: 2/2")));
+        assert!(merge_all(&[shard(1, 2, 1)]).is_err_and(|e| e.contains("missing shards of the run: 2/2")));
         // a huge N is reported, not enumerated
         let huge = shard(1, u64::MAX, 1);
-        assert!(merge(&[huge]).is_err_and(|e| e.contains("2/18446744073709551615, ") && e.contains("more (got 1 of")));
-        assert!(merge(&[shard(1, 2, 1), shard(1, 2, 1)]).is_err_and(|e| e.contains("given twice")));
-        assert!(merge(&[shard(1, 2, 1), shard(2, 2, 2)]).is_err_and(|e| e.contains("`calls` is 1 in one and 2")));
-        assert!(merge(&[("x.json".into(), "{".into())])
+        assert!(
+            merge_all(&[huge]).is_err_and(|e| e.contains("2/18446744073709551615, ") && e.contains("more (got 1 of"))
+        );
+        assert!(merge_all(&[shard(1, 2, 1), shard(1, 2, 1)]).is_err_and(|e| e.contains("given twice")));
+        assert!(merge_all(&[shard(1, 2, 1), shard(2, 2, 2)]).is_err_and(|e| e.contains("`calls` is 1 in one and 2")));
+        assert!(merge_all(&[("x.json".into(), "{".into())])
             .is_err_and(|e| e.starts_with("x.json:1:") && e.contains("not a JSON report")));
-        assert!(merge(&[("x.json".into(), "{}".into())]).is_err_and(|e| e.contains("not the `--json` report")));
-        assert!(merge(&[shard(1, 2, 1), shard(2, 2, 1)]).is_ok());
+        assert!(merge_all(&[("x.json".into(), "{}".into())]).is_err_and(|e| e.contains("not the `--json` report")));
+        assert!(merge_all(&[shard(1, 2, 1), shard(2, 2, 1)]).is_ok());
+        // --partial: what is there, never verified
+        let (doc, d) = merge(&[shard(2, 3, 1)], true).expect("merges");
+        assert_eq!((d.verdict, doc["missing_shards"].clone()), (Verdict::Inconclusive, json!([1, 3])));
+        assert!(d.why.contains("shards 1/3, 3/3 of 3 are missing"), "{}", d.why);
     }
 
     #[test]
@@ -985,13 +1024,14 @@ mod tests {
                 stamp(json!({"cells": cells}), "cells", Partition { index: k, count: 2 }, json!({})).to_string(),
             )
         };
-        let (doc, d) = merge(&[shard(2, json!([{"cell": "A2"}])), shard(1, json!([{"cell": "A1"}, {"cell": "A3"}]))])
-            .expect("merges");
+        let (doc, d) =
+            merge_all(&[shard(2, json!([{"cell": "A2"}])), shard(1, json!([{"cell": "A1"}, {"cell": "A3"}]))])
+                .expect("merges");
         let names: Vec<&str> = arr(&doc, "cells").iter().map(|c| s(c, "cell")).collect();
         assert_eq!(names, ["A1", "A2", "A3"]);
         assert_eq!(d.verdict, Verdict::Verified);
         assert_eq!(doc["partition"], json!({"k": 1, "n": 1}));
         // 2 cells and 0 are not the shards 1/2, 2/2 of one list of 2 cells
-        assert!(merge(&[shard(1, json!([{"cell": "A1"}, {"cell": "A3"}])), shard(2, json!([]))]).is_err());
+        assert!(merge_all(&[shard(1, json!([{"cell": "A1"}, {"cell": "A3"}])), shard(2, json!([]))]).is_err());
     }
 }
