@@ -162,9 +162,9 @@ enum Cmd {
         /// Seconds to search for a client observing each refutation (0: do not search).
         #[arg(long, value_name = "S", default_value_t = 20.0)]
         observe_budget: f64,
-        /// Check only the abstract programs (and, with `--check-specs`, the libraries) whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli
-        /// merge` combines the `--json` reports of shards 1..N into the report of the
-        /// whole run.
+        /// Check only the abstract programs (and, with `--check-specs`, the
+        /// libraries) whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli merge`
+        /// combines the `--json` reports of shards 1..N into the whole run's.
         #[arg(long, value_name = "K/N")]
         partition: Option<String>,
     },
@@ -220,9 +220,9 @@ enum Cmd {
         /// Machine-readable report.
         #[arg(long)]
         json: bool,
-        /// Check only the programs (counted across the libraries) whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli
-        /// merge` combines the `--json` reports of shards 1..N into the report of the
-        /// whole run.
+        /// Generate only the programs (counted across the libraries) whose index is
+        /// K-1 modulo N (1 ≤ K ≤ N); `mowgli merge` combines the `--json` reports
+        /// of shards 1..N into the whole run's.
         #[arg(long, value_name = "K/N")]
         partition: Option<String>,
     },
@@ -272,9 +272,9 @@ enum Cmd {
         /// Iterations per loop that is not a spin loop.
         #[arg(long, default_value_t = 4)]
         loop_bound: usize,
-        /// Check only the cells (row by row, or in the order of `--only`) whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli
-        /// merge` combines the `--json` reports of shards 1..N into the report of the
-        /// whole run.
+        /// Flip only the cells (row by row, or in the order of `--only`) whose index
+        /// is K-1 modulo N (1 ≤ K ≤ N); `mowgli merge` combines the `--json`
+        /// reports of shards 1..N into the whole run's.
         #[arg(long, value_name = "K/N")]
         partition: Option<String>,
     },
@@ -353,7 +353,8 @@ struct GenArgs {
     /// Check every generated client, without symmetry reduction.
     #[arg(long, help_heading = "Generated clients")]
     no_symmetry: bool,
-    /// Check only the clients whose index is K-1 modulo N (1 ≤ K ≤ N).
+    /// Check only the clients whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli
+    /// merge` combines the `--json` reports of shards 1..N into the whole run's.
     #[arg(long, value_name = "K/N", help_heading = "Generated clients")]
     partition: Option<String>,
     /// Stop at the first failing client.
