@@ -1034,4 +1034,64 @@ mod tests {
         // 2 cells and 0 are not the shards 1/2, 2/2 of one list of 2 cells
         assert!(merge_all(&[shard(1, json!([{"cell": "A1"}, {"cell": "A3"}])), shard(2, json!([]))]).is_err());
     }
+
+    /// Two shards of four abstract programs, each refuting something: the merge
+    /// records a failure when it is the first for one of its cells in the order of
+    /// the whole run (W always), and numbers the observing clients as that run does.
+    #[test]
+    fn obligations_are_replayed_in_the_order_of_the_whole_run() {
+        let failure = |o: &str, methods: &[&str], program: &str| json!({"obligation": o, "methods": methods, "reason": format!("{o} on {program}"), "client": format!("# {program}\n")});
+        let obs = |name: &str| json!({"name": name, "client": format!("test {name}\nT1:\n")});
+        let record = |index: u64, failures: &[u64]| {
+            json!({"index": index, "name": format!("p{index}"), "abstract_executions": 1, "executions": 2, "classes": 0,
+                   "plain_discharged": 0, "checked": [["A", "O1", 1]], "failures": failures})
+        };
+        let shard = |k: usize, first_fail: bool, programs: Value, failures: Value, observations: Value| {
+            let doc = json!({"implementation": "imp", "implements": "sv", "uses": [], "methods": ["A", "B"],
+                "map": [], "inferred": [], "abstract_programs": 4, "complete": !first_fail, "programs": programs,
+                "failures": failures, "observations": observations, "specs": []});
+            (
+                format!("s{k}.json"),
+                stamp(doc, "obligations", Partition { index: k, count: 2 }, json!({"first_fail": first_fail}))
+                    .to_string(),
+            )
+        };
+        let shards = |first_fail: bool| {
+            [
+                shard(
+                    1,
+                    first_fail,
+                    json!([record(0, &[0]), record(2, &[1])]),
+                    json!([failure("O1", &["A"], "p0"), failure("O1", &["A", "B"], "p2")]),
+                    json!([obs("observe-imp-1-sb"), obs("observe-imp-2-mp")]),
+                ),
+                shard(
+                    2,
+                    first_fail,
+                    json!([record(1, &[0, 1]), record(3, &[2])]),
+                    json!([failure("O1", &["A"], "p1"), failure("W", &["A"], "p1"), failure("W", &["A"], "p3")]),
+                    json!([obs("observe-imp-1-lb"), obs("observe-imp-2-iriw"), obs("observe-imp-3-wrc")]),
+                ),
+            ]
+        };
+        let (doc, d) = merge_all(&shards(false)).expect("merges");
+        assert_eq!(d.verdict, Verdict::Counterexample);
+        let reasons: Vec<&str> = arr(&doc, "failures").iter().map(|f| s(f, "reason")).collect();
+        // p1's O1 on A comes after p0's: not recorded; p3's W is, though A's W cell
+        // already has p1's
+        assert_eq!(reasons, ["O1 on p0", "W on p1", "O1 on p2", "W on p3"]);
+        assert_eq!(doc["cells"]["A"]["O1"], json!({"checked": 4, "failure": 0}));
+        assert_eq!(doc["cells"]["A"]["W"]["failure"], 1);
+        assert_eq!(doc["cells"]["B"]["O1"]["failure"], 2);
+        assert!(doc["cells"]["B"]["W"]["failure"].is_null());
+        let per: Vec<Value> = arr(&doc, "programs").iter().map(|p| p["failures"].clone()).collect();
+        assert_eq!(per, [json!([0]), json!([1]), json!([2]), json!([3])]);
+        let names: Vec<&str> = arr(&doc, "observations").iter().map(|o| s(o, "name")).collect();
+        assert_eq!(names, ["observe-imp-1-sb", "observe-imp-2-iriw", "observe-imp-3-mp", "observe-imp-4-wrc"]);
+        assert!(s(&arr(&doc, "observations")[2], "client").starts_with("test observe-imp-3-mp\n"));
+        assert_eq!((u(&doc, "clients"), u(&doc, "executions"), b(&doc, "complete")), (4, 8, true));
+        // --first-fail: the whole run stops after p0, the first refuting program
+        let (doc, _) = merge_all(&shards(true)).expect("merges");
+        assert_eq!((u(&doc, "clients"), arr(&doc, "failures").len(), b(&doc, "complete")), (1, 1, false));
+    }
 }
