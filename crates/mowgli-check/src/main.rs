@@ -1057,6 +1057,19 @@ fn refine_generated(
     }
 }
 
+/// For the human report of a shard: which part of the run it covers.
+fn print_shard(partition: mowgli_check::impls::gen::Partition, what: &str) {
+    if partition.count > 1 {
+        println!(
+            "partition {}/{}: the {what} whose index is {} modulo {} (`mowgli merge` combines the shards' --json reports)",
+            partition.index,
+            partition.count,
+            partition.index - 1,
+            partition.count
+        );
+    }
+}
+
 /// A progress bar of `len` steps on stderr, drawn only when stderr is a terminal
 /// and the output is not JSON.
 fn progress_bar(len: u64, json: bool, template: &str) -> indicatif::ProgressBar {
@@ -1698,6 +1711,7 @@ fn cells(cmd: &Cmd) -> ExitCode {
             println!("candidate left out: {e}");
         }
         print!("{}", sensitivity::render_summary(&rep));
+        print_shard(partition, "cells");
         println!(
             "summary: table `{}`: {} cells flipped, {} change a test, {} break a check, {} change nothing; {} candidate tests, {} checks; {} errors; {:.1} ms",
             rep.table,
@@ -1786,6 +1800,7 @@ fn generate(
         conclude(&decided, Some(doc))
     } else {
         print!("{}", generate::render_report(&rep));
+        print_shard(partition, "programs of the suite");
         conclude(&decided, None)
     }
 }
@@ -1859,6 +1874,7 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
         for e in &rep.errors {
             println!("error: {e}");
         }
+        print_shard(partition, "programs searched");
         let searched: Vec<String> = rep.classes.iter().map(|c| format!("{}: {}", c.size, c.checked)).collect();
         println!(
             "summary: {} vs {} over {}: {} programs run under both (per size {}), {} distinguishing{}; {:.1} ms",
