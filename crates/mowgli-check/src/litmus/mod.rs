@@ -4,6 +4,7 @@ pub mod herd;
 pub mod herdlog;
 pub mod lex;
 pub mod lower;
+pub mod print;
 pub mod syntax;
 
 use std::collections::BTreeMap;
