@@ -85,6 +85,11 @@ enum Cmd {
         /// generated clients, off for `--clients`.
         #[arg(long, value_enum, default_value = "auto")]
         screen: Screen,
+        /// Shrink every failing client to a smallest one that still fails (fewer
+        /// threads, calls, arguments, nodes; locations merged) and write it as
+        /// `DIR/NAME-min.litmus`, its forbidden outcome as an expectation.
+        #[arg(long, value_name = "DIR")]
+        minimise: Option<PathBuf>,
     },
     /// Local-soundness proof obligations (LOCO Def. 3.13) of an implementation,
     /// checked on every abstract execution up to a bound.
@@ -624,7 +629,7 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Cmd::Refine { implementation, clients, gen, json, stamp_order, loop_bound, dot, spec, screen } => {
+        Cmd::Refine { implementation, clients, gen, json, stamp_order, loop_bound, dot, spec, screen, minimise } => {
             if gen.calls.is_some() {
                 if !clients.is_empty() {
                     return input_error(json, "give either `--clients` or generated clients (`--calls`), not both");
@@ -635,12 +640,12 @@ fn main() -> ExitCode {
                     json,
                     (&stamp_order, &spec),
                     loop_bound,
-                    &dot,
+                    (&dot, &minimise),
                     !matches!(screen, Screen::Off),
                 )
             } else {
                 let on = matches!(screen, Screen::On);
-                refine(&implementation, &clients, json, (&stamp_order, &spec), loop_bound, &dot, on)
+                refine(&implementation, &clients, json, (&stamp_order, &spec), loop_bound, (&dot, &minimise), on)
             }
         }
         c @ Cmd::Obligations { .. } => obligations(&c),
@@ -679,13 +684,14 @@ fn refine(
     json: bool,
     (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
     loop_bound: usize,
-    dot: &Option<PathBuf>,
+    (dot, minimise): (&Option<PathBuf>, &Option<PathBuf>),
     screen: bool,
 ) -> ExitCode {
     let (order, imp) = match load_impl(implementation, stamp_order, spec) {
         Ok(x) => x,
         Err(e) => return input_error(json, e),
     };
+    let mut minimised = Vec::new();
     let files = match litmus::collect(clients) {
         Ok(f) => f,
         Err(e) => return input_error(json, e),
@@ -760,6 +766,21 @@ fn refine(
                         errors.push(d);
                     }
                 }
+                if let (Some(dir), ClientVerdict::Fail) = (minimise, r.verdict) {
+                    let file = f.display().to_string();
+                    match mowgli_check::impls::minimise::minimise_to(&imp, &order, &file, &text, loop_bound, dir) {
+                        Ok(w) => {
+                            if !json {
+                                println!("      {}", w.line());
+                            }
+                            minimised.push(w);
+                        }
+                        Err(e) => {
+                            eprintln!("{e}");
+                            errors.push(e);
+                        }
+                    }
+                }
                 reports.push(r);
             }
             Err(e) => {
@@ -797,6 +818,7 @@ fn refine(
             "implements": imp.implements,
             "uses": imp.uses,
             "clients": reports,
+            "minimised": minimised,
             "errors": errors,
             "summary": { "clients": reports.len(), "ok": reports.len() - failed, "failed": failed, "errors": errors.len(),
                          "skipped": skipped,
@@ -827,7 +849,7 @@ fn refine_generated(
     json: bool,
     (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
     loop_bound: usize,
-    dot: &Option<PathBuf>,
+    (dot, minimise): (&Option<PathBuf>, &Option<PathBuf>),
     screen: bool,
 ) -> ExitCode {
     use mowgli_check::impls::gen::{self, Bounds, Partition, Progress, RunOptions};
@@ -938,6 +960,15 @@ fn refine_generated(
             }
         }
     }
+    let mut minimised = Vec::new();
+    if let Some(dir) = minimise {
+        for f in &rep.failures {
+            match mowgli_check::impls::minimise::minimise_to(&imp, &order, &f.name, &f.text, loop_bound, dir) {
+                Ok(w) => minimised.push(w),
+                Err(e) => write_errors.push(e),
+            }
+        }
+    }
     for e in &write_errors {
         eprintln!("{e}");
     }
@@ -957,6 +988,7 @@ fn refine_generated(
             "implements": imp.implements,
             "uses": imp.uses,
             "generated": rep,
+            "minimised": minimised,
         }),
         "refine",
         partition,
@@ -1006,6 +1038,9 @@ fn refine_generated(
                     println!("    {l}");
                 }
             }
+        }
+        for w in &minimised {
+            println!("{} ({}): {}", w.client, w.file, w.line());
         }
         if let Some(e) = &rep.first_error {
             println!("first error: {e}");

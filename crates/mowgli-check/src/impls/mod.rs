@@ -4,6 +4,7 @@
 //! locations derived from abstract ones, and the context functions bodies use.
 
 pub mod gen;
+pub mod minimise;
 pub mod refine;
 pub mod syntax;
 
