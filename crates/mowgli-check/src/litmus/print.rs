@@ -9,8 +9,8 @@
 
 use std::fmt::Write as _;
 
-use super::syntax::{Cond, Expect, Lit, LocDecl, Name, Pos};
 use super::syntax::Litmus;
+use super::syntax::{Cond, Expect, Lit, LocDecl, Name, Pos};
 use crate::impls::syntax::{BinOp, Block, CallEx, Ex, Rhs, Stmt};
 
 /// The text of a test.
