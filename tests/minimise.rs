@@ -203,6 +203,27 @@ mod minimising {
         one_minimal(&imp, &order, &written);
     }
 
+    /// A client in the program language: iterations of a `for`, an `if`, the
+    /// statements of a loop body shrink like calls.
+    #[test]
+    fn program_language_clients_shrink_too() {
+        let order = default_order();
+        let imp = load("specs/impls/mutants/isv_gf_nowait.impl", &order);
+        let text = "test lang-gf\nlibraries rdmawait, sv\nthread T1 @ 1\nthread T2 @ 2\n\
+                    loc x @ 1\nloc y @ 2\nloc z @ 1\nT1:\n  for i in {1, 2} {\n    Put(x, 1, _)\n    \
+                    rdmawait.Write(z, i)\n  }\n  GF({1, 2})\n  a = rdmawait.Read(x)\n  if a == 0 {\n    \
+                    b = rdmawait.Read(z)\n  } else {\n    rdmawait.Write(z, 1)\n  }\nT2:\n  c = rdmawait.Read(y)\n";
+        let m = minimise::minimise(&imp, &order, "lang-gf.litmus", text, 4).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((m.before.threads, m.before.calls), (2, 7));
+        assert_eq!((m.after.threads, m.after.calls, m.after.nodes), (1, 3, 1), "{m:?}");
+        let written = replays(&imp, &order, "lang-gf.litmus", &m);
+        let client = &written[written.find("\ntest ").expect("the client")..];
+        // one iteration left, no `if`, the loop's other call gone
+        assert!(client.contains("for i in {2} {\n    Put(x, 1, _)\n  }\n"), "{written}");
+        assert!(!client.contains("if ") && !client.contains("Write"), "{written}");
+        one_minimal(&imp, &order, &written);
+    }
+
     #[test]
     fn a_client_that_does_not_fail_is_refused() {
         let order = default_order();

@@ -12,10 +12,14 @@
 //! component less or smaller); drop an unused location, barrier or ring declaration
 //! or a library; a smaller ring size, initial value or tuple size; merge two
 //! locations; drop a node (its threads and locations move to another) or move a
-//! thread to a smaller node, or renumber a node to a smaller free one; drop a
-//! library qualifier. A candidate is kept when `refine` still fails on it and its new
-//! forbidden outcome is an expectation the specification satisfies ([`check`]); its
-//! expectation is then recomputed from the new counterexample. Every kept reduction
+//! thread to a smaller node, or renumber a node to a smaller free one; replace an
+//! observation (a call whose result a register holds) by another thread's, the thread
+//! taking the role it needs, and drop another call (a Receive of a message in place of
+//! a Read of a location written for the purpose: how issue 17's 7-call client reaches
+//! 6 calls); drop a library qualifier. A candidate is kept when `refine` still fails
+//! on it, the specification has an execution of it, and its new forbidden outcome is
+//! an expectation the specification satisfies ([`check`]); its expectation is then
+//! recomputed from the new counterexample. Every kept reduction
 //! makes the client smaller in a well-founded order ([`measure`]), so the search
 //! ends, and it ends only after a whole pass in which no candidate is kept: the
 //! result is 1-minimal (no single reduction of the set keeps it failing).
