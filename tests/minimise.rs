@@ -71,6 +71,8 @@ mod minimising {
     /// the first failing generated client of a bound.
     enum Source {
         File(&'static str),
+        /// A client given here (name, text).
+        Text(&'static str, &'static str),
         Generated(&'static str, usize, usize, usize),
     }
 
@@ -80,7 +82,7 @@ mod minimising {
     /// `tests/refine.rs` where it has them: isv_gf_nowait with an rdmawait observer
     /// 1 × 3, irbl_nowait 4 calls, imsw_nohash 2, ibal_nolocalgf 3), and its failing
     /// client.
-    const MUTANTS: [(&str, (usize, usize), Source); 8] = [
+    const MUTANTS: [(&str, (usize, usize), Source); 9] = [
         ("isv_gf_nowait.impl", (1, 3), Source::File("specs/litmus/loco/LOCO-Fig5-SB-put-GF.litmus")),
         // caught by the same paper test (`mowgli refine … --clients specs/litmus`)
         ("isv_gf_puts.impl", (1, 3), Source::File("specs/litmus/loco/LOCO-Fig5-SB-put-GF.litmus")),
@@ -90,12 +92,22 @@ mod minimising {
         ("iw_wait_one_node.impl", (1, 4), Source::File("specs/litmus/loco/LOCO-Fig4-SB-put-get-wait.litmus")),
         ("ibal_nolocalgf.impl", (1, 3), Source::Generated("bal", 2, 2, 3)),
         ("ibal_loopback_nolocalgf.impl", (1, 3), Source::Generated("bal", 2, 2, 3)),
+        // no shipped or generated client at `--calls 2` catches it: the client
+        // `mowgli obligations` observes its O2 refutation with (store buffering
+        // around Bcast; Wait), as it writes it to `observed/`
+        ("isv_bcast_nowid.impl", (2, 7), Source::Text("observe-isv_bcast_nowid-1-sb", SB_BCAST)),
     ];
+
+    const SB_BCAST: &str = "test observe-isv_bcast_nowid-1-sb\nlibraries sv, rdmawait\nthread T1 @ 1\nloc x\n\
+        thread T2 @ 1\nloc oy @ 1\nloc oz @ 1\nT1:\n  rdmawait.Write(oy, 1)\n  sv.Bcast(x, d1, {1})\n  \
+        sv.Wait(d1)\n  o0 = rdmawait.Read(oz)\nT2:\n  rdmawait.Write(oz, 1)\n  rdmawait.Mfence()\n  \
+        o1 = rdmawait.Read(oy)\nexpect forbidden T1:o0 = 0 /\\ T2:o1 = 0\n";
 
     /// The client's file name and text.
     fn client(imp: &Implementation, order: &StampOrder, src: &Source) -> (String, String) {
         match src {
             Source::File(f) => (f.to_string(), std::fs::read_to_string(root().join(f)).expect("readable")),
+            Source::Text(name, text) => (name.to_string(), text.to_string()),
             Source::Generated(lib, t, n, c) => {
                 let opts = RunOptions {
                     partition: Partition::ALL,
