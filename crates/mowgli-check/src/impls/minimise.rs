@@ -14,9 +14,9 @@
 //! locations; drop a node (its threads and locations move to another) or move a
 //! thread to a smaller node, or renumber a node to a smaller free one; replace an
 //! observation (a call whose result a register holds) by another thread's, the thread
-//! taking the role it needs, and drop another call (a Receive of a message in place of
-//! a Read of a location written for the purpose: how issue 17's 7-call client reaches
-//! 6 calls); drop a library qualifier. A candidate is kept when `refine` still fails
+//! taking the role it needs, and drop a call on what it observed (a Receive of a
+//! message in place of a Read of a location written for the purpose: how issue 17's
+//! 7-call client reaches 6 calls); drop a library qualifier. A candidate is kept when `refine` still fails
 //! on it, the specification has an execution of it, and its new forbidden outcome is
 //! an expectation the specification satisfies ([`check`]); its expectation is then
 //! recomputed from the new counterexample. Every kept reduction
@@ -752,9 +752,9 @@ pub fn candidates(t: &Litmus) -> Vec<Candidate> {
     }
     // replace an observation (a call whose result a register holds) by a copy of
     // another thread's observation, the thread taking the role that call needs (a
-    // reader of its ring, a participant of its barrier), and drop another call: the
-    // observed value then comes from that call (e.g. a Receive of the message a
-    // Submit sends, in place of a Read of a location written for the purpose)
+    // reader of its ring, a participant of its barrier), and drop a call on what it
+    // observed: the observed value then comes from elsewhere (e.g. a Receive of the
+    // message a Submit sends, in place of a Read of a location written for the purpose)
     let mut bound_calls = Vec::new();
     walk_bound_calls_mut(&mut t.clone(), &mut |th, b, _| bound_calls.push((th.to_string(), b)));
     for (ci, (cth, call)) in calls.iter().enumerate() {
@@ -793,8 +793,20 @@ pub fn candidates(t: &Litmus) -> Vec<Candidate> {
                 }
             }
             let roles = if roles.is_empty() { String::new() } else { format!(" ({})", roles.join(", ")) };
+            // the calls on what the replaced observation observed (e.g. the write of
+            // the location it read), which it no longer observes
+            let observed: BTreeSet<&str> = call
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    Ex::Var(n) if n.text != "_" => Some(n.text.as_str()),
+                    _ => None,
+                })
+                .collect();
             for (ei, (eth, dropped)) in calls.iter().enumerate() {
-                if ei == ci {
+                let on_observed =
+                    dropped.args.iter().any(|a| matches!(a, Ex::Var(n) if observed.contains(n.text.as_str())));
+                if ei == ci || !on_observed {
                     continue;
                 }
                 let mut c = base.clone();
