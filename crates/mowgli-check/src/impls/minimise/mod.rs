@@ -406,7 +406,7 @@ impl Written {
     pub fn line(&self) -> String {
         match (&self.path, &self.before, &self.after) {
             (Some(p), Some(b), Some(a)) => format!(
-                "minimised: {p} ({} calls → {}, {} threads → {}; {} reductions, {} checks, {:.0} ms)",
+                "minimised: {p} ({} → {} calls, {} → {} threads; {} reductions, {} checks, {:.0} ms)",
                 b.calls,
                 a.calls,
                 b.threads,
