@@ -965,7 +965,7 @@ fn refine_generated(
         for f in &rep.failures {
             match mowgli_check::impls::minimise::minimise_to(&imp, &order, &f.name, &f.text, loop_bound, dir) {
                 Ok(w) => minimised.push(w),
-                Err(e) => write_errors.push(e),
+                Err(e) => write_errors.push(e.headline()),
             }
         }
     }

@@ -112,7 +112,7 @@ pub enum Check {
 pub fn check(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound: usize) -> Check {
     let text = print(t);
     let report = match refine_client(imp, order, &t.name, &text, loop_bound, true) {
-        Err(e) => return Check::Invalid(e.to_string()),
+        Err(e) => return Check::Invalid(e.headline()),
         Ok(r) if r.verdict == ClientVerdict::Skipped => {
             return Check::Invalid(format!("not a client of `{}`", imp.implements))
         }
@@ -149,7 +149,7 @@ pub fn check(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound: u
         match refine_client(imp, order, &t.name, &fixed_text, loop_bound, true) {
             Ok(r) if r.verdict == ClientVerdict::Fail => r,
             Ok(_) => return Check::Unexpressible("with its outcome as the expectation it passes".into()),
-            Err(e) => return Check::Unexpressible(e.to_string()),
+            Err(e) => return Check::Unexpressible(e.headline()),
         }
     };
     match check_text(&t.name, &fixed_text, order) {
@@ -157,7 +157,7 @@ pub fn check(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound: u
             Check::Fails { client: Box::new(fixed), report: Box::new(report) }
         }
         Ok(_) => Check::Unexpressible("the specification reaches the outcome as written".into()),
-        Err(e) => Check::Unexpressible(e.to_string()),
+        Err(e) => Check::Unexpressible(e.headline()),
     }
 }
 
@@ -297,9 +297,7 @@ pub fn minimise(
     loop_bound: usize,
 ) -> Result<Minimised, MinimiseError> {
     let start = Instant::now();
-    let ast = syntax::parse(text).map_err(|e| {
-        MinimiseError::Input(InputError { file: file.to_string(), line: e.pos.line, col: e.pos.col, msg: e.msg })
-    })?;
+    let ast = syntax::parse(text).map_err(|e| MinimiseError::Input(e.in_file(file, text)))?;
     let name = ast.name.clone();
     let before = size(&ast);
     // the original, as given (its own expectations decide the observed locations)
@@ -313,7 +311,7 @@ pub fn minimise(
             return match refine_client(imp, order, file, text, loop_bound, true) {
                 Err(e) => Err(MinimiseError::Input(e)),
                 Ok(_) if msg.starts_with("not a client") => Err(MinimiseError::NotAClient(name)),
-                Ok(_) => Err(MinimiseError::Input(InputError { file: file.to_string(), line: 1, col: 1, msg })),
+                Ok(_) => Err(MinimiseError::Input(InputError::whole_file(file, msg))),
             };
         }
     };
@@ -430,7 +428,7 @@ pub fn minimise_to(
     text: &str,
     loop_bound: usize,
     dir: &Path,
-) -> Result<Written, String> {
+) -> Result<Written, InputError> {
     let mut w = Written {
         client: String::new(),
         file: file.to_string(),
@@ -447,7 +445,7 @@ pub fn minimise_to(
             let path = dir.join(format!("{}.litmus", m.client.name));
             std::fs::create_dir_all(dir)
                 .and_then(|_| std::fs::write(&path, render(imp, file, &m)))
-                .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+                .map_err(|e| InputError::whole_file(path.display().to_string(), format!("cannot write: {e}")))?;
             w.client = m.name;
             w.path = Some(path.display().to_string());
             w.before = Some(m.before);
@@ -463,7 +461,10 @@ pub fn minimise_to(
                 }
                 MinimiseError::Input(_) => file.to_string(),
             };
-            w.note = Some(e.to_string());
+            w.note = Some(match &e {
+                MinimiseError::Input(d) => d.headline(),
+                e => e.to_string(),
+            });
         }
     }
     Ok(w)
