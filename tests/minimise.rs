@@ -14,7 +14,7 @@ fn root() -> PathBuf {
 /// Every test the project ships: the papers' tests (and herd7's x86 tests, printed
 /// as tests of the Mowgli format), the refinement clients, the observed clients.
 fn shipped() -> Vec<PathBuf> {
-    let dirs: Vec<PathBuf> = ["specs/litmus", "specs/clients", "observed"].iter().map(|d| root().join(d)).collect();
+    let dirs: Vec<PathBuf> = ["specs/litmus", "specs/clients"].iter().map(|d| root().join(d)).collect();
     litmus::collect(&dirs).expect("the test directories exist")
 }
 
@@ -92,8 +92,8 @@ mod minimising {
         ("ibal_loopback_nolocalgf.impl", (1, 3), Source::Generated("bal", 2, 2, 3)),
         // no shipped or generated client at `--calls 2` catches it: the client
         // `mowgli obligations` observes its O2 refutation with (store buffering
-        // around Bcast; Wait), as it writes it to `observed/`
-        ("isv_bcast_nowid.impl", (2, 7), Source::File("observed/observe-isv_bcast_nowid-1-sb.litmus")),
+        // around Bcast; Wait), as it writes it (kept as specs/clients/sv/isv-bcast-nowid-sb.litmus)
+        ("isv_bcast_nowid.impl", (2, 7), Source::File("specs/clients/sv/isv-bcast-nowid-sb.litmus")),
     ];
 
     /// The client's file name and text.
