@@ -8,6 +8,7 @@ pub mod engine;
 pub mod explore;
 pub mod generate;
 pub mod impls;
+pub mod lang;
 pub mod litmus;
 pub mod merge;
 pub mod obligations;

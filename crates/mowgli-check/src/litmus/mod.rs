@@ -1,11 +1,8 @@
 //! The litmus front end: parse, check, run, and report (`mowgli litmus`).
 
-pub mod herd;
 pub mod herdlog;
-pub mod lex;
-pub mod lower;
-pub mod print;
-pub mod syntax;
+
+pub use crate::lang::{herd, lex, lower, print, syntax};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,7 +15,7 @@ use crate::engine::{self, Stats};
 /// An input that cannot be read, is malformed, or is ill-typed: a
 /// [`mowgli_diag::Diagnostic`], shown as `file:line:column: message`, the source
 /// line with a caret under the culprit, and a suggestion.
-pub type InputError = mowgli_diag::Diagnostic;
+pub use crate::lang::InputError;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ExpectReport {

@@ -43,7 +43,7 @@
 //! abstract execution is enumerated and O2/O3 ask for one that works, so a
 //! reported counterexample is confirmed against all of them.
 
-pub mod maps;
+pub use crate::lang::maps;
 pub mod observe;
 pub mod spec;
 

@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::syntax::{Cond, Diagnostic, Expect, Lit, Litmus, LocDecl, Name, Pos, SyntaxError};
-use crate::impls::syntax::{CallEx, Ex, Rhs, Stmt};
+use crate::lang::grammar::{CallEx, Ex, Rhs, Stmt};
 
 type R<T> = Result<T, SyntaxError>;
 

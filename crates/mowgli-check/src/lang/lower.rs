@@ -9,8 +9,8 @@ use mowgli_libs::registry;
 
 use super::syntax::{Cond, Lit, Litmus, Name, Pos};
 use crate::engine::{Outcome, Problem};
-use crate::impls::syntax::{CallEx, Ex, Rhs, Stmt};
-use crate::impls::{lerr, unknown, Host, LErr, Lowerer, L};
+use crate::lang::grammar::{CallEx, Ex, Rhs, Stmt};
+use crate::lang::implementation::{lerr, unknown, Host, LErr, Lowerer, L};
 use mowgli_diag::Diagnostic;
 
 /// The unrolling bound of loops that are no spin loops (`Problem::loop_bound`).
@@ -844,7 +844,7 @@ impl Host for ThreadHost<'_> {
         unknown(
             n,
             format!("unknown function `{}` (functions: min, max, len, hash, range)", n.text),
-            crate::impls::syntax::OPERATOR_FUNCTIONS,
+            crate::lang::grammar::OPERATOR_FUNCTIONS,
         )
     }
 

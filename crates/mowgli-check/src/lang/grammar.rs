@@ -1,7 +1,7 @@
 //! Lexer and parser of implementation files (`.impl`, grammar in
 //! `docs/impl-language.md`). Errors carry `line:column` and what was expected.
 
-pub use crate::litmus::syntax::{Name, Pos};
+pub use crate::lang::syntax::{Name, Pos};
 pub use mowgli_diag::Diagnostic;
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,12 +3,12 @@
 //! Thread bodies are written in the implementation language (`docs/formats.md`,
 //! "Extension: thread bodies in the implementation language"): the lines of a body
 //! are parsed by the implementation language's statement parser
-//! ([`crate::impls::syntax`]); a line of the base format, `[R =] [LIB.]Method(ARG,
+//! ([`crate::lang::grammar`]); a line of the base format, `[R =] [LIB.]Method(ARG,
 //! ...)`, is one of its statements. An error on such a line is reported as the
 //! base format's parser reports it.
 
 use super::lex::{lex_line, Tok, Token};
-use crate::impls::syntax::{self as lang, CallEx, Ex, Rhs, Stmt};
+use crate::lang::grammar::{self as lang, CallEx, Ex, Rhs, Stmt};
 pub use mowgli_diag::{Diagnostic, Pos};
 
 #[derive(Clone, Debug, PartialEq, Eq)]

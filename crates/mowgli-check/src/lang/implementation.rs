@@ -1,0 +1,1014 @@
+//! Implementations of one library over others (LOCO §3.5), written as text files
+//! (`specs/impls/*.impl`, grammar in `docs/impl-language.md`): parsing, lowering
+//! to the meta-language ([`mowgli_core::program::Prog`]), the implementation
+//! locations derived from abstract ones, and the context functions bodies use.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+use mowgli_core::program::{make_set, EvalCtx, Expr, Op, Prog, RegId};
+use mowgli_core::{Library, LocInfo, StampOrder, ThreadId, Value, World};
+use mowgli_libs::registry;
+
+use crate::lang::grammar::{BinOp, Block, CallEx, Ex, ImplFile, Name, Rhs, Stmt};
+use crate::lang::lower::build_library;
+use crate::lang::syntax::Pos;
+use crate::lang::InputError;
+use mowgli_diag::Diagnostic;
+
+/// A family of implementation locations (or work identifiers), per abstract
+/// object or global: `loc copy(x)[n] @ n for n in nodes`.
+#[derive(Clone, Debug)]
+pub struct Family {
+    pub name: String,
+    /// Whether the family is per abstract object (register 0 of its expressions).
+    pub per_object: bool,
+    /// Index variables (registers 1.., in order) and the set each ranges over.
+    pub ranges: Vec<Expr>,
+    /// Positions of the declared index variables among the ranged variables.
+    pub index: Vec<usize>,
+    pub node: Option<Expr>,
+    pub init: Option<Expr>,
+    pub wid: bool,
+    pub nregs: usize,
+}
+
+/// A method body: `I(t, m, ṽ)` with the arguments in registers 0..k.
+#[derive(Clone, Debug)]
+pub struct MethodImpl {
+    pub name: String,
+    pub params: usize,
+    pub body: Prog,
+    pub nregs: usize,
+}
+
+/// A lowered implementation of library `implements` using the libraries `uses`.
+pub struct Implementation {
+    pub name: String,
+    pub file: String,
+    pub implements: String,
+    /// The library the file's `implements` line names, when [`Implementation::against`]
+    /// checks the implementation against another specification of the same methods
+    /// (clients naming this library are run with `implements` in its place).
+    pub declared: Option<String>,
+    pub uses: Vec<String>,
+    pub families: Vec<Family>,
+    pub methods: BTreeMap<String, MethodImpl>,
+    /// The concretisation map g of its `concretise` lines (LOCO Def. 3.13), for
+    /// `mowgli obligations`; see [`crate::lang::maps`].
+    pub map: crate::lang::maps::ConcMap,
+}
+
+/// Context functions available to implementation code, with their arity.
+const BUILTINS: [(&str, usize); 13] = [
+    ("node", 0),
+    ("self", 0),
+    ("nodes", 0),
+    ("threads", 0),
+    ("wids", 0),
+    ("node_of", 1),
+    ("loc_node", 1),
+    ("participants", 1),
+    ("readers", 1),
+    ("writer", 1),
+    ("ring_size", 1),
+    ("size", 1),
+    ("obj", 1),
+];
+
+fn op_of(b: BinOp) -> Op {
+    match b {
+        BinOp::Add => Op::Add,
+        BinOp::Sub => Op::Sub,
+        BinOp::Mul => Op::Mul,
+        BinOp::Div => Op::Div,
+        BinOp::Mod => Op::Mod,
+        BinOp::Eq => Op::Eq,
+        BinOp::Ne => Op::Ne,
+        BinOp::Lt => Op::Lt,
+        BinOp::Le => Op::Le,
+        BinOp::Gt => Op::Gt,
+        BinOp::Ge => Op::Ge,
+        BinOp::And => Op::And,
+        BinOp::Or => Op::Or,
+        BinOp::In => Op::In,
+    }
+}
+
+/// A lowering error: where, and what is wrong.
+pub(crate) type LErr = Diagnostic;
+
+pub(crate) type L<T> = Result<T, LErr>;
+
+pub(crate) fn lerr<T>(pos: Pos, msg: impl Into<String>) -> L<T> {
+    Err(Diagnostic::new(pos, msg))
+}
+
+/// An error about the name `n`: the span covers it, and the help suggests the
+/// closest of `known`.
+pub(crate) fn unknown<'a, T>(n: &Name, msg: impl Into<String>, known: impl IntoIterator<Item = &'a str>) -> L<T> {
+    Err(Diagnostic::unknown(n.pos, &n.text, msg, known))
+}
+
+/// What the lowering of statements and expressions asks of the body's context:
+/// an implementation's method body (families, context functions, the libraries
+/// of `uses`) or a litmus thread body (the test's locations, registers and work
+/// identifiers, see `litmus::lower`).
+pub(crate) trait Host {
+    /// A name that is not a variable in scope (`_` included).
+    fn name(&mut self, lw: &mut Lowerer, n: &Name) -> L<Expr>;
+    /// The location family called `name`: (index, per abstract object, number of indices).
+    fn family(&self, _name: &str) -> Option<(u32, bool, usize)> {
+        None
+    }
+    /// `f(args)` for a function that is neither a family nor an operator function.
+    fn function(&mut self, n: &Name, args: Vec<Expr>) -> L<Expr>;
+    /// A method call: the host resolves the method (and reports it to
+    /// [`Lowerer::mark_call`]) and lowers the arguments.
+    fn call(&mut self, lw: &mut Lowerer, c: &CallEx) -> L<Prog>;
+    /// Flat registers only: the register that `let`/`var`/`=` binds `name` to.
+    fn bind(&mut self, _lw: &mut Lowerer, name: &Name, _rhs: &Rhs) -> L<RegId> {
+        lerr(name.pos, format!("`{}` cannot be bound here", name.text))
+    }
+    /// A variable local to a block (a `for` or comprehension variable) is declared.
+    fn local(&mut self, _n: &Name) -> L<()> {
+        Ok(())
+    }
+}
+
+struct LoopInfo {
+    depth: usize,
+    read_only: bool,
+    writes_outer: bool,
+    /// Registers bound in the body (flat registers).
+    bound: BTreeSet<RegId>,
+    /// Registers read in the body without being bound earlier in the same iteration.
+    stale: BTreeSet<RegId>,
+    /// At each `break` of this loop: the registers definitely bound there.
+    breaks: Vec<BTreeMap<RegId, usize>>,
+}
+
+/// Lowers statements and expressions of one body.
+///
+/// Two register disciplines: an implementation body's variables are lexically
+/// scoped (`let`, `var`, as in `docs/impl-language.md`); a litmus thread body's
+/// registers are *flat*: every name bound by `let`, `var` or `=` is one register
+/// of the thread (the host numbers them), visible in conditions, and a use must
+/// be definitely bound before (tracked here, see [`Lowerer::is_defined`]).
+pub(crate) struct Lowerer {
+    scopes: Vec<HashMap<String, (RegId, bool)>>,
+    pub(crate) nregs: usize,
+    loops: Vec<LoopInfo>,
+    flat: bool,
+    /// Registers definitely bound at this point, each with the number of loops
+    /// around its last definite binding (a register bound inside a loop at level l
+    /// was bound in the current iteration of the loops 1..=l).
+    defined: BTreeMap<RegId, usize>,
+    /// The current path has left through a `break`.
+    diverged: bool,
+    /// At the top of a litmus thread body, a final statement is followed by `()`
+    /// (the shape of [`Prog::seq`], which the line-per-call format lowers to).
+    unit_tail: bool,
+}
+
+impl Lowerer {
+    /// A lowerer whose first `nregs` registers are taken (flat: the thread's registers).
+    pub(crate) fn new(flat: bool, nregs: usize) -> Lowerer {
+        Lowerer {
+            scopes: vec![HashMap::new()],
+            nregs,
+            loops: vec![],
+            flat,
+            defined: BTreeMap::new(),
+            diverged: false,
+            unit_tail: false,
+        }
+    }
+
+    fn new_reg(&mut self, name: &str, mutable: bool) -> RegId {
+        let r = self.nregs;
+        self.nregs += 1;
+        self.scopes.last_mut().expect("a scope").insert(name.to_string(), (r, mutable));
+        r
+    }
+
+    /// A register no name refers to (e.g. the variable of a comprehension the
+    /// host builds).
+    pub(crate) fn hidden_reg(&mut self) -> RegId {
+        self.nregs += 1;
+        self.nregs - 1
+    }
+
+    fn lookup(&self, name: &str) -> Option<(RegId, bool, usize)> {
+        self.scopes.iter().enumerate().rev().find_map(|(d, s)| s.get(name).map(|&(r, m)| (r, m, d)))
+    }
+
+    /// The variables in scope (for suggestions).
+    pub(crate) fn visible(&self) -> Vec<String> {
+        self.scopes.iter().flat_map(|s| s.keys().cloned()).filter(|n| !n.starts_with('#')).collect()
+    }
+
+    /// Whether `name` is a variable of an enclosing block (`for`, comprehension).
+    pub(crate) fn is_local(&self, name: &str) -> bool {
+        self.lookup(name).is_some()
+    }
+
+    /// Flat registers: whether `r` is bound on every path to this point.
+    pub(crate) fn is_defined(&self, r: RegId) -> bool {
+        self.defined.contains_key(&r)
+    }
+
+    /// Flat registers: `r` is read here.
+    pub(crate) fn note_read(&mut self, r: RegId) {
+        let level = self.defined.get(&r).copied();
+        for (i, l) in self.loops.iter_mut().enumerate() {
+            if level.is_none_or(|lv| lv < i + 1) {
+                l.stale.insert(r);
+            }
+        }
+    }
+
+    fn note_bind(&mut self, r: RegId) {
+        self.defined.insert(r, self.loops.len());
+        for l in &mut self.loops {
+            l.bound.insert(r);
+        }
+    }
+
+    /// A call of a method that is (or is not) read-only (`Library::read_only`):
+    /// a loop making other calls is no spin loop.
+    pub(crate) fn mark_call(&mut self, read_only: bool) {
+        if !read_only {
+            for l in &mut self.loops {
+                l.read_only = false;
+            }
+        }
+    }
+
+    fn meet(a: BTreeMap<RegId, usize>, b: &BTreeMap<RegId, usize>) -> BTreeMap<RegId, usize> {
+        a.into_iter().filter_map(|(r, l)| b.get(&r).map(|&m| (r, l.min(m)))).collect()
+    }
+
+    pub(crate) fn expr(&mut self, e: &Ex, h: &mut dyn Host) -> L<Expr> {
+        Ok(match e {
+            Ex::Int(v, _) => Expr::Val(Value::Int(*v)),
+            Ex::Bool(b, _) => Expr::Val(Value::Bool(*b)),
+            Ex::Bot(_) => Expr::Val(Value::Bot),
+            Ex::Unit(_) => Expr::Val(Value::Unit),
+            Ex::Var(n) => {
+                if let Some((r, _, _)) = self.lookup(&n.text) {
+                    return Ok(Expr::Reg(r));
+                }
+                return h.name(self, n);
+            }
+            Ex::Tuple(items, _) => Expr::Tuple(items.iter().map(|i| self.expr(i, h)).collect::<L<_>>()?),
+            Ex::Set(items, _) => Expr::Op(Op::SetOf, items.iter().map(|i| self.expr(i, h)).collect::<L<_>>()?),
+            Ex::Comp { body, var, set, .. } => {
+                let set = self.expr(set, h)?;
+                h.local(var)?;
+                self.scopes.push(HashMap::new());
+                let r = self.new_reg(&var.text, false);
+                let body = self.expr(body, h);
+                self.scopes.pop();
+                Expr::Comp { body: Box::new(body?), var: r, set: Box::new(set) }
+            }
+            Ex::Bin(op, a, b, _) => Expr::Op(op_of(*op), vec![self.expr(a, h)?, self.expr(b, h)?]),
+            Ex::Neg(a, _) => Expr::Op(Op::Neg, vec![self.expr(a, h)?]),
+            Ex::Not(a, _) => Expr::Op(Op::Not, vec![self.expr(a, h)?]),
+            Ex::App(n, args) => self.app(n, args, vec![], h)?,
+            Ex::Index(base, ix, pos) => {
+                let ixs = ix.iter().map(|i| self.expr(i, h)).collect::<L<Vec<_>>>()?;
+                match &**base {
+                    Ex::App(n, args) if h.family(&n.text).is_some_and(|f| f.1) => self.app(n, args, ixs, h)?,
+                    Ex::Var(n) if self.lookup(&n.text).is_none() && h.family(&n.text).is_some() => {
+                        let (f, per, k) = h.family(&n.text).expect("checked");
+                        if per {
+                            return lerr(
+                                n.pos,
+                                format!("`{}` derives from an abstract object: `{}(x)[…]`", n.text, n.text),
+                            );
+                        }
+                        if k != ixs.len() {
+                            return lerr(*pos, format!("`{}` takes {k} indices, found {}", n.text, ixs.len()));
+                        }
+                        Expr::Derived { family: f, base: None, index: ixs }
+                    }
+                    other => {
+                        if ixs.len() != 1 {
+                            return lerr(*pos, "a tuple component takes one index");
+                        }
+                        let b = self.expr(other, h)?;
+                        Expr::Op(Op::Index, vec![b, ixs.into_iter().next().expect("one index")])
+                    }
+                }
+            }
+        })
+    }
+
+    fn app(&mut self, n: &Name, args: &[Ex], index: Vec<Expr>, h: &mut dyn Host) -> L<Expr> {
+        let a = args.iter().map(|e| self.expr(e, h)).collect::<L<Vec<_>>>()?;
+        let arity = |k: usize| -> L<()> {
+            if a.len() != k {
+                return lerr(
+                    n.pos,
+                    format!("`{}` takes {k} argument{}, found {}", n.text, if k == 1 { "" } else { "s" }, a.len()),
+                );
+            }
+            Ok(())
+        };
+        if let Some((f, per, k)) = h.family(&n.text) {
+            if !per {
+                return lerr(n.pos, format!("`{}` is a global family: `{}[…]`", n.text, n.text));
+            }
+            arity(1)?;
+            if k != index.len() {
+                return lerr(n.pos, format!("`{}(…)` takes {k} indices, found {}", n.text, index.len()));
+            }
+            let base = a.into_iter().next().expect("one argument");
+            return Ok(Expr::Derived { family: f, base: Some(Box::new(base)), index });
+        }
+        if !index.is_empty() {
+            return lerr(n.pos, format!("`{}` is not a location family", n.text));
+        }
+        let op = match n.text.as_str() {
+            "min" => Some(Op::Min),
+            "max" => Some(Op::Max),
+            "len" => Some(Op::Len),
+            "hash" => Some(Op::Hash),
+            "range" => Some(Op::Range),
+            _ => None,
+        };
+        if let Some(op) = op {
+            match op {
+                Op::Len | Op::Hash => arity(1)?,
+                Op::Range => arity(2)?,
+                _ => {}
+            }
+            return Ok(Expr::Op(op, a));
+        }
+        h.function(n, a)
+    }
+
+    fn rhs(&mut self, r: &Rhs, h: &mut dyn Host) -> L<Prog> {
+        match r {
+            Rhs::Call(c) => h.call(self, c),
+            Rhs::Expr(e) => Ok(Prog::Ret(self.expr(e, h)?)),
+            Rhs::If(s) => self.stmt_prog(s, h),
+        }
+    }
+
+    /// The program of one statement (its value is the statement's value).
+    fn stmt_prog(&mut self, s: &Stmt, h: &mut dyn Host) -> L<Prog> {
+        match s {
+            Stmt::Call(c) => h.call(self, c),
+            Stmt::Value(e) => Ok(Prog::Ret(self.expr(e, h)?)),
+            Stmt::If { cond, then, els, .. } => {
+                let c = self.expr(cond, h)?;
+                let (d0, div0) = (self.defined.clone(), self.diverged);
+                self.diverged = false;
+                let a = self.block(then, h)?;
+                let (d1, v1) = (std::mem::replace(&mut self.defined, d0), self.diverged);
+                self.diverged = false;
+                let b = match els {
+                    Some(b) => self.block(b, h)?,
+                    None => Prog::Ret(Expr::Val(Value::Unit)),
+                };
+                let d2 = std::mem::take(&mut self.defined);
+                let v2 = self.diverged;
+                self.defined = match (v1, v2) {
+                    (true, false) => d2,
+                    (false, true) => d1,
+                    _ => Self::meet(d1, &d2),
+                };
+                self.diverged = div0 || (v1 && v2);
+                Ok(Prog::If(c, Box::new(a), Box::new(b)))
+            }
+            Stmt::Loop(b, _) => {
+                self.loops.push(LoopInfo {
+                    depth: self.scopes.len(),
+                    read_only: true,
+                    writes_outer: false,
+                    bound: BTreeSet::new(),
+                    stale: BTreeSet::new(),
+                    breaks: vec![],
+                });
+                let level = self.loops.len();
+                let first = self.nregs;
+                let (d0, div0) = (self.defined.clone(), self.diverged);
+                let body = self.block(b, h)?;
+                let locals: Vec<RegId> = (first..self.nregs).collect();
+                let info = self.loops.pop().expect("pushed");
+                // the loop is left by a `break` only: what every break had bound
+                let mut after: Option<BTreeMap<RegId, usize>> = None;
+                for d in &info.breaks {
+                    after = Some(match after {
+                        None => d.clone(),
+                        Some(a) => Self::meet(a, d),
+                    });
+                }
+                self.defined = match after {
+                    Some(a) => a.into_iter().map(|(r, l)| (r, l.min(level - 1))).collect(),
+                    None => d0,
+                };
+                self.diverged = div0;
+                let spin = if self.flat {
+                    // Flat registers stay visible after the loop: an iteration that
+                    // does not break must leave no trace in the one that does. So the
+                    // body reads no register it binds unless bound before in the same
+                    // iteration, and every register it binds is bound again before
+                    // each `break` (see `docs/formats.md`).
+                    info.read_only
+                        && info.stale.is_disjoint(&info.bound)
+                        && info.breaks.iter().all(|d| info.bound.iter().all(|r| d.get(r).is_some_and(|&l| l >= level)))
+                } else {
+                    info.read_only && !info.writes_outer
+                };
+                Ok(if spin { Prog::Spin(Box::new(body), locals) } else { Prog::Loop(Box::new(body)) })
+            }
+            Stmt::For { var, set, body } => {
+                let set = self.expr(set, h)?;
+                h.local(var)?;
+                self.scopes.push(HashMap::new());
+                let r = self.new_reg(&var.text, false);
+                let (d0, div0) = (self.defined.clone(), self.diverged);
+                let b = self.block(body, h);
+                self.scopes.pop();
+                // the body may run no time
+                self.defined = d0;
+                self.diverged = div0;
+                Ok(Prog::For { var: r, set, body: Box::new(b?) })
+            }
+            Stmt::Break(v, pos) => {
+                if self.loops.is_empty() {
+                    return lerr(*pos, "`break` outside a `loop`");
+                }
+                let v = match v {
+                    Some(e) => self.expr(e, h)?,
+                    None => Expr::Val(Value::Unit),
+                };
+                let d = self.defined.clone();
+                self.loops.last_mut().expect("in a loop").breaks.push(d);
+                self.diverged = true;
+                Ok(Prog::Break(1, v))
+            }
+            Stmt::Let { .. } | Stmt::Assign { .. } => unreachable!("handled by `stmts`"),
+        }
+    }
+
+    fn stmts(&mut self, ss: &[Stmt], h: &mut dyn Host) -> L<Prog> {
+        let tail = std::mem::take(&mut self.unit_tail);
+        let Some((first, rest)) = ss.split_first() else { return Ok(Prog::Ret(Expr::Val(Value::Unit))) };
+        match first {
+            Stmt::Let { name, rhs, .. } | Stmt::Assign { name, rhs } if self.flat => {
+                let p = self.rhs(rhs, h)?;
+                if self.lookup(&name.text).is_some() {
+                    return lerr(
+                        name.pos,
+                        format!("`{}` is a loop variable here; a register needs another name", name.text),
+                    );
+                }
+                let r = h.bind(self, name, rhs)?;
+                self.note_bind(r);
+                self.unit_tail = tail;
+                let rest = self.stmts(rest, h)?;
+                Ok(Prog::Let { first: Box::new(p), bind: Some(r), rest: Box::new(rest) })
+            }
+            Stmt::Let { name, rhs, mutable } => {
+                let p = self.rhs(rhs, h)?;
+                let r = self.new_reg(&name.text, *mutable);
+                self.note_bind(r);
+                let rest = self.stmts(rest, h)?;
+                Ok(Prog::Let { first: Box::new(p), bind: Some(r), rest: Box::new(rest) })
+            }
+            Stmt::Assign { name, rhs } => {
+                let Some((r, mutable, depth)) = self.lookup(&name.text) else {
+                    let known = self.visible();
+                    return unknown(
+                        name,
+                        format!("undeclared variable `{}` (declare it with `var`)", name.text),
+                        known.iter().map(String::as_str),
+                    );
+                };
+                if !mutable {
+                    return lerr(
+                        name.pos,
+                        format!("`{}` is bound by `let`; declare it with `var` to assign it", name.text),
+                    );
+                }
+                for l in &mut self.loops {
+                    if depth < l.depth {
+                        l.writes_outer = true;
+                    }
+                }
+                let p = self.rhs(rhs, h)?;
+                self.note_bind(r);
+                let rest = self.stmts(rest, h)?;
+                Ok(Prog::Let { first: Box::new(p), bind: Some(r), rest: Box::new(rest) })
+            }
+            s => {
+                let p = self.stmt_prog(s, h)?;
+                if rest.is_empty() && !tail {
+                    return Ok(p);
+                }
+                self.unit_tail = tail;
+                let rest = self.stmts(rest, h)?;
+                Ok(Prog::Let { first: Box::new(p), bind: None, rest: Box::new(rest) })
+            }
+        }
+    }
+
+    fn block(&mut self, b: &Block, h: &mut dyn Host) -> L<Prog> {
+        self.scopes.push(HashMap::new());
+        let p = self.stmts(&b.stmts, h);
+        self.scopes.pop();
+        p
+    }
+
+    /// A litmus thread body: its statements, ending with `()`.
+    pub(crate) fn thread_body(&mut self, ss: &[Stmt], h: &mut dyn Host) -> L<Prog> {
+        self.unit_tail = true;
+        self.stmts(ss, h)
+    }
+}
+
+/// The host of an implementation's bodies and family declarations.
+struct ImplHost<'a> {
+    families: &'a HashMap<String, (u32, bool, usize)>,
+    libs: &'a [Box<dyn Library>],
+    lib_names: &'a [String],
+    /// The index of the `_` family (fresh work identifier).
+    fresh: u32,
+}
+
+impl Host for ImplHost<'_> {
+    fn name(&mut self, lw: &mut Lowerer, n: &Name) -> L<Expr> {
+        if n.text == "_" {
+            return Ok(Expr::Derived { family: self.fresh, base: None, index: vec![] });
+        }
+        if let Some(&(_, a)) = BUILTINS.iter().find(|(b, _)| *b == n.text) {
+            if a == 0 {
+                return Ok(Expr::Ctx(n.text.clone(), vec![]));
+            }
+        }
+        match self.families.get(&n.text) {
+            Some(&(f, false, 0)) => Ok(Expr::Derived { family: f, base: None, index: vec![] }),
+            Some(&(_, false, k)) => lerr(n.pos, format!("`{}` needs {k} indices: `{}[…]`", n.text, n.text)),
+            Some(&(_, true, _)) => {
+                lerr(n.pos, format!("`{}` derives from an abstract object: `{}(x)`", n.text, n.text))
+            }
+            None => {
+                let vars = lw.visible();
+                let known = vars
+                    .iter()
+                    .map(String::as_str)
+                    .chain(self.families.keys().map(String::as_str))
+                    .chain(BUILTINS.iter().filter(|b| b.1 == 0).map(|b| b.0));
+                unknown(n, format!("undeclared name `{}`", n.text), known)
+            }
+        }
+    }
+
+    fn family(&self, name: &str) -> Option<(u32, bool, usize)> {
+        self.families.get(name).copied()
+    }
+
+    fn function(&mut self, n: &Name, a: Vec<Expr>) -> L<Expr> {
+        match BUILTINS.iter().find(|(b, _)| *b == n.text) {
+            Some(&(_, k)) => {
+                if a.len() != k {
+                    return lerr(
+                        n.pos,
+                        format!("`{}` takes {k} argument{}, found {}", n.text, if k == 1 { "" } else { "s" }, a.len()),
+                    );
+                }
+                Ok(Expr::Ctx(n.text.clone(), a))
+            }
+            None => {
+                let mut families: Vec<&str> = self.families.keys().map(String::as_str).collect();
+                families.sort();
+                let known = crate::lang::grammar::OPERATOR_FUNCTIONS
+                    .iter()
+                    .copied()
+                    .chain(BUILTINS.iter().map(|b| b.0))
+                    .chain(families.iter().copied());
+                unknown(
+                    n,
+                    format!(
+                        "unknown function `{}` (functions: min, max, len, hash, range, {}; families: {})",
+                        n.text,
+                        BUILTINS.iter().map(|b| b.0).collect::<Vec<_>>().join(", "),
+                        families.join(", ")
+                    ),
+                    known,
+                )
+            }
+        }
+    }
+
+    fn call(&mut self, lw: &mut Lowerer, c: &CallEx) -> L<Prog> {
+        let (li, mi) = resolve(self.libs, self.lib_names, c.lib.as_ref(), &c.method)?;
+        let sig = &self.libs[li].methods()[mi];
+        if sig.params.len() != c.args.len() {
+            return lerr(
+                c.method.pos,
+                format!("`{}` takes {} arguments, found {}", sig.name, sig.params.len(), c.args.len()),
+            );
+        }
+        lw.mark_call(self.libs[li].read_only(mi));
+        let args = c.args.iter().map(|a| lw.expr(a, self)).collect::<L<Vec<_>>>()?;
+        Ok(Prog::Call { lib: li, method: mi, args })
+    }
+}
+
+fn resolve(libs: &[Box<dyn Library>], names: &[String], lib: Option<&Name>, m: &Name) -> L<(usize, usize)> {
+    let visible =
+        |l: &dyn Library| l.methods().iter().map(|s| s.name).filter(|n| !n.starts_with('#')).collect::<Vec<_>>();
+    if let Some(l) = lib {
+        let Some(li) = names.iter().position(|n| *n == l.text) else {
+            return unknown(
+                l,
+                format!("library `{}` is not in `uses` ({})", l.text, names.join(", ")),
+                names.iter().map(String::as_str),
+            );
+        };
+        return match libs[li].method_id(&m.text) {
+            Some(mi) => Ok((li, mi)),
+            None => unknown(
+                m,
+                format!(
+                    "library `{}` has no method `{}` (its methods: {})",
+                    l.text,
+                    m.text,
+                    visible(&*libs[li]).join(", ")
+                ),
+                visible(&*libs[li]),
+            ),
+        };
+    }
+    let found: Vec<(usize, usize)> =
+        libs.iter().enumerate().filter_map(|(li, l)| l.method_id(&m.text).map(|mi| (li, mi))).collect();
+    match found.len() {
+        1 => Ok(found[0]),
+        0 => unknown(
+            m,
+            format!("unknown method `{}`: no library of `uses` ({}) has it", m.text, names.join(", ")),
+            libs.iter().flat_map(|l| visible(&**l)),
+        ),
+        _ => {
+            let ls: Vec<&str> = found.iter().map(|(li, _)| names[*li].as_str()).collect();
+            lerr(
+                m.pos,
+                format!(
+                    "ambiguous method `{}`: it belongs to {}; qualify it, e.g. `{}.{}`",
+                    m.text,
+                    ls.join(" and "),
+                    ls[0],
+                    m.text
+                ),
+            )
+        }
+    }
+}
+
+impl Implementation {
+    /// Reads and lowers an implementation file.
+    pub fn load(path: &Path, order: &StampOrder) -> Result<Implementation, InputError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| InputError::whole_file(file.clone(), format!("cannot read: {e}")))?;
+        Implementation::parse(&file, &text, order)
+    }
+
+    /// Parses and lowers implementation file `file`, whose text is `text`.
+    pub fn parse(file: &str, text: &str, order: &StampOrder) -> Result<Implementation, InputError> {
+        Implementation::parse_text(file, text, order).map_err(|d| d.in_file(file, text))
+    }
+
+    fn parse_text(file: &str, text: &str, order: &StampOrder) -> Result<Implementation, Diagnostic> {
+        let ie = |pos: Pos, msg: String| Diagnostic::new(pos, msg);
+        let original = text;
+        // `concretise` lines are read apart (blanked for the parser), once the libraries are known
+        let text = &crate::lang::maps::strip(text);
+        let f: ImplFile = crate::lang::grammar::parse(text)?;
+        let abs = build_library(&f.implements, order)?;
+        let mut libs: Vec<Box<dyn Library>> = Vec::new();
+        let mut lib_names = Vec::new();
+        for u in &f.uses {
+            if u.text == f.implements.text {
+                return Err(
+                    ie(u.pos, format!("`{}` cannot use itself (LOCO Def. 3.9 (1))", u.text)).with_span(u.text.len())
+                );
+            }
+            if lib_names.contains(&u.text) {
+                return Err(ie(u.pos, format!("library `{}` is listed twice", u.text)).with_span(u.text.len()));
+            }
+            libs.push(build_library(u, order)?);
+            lib_names.push(u.text.clone());
+        }
+        // the concretisation map: methods of the implemented library mapped to methods of `uses`
+        let map = match order.table("to") {
+            Some(to) => {
+                let visible = |l: &dyn Library| -> Vec<&'static str> {
+                    l.methods().iter().map(|s| s.name).filter(|n| !n.starts_with('#')).collect()
+                };
+                let abstract_methods = visible(abs.as_ref());
+                let concrete_methods: Vec<&str> = libs.iter().flat_map(|l| visible(l.as_ref())).collect();
+                crate::lang::maps::parse_checked(original, to, Some((&abstract_methods, &concrete_methods)))?
+            }
+            None => Default::default(),
+        };
+        // families: index in declaration order; `_` (fresh work identifier) last
+        let mut fam_index: HashMap<String, (u32, bool, usize)> = HashMap::new();
+        for (i, d) in f.families.iter().enumerate() {
+            if fam_index.contains_key(&d.name.text) || BUILTINS.iter().any(|b| b.0 == d.name.text) {
+                return Err(ie(d.name.pos, format!("`{}` is already declared (or a built-in function)", d.name.text)));
+            }
+            fam_index.insert(d.name.text.clone(), (i as u32, d.object.is_some(), d.index.len()));
+        }
+        let fresh = f.families.len() as u32;
+        let mut families = Vec::new();
+        for d in &f.families {
+            let mut host = ImplHost { families: &fam_index, libs: &libs, lib_names: &lib_names, fresh };
+            let mut lw = Lowerer::new(false, 0);
+            // register 0: the abstract object (if any); then the ranged variables
+            lw.new_reg(d.object.as_ref().map(|o| o.text.as_str()).unwrap_or("#object"), false);
+            let mut ranges = Vec::new();
+            for (v, e) in &d.ranges {
+                ranges.push(lw.expr(e, &mut host)?);
+                lw.new_reg(&v.text, false);
+            }
+            let index = d
+                .index
+                .iter()
+                .map(|ix| d.ranges.iter().position(|(v, _)| v.text == ix.text).expect("checked by the parser"))
+                .collect();
+            let node = d.node.as_ref().map(|e| lw.expr(e, &mut host)).transpose()?;
+            let init = d.init.as_ref().map(|e| lw.expr(e, &mut host)).transpose()?;
+            families.push(Family {
+                name: d.name.text.clone(),
+                per_object: d.object.is_some(),
+                ranges,
+                index,
+                node,
+                init,
+                wid: d.wid,
+                nregs: lw.nregs,
+            });
+        }
+        families.push(Family {
+            name: "_".into(),
+            per_object: false,
+            ranges: vec![],
+            index: vec![],
+            node: None,
+            init: None,
+            wid: true,
+            nregs: 1,
+        });
+        let mut methods = BTreeMap::new();
+        for m in &f.methods {
+            let Some(mi) = abs.method_id(&m.name.text) else {
+                let known: Vec<&str> = abs.methods().iter().map(|s| s.name).filter(|n| !n.starts_with('#')).collect();
+                return unknown(
+                    &m.name,
+                    format!(
+                        "`{}` has no method `{}` (its methods: {})",
+                        f.implements.text,
+                        m.name.text,
+                        known.join(", ")
+                    ),
+                    known.iter().copied(),
+                );
+            };
+            let sig = &abs.methods()[mi];
+            if sig.params.len() != m.params.len() {
+                return Err(ie(
+                    m.name.pos,
+                    format!(
+                        "`{}` takes {} parameters in `{}`, found {}",
+                        m.name.text,
+                        sig.params.len(),
+                        f.implements.text,
+                        m.params.len()
+                    ),
+                ));
+            }
+            if methods.contains_key(&m.name.text) {
+                return Err(ie(m.name.pos, format!("method `{}` is implemented twice", m.name.text)));
+            }
+            let mut host = ImplHost { families: &fam_index, libs: &libs, lib_names: &lib_names, fresh };
+            let mut lw = Lowerer::new(false, 0);
+            for p in &m.params {
+                lw.new_reg(&p.text, false);
+            }
+            let body = lw.block(&m.body, &mut host)?;
+            methods.insert(
+                m.name.text.clone(),
+                MethodImpl { name: m.name.text.clone(), params: m.params.len(), body, nregs: lw.nregs },
+            );
+        }
+        for s in abs.methods() {
+            if !s.name.starts_with('#') && !methods.contains_key(s.name) {
+                return Err(ie(
+                    f.name.pos,
+                    format!("method `{}` of `{}` has no implementation", s.name, f.implements.text),
+                ));
+            }
+        }
+        Ok(Implementation {
+            name: f.name.text.clone(),
+            file: file.to_string(),
+            implements: f.implements.text.clone(),
+            declared: None,
+            uses: lib_names,
+            families,
+            methods,
+            map,
+        })
+    }
+}
+
+impl Implementation {
+    /// Checks the implementation against the specification `lib` instead of the one
+    /// its `implements` line names (e.g. `rbl_rfe` for an `rbl` implementation): `lib`
+    /// must have the same methods with the same parameters.
+    pub fn against(&mut self, lib: &str, order: &StampOrder) -> Result<(), String> {
+        if lib == self.implements {
+            return Ok(());
+        }
+        let mine = registry::library(&self.implements, order).map_err(|e| e.to_string())?;
+        let other = registry::library(lib, order).map_err(|e| e.to_string())?;
+        let sigs = |l: &dyn Library| -> Vec<(String, Vec<mowgli_core::Param>, bool)> {
+            l.methods().iter().map(|m| (m.name.to_string(), m.params.clone(), m.returns)).collect()
+        };
+        if sigs(mine.as_ref()) != sigs(other.as_ref()) {
+            return Err(format!(
+                "`{}` implements `{}`, whose methods differ from `{lib}`'s: a specification to check it against must have the same methods",
+                self.name, self.implements
+            ));
+        }
+        if self.uses.iter().any(|u| u == lib) {
+            return Err(format!("`{}` uses `{lib}`: it cannot also be checked against it", self.name));
+        }
+        self.declared = Some(std::mem::replace(&mut self.implements, lib.to_string()));
+        Ok(())
+    }
+}
+
+/// The context of an implemented program: the client's world (nodes, threads,
+/// barrier participants, ring roles, location sizes), the work identifiers each
+/// thread uses, and the materialised implementation locations.
+pub struct WorldCtx {
+    pub world: World,
+    /// Per thread: the work identifiers its client code uses.
+    pub wids: Vec<Vec<Value>>,
+    /// (family, abstract object, index) → location or work identifier.
+    pub derived: HashMap<(u32, Option<Value>, Vec<Value>), Value>,
+}
+
+impl EvalCtx for WorldCtx {
+    fn builtin(&self, thread: ThreadId, name: &str, args: &[Value]) -> Result<Value, String> {
+        let w = &self.world;
+        let obj = |v: Option<&Value>| -> Result<&mowgli_core::ObjInfo, String> {
+            match v {
+                Some(Value::Obj(o)) => w.objs.get(*o as usize).ok_or_else(|| "no such object".into()),
+                Some(v) => Err(format!("`{name}` needs a barrier or ring, found {}", w.show(v))),
+                None => Err(format!("`{name}` needs an argument")),
+            }
+        };
+        let threads = |ts: &[usize]| make_set(ts.iter().map(|&t| Value::Thread(t as u32)).collect());
+        Ok(match name {
+            "node" => Value::Node(w.thread_node(thread)),
+            "self" => Value::Thread(thread as u32),
+            "nodes" => Value::Nodes(w.nodes.clone()),
+            "threads" => threads(&(0..w.threads.len()).collect::<Vec<_>>()),
+            "wids" => make_set(self.wids.get(thread).cloned().unwrap_or_default()),
+            "node_of" => match args.first() {
+                Some(Value::Thread(t)) => Value::Node(w.thread_node(*t as usize)),
+                _ => return Err("`node_of` needs a thread".into()),
+            },
+            "loc_node" => match args.first() {
+                Some(Value::Loc(l)) => Value::Node(w.loc_node(*l).ok_or("`loc_node` of a replicated location")?),
+                _ => return Err("`loc_node` needs a location".into()),
+            },
+            "participants" | "readers" => threads(&obj(args.first())?.threads),
+            "writer" => Value::Thread(obj(args.first())?.writer.ok_or("`writer` of a barrier")? as u32),
+            "ring_size" => Value::Int(obj(args.first())?.size.ok_or("`ring_size` of a barrier")? as i64),
+            "size" => match args.first() {
+                Some(Value::Loc(l)) => {
+                    Value::Int(w.locs[*l].size.ok_or("`size` of a location without `size K`")? as i64)
+                }
+                _ => return Err("`size` needs a location".into()),
+            },
+            "obj" => args.first().cloned().ok_or("`obj` needs an argument")?,
+            _ => return Err(format!("unknown function `{name}`")),
+        })
+    }
+    fn derived(&self, family: u32, base: Option<&Value>, index: &[Value]) -> Result<Value, String> {
+        self.derived.get(&(family, base.cloned(), index.to_vec())).cloned().ok_or_else(|| {
+            format!(
+                "no implementation location of this family for {}[{}] (outside the declared ranges)",
+                base.map(|b| self.world.show(b)).unwrap_or_default(),
+                index.iter().map(|v| self.world.show(v)).collect::<Vec<_>>().join(", ")
+            )
+        })
+    }
+}
+
+impl WorldCtx {
+    /// Creates the implementation locations of `imp` for the abstract objects
+    /// `objects` (the values the client passes to the implemented library),
+    /// appending them to the world; names are `family(object)[index]`.
+    pub fn materialise(
+        imp: &Implementation,
+        world: World,
+        wids: Vec<Vec<Value>>,
+        objects: &[Value],
+    ) -> Result<WorldCtx, String> {
+        let mut ctx = WorldCtx { world, wids, derived: HashMap::new() };
+        for (fi, fam) in imp.families.iter().enumerate() {
+            let bases: Vec<Option<Value>> =
+                if fam.per_object { objects.iter().cloned().map(Some).collect() } else { vec![None] };
+            for base in bases {
+                // enumerate the ranged variables
+                let mut assigns: Vec<Vec<Value>> = vec![vec![]];
+                for (k, r) in fam.ranges.iter().enumerate() {
+                    let mut next = Vec::new();
+                    for a in &assigns {
+                        let env = env_of(&base, a, fam.nregs);
+                        let set = match r.eval_in(&env, 0, &ctx) {
+                            Ok(v) => v,
+                            // a range that does not apply to this object (e.g. `participants` of a location)
+                            Err(_) if fam.per_object => continue,
+                            Err(e) => return Err(format!("family `{}`, range {}: {e}", fam.name, k + 1)),
+                        };
+                        let items = match &set {
+                            Value::Nodes(ns) => ns.iter().map(|&n| Value::Node(n)).collect(),
+                            Value::Set(vs) | Value::Tuple(vs) => vs.clone(),
+                            v => return Err(format!("family `{}`: range {} is not a set ({v})", fam.name, k + 1)),
+                        };
+                        for it in items {
+                            let mut b = a.clone();
+                            b.push(it);
+                            next.push(b);
+                        }
+                    }
+                    assigns = next;
+                }
+                for a in assigns {
+                    let env = env_of(&base, &a, fam.nregs);
+                    let index: Vec<Value> = fam.index.iter().map(|&i| a[i].clone()).collect();
+                    let label = format!(
+                        "{}{}{}",
+                        fam.name,
+                        base.as_ref().map(|b| format!("({})", ctx.world.show(b))).unwrap_or_default(),
+                        if index.is_empty() {
+                            String::new()
+                        } else {
+                            format!("[{}]", index.iter().map(|v| ctx.world.show(v)).collect::<Vec<_>>().join(","))
+                        }
+                    );
+                    let v = if fam.wid {
+                        let id = ctx.world.wids.len() as u32;
+                        ctx.world.wids.push(label);
+                        Value::Wid(id)
+                    } else {
+                        let home = match &fam.node {
+                            None => None,
+                            Some(e) => {
+                                match e.eval_in(&env, 0, &ctx).map_err(|e| format!("family `{}`: {e}", fam.name))? {
+                                    Value::Node(n) => Some(n),
+                                    Value::Int(n) if n > 0 => Some(n as u32),
+                                    v => return Err(format!("family `{}`: `@` gives {v}, not a node", fam.name)),
+                                }
+                            }
+                        };
+                        let init = match &fam.init {
+                            None => Value::Int(0),
+                            Some(e) => e.eval_in(&env, 0, &ctx).map_err(|e| format!("family `{}`: {e}", fam.name))?,
+                        };
+                        if let Some(n) = home {
+                            if !ctx.world.nodes.contains(&n) {
+                                return Err(format!("family `{}`: node {n} is not a node of the program", fam.name));
+                            }
+                        }
+                        let l = ctx.world.locs.len();
+                        ctx.world.locs.push(LocInfo { name: label, home, init, size: None, implicit: false });
+                        Value::Loc(l)
+                    };
+                    ctx.derived.insert((fi as u32, base.clone(), index), v);
+                }
+            }
+        }
+        Ok(ctx)
+    }
+}
+
+fn env_of(base: &Option<Value>, vars: &[Value], nregs: usize) -> Vec<Option<Value>> {
+    let mut env = vec![None; nregs.max(vars.len() + 1)];
+    env[0] = base.clone();
+    for (i, v) in vars.iter().enumerate() {
+        env[i + 1] = Some(v.clone());
+    }
+    env
+}

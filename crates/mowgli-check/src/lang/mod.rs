@@ -1,0 +1,17 @@
+//! The source languages: the litmus format (`syntax`, `lex`, its printer `print`),
+//! herd7's x86 format (`herd`), the implementation files with their statement
+//! grammar (`grammar`, `implementation`) and `concretise` lines (`maps`), and their
+//! lowering to the engine's problems (`lower`). Below the analyses; above the
+//! engine, whose `Problem` they produce.
+
+pub mod grammar;
+pub mod herd;
+pub mod implementation;
+pub mod lex;
+pub mod lower;
+pub mod maps;
+pub mod print;
+pub mod syntax;
+
+/// An unreadable or malformed input: a positioned diagnostic.
+pub type InputError = mowgli_diag::Diagnostic;
