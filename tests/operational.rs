@@ -200,6 +200,7 @@ fn generated(lib: &str, b: SuiteBounds) -> Vec<generate::SuiteTest> {
         max_tests: None,
         jobs: 2,
         model: "the default stamp order".into(),
+        partition: mowgli_check::impls::gen::Partition::ALL,
     };
     generate::generate_suite(&opts, &default_order(), &|_| {}).expect("generates").1
 }

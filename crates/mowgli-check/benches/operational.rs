@@ -89,6 +89,7 @@ fn main() {
         max_tests: None,
         jobs: 2,
         model: "the default stamp order".into(),
+        partition: mowgli_check::impls::gen::Partition::ALL,
     };
     let gen = generate::generate_suite(&opts, &default_order(), &|_| {}).expect("generates").1;
     let texts: Vec<String> = gen.into_iter().map(|t| t.text).collect();
