@@ -42,15 +42,20 @@ enum Cmd {
         /// expectation as a Graphviz file `DIR/TEST-lLINE.dot`.
         #[arg(long, value_name = "DIR")]
         dot: Option<PathBuf>,
-        /// The engine for the witnesses of each plain execution: `explicit`
-        /// (backtracking) or `z3` (SMT; libraries rdmawait, msw, sv, bal).
+        /// The engine: `explicit` (declarative, backtracking), `z3` (declarative,
+        /// SMT; libraries rdmawait, msw, sv, bal), `operational` /
+        /// `operational-simplified` (RDMA^TSO's machines, RDMA paper §3), or `both`
+        /// (declarative and operational; a difference fails the test).
         #[arg(long, value_enum, default_value = "explicit")]
-        engine: mowgli_check::engine::Backend,
+        engine: mowgli_check::operational::LitmusEngine,
         /// Output format: `text`, or `herd` (herd7's log, for mcompare7 and msum7;
         /// herd7 x86 tests only; the summary goes to stderr).
         #[arg(long, value_enum, default_value = "text", conflicts_with = "json")]
         format: LitmusFormat,
     },
+    /// A shortest run of RDMA^TSO's operational machine reaching an outcome, step by
+    /// step, with the execution graph it builds (docs/user-guide.md, "mowgli trace").
+    Trace(mowgli_check::trace::TraceArgs),
     /// Bounded refinement (LOCO Def. 3.10): every outcome of the implementation on a
     /// client must be an outcome of the specification.
     Refine {
@@ -523,7 +528,7 @@ fn main() -> ExitCode {
             let mut reports = Vec::new();
             let mut errors = Vec::new();
             for f in &files {
-                match litmus::check_file_on(f, &order, engine) {
+                match litmus::check_file_engine(f, &order, engine) {
                     Ok(r) => {
                         if format == LitmusFormat::Herd {
                             match litmus::herdlog::log(&r) {
@@ -567,11 +572,15 @@ fn main() -> ExitCode {
             let nfail: usize = reports.iter().map(|r| r.expectations.iter().filter(|e| !e.passed()).count()).sum();
             let nknown: usize =
                 reports.iter().map(|r| r.expectations.iter().filter(|e| !e.ok && e.known.is_some()).count()).sum();
-            let verdict = Verdict::of(!errors.is_empty(), nfail > 0, true);
+            let ndiff: usize = reports.iter().map(|r| r.engine_differences.len()).sum();
+            let verdict = Verdict::of(!errors.is_empty(), nfail + ndiff > 0, true);
             let decided = Decided::new(
                 verdict,
                 match verdict {
                     Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
+                    Verdict::Counterexample if ndiff > 0 => {
+                        format!("{nfail} of {nexp} expectations fail; {ndiff} outcomes differ between the engines")
+                    }
                     Verdict::Counterexample => format!("{nfail} of {nexp} expectations fail"),
                     _ => format!(
                         "{} of {nexp} expectations hold, {nknown} documented disagreements{}",
@@ -624,10 +633,22 @@ fn main() -> ExitCode {
                     eprintln!("{}", decided.line());
                     decided.verdict.exit()
                 } else {
+                    if let (true, Some(m)) = (stats, litmus::machine_summary(&reports)) {
+                        println!("{m}");
+                    }
                     println!("{summary}");
                     conclude(&decided, None)
                 }
             }
+        }
+        Cmd::Trace(args) => {
+            let order = match load_order(&args.stamp_order) {
+                Ok(o) => o,
+                Err(e) => return input_error(false, e),
+            };
+            let (text, decided) = mowgli_check::trace::run(&args, &order);
+            print!("{text}");
+            conclude(&decided, None)
         }
         Cmd::Refine { implementation, clients, gen, json, stamp_order, loop_bound, dot, spec, screen, minimise } => {
             if gen.calls.is_some() {

@@ -83,12 +83,19 @@ pub struct TestReport {
     /// For a test read from herd7's x86 format: herd's verdict.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub herd: Option<herdlog::HerdResult>,
+    /// `--engine operational|operational-simplified|both`: what the machine explored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<crate::operational::MachineStats>,
+    /// `--engine both`: every outcome one engine has and the other has not (a bug
+    /// in one engine: RDMA paper Thm. 4.5 says there is none); each fails the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub engine_differences: Vec<String>,
 }
 
 impl TestReport {
     /// Every expectation passes (holds, or fails as documented).
     pub fn all_ok(&self) -> bool {
-        self.expectations.iter().all(|e| e.passed())
+        self.expectations.iter().all(|e| e.passed()) && self.engine_differences.is_empty()
     }
 }
 
@@ -123,6 +130,17 @@ pub fn check_text_on(
     prune: bool,
     backend: engine::Backend,
 ) -> Result<TestReport, InputError> {
+    declarative(file, text, order, prune, backend).map(|(r, _, _)| r)
+}
+
+/// [`check_text_on`], also giving the lowered test and the outcomes.
+fn declarative(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    prune: bool,
+    backend: engine::Backend,
+) -> Result<(TestReport, lower::Lowered, std::collections::BTreeSet<engine::Outcome>), InputError> {
     let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, text))?;
@@ -160,7 +178,7 @@ pub fn check_text_on(
             }
         })
         .collect();
-    Ok(TestReport {
+    let report = TestReport {
         file: file.to_string(),
         name: low.name.clone(),
         libraries: low.lib_names.clone(),
@@ -169,6 +187,85 @@ pub fn check_text_on(
         herd: ast.herd.as_ref().map(|h| herdlog::result(h, &low, &res)),
         stats: res.stats,
         bounded: res.bound_hit,
+        machine: None,
+        engine_differences: vec![],
+    };
+    let outs = res.outcomes.into_keys().collect();
+    Ok((report, low, outs))
+}
+
+/// Parses and runs one litmus file on the chosen engine (`mowgli litmus --engine`).
+pub fn check_file_engine(
+    path: &Path,
+    order: &StampOrder,
+    eng: crate::operational::LitmusEngine,
+) -> Result<TestReport, InputError> {
+    let file = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| InputError::whole_file(file.clone(), format!("cannot read: {e}")))?;
+    check_text_engine(&file, &text, order, eng)
+}
+
+/// [`check_file_engine`] on a test given as text.
+pub fn check_text_engine(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    eng: crate::operational::LitmusEngine,
+) -> Result<TestReport, InputError> {
+    use crate::operational::{self as op, LitmusEngine};
+    let ie = |msg: String| InputError::whole_file(file.to_string(), msg);
+    let Some(machine) = eng.machine() else {
+        return check_text_on(file, text, order, true, eng.backend());
+    };
+    if eng == LitmusEngine::Both {
+        let start = std::time::Instant::now();
+        let (mut r, low, decl) = declarative(file, text, order, true, engine::Backend::Explicit)?;
+        let decl_micros = start.elapsed().as_micros();
+        if low.libs.iter().any(|l| mowgli_machine::library_pcie(l.as_ref()).is_none()) {
+            return Ok(r); // not an RDMA^TSO test: the declarative engine alone
+        }
+        let (outs, ex, pcie) = op::run(&low, machine, None, true).map_err(|e| ie(e.to_string()))?;
+        r.engine_differences = op::differences(&low, &decl, &outs, "the concrete machine");
+        let mut st = op::stats_of(machine, pcie, &ex);
+        st.declarative_micros = Some(decl_micros);
+        r.machine = Some(st);
+        return Ok(r);
+    }
+    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+    let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, text))?;
+    if let Some(h) = &ast.herd {
+        show_herd_locations(&mut low, h);
+    }
+    let (outs, ex, pcie) = op::run(&low, machine, None, true).map_err(|e| ie(e.to_string()))?;
+    let mut shown: Vec<BTreeMap<String, String>> = outs.iter().map(|o| lower::show_outcome(&low, o)).collect();
+    shown.sort();
+    shown.dedup();
+    let expectations = low
+        .expects
+        .iter()
+        .map(|e| ExpectReport {
+            kind: if e.allowed { "allowed" } else { "forbidden" },
+            condition: e.text.clone(),
+            line: e.pos.line,
+            ok: outs.iter().any(|o| e.cond.holds(o)) == e.allowed,
+            known: disagreement_note(text, e.pos.line),
+            execution: None,
+            dot: None,
+        })
+        .collect();
+    let stats = Stats { micros: ex.micros, ..Stats::default() };
+    Ok(TestReport {
+        file: file.to_string(),
+        name: low.name.clone(),
+        libraries: low.lib_names.clone(),
+        outcomes: shown,
+        expectations,
+        herd: None,
+        stats,
+        bounded: ex.bounded,
+        machine: Some(op::stats_of(machine, pcie, &ex)),
+        engine_differences: vec![],
     })
 }
 
@@ -335,6 +432,26 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// `--stats` with an operational engine: the machine's states and time over the
+/// run, and the declarative engine's time on the same tests (`--engine both`).
+pub fn machine_summary(reports: &[TestReport]) -> Option<String> {
+    let ms: Vec<&crate::operational::MachineStats> = reports.iter().filter_map(|r| r.machine.as_ref()).collect();
+    if ms.is_empty() {
+        return None;
+    }
+    let states: usize = ms.iter().map(|m| m.states).sum();
+    let op_ms = ms.iter().map(|m| m.micros).sum::<u128>() as f64 / 1000.0;
+    let mut s = format!("operational: {} tests on the machine, {states} states, {op_ms:.1} ms", ms.len());
+    if ms.iter().all(|m| m.declarative_micros.is_some()) {
+        let d = ms.iter().filter_map(|m| m.declarative_micros).sum::<u128>() as f64 / 1000.0;
+        s += &format!(
+            "; declarative engine on the same tests {d:.1} ms (operational/declarative {:.2}x)",
+            op_ms / d.max(1e-3)
+        );
+    }
+    Some(s)
+}
+
 /// Human-readable report of one test.
 pub fn render(r: &TestReport, stats: bool) -> String {
     if let Some(h) = &r.herd {
@@ -365,10 +482,27 @@ pub fn render(r: &TestReport, stats: bool) -> String {
             _ => {}
         }
     }
+    for d in &r.engine_differences {
+        s += &format!("  FAIL  engines differ: {d}\n");
+    }
     if r.bounded {
         s += "  note: a loop reached the unrolling bound; outcomes are bounded\n";
     }
-    if stats {
+    if let (true, Some(m)) = (stats, &r.machine) {
+        s += &format!(
+            "  machine: {} machine, {} PCIe: {} states, {} transitions, {} deadlocks, {:.3} ms{}\n",
+            m.machine,
+            if m.pcie { "with" } else { "without" },
+            m.states,
+            m.transitions,
+            m.deadlocks,
+            m.micros as f64 / 1000.0,
+            m.declarative_micros.map(|d| format!(" (declarative {:.3} ms)", d as f64 / 1000.0)).unwrap_or_default()
+        );
+    }
+    if stats && r.machine.as_ref().is_some_and(|m| m.declarative_micros.is_none()) {
+        // the operational engine alone: no declarative statistics to show
+    } else if stats {
         let st = &r.stats;
         s += &format!(
             "  stats: {} plain executions, {} candidates explored (naive rf×mo×nfo: {:.0}), {} consistent, {:.3} ms\n",

@@ -1,0 +1,163 @@
+//! The operational engine (crate `mowgli-machine`) behind the litmus front end:
+//! `mowgli litmus --engine operational|operational-simplified|both`.
+//!
+//! The machine runs the lowered test (its world, its threads as programs of the
+//! meta-language, its value domain); its outcomes have the declarative engine's
+//! shape (every register, the final value of every location a call addresses),
+//! so the expectation checking is the same. `both` runs the declarative engine
+//! and the concrete machine and reports every outcome one has and the other has
+//! not (Thm. 4.5 of the RDMA paper says there is none): such a difference is a
+//! bug in one engine, reported as a failure (verdict `counterexample`, exit 1:
+//! the run found a counterexample to the engines' claimed agreement; the input
+//! is fine, so it is not `error`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use mowgli_core::{Library, StampOrder};
+use mowgli_machine::{Explored, Machine, MachineError, Options, Program};
+use serde::Serialize;
+
+use crate::engine::{self, Outcome};
+use crate::lang::lower::{self, Lowered};
+
+/// The engine of `mowgli litmus --engine`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LitmusEngine {
+    /// The declarative model, witnesses by backtracking.
+    #[default]
+    Explicit,
+    /// The declarative model, witnesses by Z3.
+    Z3,
+    /// RDMA^TSO's concrete operational machine (RDMA paper §3.2).
+    Operational,
+    /// RDMA^TSO's simplified operational machine (RDMA paper §3.3, App. B).
+    OperationalSimplified,
+    /// The declarative engine and the concrete machine; any difference is reported.
+    Both,
+}
+
+impl LitmusEngine {
+    pub fn backend(self) -> engine::Backend {
+        match self {
+            LitmusEngine::Z3 => engine::Backend::Z3,
+            _ => engine::Backend::Explicit,
+        }
+    }
+    pub fn machine(self) -> Option<Machine> {
+        match self {
+            LitmusEngine::Operational | LitmusEngine::Both => Some(Machine::Concrete),
+            LitmusEngine::OperationalSimplified => Some(Machine::Simplified),
+            _ => None,
+        }
+    }
+}
+
+/// What the machine did on one test (`--stats`, `--json`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MachineStats {
+    pub machine: &'static str,
+    pub pcie: bool,
+    pub states: usize,
+    pub transitions: usize,
+    pub deadlocks: usize,
+    pub micros: u128,
+    /// Declarative engine's time on the same test (`both` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declarative_micros: Option<u128>,
+}
+
+/// Runs a lowered test on a machine.
+pub fn run(
+    low: &Lowered,
+    machine: Machine,
+    pcie: Option<bool>,
+    reduce: bool,
+) -> Result<(BTreeSet<Outcome>, Explored, bool), MachineError> {
+    let libs: Vec<&dyn Library> = low.libs.iter().map(|b| b.as_ref()).collect();
+    let prog = Program {
+        world: &low.world,
+        libs: &libs,
+        threads: &low.threads,
+        domain: &low.domain,
+        loop_bound: lower::LOOP_BOUND,
+    };
+    let ex = mowgli_machine::Explorer::new(&prog, machine, pcie)?;
+    let used_pcie = ex.pcie;
+    let opts = Options { machine, pcie, reduce, ..Options::default() };
+    let r = ex.explore(&opts)?;
+    let outs = r.outcomes.iter().map(|o| Outcome { regs: o.regs.clone(), finals: o.finals.clone() }).collect();
+    Ok((outs, r, used_pcie))
+}
+
+pub fn stats_of(machine: Machine, pcie: bool, r: &Explored) -> MachineStats {
+    MachineStats {
+        machine: match machine {
+            Machine::Concrete => "concrete",
+            Machine::Simplified => "simplified",
+        },
+        pcie,
+        states: r.states,
+        transitions: r.transitions,
+        deadlocks: r.deadlocks,
+        micros: r.micros,
+        declarative_micros: None,
+    }
+}
+
+/// An outcome as text, with every register and every location it has a final value for.
+pub fn show_full(low: &Lowered, o: &Outcome) -> String {
+    let mut m: BTreeMap<String, String> = lower::show_outcome(low, o);
+    for ((l, _), v) in &o.finals {
+        let li = &low.world.locs[*l];
+        if !li.implicit {
+            m.insert(li.name.clone(), low.world.show(v));
+        }
+    }
+    m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
+}
+
+/// The differences between two outcome sets, as messages.
+pub fn differences(low: &Lowered, decl: &BTreeSet<Outcome>, op: &BTreeSet<Outcome>, what: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for o in decl.difference(op) {
+        out.push(format!("outcome {} is declarative only ({what} cannot reach it)", show_full(low, o)));
+    }
+    for o in op.difference(decl) {
+        out.push(format!("outcome {} is {what} only (no consistent execution has it)", show_full(low, o)));
+    }
+    out
+}
+
+/// Both engines' outcome sets of a test given as text, for the equivalence
+/// tests: (declarative, machine, what the machine explored).
+pub fn compare_text(
+    text: &str,
+    order: &StampOrder,
+    machine: Machine,
+    pcie: Option<bool>,
+    reduce: bool,
+) -> Result<(BTreeSet<Outcome>, BTreeSet<Outcome>, Explored), String> {
+    let ast = crate::lang::syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
+    let low = lower::lower(&ast, order).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
+    let to = order.table("to").ok_or("no table `to`")?;
+    let prob = lower::problem(&low, to);
+    let res = engine::run(&prob, false).map_err(|e| e.to_string())?;
+    let decl: BTreeSet<Outcome> = res.outcomes.keys().cloned().collect();
+    let (op, ex, _) = run(&low, machine, pcie, reduce).map_err(|e| e.to_string())?;
+    Ok((decl, op, ex))
+}
+
+/// The machine's outcome set of a test given as text.
+pub fn machine_outcomes_text(
+    text: &str,
+    order: &StampOrder,
+    machine: Machine,
+    pcie: Option<bool>,
+    reduce: bool,
+) -> Result<(BTreeSet<Outcome>, Explored), String> {
+    let ast = crate::lang::syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
+    let low = lower::lower(&ast, order).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
+    let (op, ex, _) = run(&low, machine, pcie, reduce).map_err(|e| e.to_string())?;
+    Ok((op, ex))
+}
