@@ -11,6 +11,7 @@ pub mod impls;
 pub mod litmus;
 pub mod merge;
 pub mod obligations;
+pub mod robust;
 pub mod sensitivity;
 pub mod stamporder;
 pub mod verdict;

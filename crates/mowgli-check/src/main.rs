@@ -298,6 +298,25 @@ enum Cmd {
         #[arg(long)]
         partial: bool,
     },
+    /// Robustness (robustness paper Def. 5): is every consistent execution
+    /// SC-consistent? With the syntactic conditions (LDRF, fenced, tree-fenced).
+    Robust {
+        /// Litmus files or directories over `rdmatso` or `rdmasc`.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The model: `rdmasc` (RDMA^sc) or `rdmatso` (RDMA^TSO); default: the test's library.
+        #[arg(long, value_name = "MODEL")]
+        model: Option<String>,
+        /// Machine-readable output (one JSON document).
+        #[arg(long)]
+        json: bool,
+        /// Write the non-SC execution of every non-robust test as `DIR/TEST.dot`.
+        #[arg(long, value_name = "DIR")]
+        dot: Option<PathBuf>,
+        /// Run under another stamp order.
+        #[arg(long, value_name = "FILE")]
+        stamp_order: Option<PathBuf>,
+    },
     /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
     StampOrder {
         #[arg(long, value_name = "FILE")]
@@ -664,6 +683,13 @@ fn main() -> ExitCode {
         }
         c @ Cmd::Cells { .. } => cells(&c),
         Cmd::Merge { files, json, partial } => merge(&files, json, partial),
+        Cmd::Robust { paths, model, json, dot, stamp_order } => match load_order(&stamp_order) {
+            Ok(order) => {
+                let (d, doc) = mowgli_check::robust::cli(&paths, model.as_deref(), json, dot.as_deref(), &order);
+                conclude(&d, doc)
+            }
+            Err(e) => input_error(json, e),
+        },
         // prints the tables as a stamp-order file (no verdict line, so that the output
         // can be read back with `--stamp-order`)
         Cmd::StampOrder { stamp_order } => match load_order(&stamp_order) {
