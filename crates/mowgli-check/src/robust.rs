@@ -459,26 +459,27 @@ fn fig5_fix(model: Model, a: &PEv, b: &PEv) -> (&'static str, String) {
 }
 
 /// Checks LDRF, fenced and tree-fenced (with their TSO versions for `Model::Tso`) on
-/// one pre-execution.
-pub fn conditions(pe: &PreExec, model: Model, oppo: &StampTable, places: &Places) -> Syntactic {
+/// one pre-execution. `oppo` is the model's (gb or gb_tso for fenced); LDRF always
+/// uses gb with RDMA^sc's `oppo_sc` (App. B.2: "our notion of local data-race freedom
+/// (Def. 7) remains unchanged under TSO and does not use the new definition of
+/// gb_tso").
+pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &StampTable, places: &Places) -> Syntactic {
     let public = pe.public();
     let is_pub = |e: &PEv| e.loc.is_some_and(|l| public[l]);
     let mut out = Syntactic { ldrf: true, fenced: true, tree_fenced: true, violations: Vec::new() };
     let tname = |t: usize| places.thread_names.get(t).cloned().unwrap_or_else(|| format!("T{}", t + 1));
     for (t, evs) in pe.threads.iter().enumerate() {
         let gb = pe.gb(t, oppo);
+        let gb_sc = if model == Model::Sc { gb.clone() } else { pe.gb(t, oppo_sc) };
         // ⇝* over E^pub \ t
         let qps = pe.qps(&|e: &PEv| e.thread != t && is_pub(e));
         let comp = pe.components(&qps);
         let connected = |n1: u32, n2: u32| n1 == n2 || (comp.get(&n1).is_some() && comp.get(&n1) == comp.get(&n2));
         for i in 0..evs.len() {
             for j in i + 1..evs.len() {
-                if gb.contains(i, j) {
-                    continue;
-                }
                 let (a, b) = (&evs[i], &evs[j]);
                 // Def. 7: locally conflicting
-                if a.loc.is_some() && a.loc == b.loc && (a.ty.is_write() || b.ty.is_write()) {
+                if !gb_sc.contains(i, j) && a.loc.is_some() && a.loc == b.loc && (a.ty.is_write() || b.ty.is_write()) {
                     out.ldrf = false;
                     let (fix, how) = fig5_fix(model, a, b);
                     out.violations.push(Violation {
@@ -496,7 +497,7 @@ pub fn conditions(pe: &PreExec, model: Model, oppo: &StampTable, places: &Places
                     continue;
                 }
                 // Def. 8 / 13
-                if is_pub(a) && is_pub(b) {
+                if !gb.contains(i, j) && is_pub(a) && is_pub(b) {
                     let (na, nb) = (a.loc.and_then(|l| pe.loc_nodes[l]), b.loc.and_then(|l| pe.loc_nodes[l]));
                     if let (Some(na), Some(nb)) = (na, nb) {
                         if connected(na, nb) {
@@ -1014,6 +1015,9 @@ pub fn check_text(
     let (_, oppo_t) = model
         .tables(order)
         .ok_or_else(|| input_error(file, 1, 1, format!("the stamp order lacks the tables of {}", model.library())))?;
+    let (_, oppo_sc) = Model::Sc
+        .tables(order)
+        .ok_or_else(|| input_error(file, 1, 1, "the stamp order lacks the tables of rdmasc".into()))?;
     let k = Kinds::of(to).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
     let prob = lower::problem(&low, to);
     // lines of calls
@@ -1036,8 +1040,8 @@ pub fn check_text(
         _p: std::marker::PhantomData,
     };
     // the syntactic conditions, on every pre-execution
-    let syntactic =
-        syntactic_of(&prob, &k, model, oppo_t, &places, &lines).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+    let syntactic = syntactic_of(&prob, &k, model, (oppo_sc, oppo_t), &places, &lines)
+        .map_err(|e| input_error(file, 1, 1, e.to_string()))?;
     // the exact check: every consistent execution
     let mut outcomes: BTreeSet<Outcome> = BTreeSet::new();
     let mut sc_outcomes: BTreeSet<Outcome> = BTreeSet::new();
@@ -1146,7 +1150,7 @@ fn syntactic_of(
     prob: &Problem,
     k: &Kinds,
     model: Model,
-    oppo: &StampTable,
+    (oppo_sc, oppo): (&StampTable, &StampTable),
     places: &Places,
     lines: &[Option<Vec<usize>>],
 ) -> Result<Syntactic, engine::EngineError> {
@@ -1185,7 +1189,7 @@ fn syntactic_of(
         }
         let g = engine::graph(prob, events);
         let pe = PreExec::of_graph(&g, k);
-        let s = conditions(&pe, model, oppo, places);
+        let s = conditions(&pe, model, oppo_sc, oppo, places);
         out.ldrf &= s.ldrf;
         out.fenced &= s.fenced;
         out.tree_fenced &= s.tree_fenced;
@@ -1345,4 +1349,76 @@ pub fn cli(
     );
     let doc = json.then(|| serde_json::json!({ "tests": reports, "errors": errors }));
     (Decided::new(verdict, why), doc)
+}
+
+/// What the theorems say about the executions of one program (for the theorem tests).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TheoremFacts {
+    pub executions: u64,
+    /// Thm. 1 / 13: pairs in gb (gb_tso) of the execution's pre-execution that are not
+    /// in its ob (ob_tso) — each a counterexample to the theorem (or to our reading).
+    pub gb_not_ob: Vec<String>,
+    /// Thm. 3 / 15: executions whose pre-execution is LDRF but whose sc ∩ sthd has a cycle.
+    pub ldrf_single_thread_cycles: u64,
+    /// Executions whose sc has a cycle.
+    pub cyclic: u64,
+}
+
+/// Visits every consistent execution of the test and checks Thm. 1/13 (gb ⊆ ob, with
+/// the robustness paper's ob recomputed by [`ob_of`]) and Thm. 3/15 (LDRF ⇒ sc ∩ sthd
+/// acyclic) on each.
+pub fn theorem_facts(text: &str, order: &StampOrder, model: Model) -> Result<TheoremFacts, InputError> {
+    let file = "<text>";
+    let ast0 = syntax::parse(text).map_err(|e| input_error(file, e.pos.line, e.pos.col, e.msg))?;
+    let (model, from) = model_of(file, &ast0, Some(model))?;
+    let text = crate::explore::rename_library(text, &from, model.library());
+    let ast = syntax::parse(&text).map_err(|e| input_error(file, e.pos.line, e.pos.col, e.msg))?;
+    let low = lower::lower(&ast, order).map_err(|e| input_error(file, e.pos.line, e.pos.col, e.msg))?;
+    let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "no table `to`".into()))?;
+    let (ippo_t, oppo_t) =
+        model.tables(order).ok_or_else(|| input_error(file, 1, 1, "the model's tables are missing".into()))?;
+    let k = Kinds::of(to).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+    let (_, oppo_sc) = Model::Sc.tables(order).ok_or_else(|| input_error(file, 1, 1, "no rdmasc tables".into()))?;
+    let prob = lower::problem(&low, to);
+    let places = Places {
+        thread_names: low.world.threads.iter().map(|t| t.name.clone()).collect(),
+        lines: vec![None; low.world.threads.len()],
+        loc_names: low.world.locs.iter().map(|l| l.name.clone()).collect(),
+        _p: std::marker::PhantomData,
+    };
+    let mut facts = TheoremFacts::default();
+    let mut visit = |v: &Visited| -> bool {
+        facts.executions += 1;
+        let pe = PreExec::of_graph(v.g, &k);
+        let ob = ob_of(v, model, &k, ippo_t, oppo_t, to);
+        for (t, evs) in pe.threads.iter().enumerate() {
+            let gb = pe.gb(t, oppo_t);
+            for (i, j) in gb.pairs() {
+                if !ob.contains(evs[i].sub, evs[j].sub) && facts.gb_not_ob.len() < 10 {
+                    facts.gb_not_ob.push(format!(
+                        "thread {t}: {} (call {}) gb-before {} (call {}) but not ob-before",
+                        evs[i].ty.paper(),
+                        evs[i].call,
+                        evs[j].ty.paper(),
+                        evs[j].call
+                    ));
+                }
+            }
+        }
+        let sc = sc_of(v);
+        if !sc.is_acyclic() {
+            facts.cyclic += 1;
+        }
+        let syn = conditions(&pe, model, oppo_sc, oppo_t, &places);
+        if syn.ldrf {
+            let g = v.g;
+            let sthd = BitRel::from_fn(g.len(), |a, b| g.event_of(a).thread == g.event_of(b).thread);
+            if !sc.intersect(&sthd).is_acyclic() {
+                facts.ldrf_single_thread_cycles += 1;
+            }
+        }
+        true
+    };
+    engine::for_each_execution(&prob, &mut visit).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+    Ok(facts)
 }
