@@ -205,7 +205,7 @@ enum Cmd {
     /// the bounds, one per renaming class, written with all its outcomes as expectations.
     Generate {
         /// Libraries (comma-separated; one suite each): rdmatso, rdmatso_nopcie,
-        /// rdmatso_f1, rdmawait, sv.
+        /// rdmatso_f1, rdmasc, rdmawait, sv.
         #[arg(long, value_name = "LIBS", value_delimiter = ',', default_value = "rdmatso")]
         libs: Vec<String>,
         #[command(flatten)]

@@ -19,6 +19,9 @@
 //!   (Def. 7), fenced (Def. 8, Def. 13), tree-fenced (Def. 9, Def. 14); every
 //!   failing pair is named with its lines and the fence or poll Fig. 5 prescribes.
 
+// relations over event indices: index loops read best here
+#![allow(clippy::needless_range_loop)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -269,10 +272,8 @@ impl PreExec {
             match e.ty {
                 // [nlR]; po|imm; [nrW]; pf
                 Ty::NLR => {
-                    if i + 1 < n && evs[i + 1].ty == Ty::NRW {
-                        if let Some(p) = pf[i + 1] {
-                            gb.add(i, p);
-                        }
+                    if let (true, Some(p)) = (i + 1 < n && evs[i + 1].ty == Ty::NRW, pf.get(i + 1).copied().flatten()) {
+                        gb.add(i, p);
                     }
                 }
                 // [nrW]; (po ∩ sqp); [nlW]; pf
@@ -474,7 +475,7 @@ pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &Stamp
         // ⇝* over E^pub \ t
         let qps = pe.qps(&|e: &PEv| e.thread != t && is_pub(e));
         let comp = pe.components(&qps);
-        let connected = |n1: u32, n2: u32| n1 == n2 || (comp.get(&n1).is_some() && comp.get(&n1) == comp.get(&n2));
+        let connected = |n1: u32, n2: u32| n1 == n2 || (comp.contains_key(&n1) && comp.get(&n1) == comp.get(&n2));
         for i in 0..evs.len() {
             for j in i + 1..evs.len() {
                 let (a, b) = (&evs[i], &evs[j]);
