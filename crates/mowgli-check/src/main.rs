@@ -313,6 +313,13 @@ enum Cmd {
         /// Write the non-SC execution of every non-robust test as `DIR/TEST.dot`.
         #[arg(long, value_name = "DIR")]
         dot: Option<PathBuf>,
+        /// Fence synthesis: a smallest set of polls, rfences (mfences under TSO) making
+        /// the test LDRF ∧ fenced, and one making it robust by the exact check.
+        #[arg(long)]
+        fix: bool,
+        /// With `--fix`: write the fixed programs as `DIR/TEST-fixed-{syntactic,exact}.litmus`.
+        #[arg(long, value_name = "DIR", requires = "fix")]
+        fix_out: Option<PathBuf>,
         /// Run under another stamp order.
         #[arg(long, value_name = "FILE")]
         stamp_order: Option<PathBuf>,
@@ -683,9 +690,10 @@ fn main() -> ExitCode {
         }
         c @ Cmd::Cells { .. } => cells(&c),
         Cmd::Merge { files, json, partial } => merge(&files, json, partial),
-        Cmd::Robust { paths, model, json, dot, stamp_order } => match load_order(&stamp_order) {
+        Cmd::Robust { paths, model, json, dot, fix, fix_out, stamp_order } => match load_order(&stamp_order) {
             Ok(order) => {
-                let (d, doc) = mowgli_check::robust::cli(&paths, model.as_deref(), json, dot.as_deref(), &order);
+                let fix = fix.then_some(fix_out.as_deref());
+                let (d, doc) = mowgli_check::robust::cli(&paths, model.as_deref(), json, dot.as_deref(), fix, &order);
                 conclude(&d, doc)
             }
             Err(e) => input_error(json, e),
