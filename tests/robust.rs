@@ -383,6 +383,7 @@ type Outcome = std::collections::BTreeMap<String, String>;
 /// step; a poll needs an unpolled remote operation towards its node, else the run
 /// blocks; fences do nothing). Written here from the litmus text, sharing no code with
 /// the engine.
+#[allow(clippy::needless_range_loop)]
 fn sc_interpreter(text: &str) -> std::collections::BTreeSet<Outcome> {
     use std::collections::{BTreeMap, BTreeSet, HashSet};
     #[derive(Clone, Debug)]
