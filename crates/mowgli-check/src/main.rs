@@ -317,6 +317,9 @@ enum Cmd {
         /// the test LDRF ∧ fenced, and one making it robust by the exact check.
         #[arg(long)]
         fix: bool,
+        /// Only the syntactic conditions (no exact check): robust when LDRF ∧ fenced.
+        #[arg(long, conflicts_with = "fix")]
+        syntactic: bool,
         /// With `--fix`: write the fixed programs as `DIR/TEST-fixed-{syntactic,exact}.litmus`.
         #[arg(long, value_name = "DIR", requires = "fix")]
         fix_out: Option<PathBuf>,
@@ -690,10 +693,12 @@ fn main() -> ExitCode {
         }
         c @ Cmd::Cells { .. } => cells(&c),
         Cmd::Merge { files, json, partial } => merge(&files, json, partial),
-        Cmd::Robust { paths, model, json, dot, fix, fix_out, stamp_order } => match load_order(&stamp_order) {
+        Cmd::Robust { paths, model, json, dot, fix, fix_out, syntactic, stamp_order } => match load_order(&stamp_order)
+        {
             Ok(order) => {
                 let fix = fix.then_some(fix_out.as_deref());
-                let (d, doc) = mowgli_check::robust::cli(&paths, model.as_deref(), json, dot.as_deref(), fix, &order);
+                let (d, doc) =
+                    mowgli_check::robust::cli(&paths, model.as_deref(), json, dot.as_deref(), fix, !syntactic, &order);
                 conclude(&d, doc)
             }
             Err(e) => input_error(json, e),

@@ -389,7 +389,22 @@ pub struct Syntactic {
     pub ldrf: bool,
     pub fenced: bool,
     pub tree_fenced: bool,
+    /// The first [`MAX_VIOLATIONS`] violations (in program order per thread).
     pub violations: Vec<Violation>,
+    /// How many violations there are in all (per pre-execution, summed).
+    pub violations_total: usize,
+}
+
+/// Most violations a report keeps (a large program may have quadratically many).
+pub const MAX_VIOLATIONS: usize = 1000;
+
+impl Syntactic {
+    fn push(&mut self, v: Violation) {
+        self.violations_total += 1;
+        if self.violations.len() < MAX_VIOLATIONS {
+            self.violations.push(v);
+        }
+    }
 }
 
 impl Syntactic {
@@ -467,7 +482,7 @@ fn fig5_fix(model: Model, a: &PEv, b: &PEv) -> (&'static str, String) {
 pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &StampTable, places: &Places) -> Syntactic {
     let public = pe.public();
     let is_pub = |e: &PEv| e.loc.is_some_and(|l| public[l]);
-    let mut out = Syntactic { ldrf: true, fenced: true, tree_fenced: true, violations: Vec::new() };
+    let mut out = Syntactic { ldrf: true, fenced: true, tree_fenced: true, ..Default::default() };
     let tname = |t: usize| places.thread_names.get(t).cloned().unwrap_or_else(|| format!("T{}", t + 1));
     for (t, evs) in pe.threads.iter().enumerate() {
         let gb = pe.gb(t, oppo);
@@ -483,7 +498,7 @@ pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &Stamp
                 if !gb_sc.contains(i, j) && a.loc.is_some() && a.loc == b.loc && (a.ty.is_write() || b.ty.is_write()) {
                     out.ldrf = false;
                     let (fix, how) = fig5_fix(model, a, b);
-                    out.violations.push(Violation {
+                    out.push(Violation {
                         condition: "LDRF".into(),
                         thread: tname(t),
                         from: places.at(a),
@@ -509,7 +524,7 @@ pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &Stamp
                             } else {
                                 format!("nodes {na} and {nb} communicate through other threads' queue pairs")
                             };
-                            out.violations.push(Violation {
+                            out.push(Violation {
                                 condition: "fenced".into(),
                                 thread: tname(t),
                                 from: places.at(a),
@@ -532,7 +547,7 @@ pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &Stamp
         for e in evs {
             if matches!(e.ty, Ty::NLR | Ty::NLW) && is_pub(e) {
                 out.tree_fenced = false;
-                out.violations.push(Violation {
+                out.push(Violation {
                     condition: "tree-fenced".into(),
                     thread: tname(t),
                     from: places.at(e),
@@ -562,7 +577,7 @@ pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &Stamp
                 if !fenced && !polled {
                     out.tree_fenced = false;
                     let n = a.rnode.unwrap_or(0);
-                    out.violations.push(Violation {
+                    out.push(Violation {
                         condition: "tree-fenced".into(),
                         thread: tname(t),
                         from: places.at(a),
@@ -586,7 +601,7 @@ pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &Stamp
                         let f = (i + 1..j).any(|f| matches!(evs[f].ty, Ty::F | Ty::Cas));
                         if !f {
                             out.tree_fenced = false;
-                            out.violations.push(Violation {
+                            out.push(Violation {
                                 condition: "tree-fenced".into(),
                                 thread: tname(t),
                                 from: places.at(a),
@@ -626,7 +641,7 @@ pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &Stamp
         let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
         if ra == rb {
             out.tree_fenced = false;
-            out.violations.push(Violation {
+            out.push(Violation {
                 condition: "tree-fenced".into(),
                 thread: "network".into(),
                 from: format!("nodes {a} and {b}"),
@@ -644,7 +659,7 @@ pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &Stamp
         for &(t2, n2) in &all {
             if t1 < t2 && n1 == pe.thread_nodes[t2] && n2 == pe.thread_nodes[t1] {
                 out.tree_fenced = false;
-                out.violations.push(Violation {
+                out.push(Violation {
                     condition: "tree-fenced".into(),
                     thread: tname(t1),
                     from: format!("and {}", tname(t2)),
@@ -658,7 +673,7 @@ pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &Stamp
             }
             if t1 < t2 && n1 == n2 && pe.thread_nodes[t1] == pe.thread_nodes[t2] {
                 out.tree_fenced = false;
-                out.violations.push(Violation {
+                out.push(Violation {
                     condition: "tree-fenced".into(),
                     thread: tname(t1),
                     from: format!("and {}", tname(t2)),
@@ -900,6 +915,8 @@ pub struct RobustReport {
     pub file: String,
     pub name: String,
     pub model: Model,
+    /// The exact check ran (without it, `robust` is Thm. 5's sufficient verdict).
+    pub exact: bool,
     /// Def. 5 / 11: every consistent execution is SC-consistent.
     pub robust: bool,
     /// Every outcome is an SC outcome.
@@ -1001,6 +1018,18 @@ pub fn check_text(
     order: &StampOrder,
     model: Option<Model>,
 ) -> Result<RobustReport, InputError> {
+    check_text_with(file, text, order, model, true)
+}
+
+/// [`check_text`]; without `exact` only the syntactic conditions are checked (the
+/// report's `robust` is then Thm. 5's verdict, sound but not complete).
+pub fn check_text_with(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    model: Option<Model>,
+    exact: bool,
+) -> Result<RobustReport, InputError> {
     let start = std::time::Instant::now();
     let ast0 = syntax::parse(text).map_err(|e| input_error(file, e.pos.line, e.pos.col, e.msg))?;
     let (model, from) = model_of(file, &ast0, model)?;
@@ -1068,18 +1097,21 @@ pub fn check_text(
         }
         true
     };
-    let stats = engine::for_each_execution(&prob, &mut visit).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
-    let _ = stats;
+    if exact {
+        engine::for_each_execution(&prob, &mut visit).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+    }
     let unfolded_bound = (0..prob.threads.len()).any(|t| engine::unfold_thread(&prob, t).is_ok_and(|u| u.bound_hit));
     let non_sc: Vec<&Outcome> = outcomes.iter().filter(|o| !sc_outcomes.contains(o)).collect();
     let pick = non_sc.first().and_then(|o| found.get(*o)).or_else(|| found.values().next());
     let show = |o: &Outcome| lower::show_outcome(&low, o);
+    let sufficient = syntactic.sufficient();
     let mut report = RobustReport {
         file: file.to_string(),
         name: low.name.clone(),
         model,
-        robust: cyclic == 0,
-        outcome_robust: non_sc.is_empty(),
+        exact,
+        robust: if exact { cyclic == 0 } else { sufficient },
+        outcome_robust: if exact { non_sc.is_empty() } else { sufficient },
         executions,
         cyclic,
         outcomes: outcomes.iter().map(show).collect(),
@@ -1175,7 +1207,7 @@ fn syntactic_of(
         }
         per_thread.push(skels);
     }
-    let mut out = Syntactic { ldrf: true, fenced: true, tree_fenced: true, violations: Vec::new() };
+    let mut out = Syntactic { ldrf: true, fenced: true, tree_fenced: true, ..Default::default() };
     if per_thread.iter().any(|s| s.is_empty()) {
         return Ok(out);
     }
@@ -1194,8 +1226,9 @@ fn syntactic_of(
         out.ldrf &= s.ldrf;
         out.fenced &= s.fenced;
         out.tree_fenced &= s.tree_fenced;
+        out.violations_total += s.violations_total;
         for v in s.violations {
-            if !out.violations.contains(&v) {
+            if out.violations.len() < MAX_VIOLATIONS && !out.violations.contains(&v) {
                 out.violations.push(v);
             }
         }
@@ -1225,21 +1258,29 @@ pub fn check_file(path: &Path, order: &StampOrder, model: Option<Model>) -> Resu
 pub fn render(r: &RobustReport) -> String {
     let mut s = format!("test {} ({}) under {}\n", r.name, r.file, r.model.library());
     let verdict = |b: bool| if b { "robust" } else { "NOT robust" };
-    s += &format!(
-        "  execution robustness (Def. {}): {} ({} of {} consistent executions have an sc cycle)\n",
-        if r.model == Model::Tso { "11" } else { "5" },
-        verdict(r.robust),
-        r.cyclic,
-        r.executions
-    );
-    s += &format!(
-        "  outcome robustness: {} ({} outcomes, {} of them SC)\n",
-        verdict(r.outcome_robust),
-        r.outcomes.len(),
-        r.sc_outcomes.len()
-    );
-    for o in &r.non_sc_outcomes {
-        s += &format!("    no SC run has: {}\n", crate::generate::outcome_text(o));
+    if !r.exact {
+        s += &format!(
+            "  exact check skipped (--syntactic): {} by the sufficient conditions (Thm. 5)\n",
+            if r.robust { "robust" } else { "not shown robust" }
+        );
+    }
+    if r.exact {
+        s += &format!(
+            "  execution robustness (Def. {}): {} ({} of {} consistent executions have an sc cycle)\n",
+            if r.model == Model::Tso { "11" } else { "5" },
+            verdict(r.robust),
+            r.cyclic,
+            r.executions
+        );
+        s += &format!(
+            "  outcome robustness: {} ({} outcomes, {} of them SC)\n",
+            verdict(r.outcome_robust),
+            r.outcomes.len(),
+            r.sc_outcomes.len()
+        );
+        for o in &r.non_sc_outcomes {
+            s += &format!("    no SC run has: {}\n", crate::generate::outcome_text(o));
+        }
     }
     if let (Some(steps), Some(o)) = (&r.cycle, &r.cycle_outcome) {
         s += &format!(
@@ -1273,6 +1314,9 @@ pub fn render(r: &RobustReport) -> String {
     for v in &syn.violations {
         s += &format!("    {}: {}\n", v.condition, v.render());
     }
+    if syn.violations_total > syn.violations.len() {
+        s += &format!("    … {} violations in all, the first {} shown\n", syn.violations_total, syn.violations.len());
+    }
     if r.bounded {
         s += "  note: a loop reached the unrolling bound; the check covers the bounded program\n";
     }
@@ -1290,6 +1334,7 @@ pub fn cli(
     json: bool,
     dot: Option<&Path>,
     fix_out: Option<Option<&Path>>,
+    exact: bool,
     order: &StampOrder,
 ) -> (crate::verdict::Decided, Option<serde_json::Value>) {
     use crate::verdict::{Decided, Verdict};
@@ -1320,7 +1365,10 @@ pub fn cli(
     let mut fixes = Vec::new();
     let mut errors = Vec::new();
     for f in &files {
-        match check_file(f, order, model) {
+        let checked = std::fs::read_to_string(f)
+            .map_err(|e| input_error(&f.display().to_string(), 0, 0, format!("cannot read: {e}")))
+            .and_then(|text| check_text_with(&f.display().to_string(), &text, order, model, exact));
+        match checked {
             Ok(r) => {
                 if !json {
                     print!("{}", render(&r));
