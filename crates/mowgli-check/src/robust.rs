@@ -1070,7 +1070,7 @@ pub fn check_text_with(
         _p: std::marker::PhantomData,
     };
     // the syntactic conditions, on every pre-execution
-    let syntactic = syntactic_of(&prob, &k, model, (oppo_sc, oppo_t), &places, &lines)
+    let (syntactic, syntactic_bound) = syntactic_of(&prob, &k, model, (oppo_sc, oppo_t), &places, &lines)
         .map_err(|e| input_error(file, 1, 1, e.to_string()))?;
     // the exact check: every consistent execution
     let mut outcomes: BTreeSet<Outcome> = BTreeSet::new();
@@ -1100,7 +1100,8 @@ pub fn check_text_with(
     if exact {
         engine::for_each_execution(&prob, &mut visit).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
     }
-    let unfolded_bound = (0..prob.threads.len()).any(|t| engine::unfold_thread(&prob, t).is_ok_and(|u| u.bound_hit));
+    let unfolded_bound = syntactic_bound
+        || (exact && (0..prob.threads.len()).any(|t| engine::unfold_thread(&prob, t).is_ok_and(|u| u.bound_hit)));
     let non_sc: Vec<&Outcome> = outcomes.iter().filter(|o| !sc_outcomes.contains(o)).collect();
     let pick = non_sc.first().and_then(|o| found.get(*o)).or_else(|| found.values().next());
     let show = |o: &Outcome| lower::show_outcome(&low, o);
@@ -1186,12 +1187,14 @@ fn syntactic_of(
     (oppo_sc, oppo): (&StampTable, &StampTable),
     places: &Places,
     lines: &[Option<Vec<usize>>],
-) -> Result<Syntactic, engine::EngineError> {
+) -> Result<(Syntactic, bool), engine::EngineError> {
     let mut per_thread: Vec<Vec<Vec<CallRecord>>> = Vec::new();
+    let mut bound_hit = false;
     for t in 0..prob.threads.len() {
         let (body, nregs) = &prob.threads[t];
         let mut h = PreHooks { p: prob, thread: t, collapse: lines[t].is_some() };
         let u = unfold_with(body, t, *nregs, prob.loop_bound, &mut h)?;
+        bound_hit |= u.bound_hit;
         let mut skels: Vec<Vec<CallRecord>> = Vec::new();
         for r in u.runs.into_iter().filter(|r| r.breaks == 0) {
             // the skeleton: calls up to read values (a CAS keeps whether it succeeds)
@@ -1209,7 +1212,7 @@ fn syntactic_of(
     }
     let mut out = Syntactic { ldrf: true, fenced: true, tree_fenced: true, ..Default::default() };
     if per_thread.iter().any(|s| s.is_empty()) {
-        return Ok(out);
+        return Ok((out, bound_hit));
     }
     let mut choice = vec![0usize; per_thread.len()];
     loop {
@@ -1235,7 +1238,7 @@ fn syntactic_of(
         let mut t = 0;
         loop {
             if t == choice.len() {
-                return Ok(out);
+                return Ok((out, bound_hit));
             }
             choice[t] += 1;
             if choice[t] < per_thread[t].len() {
