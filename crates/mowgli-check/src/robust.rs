@@ -986,7 +986,11 @@ impl Hooks for PreHooks<'_, '_> {
 }
 
 fn input_error(file: &str, line: usize, col: usize, msg: String) -> InputError {
-    InputError { file: file.to_string(), line, col, msg }
+    if line == 0 {
+        InputError::whole_file(file, msg)
+    } else {
+        InputError::new(mowgli_diag::Pos { line, col }, msg).in_file(file, "")
+    }
 }
 
 /// The model a test runs under: `model` if given, else the one its `libraries` line names.
@@ -1031,15 +1035,15 @@ pub fn check_text_with(
     exact: bool,
 ) -> Result<RobustReport, InputError> {
     let start = std::time::Instant::now();
-    let ast0 = syntax::parse(text).map_err(|e| input_error(file, e.pos.line, e.pos.col, e.msg))?;
+    let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, &text))?;
     let (model, from) = model_of(file, &ast0, model)?;
     let text = if from != model.library() {
         crate::explore::rename_library(text, &from, model.library())
     } else {
         text.to_string()
     };
-    let ast = syntax::parse(&text).map_err(|e| input_error(file, e.pos.line, e.pos.col, e.msg))?;
-    let mut low = lower::lower(&ast, order).map_err(|e| input_error(file, e.pos.line, e.pos.col, e.msg))?;
+    let ast = syntax::parse(&text).map_err(|e| e.in_file(file, &text))?;
+    let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, &text))?;
     low.shown_locs = low.world.locs.iter().enumerate().filter(|(_, l)| !l.implicit).map(|(i, _)| (i, None)).collect();
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let (_, oppo_t) = model
@@ -1447,11 +1451,11 @@ pub struct TheoremFacts {
 /// acyclic) on each.
 pub fn theorem_facts(text: &str, order: &StampOrder, model: Model) -> Result<TheoremFacts, InputError> {
     let file = "<text>";
-    let ast0 = syntax::parse(text).map_err(|e| input_error(file, e.pos.line, e.pos.col, e.msg))?;
+    let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, &text))?;
     let (model, from) = model_of(file, &ast0, Some(model))?;
     let text = crate::explore::rename_library(text, &from, model.library());
-    let ast = syntax::parse(&text).map_err(|e| input_error(file, e.pos.line, e.pos.col, e.msg))?;
-    let low = lower::lower(&ast, order).map_err(|e| input_error(file, e.pos.line, e.pos.col, e.msg))?;
+    let ast = syntax::parse(&text).map_err(|e| e.in_file(file, &text))?;
+    let low = lower::lower(&ast, order).map_err(|e| e.in_file(file, &text))?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "no table `to`".into()))?;
     let (ippo_t, oppo_t) =
         model.tables(order).ok_or_else(|| input_error(file, 1, 1, "the model's tables are missing".into()))?;
@@ -1558,7 +1562,7 @@ pub fn fix(file: &str, text: &str, order: &StampOrder, model: Model, goal: FixGo
     if base.executions == 0 {
         return Ok(None);
     }
-    let ast = syntax::parse(text).map_err(|e| input_error(file, e.pos.line, e.pos.col, e.msg))?;
+    let ast = syntax::parse(text).map_err(|e| e.in_file(file, &text))?;
     let mut nodes: BTreeSet<i64> = ast.threads.iter().map(|(_, n)| *n).collect();
     nodes.extend(ast.locs.iter().filter_map(|d| d.node));
     // candidate insertions: after every call but a thread's last

@@ -23,8 +23,11 @@ pub fn load_text(file: &str, text: &str, default: &StampOrder) -> Result<StampOr
     let user = StampOrder::parse(text).map_err(|e| e.in_file(file, text))?;
     if !KNOWN_TABLES.iter().any(|t| user.table(t).is_some()) {
         let first = user.tables.keys().next().map(String::as_str).unwrap_or("");
-        let d = Diagnostic::new(Pos { line: 1, col: 1 }, "expected a table `to`, `ippo`, `oppo`, `oppo_nopcie`, `ippo_sc` or `oppo_sc`")
-            .suggesting(first, KNOWN_TABLES);
+        let d = Diagnostic::new(
+            Pos { line: 1, col: 1 },
+            "expected a table `to`, `ippo`, `oppo`, `oppo_nopcie`, `ippo_sc` or `oppo_sc`",
+        )
+        .suggesting(first, KNOWN_TABLES);
         return Err(d.in_file(file, text));
     }
     unknown_stamps(text, default).map_err(|e| e.in_file(file, text))?;
