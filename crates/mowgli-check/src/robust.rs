@@ -1035,7 +1035,7 @@ pub fn check_text_with(
     exact: bool,
 ) -> Result<RobustReport, InputError> {
     let start = std::time::Instant::now();
-    let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, &text))?;
+    let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let (model, from) = model_of(file, &ast0, model)?;
     let text = if from != model.library() {
         crate::explore::rename_library(text, &from, model.library())
@@ -1451,7 +1451,7 @@ pub struct TheoremFacts {
 /// acyclic) on each.
 pub fn theorem_facts(text: &str, order: &StampOrder, model: Model) -> Result<TheoremFacts, InputError> {
     let file = "<text>";
-    let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, &text))?;
+    let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let (model, from) = model_of(file, &ast0, Some(model))?;
     let text = crate::explore::rename_library(text, &from, model.library());
     let ast = syntax::parse(&text).map_err(|e| e.in_file(file, &text))?;
@@ -1562,7 +1562,7 @@ pub fn fix(file: &str, text: &str, order: &StampOrder, model: Model, goal: FixGo
     if base.executions == 0 {
         return Ok(None);
     }
-    let ast = syntax::parse(text).map_err(|e| e.in_file(file, &text))?;
+    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let mut nodes: BTreeSet<i64> = ast.threads.iter().map(|(_, n)| *n).collect();
     nodes.extend(ast.locs.iter().filter_map(|d| d.node));
     // candidate insertions: after every call but a thread's last
