@@ -100,7 +100,7 @@ fn an_unknown_library_suggests_a_known_one() {
     rejects(
         &d,
         &["litmus", "lib.litmus"],
-        "lib.litmus:2:11: unknown library `rdmatos` (known: rdmatso, rdmatso_nopcie, rdmatso_f1, rdmawait, sv, bal, \
+        "lib.litmus:2:11: unknown library `rdmatos` (known: rdmatso, rdmatso_nopcie, rdmasc, rdmatso_f1, rdmawait, sv, bal, \
          bal_all, rbl, rbl_weak, rbl_rfe, msw)
    ,-[ lib.litmus:2:11 ]
    |
@@ -298,7 +298,7 @@ help: did you mean `dummy`?
     );
     refine(
         "uses.impl",
-        "uses.impl:8:6: unknown library `rdmawiat` (known: rdmatso, rdmatso_nopcie, rdmatso_f1, rdmawait, sv, bal, \
+        "uses.impl:8:6: unknown library `rdmawiat` (known: rdmatso, rdmatso_nopcie, rdmasc, rdmatso_f1, rdmawait, sv, bal, \
          bal_all, rbl, rbl_weak, rbl_rfe, msw)
    ,-[ uses.impl:8:6 ]
    |
@@ -409,7 +409,7 @@ fn a_library_on_the_command_line_is_shown_in_the_command_line() {
     rejects(
         &d,
         &["refine", "isv.impl", "--clients", "client.litmus", "--spec", "svx"],
-        "<command line>:1:55: --spec svx: unknown library `svx` (known: rdmatso, rdmatso_nopcie, rdmatso_f1, \
+        "<command line>:1:55: --spec svx: unknown library `svx` (known: rdmatso, rdmatso_nopcie, rdmasc, rdmatso_f1, \
          rdmawait, sv, bal, bal_all, rbl, rbl_weak, rbl_rfe, msw)
    ,-[ <command line>:1:55 ]
    |

@@ -37,13 +37,13 @@ use crate::impls::gen::{client_name, Bounds, Generator, Partition};
 use crate::litmus;
 
 /// The libraries `mowgli generate` writes programs for.
-pub const LIBRARIES: [&str; 5] = ["rdmatso", "rdmatso_nopcie", "rdmatso_f1", "rdmawait", "sv"];
+pub const LIBRARIES: [&str; 6] = ["rdmatso", "rdmatso_nopcie", "rdmatso_f1", "rdmasc", "rdmawait", "sv"];
 
 /// The methods of `lib` in the litmus format (`shared/litmus-format.md`): the
 /// generator leaves out the others (e.g. `rdmatso`'s set operations of LOCO App. F.1).
 pub fn methods_of(lib: &str) -> Option<&'static [&'static str]> {
     Some(match lib {
-        "rdmatso" | "rdmatso_nopcie" | "rdmatso_f1" => {
+        "rdmatso" | "rdmatso_nopcie" | "rdmatso_f1" | "rdmasc" => {
             &["Read", "Write", "CAS", "Mfence", "Put", "Get", "Poll", "Rfence"]
         }
         "rdmawait" => &["Read", "Write", "CAS", "Mfence", "Put", "Get", "Wait", "Rfence"],

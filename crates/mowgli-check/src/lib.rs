@@ -13,6 +13,7 @@ pub mod litmus;
 pub mod merge;
 pub mod obligations;
 pub mod operational;
+pub mod robust;
 pub mod sensitivity;
 pub mod stamporder;
 pub mod trace;

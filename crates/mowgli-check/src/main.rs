@@ -210,7 +210,7 @@ enum Cmd {
     /// the bounds, one per renaming class, written with all its outcomes as expectations.
     Generate {
         /// Libraries (comma-separated; one suite each): rdmatso, rdmatso_nopcie,
-        /// rdmatso_f1, rdmawait, sv.
+        /// rdmatso_f1, rdmasc, rdmawait, sv.
         #[arg(long, value_name = "LIBS", value_delimiter = ',', default_value = "rdmatso")]
         libs: Vec<String>,
         #[command(flatten)]
@@ -302,6 +302,35 @@ enum Cmd {
         /// missing ones and the verdict is at best `inconclusive` (exit 3).
         #[arg(long)]
         partial: bool,
+    },
+    /// Robustness (robustness paper Def. 5): is every consistent execution
+    /// SC-consistent? With the syntactic conditions (LDRF, fenced, tree-fenced).
+    Robust {
+        /// Litmus files or directories over `rdmatso` or `rdmasc`.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The model: `rdmasc` (RDMA^sc) or `rdmatso` (RDMA^TSO); default: the test's library.
+        #[arg(long, value_name = "MODEL")]
+        model: Option<String>,
+        /// Machine-readable output (one JSON document).
+        #[arg(long)]
+        json: bool,
+        /// Write the non-SC execution of every non-robust test as `DIR/TEST.dot`.
+        #[arg(long, value_name = "DIR")]
+        dot: Option<PathBuf>,
+        /// Fence synthesis: a smallest set of polls, rfences (mfences under TSO) making
+        /// the test LDRF ∧ fenced, and one making it robust by the exact check.
+        #[arg(long)]
+        fix: bool,
+        /// Only the syntactic conditions (no exact check): robust when LDRF ∧ fenced.
+        #[arg(long, conflicts_with = "fix")]
+        syntactic: bool,
+        /// With `--fix`: write the fixed programs as `DIR/TEST-fixed-{syntactic,exact}.litmus`.
+        #[arg(long, value_name = "DIR", requires = "fix")]
+        fix_out: Option<PathBuf>,
+        /// Run under another stamp order.
+        #[arg(long, value_name = "FILE")]
+        stamp_order: Option<PathBuf>,
     },
     /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
     StampOrder {
@@ -685,6 +714,16 @@ fn main() -> ExitCode {
         }
         c @ Cmd::Cells { .. } => cells(&c),
         Cmd::Merge { files, json, partial } => merge(&files, json, partial),
+        Cmd::Robust { paths, model, json, dot, fix, fix_out, syntactic, stamp_order } => match load_order(&stamp_order)
+        {
+            Ok(order) => {
+                let fix = fix.then_some(fix_out.as_deref());
+                let (d, doc) =
+                    mowgli_check::robust::cli(&paths, model.as_deref(), json, dot.as_deref(), fix, !syntactic, &order);
+                conclude(&d, doc)
+            }
+            Err(e) => input_error(json, e),
+        },
         // prints the tables as a stamp-order file (no verdict line, so that the output
         // can be read back with `--stamp-order`)
         Cmd::StampOrder { stamp_order } => match load_order(&stamp_order) {

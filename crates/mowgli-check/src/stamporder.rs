@@ -8,7 +8,7 @@ use mowgli_core::StampOrder;
 use mowgli_diag::{Diagnostic, Pos};
 
 /// The tables the libraries read (`docs/formats.md`, "Stamp-order files").
-pub const KNOWN_TABLES: [&str; 4] = ["to", "ippo", "oppo", "oppo_nopcie"];
+pub const KNOWN_TABLES: [&str; 6] = ["to", "ippo", "oppo", "oppo_nopcie", "ippo_sc", "oppo_sc"];
 
 /// Reads stamp-order file `path` and returns `default` with the file's tables in place.
 pub fn load(path: &Path, default: &StampOrder) -> Result<StampOrder, Diagnostic> {
@@ -23,8 +23,11 @@ pub fn load_text(file: &str, text: &str, default: &StampOrder) -> Result<StampOr
     let user = StampOrder::parse(text).map_err(|e| e.in_file(file, text))?;
     if !KNOWN_TABLES.iter().any(|t| user.table(t).is_some()) {
         let first = user.tables.keys().next().map(String::as_str).unwrap_or("");
-        let d = Diagnostic::new(Pos { line: 1, col: 1 }, "expected a table `to`, `ippo`, `oppo` or `oppo_nopcie`")
-            .suggesting(first, KNOWN_TABLES);
+        let d = Diagnostic::new(
+            Pos { line: 1, col: 1 },
+            "expected a table `to`, `ippo`, `oppo`, `oppo_nopcie`, `ippo_sc` or `oppo_sc`",
+        )
+        .suggesting(first, KNOWN_TABLES);
         return Err(d.in_file(file, text));
     }
     unknown_stamps(text, default).map_err(|e| e.in_file(file, text))?;

@@ -8,6 +8,9 @@ pub const LOCO_FIG10: &str = include_str!("../../../specs/stamp-orders/loco-fig1
 /// RDMA paper Fig. 9 source text (ippo, oppo, oppo_nopcie).
 pub const RDMA_FIG9: &str = include_str!("../../../specs/stamp-orders/rdma-fig9.to");
 
+/// Robustness paper Fig. 4 source text (ippo_sc, oppo_sc: RDMA^sc).
+pub const ROBUSTNESS_FIG4: &str = include_str!("../../../specs/stamp-orders/robustness-fig4.to");
+
 /// The stamp order `to` of LOCO Fig. 10.
 pub fn loco_fig10() -> StampOrder {
     StampOrder::parse(LOCO_FIG10).expect("specs/stamp-orders/loco-fig10.to is well-formed (tested)")
@@ -18,10 +21,17 @@ pub fn rdma_fig9() -> StampOrder {
     StampOrder::parse(RDMA_FIG9).expect("specs/stamp-orders/rdma-fig9.to is well-formed (tested)")
 }
 
-/// The default stamp order: LOCO Fig. 10 plus the Fig. 9 tables.
+/// ippo_sc / oppo_sc of the robustness paper's Fig. 4 (RDMA^sc).
+pub fn robustness_fig4() -> StampOrder {
+    StampOrder::parse(ROBUSTNESS_FIG4).expect("specs/stamp-orders/robustness-fig4.to is well-formed (tested)")
+}
+
+/// The default stamp order: LOCO Fig. 10 plus the Fig. 9 tables and the robustness
+/// paper's Fig. 4 tables.
 pub fn default_order() -> StampOrder {
     let mut o = loco_fig10();
     o.tables.extend(rdma_fig9().tables);
+    o.tables.extend(robustness_fig4().tables);
     o
 }
 
@@ -78,5 +88,29 @@ mod tests {
             }
         }
         assert_eq!(diff, vec!["G8", "G9"]);
+        // RDMA^sc (robustness paper Fig. 4): ippo unchanged (App. B.1), oppo orders every
+        // CPU event before everything, so it differs from Fig. 9 oppo exactly in B1, B5
+        // (App. B.1: oppo_tso = oppo ∪ (E^cpu × E) \ (1W × (1R ∪ P)))
+        let (ippo_sc, oppo_sc) = (o.table("ippo_sc").unwrap(), o.table("oppo_sc").unwrap());
+        assert_eq!(ippo_sc.cells, ippo.cells);
+        let mut diff = vec![];
+        for r in 0..10 {
+            for c in 0..10 {
+                if oppo_sc.cells[r][c] != oppo.cells[r][c] {
+                    diff.push(oppo.cell_name(r as u8, c as u8));
+                }
+            }
+        }
+        assert_eq!(diff, vec!["B1", "B5"]);
+        // Fig. 4: the two RDMA^sc tables differ in C6 and E6 only (nrW/nlW before nF)
+        let mut diff = vec![];
+        for r in 0..10 {
+            for c in 0..10 {
+                if oppo_sc.cells[r][c] != ippo_sc.cells[r][c] {
+                    diff.push(oppo.cell_name(r as u8, c as u8));
+                }
+            }
+        }
+        assert_eq!(diff, vec!["G10", "I10"]);
     }
 }

@@ -40,9 +40,18 @@ use crate::rdma::{self, Kinds};
 use crate::tsoext::{self, Extras};
 use crate::LibError;
 
+/// The CPU model of a node: RDMA^TSO's x86-TSO, or the robustness paper's RDMA^sc
+/// (Def. 4: SC CPUs with RDMA's NIC).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cpu {
+    Tso,
+    Sc,
+}
+
 pub struct RdmaTso {
     name: &'static str,
     pcie: bool,
+    cpu: Cpu,
     kinds: Kinds,
     ippo: StampTable,
     oppo: StampTable,
@@ -55,14 +64,38 @@ impl RdmaTso {
     /// `order` must hold `to`; its `ippo`/`oppo`(`_nopcie`) tables, when present,
     /// replace those of Fig. 9.
     pub fn new(order: &StampOrder, pcie: bool) -> Result<Self, LibError> {
+        Self::with_cpu(order, pcie, Cpu::Tso)
+    }
+
+    /// RDMA^sc ("Sufficient Conditions for Robustness of RDMA Programs", Def. 4): the
+    /// same NIC and PCIe machinery with SC CPUs. Differences from RDMA^TSO (App. B.1,
+    /// read backwards): tables `ippo_sc`/`oppo_sc` (Fig. 4; oppo orders a CPU write
+    /// before later CPU reads and polls), CPU writes are instantaneous (Inst = E \
+    /// (nlW ∪ nrW)), ob has all of rf (no rf_b: no store buffer) and ib has no rb_b.
+    pub fn sc(order: &StampOrder) -> Result<Self, LibError> {
+        Self::with_cpu(order, true, Cpu::Sc)
+    }
+
+    /// The CPU model in force.
+    pub fn cpu(&self) -> Cpu {
+        self.cpu
+    }
+
+    fn with_cpu(order: &StampOrder, pcie: bool, cpu: Cpu) -> Result<Self, LibError> {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
         let fig9 = crate::orders::rdma_fig9();
         let pick = |name: &str| -> StampTable {
             order.table(name).or_else(|| fig9.table(name)).cloned().expect("Fig. 9 tables are built in")
         };
-        let ippo = pick("ippo");
-        let oppo = pick(if pcie { "oppo" } else { "oppo_nopcie" });
+        let fig4 = crate::orders::robustness_fig4();
+        let pick_sc = |name: &str| -> StampTable {
+            order.table(name).or_else(|| fig4.table(name)).cloned().expect("Fig. 4 tables are built in")
+        };
+        let (ippo, oppo) = match cpu {
+            Cpu::Tso => (pick("ippo"), pick(if pcie { "oppo" } else { "oppo_nopcie" })),
+            Cpu::Sc => (pick_sc("ippo_sc"), pick_sc("oppo_sc")),
+        };
         let mut conv = Vec::new();
         for name in &to.kinds {
             let j = ippo.kind(name).unwrap_or(u8::MAX);
@@ -79,7 +112,12 @@ impl RdmaTso {
             }
         }
         let methods = tsoext::methods();
-        Ok(RdmaTso { name: if pcie { "rdmatso" } else { "rdmatso_nopcie" }, pcie, kinds, ippo, oppo, conv, methods })
+        let name = match (cpu, pcie) {
+            (Cpu::Sc, _) => "rdmasc",
+            (Cpu::Tso, true) => "rdmatso",
+            (Cpu::Tso, false) => "rdmatso_nopcie",
+        };
+        Ok(RdmaTso { name, pcie, cpu, kinds, ippo, oppo, conv, methods })
     }
 
     fn table_stamp(&self, s: Stamp) -> Stamp {
@@ -167,7 +205,8 @@ impl<'a> TsoSearch<'a> {
         let ext = Extras::new(&k, g, me);
         let mem = rdma::memory(&k, g, me);
         let nfo_pairs = if lib.pcie { rdma::nfo_pairs(&k, g, me) } else { vec![] };
-        let inst = (0..n).map(|s| k.inst(g.subs[s].stamp)).collect();
+        // RDMA^sc: CPU writes are issued and observed at once (robustness §3.2)
+        let inst = (0..n).map(|s| k.inst(g.subs[s].stamp) || (lib.cpu == Cpu::Sc && kind_of(s) == k.cw)).collect();
         let is = (0..n).map(kind_of).collect();
         TsoSearch {
             lib,
@@ -229,6 +268,11 @@ impl WitnessSearch for TsoSearch<'_> {
         if !self.lib.pcie {
             rf_b.union_with(&rf.intersect(&self.sqp));
             rb_b.union_with(&rb.intersect(&self.sqp));
+        }
+        if self.lib.cpu == Cpu::Sc {
+            // Def. 4: ib = (ippo ∪ rf ∪ pf ∪ nfo)⁺, ob ⊇ rf (no store buffer)
+            rf_b = BitRel::new(self.g.len());
+            rb_b = BitRel::new(self.g.len());
         }
         let rf_nb = rf.minus(&rf_b);
         let mut ib = self.ippo.clone();

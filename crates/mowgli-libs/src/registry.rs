@@ -14,6 +14,7 @@ use crate::LibError;
 pub const KNOWN: &[&str] = &[
     "rdmatso",
     "rdmatso_nopcie",
+    "rdmasc",
     "rdmatso_f1",
     "rdmawait",
     "sv",
@@ -30,6 +31,7 @@ pub fn library(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibEr
     Ok(match name {
         "rdmatso" => Box::new(RdmaTso::new(order, true)?),
         "rdmatso_nopcie" => Box::new(RdmaTso::new(order, false)?),
+        "rdmasc" => Box::new(RdmaTso::sc(order)?),
         "rdmatso_f1" => Box::new(RdmaTsoF1::new(order)?),
         "rdmawait" => Box::new(RdmaWait::new(order)?),
         "sv" => Box::new(Sv::new(order)?),

@@ -195,7 +195,7 @@ enum Kind {
 fn kind_of(lib: &str) -> Option<Kind> {
     Some(match lib {
         "sv" => Kind::Sv,
-        "rdmawait" | "rdmatso" | "rdmatso_nopcie" | "rdmatso_f1" => Kind::Rdma,
+        "rdmawait" | "rdmatso" | "rdmatso_nopcie" | "rdmatso_f1" | "rdmasc" => Kind::Rdma,
         "msw" => Kind::Msw,
         "bal" | "bal_all" => Kind::Bal,
         "rbl" | "rbl_weak" | "rbl_rfe" => Kind::Rbl,
