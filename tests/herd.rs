@@ -14,6 +14,8 @@ use std::process::Command;
 use mowgli_check::litmus;
 use mowgli_libs::orders::default_order;
 
+#[path = "common/mutate.rs"]
+mod mutate;
 #[path = "common/tso.rs"]
 mod tso;
 
@@ -666,19 +668,7 @@ proptest::proptest! {
                 '/', '\\', '\n', ' ', 'x', '1', 'P', ':', 'é'])), 1..6)
     ) {
         let texts = [DIY, "X86_64 M\n{ x=1; }\n P0 | P1 ;\n movl $1,(x) | movl (x),%eax ;\n mfence | movl %eax,(y) ;\nlocations [y;]\n~exists (1:rax=1 /\\ [y]=0)\n", "X86 T\n{ 0:EBX=7; }\n P0 ;\n MOV [y],EBX ;\n MOV EAX,$2 ;\nforall (y=7 => 0:EAX=2)\n"];
-        let mut text: Vec<char> = texts[which].chars().collect();
-        for (ix, op, c) in edits {
-            if text.is_empty() {
-                break;
-            }
-            let i = ix.index(text.len());
-            match op {
-                0 => { text.remove(i); }
-                1 => text[i] = c,
-                _ => text.insert(i, c),
-            }
-        }
-        let text: String = text.into_iter().collect();
+        let text = mutate::apply(texts[which], &edits);
         if let Err(e) = litmus::check_text("m.litmus", &text, &default_order()) {
             proptest::prop_assert!(e.to_string().starts_with("m.litmus:"), "{}", e);
             proptest::prop_assert!(e.line >= 1 && e.col >= 1, "no position: {}\n{}", e, text);

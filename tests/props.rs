@@ -25,6 +25,8 @@ use mowgli_core::{BitRel, ExecGraph};
 use mowgli_libs::orders::default_order;
 use proptest::prelude::*;
 
+#[path = "common/mutate.rs"]
+mod mutate;
 #[path = "common/tso.rs"]
 mod tso;
 
@@ -863,19 +865,7 @@ proptest! {
     ) {
         let files = ["isv", "ibal", "irbl", "imsw", "iw"];
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../specs/impls/{}.impl", files[which]));
-        let mut text: Vec<char> = std::fs::read_to_string(path).expect("shipped").chars().collect();
-        for (ix, op, c) in edits {
-            if text.is_empty() {
-                break;
-            }
-            let i = ix.index(text.len());
-            match op {
-                0 => { text.remove(i); }
-                1 => text[i] = c,
-                _ => text.insert(i, c),
-            }
-        }
-        let text: String = text.into_iter().collect();
+        let text = mutate::apply(&std::fs::read_to_string(path).expect("shipped"), &edits);
         let order = default_order();
         if let Err(e) = mowgli_check::impls::Implementation::parse("m.impl", &text, &order) {
             prop_assert!(e.to_string().starts_with("m.impl:"), "{}", e);
