@@ -525,7 +525,7 @@ proptest! {
     fn mutated_litmus_files_give_a_position_inside_the_file(es in edits()) {
         let text = mutate(MP, &es);
         let order = default_order();
-        if let Err(e) = mowgli_check::litmus::check_text("m.litmus", &text, &order) {
+        if let Err(e) = mowgli_check::analyses::litmus::check_text("m.litmus", &text, &order) {
             let shown = e.to_string();
             let pos = headline_position(&shown, "m.litmus");
             prop_assert!(pos.is_some_and(|p| inside(&text, p)), "{}\n--- in ---\n{}", shown, text);
@@ -537,7 +537,7 @@ proptest! {
     fn mutated_implementation_files_give_a_position_inside_the_file(es in edits()) {
         let text = mutate(&shipped("specs/impls/isv.impl"), &es);
         let order = default_order();
-        if let Err(e) = mowgli_check::impls::Implementation::parse("m.impl", &text, &order) {
+        if let Err(e) = mowgli_check::lang::implementation::Implementation::parse("m.impl", &text, &order) {
             let shown = e.to_string();
             let pos = headline_position(&shown, "m.impl");
             prop_assert!(pos.is_some_and(|p| inside(&text, p)), "{}\n--- in ---\n{}", shown, text);

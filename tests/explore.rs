@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use mowgli_check::explore::{self, Model};
+use mowgli_check::analyses::explore::{self, Model};
 use mowgli_libs::orders::default_order;
 
 fn root() -> PathBuf {

@@ -10,10 +10,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use mowgli_check::explore::{self, Model, SearchOptions};
-use mowgli_check::generate::{self, SuiteBounds, SuiteOptions};
-use mowgli_check::impls::gen::{Generator, SizeClass};
-use mowgli_check::litmus;
+use mowgli_check::analyses::explore::{self, Model, SearchOptions};
+use mowgli_check::analyses::generate::{self, SuiteBounds, SuiteOptions};
+use mowgli_check::analyses::litmus;
+use mowgli_check::analyses::refine::gen::{Generator, SizeClass};
 use mowgli_libs::orders::default_order;
 
 fn root() -> PathBuf {
@@ -424,7 +424,7 @@ fn suite(libs: &[&str], b: SuiteBounds) -> (generate::SuiteReport, Vec<generate:
         max_tests: None,
         jobs: 2,
         model: "the default stamp order".into(),
-        partition: mowgli_check::impls::gen::Partition::ALL,
+        partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
     generate::generate_suite(&opts, &default_order(), &|_| {}).expect("generates")
 }
@@ -466,7 +466,7 @@ fn max_tests_is_a_prefix() {
         max_tests: Some(50),
         jobs: 2,
         model: "the default stamp order".into(),
-        partition: mowgli_check::impls::gen::Partition::ALL,
+        partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
     let (rep, some) = generate::generate_suite(&opts, &default_order(), &|_| {}).expect("generates");
     assert!(!rep.complete);
@@ -599,7 +599,7 @@ fn search_finds_the_pcie_guarantee_at_the_smallest_size() {
         bounds: b.gen_bounds("rdmatso"),
         max: None,
         jobs: 2,
-        partition: mowgli_check::impls::gen::Partition::ALL,
+        partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
     let rep = explore::search(&base, &variant, &order, &opts, &|_, _| {}).expect("searches");
     assert!(rep.errors.is_empty(), "{:?}", rep.errors);

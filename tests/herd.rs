@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::Command;
 
-use mowgli_check::litmus;
+use mowgli_check::analyses::litmus;
 use mowgli_libs::orders::default_order;
 
 #[path = "common/mutate.rs"]

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use mowgli_check::litmus;
+use mowgli_check::analyses::litmus;
 use mowgli_libs::orders::default_order;
 use proptest::prelude::*;
 

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mowgli_check::litmus::{self, TestReport};
+use mowgli_check::analyses::litmus::{self, TestReport};
 use mowgli_libs::orders::default_order;
 
 fn root() -> PathBuf {

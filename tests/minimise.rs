@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use mowgli_check::litmus::{self, print, syntax};
+use mowgli_check::analyses::litmus;
+use mowgli_check::lang::{print, syntax};
 use mowgli_libs::orders::default_order;
 
 fn root() -> PathBuf {
@@ -53,11 +54,12 @@ mod minimising {
     use std::process::Command;
     use std::time::Instant;
 
-    use mowgli_check::impls::gen::{self, Bounds, Partition, RunOptions};
-    use mowgli_check::impls::minimise::{self, Check, MinimiseError, Minimised};
-    use mowgli_check::impls::refine::{refine_client, ClientVerdict};
-    use mowgli_check::impls::Implementation;
-    use mowgli_check::litmus::{self, print, syntax};
+    use mowgli_check::analyses::litmus;
+    use mowgli_check::analyses::refine::gen::{self, Bounds, Partition, RunOptions};
+    use mowgli_check::analyses::refine::minimise::{self, Check, MinimiseError, Minimised};
+    use mowgli_check::analyses::refine::{refine_client, ClientVerdict};
+    use mowgli_check::lang::implementation::Implementation;
+    use mowgli_check::lang::{print, syntax};
     use mowgli_core::StampOrder;
     use mowgli_libs::orders::default_order;
 

@@ -6,9 +6,10 @@
 
 use std::path::PathBuf;
 
-use mowgli_check::impls::gen::Bounds;
-use mowgli_check::impls::Implementation;
-use mowgli_check::obligations::{self, ConcMap, Obligation, Options, Report};
+use mowgli_check::analyses::obligations::{self, Obligation, Options, Report};
+use mowgli_check::analyses::refine::gen::Bounds;
+use mowgli_check::lang::implementation::Implementation;
+use mowgli_check::lang::maps::ConcMap;
 use mowgli_core::StampOrder;
 use mowgli_libs::orders::default_order;
 
@@ -379,11 +380,11 @@ fn irbl_self_read_ring_refutation_is_observed_by_a_client() {
     obligations::observe::observe_all(&imp, &order, &mut r, 4, std::time::Duration::from_secs(60));
     let o = &r.observations[0];
     let text = o.client.as_ref().unwrap_or_else(|| panic!("not observed: {o:?}"));
-    let replay = mowgli_check::impls::refine::refine_client(&imp, &order, "observed", text, 4, false)
+    let replay = mowgli_check::analyses::refine::refine_client(&imp, &order, "observed", text, 4, false)
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert_eq!(replay.verdict, mowgli_check::impls::refine::ClientVerdict::Fail, "{text}");
+    assert_eq!(replay.verdict, mowgli_check::analyses::refine::ClientVerdict::Fail, "{text}");
     // the client's own expectation is the forbidden outcome, which the specification passes
-    let t = mowgli_check::litmus::check_text("observed", text, &order).unwrap_or_else(|e| panic!("{e}"));
+    let t = mowgli_check::analyses::litmus::check_text("observed", text, &order).unwrap_or_else(|e| panic!("{e}"));
     assert!(t.expectations.iter().all(|e| e.ok) && !t.expectations.is_empty(), "{text}");
 }
 
@@ -417,7 +418,7 @@ fn both_self_read_ring_repairs_discharge_the_obligations() {
 /// (`whole_program_implementations_are_declined`).
 #[test]
 fn local_soundness_implies_refinement_at_the_bound() {
-    use mowgli_check::impls::gen::{self, Partition, RunOptions};
+    use mowgli_check::analyses::refine::gen::{self, Partition, RunOptions};
     let order = default_order();
     let cases: [(&str, &str, usize); 15] = [
         ("specs/impls/mutants/isv_bcast_nowid.impl", "sv", 1),
@@ -468,9 +469,9 @@ fn local_soundness_implies_refinement_at_the_bound() {
                 .client
                 .as_ref()
                 .unwrap_or_else(|| panic!("{file}: {} not observed ({o:?}): {}", f.obligation.name(), f.reason));
-            let replay = mowgli_check::impls::refine::refine_client(&imp, &order, "observed", text, 4, false)
+            let replay = mowgli_check::analyses::refine::refine_client(&imp, &order, "observed", text, 4, false)
                 .unwrap_or_else(|e| panic!("{e}\n{text}"));
-            assert_eq!(replay.verdict, mowgli_check::impls::refine::ClientVerdict::Fail, "{file}: {text}");
+            assert_eq!(replay.verdict, mowgli_check::analyses::refine::ClientVerdict::Fail, "{file}: {text}");
         }
     }
 }

@@ -17,10 +17,10 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use mowgli_check::engine::Outcome;
-use mowgli_check::generate::{self, SuiteBounds, SuiteOptions};
-use mowgli_check::litmus;
-use mowgli_check::operational::{self, LitmusEngine};
+use mowgli_check::analyses::generate::{self, SuiteBounds, SuiteOptions};
+use mowgli_check::analyses::litmus;
+use mowgli_check::analyses::litmus::operational::{self, LitmusEngine};
+use mowgli_check::engines::explicit::Outcome;
 use mowgli_libs::orders::default_order;
 use mowgli_machine::Machine;
 
@@ -30,7 +30,7 @@ fn root() -> PathBuf {
 
 /// The library of a test (`None`: not an RDMA^TSO test); herd x86 tests are rdmatso.
 fn library(text: &str) -> Option<String> {
-    if litmus::herd::is_herd(text) {
+    if mowgli_check::lang::herd::is_herd(text) {
         return Some("rdmatso".into());
     }
     let line = text.lines().find(|l| l.trim_start().starts_with("libraries"))?;
@@ -149,7 +149,7 @@ fn paper_suite_engines_agree() {
         if let Err(e) = check(&name, text, None, true, &mut t) {
             errs.push(e);
         }
-        if litmus::herd::is_herd(text) {
+        if mowgli_check::lang::herd::is_herd(text) {
             // no NIC operation: PCIe is irrelevant; the machines without it must agree too
             if let Err(e) = check(&name, text, Some(false), false, &mut t) {
                 errs.push(e);
@@ -200,7 +200,7 @@ fn generated(lib: &str, b: SuiteBounds) -> Vec<generate::SuiteTest> {
         max_tests: None,
         jobs: 2,
         model: "the default stamp order".into(),
-        partition: mowgli_check::impls::gen::Partition::ALL,
+        partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
     generate::generate_suite(&opts, &default_order(), &|_| {}).expect("generates").1
 }

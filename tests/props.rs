@@ -19,8 +19,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use mowgli_check::engine;
-use mowgli_check::litmus::{self, lower, syntax};
+use mowgli_check::analyses::litmus;
+use mowgli_check::engines::explicit;
+use mowgli_check::lang::{lower, syntax};
 use mowgli_core::{BitRel, ExecGraph};
 use mowgli_libs::orders::default_order;
 use proptest::prelude::*;
@@ -592,7 +593,7 @@ fn monotone_on(text: &str, extra_seed: u64) -> Result<(), String> {
             }
         });
     };
-    engine::for_each_graph(&prob, &mut visit).map_err(|e| e.to_string())?;
+    explicit::for_each_graph(&prob, &mut visit).map_err(|e| e.to_string())?;
     failure.map_or(Ok(()), Err)
 }
 
@@ -867,7 +868,7 @@ proptest! {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../specs/impls/{}.impl", files[which]));
         let text = mutate::apply(&std::fs::read_to_string(path).expect("shipped"), &edits);
         let order = default_order();
-        if let Err(e) = mowgli_check::impls::Implementation::parse("m.impl", &text, &order) {
+        if let Err(e) = mowgli_check::lang::implementation::Implementation::parse("m.impl", &text, &order) {
             prop_assert!(e.to_string().starts_with("m.impl:"), "{}", e);
             prop_assert!(e.line >= 1 && e.col >= 1, "no position: {}\n{}", e, text);
         }

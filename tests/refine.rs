@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use mowgli_check::impls::refine::{refine_client, ClientReport, ClientVerdict};
-use mowgli_check::impls::Implementation;
-use mowgli_check::litmus;
+use mowgli_check::analyses::litmus;
+use mowgli_check::analyses::refine::{refine_client, ClientReport, ClientVerdict};
+use mowgli_check::lang::implementation::Implementation;
 use mowgli_libs::orders::default_order;
 
 fn root() -> PathBuf {
@@ -249,9 +249,9 @@ fn mutant_iw_wait_one_node_is_caught() {
 mod generated {
     use std::collections::HashSet;
 
-    use mowgli_check::impls::gen::{self, Bounds, Partition, RunOptions};
-    use mowgli_check::impls::Implementation;
-    use mowgli_check::litmus;
+    use mowgli_check::analyses::litmus;
+    use mowgli_check::analyses::refine::gen::{self, Bounds, Partition, RunOptions};
+    use mowgli_check::lang::implementation::Implementation;
     use mowgli_libs::orders::default_order;
 
     use super::root;

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use mowgli_check::explore::rename_library;
-use mowgli_check::litmus;
+use mowgli_check::analyses::explore::rename_library;
+use mowgli_check::analyses::litmus;
 use mowgli_libs::orders::default_order;
 
 fn root() -> PathBuf {
@@ -60,9 +60,9 @@ fn store_buffering_separates_rdmasc_from_rdmatso() {
 // `mowgli robust` on the paper's figures
 // ---------------------------------------------------------------------------
 
-use mowgli_check::generate::SuiteBounds;
-use mowgli_check::impls::gen::Generator;
-use mowgli_check::robust::{self, Model, RobustReport};
+use mowgli_check::analyses::generate::SuiteBounds;
+use mowgli_check::analyses::refine::gen::Generator;
+use mowgli_check::analyses::robust::{self, Model, RobustReport};
 
 fn robust_file(name: &str, model: Option<Model>) -> RobustReport {
     let order = default_order();

@@ -6,8 +6,8 @@
 
 use std::path::PathBuf;
 
-use mowgli_check::impls::gen::Bounds;
-use mowgli_check::sensitivity::{self, CellOptions, Check, Method, Sensitivity};
+use mowgli_check::analyses::refine::gen::Bounds;
+use mowgli_check::analyses::sensitivity::{self, CellOptions, Check, Method, Sensitivity};
 use mowgli_core::{Cell, StampOrder};
 use mowgli_libs::orders::default_order;
 
@@ -30,7 +30,7 @@ fn run_cells(cells: &[&str], cands: &[sensitivity::Candidate], suite: &[Check]) 
         sn_to: Cell::Unordered,
         only,
         loop_bound: 4,
-        partition: mowgli_check::impls::gen::Partition::ALL,
+        partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
     sensitivity::cells(&order, cands, suite, &opts, &|_| {}).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -185,7 +185,7 @@ fn the_heat_map_is_well_formed_with_one_labelled_cell_per_table_cell() {
         sn_to: Cell::Unordered,
         only: vec![],
         loop_bound: 4,
-        partition: mowgli_check::impls::gen::Partition::ALL,
+        partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
     let s = sensitivity::cells(&order, &[], &[], &opts, &|_| {}).expect("runs");
     assert_eq!(s.cells.len(), 121);
@@ -245,7 +245,7 @@ fn full_fig10_run() {
         sn_to: Cell::Unordered,
         only: vec![],
         loop_bound: 4,
-        partition: mowgli_check::impls::gen::Partition::ALL,
+        partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
     let s = sensitivity::cells(&order, &cands, &suite, &opts, &|_| {}).expect("runs");
     // App. G.1: rows E and K; App. G.2/G.4: row A (aWT ↦ aCR), the ✗ cells of

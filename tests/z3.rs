@@ -1,4 +1,4 @@
-//! The Z3 engine (`mowgli_check::z3eng`) against the explicit engine: the same
+//! The Z3 engine (`mowgli_check::engines::z3`) against the explicit engine: the same
 //! outcome sets on every paper test whose libraries the Z3 engine takes, and on
 //! every generated program over those libraries up to small bounds. Every model
 //! Z3 finds is also checked by the explicit predicates inside the engine (a model
@@ -6,9 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use mowgli_check::engine::Backend;
-use mowgli_check::impls::gen::{self, Bounds};
-use mowgli_check::litmus;
+use mowgli_check::analyses::litmus;
+use mowgli_check::analyses::refine::gen::{self, Bounds};
+use mowgli_check::engines::explicit::Backend;
 use mowgli_libs::orders::default_order;
 
 fn root() -> PathBuf {
@@ -87,10 +87,10 @@ fn all_generated_programs_at_two_calls_agree() {
 // ---------------------------------------------------------------------------
 
 mod obligations_on_z3 {
-    use mowgli_check::engine::Backend;
-    use mowgli_check::impls::gen::Bounds;
-    use mowgli_check::impls::Implementation;
-    use mowgli_check::obligations::{self, Options, Report};
+    use mowgli_check::analyses::obligations::{self, Options, Report};
+    use mowgli_check::analyses::refine::gen::Bounds;
+    use mowgli_check::engines::explicit::Backend;
+    use mowgli_check::lang::implementation::Implementation;
     use mowgli_libs::orders::default_order;
 
     use super::root;
@@ -228,10 +228,10 @@ mod obligations_on_z3 {
 // ---------------------------------------------------------------------------
 
 mod random_implementations {
-    use mowgli_check::engine::Backend;
-    use mowgli_check::impls::gen::Bounds;
-    use mowgli_check::impls::Implementation;
-    use mowgli_check::obligations::{self, Options};
+    use mowgli_check::analyses::obligations::{self, Options};
+    use mowgli_check::analyses::refine::gen::Bounds;
+    use mowgli_check::engines::explicit::Backend;
+    use mowgli_check::lang::implementation::Implementation;
     use mowgli_libs::orders::default_order;
     use proptest::prelude::*;
 

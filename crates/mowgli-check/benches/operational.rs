@@ -9,13 +9,15 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use mowgli_check::generate::{self, SuiteBounds, SuiteOptions};
-use mowgli_check::{engine, litmus, operational};
+use mowgli_check::analyses::generate::{self, SuiteBounds, SuiteOptions};
+use mowgli_check::analyses::litmus;
+use mowgli_check::analyses::litmus::operational;
+use mowgli_check::engines::explicit;
 use mowgli_libs::orders::default_order;
 use mowgli_machine::Machine;
 
 fn rdmatso(text: &str) -> bool {
-    litmus::herd::is_herd(text)
+    mowgli_check::lang::herd::is_herd(text)
         || text.lines().any(|l| {
             let l = l.trim();
             l == "libraries rdmatso" || l == "libraries rdmatso_nopcie" || l == "libraries rdmatso_f1"
@@ -37,9 +39,9 @@ fn bench(texts: &[String], passes: usize) -> (f64, f64, f64, usize, usize) {
     for pass in 0..passes {
         let t0 = Instant::now();
         for text in texts {
-            let ast = litmus::syntax::parse(text).expect("parses");
-            let low = litmus::lower::lower(&ast, &order).expect("lowers");
-            engine::run(&litmus::lower::problem(&low, to), false).expect("runs");
+            let ast = mowgli_check::lang::syntax::parse(text).expect("parses");
+            let low = mowgli_check::lang::lower::lower(&ast, &order).expect("lowers");
+            explicit::run(&mowgli_check::lang::lower::problem(&low, to), false).expect("runs");
         }
         decl.push(t0.elapsed().as_secs_f64() * 1000.0);
         let t0 = Instant::now();
@@ -89,7 +91,7 @@ fn main() {
         max_tests: None,
         jobs: 2,
         model: "the default stamp order".into(),
-        partition: mowgli_check::impls::gen::Partition::ALL,
+        partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
     let gen = generate::generate_suite(&opts, &default_order(), &|_| {}).expect("generates").1;
     let texts: Vec<String> = gen.into_iter().map(|t| t.text).collect();

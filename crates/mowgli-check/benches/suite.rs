@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use mowgli_check::litmus;
+use mowgli_check::analyses::litmus;
 use mowgli_libs::orders::default_order;
 
 fn main() {

@@ -1,21 +1,21 @@
 //! # mowgli-check
 //!
-//! Engines and front ends of Mowgli: the explicit enumeration engine ([`engine`]), the
-//! Z3 engine for the witnesses of a plain execution ([`z3eng`]) and the litmus front
-//! end ([`litmus`]). The `mowgli` binary is in `src/main.rs`.
+//! Mowgli's languages, engines and analyses, in three layers (the `mowgli` binary,
+//! `src/main.rs` and `src/cli/`, is the fourth, on top):
+//!
+//! - [`lang`]: the source languages — one lexer for litmus bodies and
+//!   implementation files, the litmus, `.impl`, herd7-x86 and stamp-order parsers,
+//!   the printers, and the lowering of a parsed test to an engine problem;
+//! - [`engines`]: the engines behind one problem type — the explicit enumeration
+//!   engine, the Z3 witness search, and the operational RDMA^TSO machines;
+//! - [`analyses`]: what the commands compute over those — the litmus runner,
+//!   refinement, local-soundness obligations, explore, generate, cells, robustness,
+//!   traces, report merging, and the one verdict type.
+//!
+//! Arrows point down only: `analyses` → `engines`, `lang`; `lang` → `engines`
+//! (lowering targets the engine's problem); `engines` → neither. `tests/layering.rs`
+//! checks it from the `use` lines.
 
-pub mod engine;
-pub mod explore;
-pub mod generate;
-pub mod impls;
+pub mod analyses;
+pub mod engines;
 pub mod lang;
-pub mod litmus;
-pub mod merge;
-pub mod obligations;
-pub mod operational;
-pub mod robust;
-pub mod sensitivity;
-pub mod stamporder;
-pub mod trace;
-pub mod verdict;
-pub mod z3eng;

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use mowgli_check::impls::refine::ClientVerdict;
-use mowgli_check::litmus;
-use mowgli_check::verdict::{Decided, Verdict};
+use mowgli_check::analyses::litmus;
+use mowgli_check::analyses::refine::ClientVerdict;
+use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_core::StampOrder;
 use mowgli_diag::Diagnostic;
 use mowgli_libs::orders;
@@ -47,7 +47,7 @@ enum Cmd {
         /// `operational-simplified` (RDMA^TSO's machines, RDMA paper §3), or `both`
         /// (declarative and operational; a difference fails the test).
         #[arg(long, value_enum, default_value = "explicit")]
-        engine: mowgli_check::operational::LitmusEngine,
+        engine: mowgli_check::analyses::litmus::operational::LitmusEngine,
         /// Output format: `text`, or `herd` (herd7's log, for mcompare7 and msum7;
         /// herd7 x86 tests only; the summary goes to stderr).
         #[arg(long, value_enum, default_value = "text", conflicts_with = "json")]
@@ -55,7 +55,7 @@ enum Cmd {
     },
     /// A shortest run of RDMA^TSO's operational machine reaching an outcome, step by
     /// step, with the execution graph it builds (docs/user-guide.md, "mowgli trace").
-    Trace(mowgli_check::trace::TraceArgs),
+    Trace(mowgli_check::analyses::trace::TraceArgs),
     /// Bounded refinement (LOCO Def. 3.10): every outcome of the implementation on a
     /// client must be an outcome of the specification.
     Refine {
@@ -150,7 +150,7 @@ enum Cmd {
         /// The engine that enumerates the implementation's executions: `explicit`
         /// or `z3` (implementations over rdmawait or sv).
         #[arg(long, value_enum, default_value = "explicit")]
-        engine: mowgli_check::engine::Backend,
+        engine: mowgli_check::engines::explicit::Backend,
         /// Explicit engine: check every implementation execution on its own, never a
         /// class of executions under a partial witness that already satisfies every
         /// obligation (slower; to cross-check that shortcut).
@@ -437,8 +437,8 @@ struct SuiteArgs {
 }
 
 impl SuiteArgs {
-    fn bounds(&self, min_threads: usize) -> mowgli_check::generate::SuiteBounds {
-        mowgli_check::generate::SuiteBounds {
+    fn bounds(&self, min_threads: usize) -> mowgli_check::analyses::generate::SuiteBounds {
+        mowgli_check::analyses::generate::SuiteBounds {
             threads: self.threads,
             nodes: self.nodes,
             instrs: self.instrs,
@@ -480,7 +480,7 @@ struct SearchArgs {
 fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, Diagnostic> {
     let order = orders::default_order();
     match path {
-        Some(p) => mowgli_check::stamporder::load(p, &order),
+        Some(p) => mowgli_check::lang::stamporder::load(p, &order),
         None => Ok(order),
     }
 }
@@ -490,9 +490,9 @@ fn load_impl(
     implementation: &std::path::Path,
     stamp_order: &Option<PathBuf>,
     spec: &Option<String>,
-) -> Result<(StampOrder, mowgli_check::impls::Implementation), Diagnostic> {
+) -> Result<(StampOrder, mowgli_check::lang::implementation::Implementation), Diagnostic> {
     let order = load_order(stamp_order)?;
-    let mut imp = mowgli_check::impls::Implementation::load(implementation, &order)?;
+    let mut imp = mowgli_check::lang::implementation::Implementation::load(implementation, &order)?;
     if let Some(lib) = spec {
         imp.against(lib, &order).map_err(|e| {
             let args: Vec<String> = std::env::args().collect();
@@ -522,7 +522,7 @@ const BOUNDED: &str = "; bounded: a loop reached the unrolling bound";
 
 /// Ends a run by its verdict: the human output's last line states it (`verdict:
 /// WORD (why)`), or, with `--json`, the document gets the fields `verdict` and
-/// `verdict_reason`; the exit status is the verdict's (see `mowgli_check::verdict`).
+/// `verdict_reason`; the exit status is the verdict's (see `mowgli_check::analyses::verdict`).
 fn conclude(d: &Decided, json: Option<serde_json::Value>) -> ExitCode {
     match json {
         Some(doc) => println!("{}", serde_json::to_string_pretty(&d.into_json(doc)).unwrap_or_default()),
@@ -580,7 +580,7 @@ fn main() -> ExitCode {
                                     Ok(()) => eprintln!("wrote {}", path.display()),
                                     Err(err) => {
                                         eprintln!("{}: cannot write: {err}", path.display());
-                                        errors.push(litmus::InputError::whole_file(
+                                        errors.push(mowgli_check::lang::InputError::whole_file(
                                             path.display().to_string(),
                                             format!("cannot write: {err}"),
                                         ));
@@ -675,7 +675,7 @@ fn main() -> ExitCode {
                 Ok(o) => o,
                 Err(e) => return input_error(false, e),
             };
-            let (text, decided) = mowgli_check::trace::run(&args, &order);
+            let (text, decided) = mowgli_check::analyses::trace::run(&args, &order);
             print!("{text}");
             conclude(&decided, None)
         }
@@ -718,8 +718,15 @@ fn main() -> ExitCode {
         {
             Ok(order) => {
                 let fix = fix.then_some(fix_out.as_deref());
-                let (d, doc) =
-                    mowgli_check::robust::cli(&paths, model.as_deref(), json, dot.as_deref(), fix, !syntactic, &order);
+                let (d, doc) = mowgli_check::analyses::robust::cli(
+                    &paths,
+                    model.as_deref(),
+                    json,
+                    dot.as_deref(),
+                    fix,
+                    !syntactic,
+                    &order,
+                );
                 conclude(&d, doc)
             }
             Err(e) => input_error(json, e),
@@ -764,13 +771,14 @@ fn refine(
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
             Err(e) => {
-                let d = litmus::InputError::whole_file(f.display().to_string(), format!("cannot read: {e}"));
+                let d =
+                    mowgli_check::lang::InputError::whole_file(f.display().to_string(), format!("cannot read: {e}"));
                 eprintln!("{d}");
                 errors.push(d);
                 continue;
             }
         };
-        match mowgli_check::impls::refine::refine_client(
+        match mowgli_check::analyses::refine::refine_client(
             &imp,
             &order,
             &f.display().to_string(),
@@ -820,15 +828,19 @@ fn refine(
                 if let (Some(dir), Some(c)) = (dot, &r.counterexample) {
                     let path = dir.join(format!("{}.dot", r.name));
                     if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &c.dot)) {
-                        let d =
-                            litmus::InputError::whole_file(path.display().to_string(), format!("cannot write: {e}"));
+                        let d = mowgli_check::lang::InputError::whole_file(
+                            path.display().to_string(),
+                            format!("cannot write: {e}"),
+                        );
                         eprintln!("{d}");
                         errors.push(d);
                     }
                 }
                 if let (Some(dir), ClientVerdict::Fail) = (minimise, r.verdict) {
                     let file = f.display().to_string();
-                    match mowgli_check::impls::minimise::minimise_to(&imp, &order, &file, &text, loop_bound, dir) {
+                    match mowgli_check::analyses::refine::minimise::minimise_to(
+                        &imp, &order, &file, &text, loop_bound, dir,
+                    ) {
                         Ok(w) => {
                             if !json {
                                 println!("      {}", w.line());
@@ -912,7 +924,7 @@ fn refine_generated(
     (dot, minimise): (&Option<PathBuf>, &Option<PathBuf>),
     screen: bool,
 ) -> ExitCode {
-    use mowgli_check::impls::gen::{self, Bounds, Partition, Progress, RunOptions};
+    use mowgli_check::analyses::refine::gen::{self, Bounds, Partition, Progress, RunOptions};
 
     let (order, imp) = match load_impl(implementation, stamp_order, spec) {
         Ok(x) => x,
@@ -1023,7 +1035,8 @@ fn refine_generated(
     let mut minimised = Vec::new();
     if let Some(dir) = minimise {
         for f in &rep.failures {
-            match mowgli_check::impls::minimise::minimise_to(&imp, &order, &f.name, &f.text, loop_bound, dir) {
+            match mowgli_check::analyses::refine::minimise::minimise_to(&imp, &order, &f.name, &f.text, loop_bound, dir)
+            {
                 Ok(w) => minimised.push(w),
                 Err(e) => write_errors.push(e.headline()),
             }
@@ -1042,7 +1055,7 @@ fn refine_generated(
         "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "spec": spec,
         "loop_bound": loop_bound, "screen": screen,
     });
-    let doc = mowgli_check::merge::stamp(
+    let doc = mowgli_check::analyses::merge::stamp(
         serde_json::json!({
             "implementation": imp.name,
             "implements": imp.implements,
@@ -1056,7 +1069,7 @@ fn refine_generated(
     );
     // clients that could not be checked (e.g. too many values: a size limit) and the
     // time limit leave the bound uncovered; a failure is a counterexample anyway
-    let decided = mowgli_check::merge::decide_refine(&doc, write_errors.len());
+    let decided = mowgli_check::analyses::merge::decide_refine(&doc, write_errors.len());
     if json {
         conclude(&decided, Some(doc))
     } else {
@@ -1153,7 +1166,7 @@ fn refine_generated(
 }
 
 /// For the human report of a shard: which part of the run it covers.
-fn print_shard(partition: mowgli_check::impls::gen::Partition, what: &str) {
+fn print_shard(partition: mowgli_check::analyses::refine::gen::Partition, what: &str) {
     if partition.count > 1 {
         println!(
             "partition {}/{}: the {what} whose index is {} modulo {} (`mowgli merge` combines the shards' --json reports)",
@@ -1179,8 +1192,9 @@ fn progress_bar(len: u64, json: bool, template: &str) -> indicatif::ProgressBar 
 }
 
 fn obligations(cmd: &Cmd) -> ExitCode {
-    use mowgli_check::impls::gen::{Bounds, Partition};
-    use mowgli_check::obligations::{self, maps, Obligation};
+    use mowgli_check::analyses::obligations::{self, Obligation};
+    use mowgli_check::analyses::refine::gen::{Bounds, Partition};
+    use mowgli_check::lang::maps;
     let Cmd::Obligations {
         implementation,
         calls,
@@ -1323,11 +1337,11 @@ fn obligations(cmd: &Cmd) -> ExitCode {
     });
     let mut doc = serde_json::to_value(&rep).unwrap_or_default();
     doc["abstract_programs"] = serde_json::Value::from(all.len());
-    let doc = mowgli_check::merge::stamp(doc, "obligations", partition, run);
+    let doc = mowgli_check::analyses::merge::stamp(doc, "obligations", partition, run);
     // the bound is covered when every abstract program (of the partition) was
     // checked to the end and, with --check-specs, every library's D as well; a
     // refutation is a counterexample even when a limit stopped the run after it
-    let decided = mowgli_check::merge::decide_obligations(&doc);
+    let decided = mowgli_check::analyses::merge::decide_obligations(&doc);
     if *json {
         return conclude(&decided, Some(doc));
     } else {
@@ -1418,7 +1432,7 @@ fn obligations(cmd: &Cmd) -> ExitCode {
                 println!("  {}", e.render());
             }
         }
-        let z3 = *engine == mowgli_check::engine::Backend::Z3;
+        let z3 = *engine == mowgli_check::engines::explicit::Backend::Z3;
         let counted = if z3 {
             format!(
                 "{} abstract executions of groups of plain executions discharged by Z3 (unsat), {} implementation executions checked explicitly",
@@ -1480,7 +1494,7 @@ fn print_difference<T: std::fmt::Display>(what: &str, base: (&str, usize, &[T]),
 }
 
 fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode {
-    use mowgli_check::explore::{self, Model};
+    use mowgli_check::analyses::explore::{self, Model};
     let default = orders::default_order();
     let (b, v) = match (Model::parse(base, &default), Model::parse(variant, &default)) {
         (Ok(b), Ok(v)) => (b, v),
@@ -1538,8 +1552,8 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode
 /// `mowgli explore --base A --variant B --impls [PATHS]`: the corpus comparison (when
 /// paths are given) and the implementation checks under both stamp orders.
 fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: &std::path::Path) -> ExitCode {
-    use mowgli_check::explore::{self, Model};
-    use mowgli_check::sensitivity;
+    use mowgli_check::analyses::explore::{self, Model};
+    use mowgli_check::analyses::sensitivity;
     let default = orders::default_order();
     let (b, v) = match (Model::parse(base, &default), Model::parse(variant, &default)) {
         (Ok(b), Ok(v)) => (b, v),
@@ -1663,8 +1677,8 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
 
 /// `mowgli cells`: cell sensitivity of a stamp-order table.
 fn cells(cmd: &Cmd) -> ExitCode {
-    use mowgli_check::impls::gen::{Bounds, Partition};
-    use mowgli_check::sensitivity::{self, CellOptions};
+    use mowgli_check::analyses::refine::gen::{Bounds, Partition};
+    use mowgli_check::analyses::sensitivity::{self, CellOptions};
     use mowgli_core::Cell;
     let Cmd::Cells {
         paths,
@@ -1778,8 +1792,9 @@ fn cells(cmd: &Cmd) -> ExitCode {
         "gen": gen, "gen_threads": gen_threads, "gen_nodes": gen_nodes, "gen_calls": gen_calls,
         "loop_bound": loop_bound,
     });
-    let doc = mowgli_check::merge::stamp(serde_json::to_value(&rep).unwrap_or_default(), "cells", partition, run);
-    let decided = mowgli_check::merge::decide_cells(&doc);
+    let doc =
+        mowgli_check::analyses::merge::stamp(serde_json::to_value(&rep).unwrap_or_default(), "cells", partition, run);
+    let decided = mowgli_check::analyses::merge::decide_cells(&doc);
     let errors: usize = rep.cells.iter().map(|c| c.errors.len()).sum::<usize>()
         + rep.candidate_errors.len()
         + rep.base_checks.iter().filter(|c| c.error.is_some()).count();
@@ -1831,8 +1846,8 @@ fn generate(
     stamp_order: &Option<PathBuf>,
     json: bool,
 ) -> ExitCode {
-    use mowgli_check::generate::{self, SuiteOptions, SuiteProgress};
-    use mowgli_check::impls::gen::Partition;
+    use mowgli_check::analyses::generate::{self, SuiteOptions, SuiteProgress};
+    use mowgli_check::analyses::refine::gen::Partition;
     let order = match load_order(stamp_order) {
         Ok(o) => o,
         Err(e) => return input_error(json, e),
@@ -1885,12 +1900,17 @@ fn generate(
         "libs": libs, "bounds": opts.bounds, "max_tests": max_tests,
         "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()),
     });
-    let doc = mowgli_check::merge::stamp(serde_json::to_value(&rep).unwrap_or_default(), "generate", partition, run);
+    let doc = mowgli_check::analyses::merge::stamp(
+        serde_json::to_value(&rep).unwrap_or_default(),
+        "generate",
+        partition,
+        run,
+    );
     // generation checks nothing, so it has no counterexample: the suite covers the
     // bound, or --max-tests or programs whose outcomes could not be computed (a
     // size limit, e.g. too many values) left part of it out
     let unwritten = unwritten.load(std::sync::atomic::Ordering::SeqCst);
-    let decided = mowgli_check::merge::decide_generate(&doc, unwritten);
+    let decided = mowgli_check::analyses::merge::decide_generate(&doc, unwritten);
     if json {
         conclude(&decided, Some(doc))
     } else {
@@ -1901,8 +1921,8 @@ fn generate(
 }
 
 fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args: &SearchArgs) -> ExitCode {
-    use mowgli_check::explore::{self, Model, SearchOptions};
-    use mowgli_check::impls::gen::Partition;
+    use mowgli_check::analyses::explore::{self, Model, SearchOptions};
+    use mowgli_check::analyses::refine::gen::Partition;
     if !paths.is_empty() {
         return input_error(json, "--search generates its programs: give no litmus paths");
     }
@@ -1950,9 +1970,13 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
     let run = serde_json::json!({
         "base": base, "variant": variant, "lib": args.lib, "bounds": args.bounds.bounds(1), "max": args.max,
     });
-    let doc =
-        mowgli_check::merge::stamp(serde_json::to_value(&rep).unwrap_or_default(), "explore-search", partition, run);
-    let decided = mowgli_check::merge::decide_explore_search(&doc, write_error.is_some());
+    let doc = mowgli_check::analyses::merge::stamp(
+        serde_json::to_value(&rep).unwrap_or_default(),
+        "explore-search",
+        partition,
+        run,
+    );
+    let decided = mowgli_check::analyses::merge::decide_explore_search(&doc, write_error.is_some());
     if json {
         return conclude(&decided, Some(doc));
     } else {
@@ -1995,12 +2019,12 @@ fn merge(files: &[PathBuf], json: bool, partial: bool) -> ExitCode {
             Err(e) => return input_error(json, format!("{}:0:0: cannot read: {e}", f.display())),
         }
     }
-    match mowgli_check::merge::merge(&inputs, partial) {
+    match mowgli_check::analyses::merge::merge(&inputs, partial) {
         Ok((doc, decided)) => {
             if json {
                 println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
             } else {
-                print!("{}", mowgli_check::merge::render(&doc, files.len(), &decided));
+                print!("{}", mowgli_check::analyses::merge::render(&doc, files.len(), &decided));
             }
             decided.verdict.exit()
         }

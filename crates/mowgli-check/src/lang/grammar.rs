@@ -1,8 +1,9 @@
 //! Lexer and parser of implementation files (`.impl`, grammar in
 //! `docs/impl-language.md`). Errors carry `line:column` and what was expected.
 
-pub use crate::lang::syntax::{Name, Pos};
+pub use super::lex::Name;
 pub use mowgli_diag::Diagnostic;
+pub use mowgli_diag::Pos;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tok {

@@ -32,6 +32,14 @@ impl Tok {
     }
 }
 
+/// A name as written, with where it starts (shared by the litmus and
+/// implementation parsers).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Name {
+    pub text: String,
+    pub pos: Pos,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token {
     pub tok: Tok,

@@ -5,12 +5,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mowgli_core::program::{unfold_with, CallRecord, Expr, Hooks, Op, Prog, RegId};
 use mowgli_core::{Library, LocInfo, ObjInfo, Param, StampOrder, ThreadInfo, Value, ValueDomain, World};
-use mowgli_libs::registry;
 
 use super::syntax::{Cond, Lit, Litmus, Name, Pos};
-use crate::engine::{Outcome, Problem};
+use crate::engines::explicit::{Outcome, Problem};
 use crate::lang::grammar::{CallEx, Ex, Rhs, Stmt};
-use crate::lang::implementation::{lerr, unknown, Host, LErr, Lowerer, L};
+use crate::lang::stmts::{build_library, lerr, unknown, Host, LErr, Lowerer, L};
 use mowgli_diag::Diagnostic;
 
 /// The unrolling bound of loops that are no spin loops (`Problem::loop_bound`).
@@ -21,16 +20,6 @@ pub type SemError = Diagnostic;
 
 fn err<T>(pos: Pos, msg: impl Into<String>) -> Result<T, SemError> {
     Err(Diagnostic::new(pos, msg))
-}
-
-/// Library `n` under `order`; an unknown name gets the closest known one as help.
-pub(crate) fn build_library(n: &Name, order: &StampOrder) -> Result<Box<dyn Library>, Diagnostic> {
-    registry::library(&n.text, order).map_err(|e| match e {
-        mowgli_libs::LibError::Unknown(..) => {
-            Diagnostic::unknown(n.pos, &n.text, e.to_string(), registry::KNOWN.iter().copied())
-        }
-        e => Diagnostic::new(n.pos, e.to_string()).with_span(n.text.chars().count()),
-    })
 }
 
 /// A condition with names resolved.

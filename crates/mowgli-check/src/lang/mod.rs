@@ -11,6 +11,8 @@ pub mod lex;
 pub mod lower;
 pub mod maps;
 pub mod print;
+pub mod stamporder;
+pub mod stmts;
 pub mod syntax;
 
 /// An unreadable or malformed input: a positioned diagnostic.

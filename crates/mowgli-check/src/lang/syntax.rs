@@ -11,11 +11,7 @@ use super::lex::{lex_line, Tok, Token};
 use crate::lang::grammar::{self as lang, CallEx, Ex, Rhs, Stmt};
 pub use mowgli_diag::{Diagnostic, Pos};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Name {
-    pub text: String,
-    pub pos: Pos,
-}
+pub use super::lex::Name;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Lit {

@@ -60,7 +60,7 @@ pub enum Backend {
     /// Backtracking over the witness variables with each library's own check.
     #[default]
     Explicit,
-    /// Z3 over each library's predicate as data ([`crate::z3eng`]); every model is
+    /// Z3 over each library's predicate as data ([`crate::engines::z3`]); every model is
     /// checked again by the explicit predicates.
     Z3,
 }
@@ -889,7 +889,7 @@ fn search_plain<'d>(
     dfs(&mut st, &mut searches, &vars, 0);
 }
 
-/// The witnesses of one plain execution found by Z3 ([`crate::z3eng`]): each model is
+/// The witnesses of one plain execution found by Z3 ([`crate::engines::z3`]): each model is
 /// assigned to the explicit searches, checked by them (a model they reject is a
 /// disagreement, reported as an error) and recorded like a leaf of [`dfs`]; then
 /// its values of the variables before the boundary are blocked.
@@ -904,12 +904,13 @@ fn z3_search(
         match s.relspec() {
             Some(r) => specs.push(r),
             None => {
-                st.res.backend_error = Some(crate::z3eng::Z3Error::Unsupported(p.libs[l].name().into()).to_string());
+                st.res.backend_error =
+                    Some(crate::engines::z3::Z3Error::Unsupported(p.libs[l].name().into()).to_string());
                 return;
             }
         }
     }
-    let enc = crate::z3eng::Encoding::new(st.g, &specs);
+    let enc = crate::engines::z3::Encoding::new(st.g, &specs);
     let which = &vars[..st.boundary];
     loop {
         let vals = match enc.next() {

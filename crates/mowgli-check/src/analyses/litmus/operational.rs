@@ -1,24 +1,22 @@
-//! The operational engine (crate `mowgli-machine`) behind the litmus front end:
-//! `mowgli litmus --engine operational|operational-simplified|both`.
+//! The litmus front end on the operational engine: `mowgli litmus --engine
+//! operational|operational-simplified|both`.
 //!
-//! The machine runs the lowered test (its world, its threads as programs of the
-//! meta-language, its value domain); its outcomes have the declarative engine's
-//! shape (every register, the final value of every location a call addresses),
-//! so the expectation checking is the same. `both` runs the declarative engine
-//! and the concrete machine and reports every outcome one has and the other has
-//! not (Thm. 4.5 of the RDMA paper says there is none): such a difference is a
-//! bug in one engine, reported as a failure (verdict `counterexample`, exit 1:
-//! the run found a counterexample to the engines' claimed agreement; the input
-//! is fine, so it is not `error`).
+//! `both` runs the declarative engine and the concrete machine and reports every
+//! outcome one has and the other has not (Thm. 4.5 of the RDMA paper says there is
+//! none): such a difference is a bug in one engine, reported as a failure (verdict
+//! `counterexample`, exit 1: the run found a counterexample to the engines' claimed
+//! agreement; the input is fine, so it is not `error`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use mowgli_core::{Library, StampOrder};
-use mowgli_machine::{Explored, Machine, MachineError, Options, Program};
+use mowgli_machine::{Explored, Machine, Program};
 use serde::Serialize;
 
-use crate::engine::{self, Outcome};
+use crate::engines::explicit::{self, Outcome};
+use crate::engines::operational::run;
 use crate::lang::lower::{self, Lowered};
+use crate::lang::syntax;
 
 /// The engine of `mowgli litmus --engine`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize)]
@@ -38,10 +36,10 @@ pub enum LitmusEngine {
 }
 
 impl LitmusEngine {
-    pub fn backend(self) -> engine::Backend {
+    pub fn backend(self) -> explicit::Backend {
         match self {
-            LitmusEngine::Z3 => engine::Backend::Z3,
-            _ => engine::Backend::Explicit,
+            LitmusEngine::Z3 => explicit::Backend::Z3,
+            _ => explicit::Backend::Explicit,
         }
     }
     pub fn machine(self) -> Option<Machine> {
@@ -53,56 +51,25 @@ impl LitmusEngine {
     }
 }
 
-/// What the machine did on one test (`--stats`, `--json`).
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct MachineStats {
-    pub machine: &'static str,
-    pub pcie: bool,
-    pub states: usize,
-    pub transitions: usize,
-    pub deadlocks: usize,
-    pub micros: u128,
-    /// Declarative engine's time on the same test (`both` only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub declarative_micros: Option<u128>,
+/// The libraries of a lowered test as the machine takes them.
+pub fn libs_of(low: &Lowered) -> Vec<&dyn Library> {
+    low.libs.iter().map(|b| b.as_ref()).collect()
+}
+
+/// A lowered test as a machine program (its libraries from [`libs_of`]).
+pub fn program<'a>(low: &'a Lowered, libs: &'a [&'a dyn Library]) -> Program<'a> {
+    Program { world: &low.world, libs, threads: &low.threads, domain: &low.domain, loop_bound: lower::LOOP_BOUND }
 }
 
 /// Runs a lowered test on a machine.
-pub fn run(
+pub fn run_lowered(
     low: &Lowered,
     machine: Machine,
     pcie: Option<bool>,
     reduce: bool,
-) -> Result<(BTreeSet<Outcome>, Explored, bool), MachineError> {
-    let libs: Vec<&dyn Library> = low.libs.iter().map(|b| b.as_ref()).collect();
-    let prog = Program {
-        world: &low.world,
-        libs: &libs,
-        threads: &low.threads,
-        domain: &low.domain,
-        loop_bound: lower::LOOP_BOUND,
-    };
-    let ex = mowgli_machine::Explorer::new(&prog, machine, pcie)?;
-    let used_pcie = ex.pcie;
-    let opts = Options { machine, pcie, reduce, ..Options::default() };
-    let r = ex.explore(&opts)?;
-    let outs = r.outcomes.iter().map(|o| Outcome { regs: o.regs.clone(), finals: o.finals.clone() }).collect();
-    Ok((outs, r, used_pcie))
-}
-
-pub fn stats_of(machine: Machine, pcie: bool, r: &Explored) -> MachineStats {
-    MachineStats {
-        machine: match machine {
-            Machine::Concrete => "concrete",
-            Machine::Simplified => "simplified",
-        },
-        pcie,
-        states: r.states,
-        transitions: r.transitions,
-        deadlocks: r.deadlocks,
-        micros: r.micros,
-        declarative_micros: None,
-    }
+) -> Result<(BTreeSet<Outcome>, Explored, bool), mowgli_machine::MachineError> {
+    let libs = libs_of(low);
+    run(&program(low, &libs), machine, pcie, reduce)
 }
 
 /// An outcome as text, with every register and every location it has a final value for.
@@ -138,13 +105,13 @@ pub fn compare_text(
     pcie: Option<bool>,
     reduce: bool,
 ) -> Result<(BTreeSet<Outcome>, BTreeSet<Outcome>, Explored), String> {
-    let ast = crate::lang::syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
+    let ast = syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
     let low = lower::lower(&ast, order).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
     let to = order.table("to").ok_or("no table `to`")?;
     let prob = lower::problem(&low, to);
-    let res = engine::run(&prob, false).map_err(|e| e.to_string())?;
+    let res = explicit::run(&prob, false).map_err(|e| e.to_string())?;
     let decl: BTreeSet<Outcome> = res.outcomes.keys().cloned().collect();
-    let (op, ex, _) = run(&low, machine, pcie, reduce).map_err(|e| e.to_string())?;
+    let (op, ex, _) = run_lowered(&low, machine, pcie, reduce).map_err(|e| e.to_string())?;
     Ok((decl, op, ex))
 }
 
@@ -156,8 +123,8 @@ pub fn machine_outcomes_text(
     pcie: Option<bool>,
     reduce: bool,
 ) -> Result<(BTreeSet<Outcome>, Explored), String> {
-    let ast = crate::lang::syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
+    let ast = syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
     let low = lower::lower(&ast, order).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
-    let (op, ex, _) = run(&low, machine, pcie, reduce).map_err(|e| e.to_string())?;
+    let (op, ex, _) = run_lowered(&low, machine, pcie, reduce).map_err(|e| e.to_string())?;
     Ok((op, ex))
 }

@@ -23,10 +23,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::impls::gen::{self, Bounds, Partition, RunOptions};
-use crate::impls::Implementation;
-use crate::litmus::{self, syntax, InputError};
-use crate::obligations;
+use crate::analyses::litmus;
+use crate::analyses::obligations;
+use crate::analyses::refine::gen::{self, Bounds, Partition, RunOptions};
+use crate::lang::implementation::Implementation;
+use crate::lang::{syntax, InputError};
 
 /// Errors of a sensitivity run that stop it (a bad table or cell name).
 #[derive(Debug, Error)]
@@ -54,8 +55,8 @@ pub struct Candidate {
     pub size: usize,
 }
 
-fn count_stmts(ss: &[crate::impls::syntax::Stmt]) -> usize {
-    use crate::impls::syntax::{Rhs, Stmt};
+fn count_stmts(ss: &[crate::lang::grammar::Stmt]) -> usize {
+    use crate::lang::grammar::{Rhs, Stmt};
     ss.iter()
         .map(|s| match s {
             Stmt::If { then, els, .. } => {
@@ -413,7 +414,7 @@ pub struct CellOptions {
     pub loop_bound: usize,
     /// Flip only the cells whose index in that list (row by row when `only` is
     /// empty) is K−1 modulo N (`--partition K/N`).
-    pub partition: crate::impls::gen::Partition,
+    pub partition: crate::analyses::refine::gen::Partition,
 }
 
 /// The result of a sensitivity run.

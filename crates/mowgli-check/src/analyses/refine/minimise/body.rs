@@ -2,9 +2,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::impls::syntax::{Block, CallEx, Ex, Rhs, Stmt};
-use crate::litmus::print::{self, print};
-use crate::litmus::syntax::{Cond, Litmus, Name, Pos};
+use crate::lang::grammar::{Block, CallEx, Ex, Rhs, Stmt};
+use crate::lang::print::{self, print};
+use crate::lang::syntax::{Cond, Litmus, Name, Pos};
 
 /// The blocks directly inside a statement.
 pub(super) fn child_blocks(s: &Stmt) -> Vec<&Block> {

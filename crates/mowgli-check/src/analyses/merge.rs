@@ -26,8 +26,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
-use crate::impls::gen::Partition;
-use crate::verdict::{Decided, Verdict};
+use crate::analyses::refine::gen::Partition;
+use crate::analyses::verdict::{Decided, Verdict};
 
 /// The commands that shard, as the `command` field names them.
 pub const COMMANDS: [&str; 5] = ["refine", "obligations", "generate", "explore-search", "cells"];
@@ -637,7 +637,7 @@ fn merge_obligations(docs: &[&Value]) -> Result<Value, String> {
     let first = docs.iter().filter_map(|d| d["first_failure_ms"].as_f64()).min_by(f64::total_cmp);
     m.insert("first_failure_ms".into(), first.map_or(Value::Null, Value::from));
     // D: each library was checked by one shard; in the order of the whole run
-    let libs = crate::obligations::spec::libraries_of(
+    let libs = crate::analyses::obligations::spec::libraries_of(
         s(docs[0], "implements"),
         &arr(docs[0], "uses").iter().filter_map(|x| x.as_str().map(String::from)).collect::<Vec<_>>(),
     );

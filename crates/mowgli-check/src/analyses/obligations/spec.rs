@@ -46,9 +46,9 @@
 use mowgli_core::{BitRel, Event, ExecGraph, Library, StampOrder, WitnessSearch};
 use serde::Serialize;
 
-use crate::engine;
-use crate::impls::gen::{Bounds, Generator};
-use crate::litmus::{lower, syntax};
+use crate::analyses::refine::gen::{Bounds, Generator};
+use crate::engines::explicit;
+use crate::lang::{lower, syntax};
 
 /// What D came to for one library.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -139,7 +139,7 @@ pub fn check_library(
             };
             witnesses(g, &mut searches, &vars, 0, &mut leaf);
         };
-        engine::for_each_graph(&p, &mut visit).map_err(|e| format!("{name}: {e}"))?;
+        explicit::for_each_graph(&p, &mut visit).map_err(|e| format!("{name}: {e}"))?;
     }
     rep.millis = start.elapsed().as_secs_f64() * 1000.0;
     Ok(rep)
@@ -178,7 +178,7 @@ fn witnesses<'s>(
 
 /// Monotonicity and decomposability at one complete witness of `g`.
 fn examine(
-    p: &engine::Problem,
+    p: &explicit::Problem,
     g: &ExecGraph,
     searches: &mut [Box<dyn WitnessSearch + '_>],
     so: &BitRel,
@@ -246,7 +246,7 @@ fn examine(
 /// gives exactly (with `exact`; else at most) so|E1 and passes the hb conditions
 /// for hb|E1.
 fn restriction_fails(
-    p: &engine::Problem,
+    p: &explicit::Problem,
     g: &ExecGraph,
     so: &BitRel,
     hb: &BitRel,
@@ -261,7 +261,7 @@ fn restriction_fails(
             old.extend(subs.iter().copied());
         }
     }
-    let g1 = engine::graph(p, events);
+    let g1 = explicit::graph(p, events);
     if g1.len() != old.len() {
         return Some("the restricted events have other subevents (stamps depend on other events)".into());
     }

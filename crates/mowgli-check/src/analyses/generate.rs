@@ -3,7 +3,7 @@
 //! locations and values, one per renaming class, each written with every outcome
 //! the engine computes for it as an expectation.
 //!
-//! The programs come from the client generator of [`crate::impls::gen`] (the same
+//! The programs come from the client generator of [`crate::analyses::refine::gen`] (the same
 //! grammar and symmetry reduction as generated refinement clients: a program is kept
 //! once up to renaming of threads with their nodes, of nodes, locations and values),
 //! with the filter of [`SuiteBounds::gen_bounds`]:
@@ -33,8 +33,8 @@ use std::time::Instant;
 use mowgli_core::StampOrder;
 use serde::Serialize;
 
-use crate::impls::gen::{client_name, Bounds, Generator, Partition};
-use crate::litmus;
+use crate::analyses::litmus;
+use crate::analyses::refine::gen::{client_name, Bounds, Generator, Partition};
 
 /// The libraries `mowgli generate` writes programs for.
 pub const LIBRARIES: [&str; 6] = ["rdmatso", "rdmatso_nopcie", "rdmatso_f1", "rdmasc", "rdmawait", "sv"];
@@ -205,7 +205,7 @@ pub fn conjunction(o: &BTreeMap<String, String>) -> String {
     }
 }
 
-/// An outcome as text, `k=v k=v` (the form [`crate::explore`] lists).
+/// An outcome as text, `k=v k=v` (the form [`crate::analyses::explore`] lists).
 pub fn outcome_text(o: &BTreeMap<String, String>) -> String {
     o.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
 }

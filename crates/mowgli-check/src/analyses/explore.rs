@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use mowgli_core::StampOrder;
 use serde::Serialize;
 
-use crate::litmus::{self, InputError};
+use crate::analyses::litmus;
+use crate::lang::InputError;
 use mowgli_diag::Diagnostic;
 
 /// One side of a comparison.
@@ -41,7 +42,7 @@ impl Model {
             );
             d.suggesting(arg, mowgli_libs::registry::KNOWN.iter().copied()).to_string()
         })?;
-        let order = crate::stamporder::load_text(arg, &text, default).map_err(|e| e.to_string())?;
+        let order = crate::lang::stamporder::load_text(arg, &text, default).map_err(|e| e.to_string())?;
         Ok(Model::Order { label: arg.to_string(), order })
     }
 
@@ -205,15 +206,15 @@ pub struct SearchOptions {
     /// The library programs are generated over, for stamp-order models (library
     /// models use the base library).
     pub library: String,
-    /// Generator bounds (see [`crate::generate::SuiteBounds::gen_bounds`]).
-    pub bounds: crate::impls::gen::Bounds,
+    /// Generator bounds (see [`crate::analyses::generate::SuiteBounds::gen_bounds`]).
+    pub bounds: crate::analyses::refine::gen::Bounds,
     /// Stop after this many distinguishing programs (in generation order).
     pub max: Option<usize>,
     /// Worker threads.
     pub jobs: usize,
     /// Only the programs whose index (smallest first, across the size classes) is
     /// K−1 modulo N (`--partition K/N`).
-    pub partition: crate::impls::gen::Partition,
+    pub partition: crate::analyses::refine::gen::Partition,
 }
 
 /// A generated program whose outcome sets differ under the two models.
@@ -280,13 +281,13 @@ fn side_text(
         "# Found by `mowgli explore --search`: {this} and {other} give this program different outcome sets.\n# Expectations under {this}{run_with}.\n"
     );
     for o in only_this {
-        s += &format!("# only {this} allows: {}\n", crate::generate::outcome_text(o));
+        s += &format!("# only {this} allows: {}\n", crate::analyses::generate::outcome_text(o));
     }
     s += program;
     for o in only_other {
-        s += &format!("# allowed by {other} only\nexpect forbidden {}\n", crate::generate::conjunction(o));
+        s += &format!("# allowed by {other} only\nexpect forbidden {}\n", crate::analyses::generate::conjunction(o));
     }
-    s += &crate::generate::expectation_lines(outcomes);
+    s += &crate::analyses::generate::expectation_lines(outcomes);
     s
 }
 
@@ -311,7 +312,7 @@ pub fn search(
         (Model::Library(a), Model::Library(_)) => (a.clone(), default, default),
         _ => return Err("--base and --variant must both be libraries or both stamp-order files".into()),
     };
-    let g = crate::impls::gen::Generator::new(&lib, bo, &opts.bounds)?;
+    let g = crate::analyses::refine::gen::Generator::new(&lib, bo, &opts.bounds)?;
     let variant_program = |text: &str| match (base, variant) {
         (Model::Library(a), Model::Library(b)) => rename_library(text, a, b),
         _ => text.to_string(),
@@ -355,8 +356,8 @@ pub fn search(
                     let description = format!("distinguishes {} from {}", base.label(), variant.label());
                     let program = g.render_with(&class, i, &name, &description);
                     let vprogram = variant_program(&program);
-                    let r = crate::litmus::outcomes_of_text(&program, bo, true)
-                        .and_then(|ob| Ok((ob, crate::litmus::outcomes_of_text(&vprogram, vo, true)?)))
+                    let r = crate::analyses::litmus::outcomes_of_text(&program, bo, true)
+                        .and_then(|ob| Ok((ob, crate::analyses::litmus::outcomes_of_text(&vprogram, vo, true)?)))
                         .map_err(|e| format!("{name}: {}", e.msg))
                         .map(|(ob, ov)| {
                             if ob == ov {
@@ -371,8 +372,8 @@ pub fn search(
                                 name: name.clone(),
                                 index: index + i,
                                 size,
-                                only_base: only_b.iter().map(crate::generate::outcome_text).collect(),
-                                only_variant: only_v.iter().map(crate::generate::outcome_text).collect(),
+                                only_base: only_b.iter().map(crate::analyses::generate::outcome_text).collect(),
+                                only_variant: only_v.iter().map(crate::analyses::generate::outcome_text).collect(),
                                 base_outcomes: ob.len(),
                                 variant_outcomes: ov.len(),
                                 base_text: side_text(

@@ -15,9 +15,12 @@ use mowgli_core::{Library, Param, StampOrder, StampTable, Value, ValueDomain};
 use mowgli_libs::registry;
 use serde::Serialize;
 
-use super::{Implementation, WorldCtx};
-use crate::engine::{self, Inline, Problem, Stats, Witness};
-use crate::litmus::{lower, syntax, InputError};
+pub mod gen;
+pub mod minimise;
+
+use crate::engines::explicit::{self, Inline, Problem, Stats, Witness};
+use crate::lang::implementation::{Implementation, WorldCtx};
+use crate::lang::{lower, syntax, InputError};
 
 /// A client on which the implementation shows an outcome the specification forbids.
 #[derive(Clone, Debug, Serialize)]
@@ -282,19 +285,19 @@ pub fn refine_client(
     let mut prob = setup.impl_problem(to, loop_bound).map_err(|m| ie(1, 1, m))?;
     let observed = observed_locations(imp, &setup, &prob).map_err(|e| e.in_file(file, text))?;
     let observe = !observed.is_empty();
-    let key = |o: &engine::Outcome| -> Observed {
+    let key = |o: &explicit::Outcome| -> Observed {
         (o.regs.clone(), observed.iter().map(|k| o.finals.get(k).cloned()).collect())
     };
     // the specification
     let mut spec_p = setup.spec_problem(to, loop_bound);
     spec_p.regs_only = !observe;
-    let spec = engine::run(&spec_p, false).map_err(|e| ie(1, 1, e.to_string()))?;
+    let spec = explicit::run(&spec_p, false).map_err(|e| ie(1, 1, e.to_string()))?;
     let spec_keys: BTreeSet<Observed> = spec.outcomes.keys().map(key).collect();
-    let spec_regs: BTreeSet<engine::Regs> = spec_keys.iter().map(|k| k.0.clone()).collect();
+    let spec_regs: BTreeSet<explicit::Regs> = spec_keys.iter().map(|k| k.0.clone()).collect();
     // the implementation (screening compares registers only: not when locations are observed)
     let screen = screen && !observe;
     prob.regs_only = !observe;
-    let res = if screen { engine::first_outside(&prob, true, &spec_regs) } else { engine::run(&prob, true) }
+    let res = if screen { explicit::first_outside(&prob, true, &spec_regs) } else { explicit::run(&prob, true) }
         .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?;
     let mut cex = None;
     for (o, w) in &res.outcomes {
@@ -317,7 +320,7 @@ pub fn refine_client(
     } else if !screen {
         (true, false)
     } else {
-        match engine::has_execution_within(&prob, VACUITY_BUDGET)
+        match explicit::has_execution_within(&prob, VACUITY_BUDGET)
             .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?
         {
             Some(has) => (!has, false),
@@ -350,7 +353,7 @@ pub fn refine_client(
 }
 
 /// A compared outcome: the registers, and the final values of the observed locations.
-type Observed = (engine::Regs, Vec<Option<Value>>);
+type Observed = (explicit::Regs, Vec<Option<Value>>);
 
 /// The client's locations whose final values are compared, beside the registers:
 /// those its `expect` conditions name (as `mowgli litmus` shows them). A location of
@@ -383,7 +386,7 @@ fn observed_locations(
     // the client's locations that calls made by the implementation name
     let mut kept: BTreeSet<usize> = BTreeSet::new();
     for t in 0..prob.threads.len() {
-        engine::unfold_thread_observing(prob, t, &mut |_, c| {
+        explicit::unfold_thread_observing(prob, t, &mut |_, c| {
             if c.origin.is_some() {
                 kept.extend(c.args.iter().filter_map(|a| match a {
                     Value::Loc(l) => Some(*l),
@@ -502,7 +505,7 @@ fn value_domain(p: &Problem, base: &ValueDomain) -> Result<(ValueDomain, HashMap
         for t in 0..q.threads.len() {
             let mut calls: Vec<CallRecord> = Vec::new();
             let mut dependent: BTreeSet<usize> = BTreeSet::new();
-            engine::unfold_thread_observing(&q, t, &mut |pos, c| {
+            explicit::unfold_thread_observing(&q, t, &mut |pos, c| {
                 let sig = &q.libs[c.lib].methods()[c.method];
                 if c.args.iter().zip(&sig.params).any(|(a, k)| *k == Param::Val && !constants.contains(a)) {
                     dependent.insert(pos);

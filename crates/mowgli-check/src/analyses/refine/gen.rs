@@ -2,7 +2,7 @@
 //! up to user bounds (threads, nodes, calls per thread, locations, objects, values),
 //! reduced by symmetry (renaming of threads with their nodes, of nodes, locations,
 //! objects and values), smallest first, each rendered as a litmus text that
-//! [`super::refine::refine_client`] checks.
+//! [`super::refine_client`] checks.
 //!
 //! # The clients
 //!
@@ -74,8 +74,8 @@ use mowgli_core::{Library, Param, StampOrder};
 use mowgli_libs::registry;
 use serde::Serialize;
 
-use super::refine::{refine_client, ClientReport, ClientVerdict};
-use super::Implementation;
+use super::{refine_client, ClientReport, ClientVerdict};
+use crate::lang::implementation::Implementation;
 
 /// The bounds of a generated run.
 #[derive(Clone, Debug, Serialize)]
@@ -1282,11 +1282,11 @@ impl Generator {
     /// program is not of that form or exceeds the bounds (locations, values `1..=V`).
     /// The grammar's other filters (e.g. [`Bounds::connected`]) are not applied.
     pub fn canonical_key(&self, text: &str) -> Result<Vec<u8>, String> {
-        use crate::impls::syntax::{Ex, Rhs, Stmt};
+        use crate::lang::grammar::{Ex, Rhs, Stmt};
         if !matches!(self.kind, Kind::Sv | Kind::Rdma | Kind::Msw) || self.observer.is_some() {
             return Err(format!("canonical keys of `{}` programs are not supported", self.lib));
         }
-        let ast = crate::litmus::syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
+        let ast = crate::lang::syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
         if ast.libraries.len() != 1 || ast.libraries[0].text != self.lib {
             return Err(format!("expected a program over `{}` alone", self.lib));
         }
@@ -1316,7 +1316,7 @@ impl Generator {
             _ => None,
         };
         // used locations, in declaration order
-        let mut used_names: Vec<&crate::litmus::syntax::LocDecl> = Vec::new();
+        let mut used_names: Vec<&crate::lang::syntax::LocDecl> = Vec::new();
         for d in &ast.locs {
             let is_used = bodies.iter().flatten().any(|(m, args)| {
                 args.iter().zip(&self.sigs[*m].params).any(|(a, p)| {
@@ -1685,7 +1685,7 @@ pub struct RunOptions {
     /// Start no client after this long (the report is then incomplete).
     pub time_limit: Option<std::time::Duration>,
     /// Search only the plain executions that could show an outcome the
-    /// specification forbids ([`crate::engine::run_outside`]); the verdicts are the
+    /// specification forbids ([`crate::engines::explicit::run_outside`]); the verdicts are the
     /// same, but vacuity is then detected only on clients where nothing was screened.
     pub screen: bool,
 }

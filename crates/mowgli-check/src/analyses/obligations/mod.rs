@@ -43,7 +43,7 @@
 //! abstract execution is enumerated and O2/O3 ask for one that works, so a
 //! reported counterexample is confirmed against all of them.
 
-pub use crate::lang::maps;
+use crate::lang::maps;
 pub mod observe;
 pub mod spec;
 
@@ -52,10 +52,10 @@ use std::collections::BTreeMap;
 use mowgli_core::{BitRel, Event, ExecGraph, Stamp, StampTable, WitnessSearch};
 use serde::Serialize;
 
-use crate::engine::{self, Visited};
-use crate::impls::refine::{prepare, Prepared, Setup};
-use crate::impls::Implementation;
-pub use maps::{ConcMap, MapEntry, Pick};
+use crate::analyses::refine::{prepare, Prepared, Setup};
+use crate::engines::explicit::{self, Visited};
+use crate::lang::implementation::Implementation;
+use maps::{ConcMap, MapEntry};
 use mowgli_core::program::Unfolding;
 
 /// The obligations, in table order.
@@ -207,7 +207,7 @@ pub struct Options {
     pub first_fail: bool,
     pub progress: Option<Progress>,
     /// The engine that enumerates the implementation's executions.
-    pub backend: engine::Backend,
+    pub backend: explicit::Backend,
     /// Explicit engine: check every execution on its own, never a class of them
     /// under a partial witness (`engine::for_each_execution_discharging`); slower,
     /// to cross-check the discharge.
@@ -473,7 +473,7 @@ fn impl_sub(g: &ExecGraph, to: &StampTable, s: usize) -> String {
 pub fn abstract_programs(
     imp: &Implementation,
     order: &mowgli_core::StampOrder,
-    bounds: &crate::impls::gen::Bounds,
+    bounds: &crate::analyses::refine::gen::Bounds,
 ) -> Result<Vec<(String, String)>, String> {
     let mut out = spec::programs(&imp.implements, order, bounds, "abs")?;
     out.sort_by_cached_key(|(_, text)| dimensions(text));
@@ -835,7 +835,7 @@ fn check_one(
     // every completion (each obligation is monotone in hb, and L's predicate does
     // not mention hb), so its executions need not be visited one by one
     let mut discharge = Discharge { judge: &judge, state: &state, past: &past };
-    let res = if opts.backend == engine::Backend::Z3 {
+    let res = if opts.backend == explicit::Backend::Z3 {
         // Z3: per group of plain executions (those that differ only in open return
         // values), a model of Λ-consistency ∧ ⋁_A (the values select A ∧ ¬(O1 ∧ O2 ∧
         // O3) for A), over the abstract executions A of the group, is a candidate
@@ -844,7 +844,7 @@ fn check_one(
         let mut discharged: Vec<Vec<String>> = Vec::new();
         let mut abstract_seen: std::collections::HashSet<Vec<Event>> = std::collections::HashSet::new();
         let mut spare: Option<z3::Solver> = None;
-        let mut plain = |g: &ExecGraph, alts: &engine::Alternatives| -> Result<bool, String> {
+        let mut plain = |g: &ExecGraph, alts: &explicit::Alternatives| -> Result<bool, String> {
             if past() {
                 return Ok(false);
             }
@@ -856,14 +856,13 @@ fn check_one(
             }
             let mut specs = Vec::with_capacity(searches.len());
             for (l, s) in searches.iter().enumerate() {
-                specs.push(
-                    s.relspec()
-                        .ok_or_else(|| crate::z3eng::Z3Error::Unsupported(p.libs[l].name().to_string()).to_string())?,
-                );
+                specs.push(s.relspec().ok_or_else(|| {
+                    crate::engines::z3::Z3Error::Unsupported(p.libs[l].name().to_string()).to_string()
+                })?);
             }
             let mut enc = match spare.take() {
-                Some(solver) => crate::z3eng::Encoding::in_solver(solver, g, &specs),
-                None => crate::z3eng::Encoding::new(g, &specs),
+                Some(solver) => crate::engines::z3::Encoding::in_solver(solver, g, &specs),
+                None => crate::engines::z3::Encoding::new(g, &specs),
             };
             // the abstract executions of the group: per thread, its unfoldings by the
             // abstract calls they make (with return values), each selected by the
@@ -1005,7 +1004,7 @@ fn check_one(
                 }
             }
         };
-        let r = engine::for_each_plain_group(&p, &mut plain).map(|_| ());
+        let r = explicit::for_each_plain_group(&p, &mut plain).map(|_| ());
         let mut guard = state.borrow_mut();
         let (rep, _, seen_abstract) = &mut *guard;
         seen_abstract.extend(abstract_seen);
@@ -1023,9 +1022,9 @@ fn check_one(
         r
     } else {
         if opts.every_execution {
-            engine::for_each_execution(&p, &mut visit).map(|_| ())
+            explicit::for_each_execution(&p, &mut visit).map(|_| ())
         } else {
-            engine::for_each_execution_discharging(&p, &mut visit, &mut discharge).map(|_| ())
+            explicit::for_each_execution_discharging(&p, &mut visit, &mut discharge).map(|_| ())
         }
     };
     let (rep, _, _) = state.into_inner();
@@ -1081,7 +1080,7 @@ struct Discharge<'j, 'a, 'r> {
     past: &'j dyn Fn() -> bool,
 }
 
-impl engine::Discharger for Discharge<'_, '_, '_> {
+impl explicit::Discharger for Discharge<'_, '_, '_> {
     fn holds(&mut self, v: &Visited) -> bool {
         let mut guard = self.state.borrow_mut();
         let (_, inferred, _) = &mut *guard;
@@ -1329,7 +1328,7 @@ impl Judge<'_> {
     /// L's predicate mentions hb; the caller then enumerates executions instead.
     fn negate(
         &self,
-        enc: &mut crate::z3eng::Encoding,
+        enc: &mut crate::engines::z3::Encoding,
         g: &ExecGraph,
         inferred: &BTreeMap<(String, String), MapEntry>,
         runs: &[&Unfolding],

@@ -1,8 +1,9 @@
 //! The litmus front end: parse, check, run, and report (`mowgli litmus`).
 
 pub mod herdlog;
+pub mod operational;
 
-pub use crate::lang::{herd, lex, lower, print, syntax};
+use crate::lang::{herd, lower, syntax};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,12 +11,12 @@ use std::path::{Path, PathBuf};
 use mowgli_core::StampOrder;
 use serde::Serialize;
 
-use crate::engine::{self, Stats};
+use crate::engines::explicit::{self, Stats};
 
 /// An input that cannot be read, is malformed, or is ill-typed: a
 /// [`mowgli_diag::Diagnostic`], shown as `file:line:column: message`, the source
 /// line with a caret under the culprit, and a suggestion.
-pub use crate::lang::InputError;
+use crate::lang::InputError;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ExpectReport {
@@ -85,7 +86,7 @@ pub struct TestReport {
     pub herd: Option<herdlog::HerdResult>,
     /// `--engine operational|operational-simplified|both`: what the machine explored.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub machine: Option<crate::operational::MachineStats>,
+    pub machine: Option<crate::engines::operational::MachineStats>,
     /// `--engine both`: every outcome one engine has and the other has not (a bug
     /// in one engine: RDMA paper Thm. 4.5 says there is none); each fails the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -101,11 +102,11 @@ impl TestReport {
 
 /// Parses and runs one litmus file under `order`.
 pub fn check_file(path: &Path, order: &StampOrder) -> Result<TestReport, InputError> {
-    check_file_on(path, order, engine::Backend::Explicit)
+    check_file_on(path, order, explicit::Backend::Explicit)
 }
 
 /// [`check_file`] on the chosen engine for the witnesses of plain executions.
-pub fn check_file_on(path: &Path, order: &StampOrder, backend: engine::Backend) -> Result<TestReport, InputError> {
+pub fn check_file_on(path: &Path, order: &StampOrder, backend: explicit::Backend) -> Result<TestReport, InputError> {
     let file = path.display().to_string();
     let text =
         std::fs::read_to_string(path).map_err(|e| InputError::whole_file(file.clone(), format!("cannot read: {e}")))?;
@@ -119,7 +120,7 @@ pub fn check_text(file: &str, text: &str, order: &StampOrder) -> Result<TestRepo
 
 /// [`check_text`], optionally with the naive enumerator (`prune = false`).
 pub fn check_text_with(file: &str, text: &str, order: &StampOrder, prune: bool) -> Result<TestReport, InputError> {
-    check_text_on(file, text, order, prune, engine::Backend::Explicit)
+    check_text_on(file, text, order, prune, explicit::Backend::Explicit)
 }
 
 /// [`check_text_with`] on the chosen engine for the witnesses of plain executions.
@@ -128,7 +129,7 @@ pub fn check_text_on(
     text: &str,
     order: &StampOrder,
     prune: bool,
-    backend: engine::Backend,
+    backend: explicit::Backend,
 ) -> Result<TestReport, InputError> {
     declarative(file, text, order, prune, backend).map(|(r, _, _)| r)
 }
@@ -139,8 +140,8 @@ fn declarative(
     text: &str,
     order: &StampOrder,
     prune: bool,
-    backend: engine::Backend,
-) -> Result<(TestReport, lower::Lowered, std::collections::BTreeSet<engine::Outcome>), InputError> {
+    backend: explicit::Backend,
+) -> Result<(TestReport, lower::Lowered, std::collections::BTreeSet<explicit::Outcome>), InputError> {
     let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, text))?;
@@ -153,7 +154,7 @@ fn declarative(
     prob.backend = backend;
     // herd counts executions (its Positive/Negative)
     prob.all_executions = ast.herd.is_some();
-    let res = engine::run(&prob, true).map_err(|e| ie(1, 1, e.to_string()))?;
+    let res = explicit::run(&prob, true).map_err(|e| ie(1, 1, e.to_string()))?;
     let mut shown: Vec<BTreeMap<String, String>> = res.outcomes.keys().map(|o| lower::show_outcome(&low, o)).collect();
     shown.sort();
     shown.dedup();
@@ -198,7 +199,7 @@ fn declarative(
 pub fn check_file_engine(
     path: &Path,
     order: &StampOrder,
-    eng: crate::operational::LitmusEngine,
+    eng: operational::LitmusEngine,
 ) -> Result<TestReport, InputError> {
     let file = path.display().to_string();
     let text =
@@ -211,23 +212,23 @@ pub fn check_text_engine(
     file: &str,
     text: &str,
     order: &StampOrder,
-    eng: crate::operational::LitmusEngine,
+    eng: operational::LitmusEngine,
 ) -> Result<TestReport, InputError> {
-    use crate::operational::{self as op, LitmusEngine};
+    use operational::{self as op, LitmusEngine};
     let ie = |msg: String| InputError::whole_file(file.to_string(), msg);
     let Some(machine) = eng.machine() else {
         return check_text_on(file, text, order, true, eng.backend());
     };
     if eng == LitmusEngine::Both {
         let start = std::time::Instant::now();
-        let (mut r, low, decl) = declarative(file, text, order, true, engine::Backend::Explicit)?;
+        let (mut r, low, decl) = declarative(file, text, order, true, explicit::Backend::Explicit)?;
         let decl_micros = start.elapsed().as_micros();
         if low.libs.iter().any(|l| mowgli_machine::library_pcie(l.as_ref()).is_none()) {
             return Ok(r); // not an RDMA^TSO test: the declarative engine alone
         }
-        let (outs, ex, pcie) = op::run(&low, machine, None, true).map_err(|e| ie(e.to_string()))?;
+        let (outs, ex, pcie) = op::run_lowered(&low, machine, None, true).map_err(|e| ie(e.to_string()))?;
         r.engine_differences = op::differences(&low, &decl, &outs, "the concrete machine");
-        let mut st = op::stats_of(machine, pcie, &ex);
+        let mut st = crate::engines::operational::stats_of(machine, pcie, &ex);
         st.declarative_micros = Some(decl_micros);
         r.machine = Some(st);
         return Ok(r);
@@ -237,7 +238,7 @@ pub fn check_text_engine(
     if let Some(h) = &ast.herd {
         show_herd_locations(&mut low, h);
     }
-    let (outs, ex, pcie) = op::run(&low, machine, None, true).map_err(|e| ie(e.to_string()))?;
+    let (outs, ex, pcie) = op::run_lowered(&low, machine, None, true).map_err(|e| ie(e.to_string()))?;
     let mut shown: Vec<BTreeMap<String, String>> = outs.iter().map(|o| lower::show_outcome(&low, o)).collect();
     shown.sort();
     shown.dedup();
@@ -264,7 +265,7 @@ pub fn check_text_engine(
         herd: None,
         stats,
         bounded: ex.bounded,
-        machine: Some(op::stats_of(machine, pcie, &ex)),
+        machine: Some(crate::engines::operational::stats_of(machine, pcie, &ex)),
         engine_differences: vec![],
     })
 }
@@ -296,7 +297,7 @@ fn event_label(low: &lower::Lowered, e: &mowgli_core::Event) -> String {
 
 /// A consistent execution as text: events per thread with their subevents, then
 /// the witness relations between subevents (named `e<event>.<stamp>`).
-pub fn render_execution(low: &lower::Lowered, o: &engine::Outcome, w: &engine::Witness) -> String {
+pub fn render_execution(low: &lower::Lowered, o: &explicit::Outcome, w: &explicit::Witness) -> String {
     let mut s = String::new();
     let out = lower::show_outcome(low, o);
     s += &format!("outcome: {}\n", out.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; "));
@@ -320,7 +321,7 @@ pub fn render_execution(low: &lower::Lowered, o: &engine::Outcome, w: &engine::W
 
 /// The same execution in Graphviz DOT: one cluster per thread, a node per
 /// subevent, po inside an event dotted, witness relations as labelled edges.
-pub fn dot_execution(low: &lower::Lowered, o: &engine::Outcome, w: &engine::Witness) -> String {
+pub fn dot_execution(low: &lower::Lowered, o: &explicit::Outcome, w: &explicit::Witness) -> String {
     let esc = |t: &str| t.replace('\\', "\\\\").replace('"', "\\\"");
     let mut s = String::from("digraph execution {\n  rankdir=TB; node [shape=box, fontname=monospace];\n");
     let out = lower::show_outcome(low, o);
@@ -368,7 +369,7 @@ pub fn outcomes_of_text(
     order: &StampOrder,
     prune: bool,
 ) -> Result<Vec<BTreeMap<String, String>>, InputError> {
-    outcomes_of_text_on(text, order, prune, engine::Backend::Explicit)
+    outcomes_of_text_on(text, order, prune, explicit::Backend::Explicit)
 }
 
 /// [`outcomes_of_text`] on the chosen engine for the witnesses of plain executions.
@@ -376,7 +377,7 @@ pub fn outcomes_of_text_on(
     text: &str,
     order: &StampOrder,
     prune: bool,
-    backend: engine::Backend,
+    backend: explicit::Backend,
 ) -> Result<Vec<BTreeMap<String, String>>, InputError> {
     let file = "<text>";
     let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
@@ -397,7 +398,7 @@ pub fn outcomes_of_text_on(
     let mut prob = lower::problem(&low, to);
     prob.prune = prune;
     prob.backend = backend;
-    let res = engine::run(&prob, false).map_err(|e| ie(1, 1, e.to_string()))?;
+    let res = explicit::run(&prob, false).map_err(|e| ie(1, 1, e.to_string()))?;
     let mut shown: Vec<BTreeMap<String, String>> = res.outcomes.keys().map(|o| lower::show_outcome(&low, o)).collect();
     shown.sort();
     shown.dedup();
@@ -435,7 +436,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 /// `--stats` with an operational engine: the machine's states and time over the
 /// run, and the declarative engine's time on the same tests (`--engine both`).
 pub fn machine_summary(reports: &[TestReport]) -> Option<String> {
-    let ms: Vec<&crate::operational::MachineStats> = reports.iter().filter_map(|r| r.machine.as_ref()).collect();
+    let ms: Vec<&crate::engines::operational::MachineStats> =
+        reports.iter().filter_map(|r| r.machine.as_ref()).collect();
     if ms.is_empty() {
         return None;
     }

@@ -30,9 +30,10 @@ use mowgli_core::{BitRel, Event, ExecGraph, Stamp, StampOrder, StampTable, Value
 use mowgli_libs::rdma::{self, Kinds};
 use serde::Serialize;
 
-use crate::engine::{self, Outcome, Problem, Visited, Witness};
-use crate::impls::syntax::{Rhs, Stmt};
-use crate::litmus::{self, lower, syntax, InputError};
+use crate::analyses::litmus;
+use crate::engines::explicit::{self, Outcome, Problem, Visited, Witness};
+use crate::lang::grammar::{Rhs, Stmt};
+use crate::lang::{lower, syntax, InputError};
 
 /// The two models of the paper.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -1034,7 +1035,7 @@ pub fn check_text_with(
     let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let (model, from) = model_of(file, text, &ast0, model)?;
     let text = if from != model.library() {
-        crate::explore::rename_library(text, &from, model.library())
+        crate::analyses::explore::rename_library(text, &from, model.library())
     } else {
         text.to_string()
     };
@@ -1098,10 +1099,10 @@ pub fn check_text_with(
         true
     };
     if exact {
-        engine::for_each_execution(&prob, &mut visit).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+        explicit::for_each_execution(&prob, &mut visit).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
     }
     let unfolded_bound = syntactic_bound
-        || (exact && (0..prob.threads.len()).any(|t| engine::unfold_thread(&prob, t).is_ok_and(|u| u.bound_hit)));
+        || (exact && (0..prob.threads.len()).any(|t| explicit::unfold_thread(&prob, t).is_ok_and(|u| u.bound_hit)));
     let non_sc: Vec<&Outcome> = outcomes.iter().filter(|o| !sc_outcomes.contains(o)).collect();
     let pick = non_sc.first().and_then(|o| found.get(*o)).or_else(|| found.values().next());
     let show = |o: &Outcome| lower::show_outcome(&low, o);
@@ -1187,7 +1188,7 @@ fn syntactic_of(
     (oppo_sc, oppo): (&StampTable, &StampTable),
     places: &Places,
     lines: &[Option<Vec<usize>>],
-) -> Result<(Syntactic, bool), engine::EngineError> {
+) -> Result<(Syntactic, bool), explicit::EngineError> {
     let mut per_thread: Vec<Vec<Vec<CallRecord>>> = Vec::new();
     let mut bound_hit = false;
     for t in 0..prob.threads.len() {
@@ -1223,7 +1224,7 @@ fn syntactic_of(
                 events.push(Event { thread: t, index: i, lib, method, args, ret, origin });
             }
         }
-        let g = engine::graph(prob, events);
+        let g = explicit::graph(prob, events);
         let pe = PreExec::of_graph(&g, k);
         let s = conditions(&pe, model, oppo_sc, oppo, places);
         out.ldrf &= s.ldrf;
@@ -1282,14 +1283,14 @@ pub fn render(r: &RobustReport) -> String {
             r.sc_outcomes.len()
         );
         for o in &r.non_sc_outcomes {
-            s += &format!("    no SC run has: {}\n", crate::generate::outcome_text(o));
+            s += &format!("    no SC run has: {}\n", crate::analyses::generate::outcome_text(o));
         }
     }
     if let (Some(steps), Some(o)) = (&r.cycle, &r.cycle_outcome) {
         s += &format!(
             "  a consistent execution with an sc cycle{} (outcome {}):\n",
             if r.cycle_single_thread == Some(true) { " within one thread" } else { "" },
-            crate::generate::outcome_text(o)
+            crate::analyses::generate::outcome_text(o)
         );
         if let Some(x) = &r.execution {
             for l in x.lines() {
@@ -1339,8 +1340,8 @@ pub fn cli(
     fix_out: Option<Option<&Path>>,
     exact: bool,
     order: &StampOrder,
-) -> (crate::verdict::Decided, Option<serde_json::Value>) {
-    use crate::verdict::{Decided, Verdict};
+) -> (crate::analyses::verdict::Decided, Option<serde_json::Value>) {
+    use crate::analyses::verdict::{Decided, Verdict};
     let err = |msg: String| {
         eprintln!("{msg}");
         (
@@ -1449,7 +1450,7 @@ pub fn theorem_facts(text: &str, order: &StampOrder, model: Model) -> Result<The
     let file = "<text>";
     let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let (model, from) = model_of(file, text, &ast0, Some(model))?;
-    let text = crate::explore::rename_library(text, &from, model.library());
+    let text = crate::analyses::explore::rename_library(text, &from, model.library());
     let ast = syntax::parse(&text).map_err(|e| e.in_file(file, &text))?;
     let low = lower::lower(&ast, order).map_err(|e| e.in_file(file, &text))?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "no table `to`".into()))?;
@@ -1497,7 +1498,7 @@ pub fn theorem_facts(text: &str, order: &StampOrder, model: Model) -> Result<The
         }
         true
     };
-    engine::for_each_execution(&prob, &mut visit).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+    explicit::for_each_execution(&prob, &mut visit).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
     Ok(facts)
 }
 

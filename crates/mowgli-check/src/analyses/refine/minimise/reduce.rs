@@ -4,9 +4,9 @@ use std::collections::BTreeSet;
 
 use super::body::*;
 use super::size;
-use crate::impls::syntax::{Ex, Stmt};
-use crate::litmus::print;
-use crate::litmus::syntax::{Lit, Litmus, Name, Pos};
+use crate::lang::grammar::{Ex, Stmt};
+use crate::lang::print;
+use crate::lang::syntax::{Lit, Litmus, Name, Pos};
 
 /// A single reduction of a client: what it does, and the reduced client (its
 /// expectations with the atoms naming what it removed dropped).
@@ -494,8 +494,8 @@ pub(super) fn arg_weight(a: &Ex, wid: &dyn Fn(&str) -> bool) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::litmus::print::print;
-    use crate::litmus::syntax;
+    use crate::lang::print::print;
+    use crate::lang::syntax;
 
     #[test]
     fn candidates_shrink_the_measure() {

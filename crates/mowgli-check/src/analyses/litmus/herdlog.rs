@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::herd::{HerdInfo, Quant};
 use super::lower::{self, Lowered};
 use super::TestReport;
-use crate::engine::Results;
+use crate::engines::explicit::Results;
 
 /// herd7's verdict of one test.
 #[derive(Clone, Debug, Serialize)]
@@ -51,7 +51,7 @@ fn cmp_values(a: &[String], b: &[String]) -> std::cmp::Ordering {
 }
 
 /// The herd verdict of a run: `res` must count every execution
-/// ([`crate::engine::Problem::all_executions`]) and `low` show every observed
+/// ([`crate::engines::explicit::Problem::all_executions`]) and `low` show every observed
 /// memory location.
 pub fn result(h: &HerdInfo, low: &Lowered, res: &Results) -> HerdResult {
     let (mut pos, mut neg) = (0u64, 0u64);

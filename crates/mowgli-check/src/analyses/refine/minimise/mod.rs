@@ -39,12 +39,13 @@ use std::time::Instant;
 use mowgli_core::StampOrder;
 use serde::Serialize;
 
-use super::refine::{refine_client, ClientReport, ClientVerdict};
-use super::syntax::{Rhs, Stmt};
 use super::Implementation;
-use crate::litmus::print::{self, print};
-use crate::litmus::syntax::{self, Cond, Expect, Lit, Litmus, Name, Pos};
-use crate::litmus::{check_text, InputError};
+use super::{refine_client, ClientReport, ClientVerdict};
+use crate::analyses::litmus::check_text;
+use crate::lang::grammar::{Rhs, Stmt};
+use crate::lang::print::{self, print};
+use crate::lang::syntax::{self, Cond, Expect, Lit, Litmus, Name, Pos};
+use crate::lang::InputError;
 
 use body::{used_nodes, walk_stmts};
 pub use reduce::{candidates, measure, Candidate};

@@ -12,12 +12,13 @@
 
 use std::path::PathBuf;
 
-use mowgli_core::{Library, StampOrder};
-use mowgli_machine::{Explorer, Machine, Options, Program, Rule};
+use mowgli_core::StampOrder;
+use mowgli_machine::{Explorer, Machine, Options, Rule};
 
-use crate::engine;
-use crate::litmus::{self, lower, syntax};
-use crate::verdict::{Decided, Verdict};
+use crate::analyses::litmus;
+use crate::analyses::verdict::{Decided, Verdict};
+use crate::engines::explicit;
+use crate::lang::{lower, syntax};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum MachineArg {
@@ -103,14 +104,8 @@ pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
         Err(e) => return error(format!("--outcome: {}", e.msg)),
     };
     let want = &low.expects[0].cond;
-    let libs: Vec<&dyn Library> = low.libs.iter().map(|b| b.as_ref()).collect();
-    let prog = Program {
-        world: &low.world,
-        libs: &libs,
-        threads: &low.threads,
-        domain: &low.domain,
-        loop_bound: lower::LOOP_BOUND,
-    };
+    let libs = crate::analyses::litmus::operational::libs_of(&low);
+    let prog = crate::analyses::litmus::operational::program(&low, &libs);
     let machine = match a.machine {
         MachineArg::Concrete => Machine::Concrete,
         MachineArg::Simplified => Machine::Simplified,
@@ -121,7 +116,7 @@ pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
     };
     let opts = Options { machine, pcie: None, reduce: !a.no_reduce, ..Options::default() };
     let mut pred =
-        |o: &mowgli_machine::Outcome| want.holds(&engine::Outcome { regs: o.regs.clone(), finals: o.finals.clone() });
+        |o: &mowgli_machine::Outcome| want.holds(&explicit::Outcome { regs: o.regs.clone(), finals: o.finals.clone() });
     let found = match ex.shortest_run(&opts, &mut pred) {
         Ok(f) => f,
         Err(e) => return error(format!("{file}: {e}")),
@@ -131,7 +126,7 @@ pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
         Some(t) => t,
         None => return error("the stamp order has no table `to`".into()),
     };
-    let decl = match engine::run(&lower::problem(&low, to), true) {
+    let decl = match explicit::run(&lower::problem(&low, to), true) {
         Ok(r) => r,
         Err(e) => return error(format!("{file}: {e}")),
     };
@@ -152,7 +147,7 @@ pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
                 );
                 out += &format!("  reachable outcomes ({}):\n", decl.outcomes.len());
                 for o in decl.outcomes.keys() {
-                    out += &format!("    {}\n", crate::operational::show_full(&low, o));
+                    out += &format!("    {}\n", crate::analyses::litmus::operational::show_full(&low, o));
                 }
                 (out, Decided::new(Verdict::Counterexample, "the outcome is unreachable (both engines agree)"))
             }
@@ -211,8 +206,8 @@ pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
         out += &ex.show_state(s);
         prev = s.clone();
     }
-    let o = engine::Outcome { regs: run.outcome.regs.clone(), finals: run.outcome.finals.clone() };
-    out += &format!("  final outcome: {}\n", crate::operational::show_full(&low, &o));
+    let o = explicit::Outcome { regs: run.outcome.regs.clone(), finals: run.outcome.finals.clone() };
+    out += &format!("  final outcome: {}\n", crate::analyses::litmus::operational::show_full(&low, &o));
     out += "execution graph of the run (getEG, RDMA paper App. D):\n";
     out += &run.graph.text();
     if let Some(p) = &a.dot {

@@ -25,9 +25,9 @@ use std::time::{Duration, Instant};
 use mowgli_core::StampOrder;
 use serde::Serialize;
 
-use crate::impls::gen::{failing_text, Bounds};
-use crate::impls::refine::refine_client;
-use crate::impls::Implementation;
+use crate::analyses::refine::gen::{failing_text, Bounds};
+use crate::analyses::refine::refine_client;
+use crate::lang::implementation::Implementation;
 
 /// What [`observe`] found for one refutation.
 #[derive(Clone, Debug, Serialize)]
@@ -409,7 +409,7 @@ pub fn observe(
                 continue;
             }
         };
-        if r.verdict == crate::impls::refine::ClientVerdict::Fail {
+        if r.verdict == crate::analyses::refine::ClientVerdict::Fail {
             let kind = if c.shape.starts_with("the abstract") {
                 "abstract"
             } else {

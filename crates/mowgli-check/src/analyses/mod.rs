@@ -1,0 +1,13 @@
+//! The analyses: what Mowgli's commands compute, over the [`crate::lang`] front
+//! ends and the [`crate::engines`].
+
+pub mod explore;
+pub mod generate;
+pub mod litmus;
+pub mod merge;
+pub mod obligations;
+pub mod refine;
+pub mod robust;
+pub mod sensitivity;
+pub mod trace;
+pub mod verdict;
