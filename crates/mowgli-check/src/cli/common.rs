@@ -1,0 +1,129 @@
+//! What every command shares: loading the stamp order and an implementation,
+//! ending a run by its verdict, progress bars and shard banners.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use mowgli_check::analyses::verdict::{Decided, Verdict};
+use mowgli_core::StampOrder;
+use mowgli_diag::Diagnostic;
+use mowgli_libs::orders;
+
+pub fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, Diagnostic> {
+    let order = orders::default_order();
+    match path {
+        Some(p) => mowgli_check::lang::stamporder::load(p, &order),
+        None => Ok(order),
+    }
+}
+
+/// The stamp order in force and the implementation file, or the diagnostic to print.
+pub fn load_impl(
+    implementation: &std::path::Path,
+    stamp_order: &Option<PathBuf>,
+    spec: &Option<String>,
+) -> Result<(StampOrder, mowgli_check::lang::implementation::Implementation), Diagnostic> {
+    let order = load_order(stamp_order)?;
+    let mut imp = mowgli_check::lang::implementation::Implementation::load(implementation, &order)?;
+    if let Some(lib) = spec {
+        imp.against(lib, &order).map_err(|e| {
+            let args: Vec<String> = std::env::args().collect();
+            let known = mowgli_libs::registry::KNOWN;
+            let d = Diagnostic::command_line(&args, "--spec", lib, format!("--spec {lib}: {e}"));
+            if known.contains(&lib.as_str()) {
+                d
+            } else {
+                d.with_label("unknown").suggesting(lib, known.iter().copied())
+            }
+        })?;
+    }
+    Ok((order, imp))
+}
+
+/// Appended to the reason of a verified run where a loop reached the unrolling
+/// bound: the unrolling bound is part of the stated bound (docs/user-guide.md,
+/// "Verdicts and exit codes").
+pub const BOUNDED: &str = "; bounded: a loop reached the unrolling bound";
+
+/// Ends a run by its verdict: the human output's last line states it (`verdict:
+/// WORD (why)`), or, with `--json`, the document gets the fields `verdict` and
+/// `verdict_reason`; the exit status is the verdict's (see `mowgli_check::analyses::verdict`).
+pub fn conclude(d: &Decided, json: Option<serde_json::Value>) -> ExitCode {
+    match json {
+        Some(doc) => println!("{}", serde_json::to_string_pretty(&d.into_json(doc)).unwrap_or_default()),
+        None => println!("{}", d.line()),
+    }
+    d.verdict.exit()
+}
+
+/// An input that cannot be read or is malformed (or an output that cannot be
+/// written): the message on stderr, then the verdict `error`. In JSON the error
+/// is a string, or for a [`Diagnostic`] its fields (`file`, `line`, `column`, …).
+pub fn input_error(json: bool, msg: impl std::fmt::Display + serde::Serialize) -> ExitCode {
+    let text = msg.to_string();
+    eprintln!("{text}");
+    let d = Decided::new(Verdict::Error, text.lines().next().unwrap_or_default());
+    conclude(&d, json.then(|| serde_json::json!({ "errors": [msg] })))
+}
+
+/// For the human report of a shard: which part of the run it covers.
+pub fn print_shard(partition: mowgli_check::analyses::refine::gen::Partition, what: &str) {
+    if partition.count > 1 {
+        println!(
+            "partition {}/{}: the {what} whose index is {} modulo {} (`mowgli merge` combines the shards' --json reports)",
+            partition.index,
+            partition.count,
+            partition.index - 1,
+            partition.count
+        );
+    }
+}
+
+/// A progress bar of `len` steps on stderr, drawn only when stderr is a terminal
+/// and the output is not JSON.
+pub fn progress_bar(len: u64, json: bool, template: &str) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if json || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar
+}
+
+/// Bounds of generated litmus programs (`mowgli generate`, `mowgli explore --search`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct SuiteArgs {
+    /// Threads (at most).
+    #[arg(long, value_name = "T", default_value_t = 2)]
+    pub threads: usize,
+    /// Threads (at least; default 2 for `generate`, 1 for `explore --search`).
+    #[arg(long, value_name = "T")]
+    pub min_threads: Option<usize>,
+    /// Nodes (at most).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub nodes: usize,
+    /// Instructions per thread (at most).
+    #[arg(long, value_name = "I", default_value_t = 3)]
+    pub instrs: usize,
+    /// Locations (at most).
+    #[arg(long, value_name = "L", default_value_t = 2)]
+    pub locs: usize,
+    /// Values 1..=V written by the programs (0 is every location's initial value).
+    #[arg(long, value_name = "V", default_value_t = 1)]
+    pub values: usize,
+}
+
+impl SuiteArgs {
+    pub fn bounds(&self, min_threads: usize) -> mowgli_check::analyses::generate::SuiteBounds {
+        mowgli_check::analyses::generate::SuiteBounds {
+            threads: self.threads,
+            nodes: self.nodes,
+            instrs: self.instrs,
+            locs: self.locs,
+            values: self.values,
+            min_threads: self.min_threads.unwrap_or(min_threads),
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! `mowgli litmus`: run litmus tests, print every reachable outcome and check each expectation.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use mowgli_check::analyses::litmus;
+use mowgli_check::analyses::verdict::{Decided, Verdict};
+
+use super::common::{conclude, input_error, load_order, BOUNDED};
+
+/// The arguments of `mowgli litmus`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Litmus files or directories (searched recursively for *.litmus).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Machine-readable output (one JSON document).
+    #[arg(long)]
+    pub json: bool,
+    /// Report candidates explored, consistent executions and time per test.
+    #[arg(long)]
+    pub stats: bool,
+    /// Run under another stamp order (a file with table `to`, optionally `ippo`/`oppo`).
+    #[arg(long, value_name = "FILE")]
+    pub stamp_order: Option<PathBuf>,
+    /// Print only failures and the summary.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Write the counterexample execution of every failing `forbidden`
+    /// expectation as a Graphviz file `DIR/TEST-lLINE.dot`.
+    #[arg(long, value_name = "DIR")]
+    pub dot: Option<PathBuf>,
+    /// The engine: `explicit` (declarative, backtracking), `z3` (declarative,
+    /// SMT; libraries rdmawait, msw, sv, bal), `operational` /
+    /// `operational-simplified` (RDMA^TSO's machines, RDMA paper §3), or `both`
+    /// (declarative and operational; a difference fails the test).
+    #[arg(long, value_enum, default_value = "explicit")]
+    pub engine: mowgli_check::analyses::litmus::operational::LitmusEngine,
+    /// Output format: `text`, or `herd` (herd7's log, for mcompare7 and msum7;
+    /// herd7 x86 tests only; the summary goes to stderr).
+    #[arg(long, value_enum, default_value = "text", conflicts_with = "json")]
+    pub format: LitmusFormat,
+}
+
+/// Output of `mowgli litmus`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LitmusFormat {
+    Text,
+    Herd,
+}
+
+pub fn run(a: Args) -> ExitCode {
+    let Args { paths, json, stats, stamp_order, quiet, dot, engine, format } = a;
+    let order = match load_order(&stamp_order) {
+        Ok(o) => o,
+        Err(e) => return input_error(json, e),
+    };
+    let files = match litmus::collect(&paths) {
+        Ok(f) => f,
+        Err(e) => return input_error(json, e),
+    };
+    let start = Instant::now();
+    let mut reports = Vec::new();
+    let mut errors = Vec::new();
+    for f in &files {
+        match litmus::check_file_engine(f, &order, engine) {
+            Ok(r) => {
+                if format == LitmusFormat::Herd {
+                    match litmus::herdlog::log(&r) {
+                        Ok(l) => print!("{l}"),
+                        Err(e) => {
+                            eprintln!("{e}");
+                            errors.push(e);
+                            continue;
+                        }
+                    }
+                } else if !json && (!quiet || !r.all_ok()) {
+                    print!("{}", litmus::render(&r, stats));
+                }
+                if let Some(dir) = &dot {
+                    for e in r.expectations.iter().filter(|e| !e.passed()) {
+                        let Some(d) = &e.dot else { continue };
+                        let path = dir.join(format!("{}-l{}.dot", r.name, e.line));
+                        let written = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, d));
+                        match written {
+                            Ok(()) => eprintln!("wrote {}", path.display()),
+                            Err(err) => {
+                                eprintln!("{}: cannot write: {err}", path.display());
+                                errors.push(mowgli_check::lang::InputError::whole_file(
+                                    path.display().to_string(),
+                                    format!("cannot write: {err}"),
+                                ));
+                            }
+                        }
+                    }
+                }
+                reports.push(r);
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                errors.push(e);
+            }
+        }
+    }
+    let total = start.elapsed();
+    let nexp: usize = reports.iter().map(|r| r.expectations.len()).sum();
+    let nfail: usize = reports.iter().map(|r| r.expectations.iter().filter(|e| !e.passed()).count()).sum();
+    let nknown: usize =
+        reports.iter().map(|r| r.expectations.iter().filter(|e| !e.ok && e.known.is_some()).count()).sum();
+    let ndiff: usize = reports.iter().map(|r| r.engine_differences.len()).sum();
+    let verdict = Verdict::of(!errors.is_empty(), nfail + ndiff > 0, true);
+    let decided = Decided::new(
+        verdict,
+        match verdict {
+            Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
+            Verdict::Counterexample if ndiff > 0 => {
+                format!("{nfail} of {nexp} expectations fail; {ndiff} outcomes differ between the engines")
+            }
+            Verdict::Counterexample => format!("{nfail} of {nexp} expectations fail"),
+            _ => format!(
+                "{} of {nexp} expectations hold, {nknown} documented disagreements{}",
+                nexp - nknown,
+                if reports.iter().any(|r| r.bounded) { BOUNDED } else { "" }
+            ),
+        },
+    );
+    if json {
+        let doc = serde_json::json!({
+            "tests": reports,
+            "errors": errors,
+            "summary": {
+                "tests": reports.len(),
+                "expectations": nexp,
+                "ok": nexp - nfail - nknown,
+                "known_disagreements": nknown,
+                "failed": nfail,
+                "malformed": errors.len(),
+                "millis": total.as_secs_f64() * 1000.0,
+            }
+        });
+        conclude(&decided, Some(doc))
+    } else {
+        let cand: u64 = reports.iter().map(|r| r.stats.candidates).sum();
+        let naive: f64 = reports.iter().map(|r| r.stats.naive).sum();
+        let summary = format!(
+            "summary: {} tests, {} expectations: {} ok, {} known disagreements (documented), {} FAIL, {} malformed{}",
+            reports.len(),
+            nexp,
+            nexp - nfail - nknown,
+            nknown,
+            nfail,
+            errors.len(),
+            if stats {
+                format!(
+                    "; {} candidates explored vs {:.0} naive ({:.1}x fewer); {:.1} ms",
+                    cand,
+                    naive,
+                    naive / (cand.max(1) as f64),
+                    total.as_secs_f64() * 1000.0
+                )
+            } else {
+                String::new()
+            }
+        );
+        if format == LitmusFormat::Herd {
+            // standard output holds the herd log alone (mcompare7 reads it)
+            eprintln!("{summary}");
+            eprintln!("{}", decided.line());
+            decided.verdict.exit()
+        } else {
+            if let (true, Some(m)) = (stats, litmus::machine_summary(&reports)) {
+                println!("{m}");
+            }
+            println!("{summary}");
+            conclude(&decided, None)
+        }
+    }
+}

@@ -1,0 +1,377 @@
+//! `mowgli obligations`: the local-soundness proof obligations (LOCO Def. 3.13) to a bound.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::common::{conclude, input_error, load_impl, progress_bar};
+
+/// The arguments of `mowgli obligations`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The implementation file (`specs/impls/*.impl`), with its `concretise` map.
+    pub implementation: PathBuf,
+    /// Abstract calls per thread.
+    #[arg(long, value_name = "C", default_value_t = 2)]
+    pub calls: usize,
+    /// Threads (at most).
+    #[arg(long, value_name = "T", default_value_t = 2)]
+    pub threads: usize,
+    /// Nodes (at most; default: as many as threads).
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<usize>,
+    /// Locations of the implemented library (at most; default as for `refine`).
+    #[arg(long, value_name = "L")]
+    pub locs: Option<usize>,
+    /// Values 1..=V for value arguments.
+    #[arg(long, value_name = "V", default_value_t = 1)]
+    pub values: usize,
+    /// Work identifiers per thread besides `_`.
+    #[arg(long, value_name = "W", default_value_t = 1)]
+    pub wids: usize,
+    /// Size K of msw locations.
+    #[arg(long, value_name = "K", default_value_t = 2)]
+    pub tuple_size: usize,
+    /// Ignore the file's `concretise` lines: infer the whole map.
+    #[arg(long)]
+    pub infer_map: bool,
+    /// Rings: leave out one-thread programs, whose thread writes and reads its own
+    /// ring (where I_RBL refutes O2: see docs/obligations.md).
+    #[arg(long)]
+    pub no_self_ring: bool,
+    /// Stop at the first refuted obligation.
+    #[arg(long)]
+    pub first_fail: bool,
+    /// Stop after S seconds (the table then says how far it got).
+    #[arg(long, value_name = "S")]
+    pub timeout: Option<f64>,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+    /// Run under another stamp order.
+    #[arg(long, value_name = "FILE")]
+    pub stamp_order: Option<PathBuf>,
+    /// Iterations per loop that is not a spin loop.
+    #[arg(long, default_value_t = 4)]
+    pub loop_bound: usize,
+    /// Write the counterexample of every refuted obligation as `DIR/METHOD-OBLIGATION.dot`.
+    #[arg(long, value_name = "DIR")]
+    pub dot: Option<PathBuf>,
+    /// The engine that enumerates the implementation's executions: `explicit`
+    /// or `z3` (implementations over rdmawait or sv).
+    #[arg(long, value_enum, default_value = "explicit")]
+    pub engine: mowgli_check::engines::explicit::Backend,
+    /// Explicit engine: check every implementation execution on its own, never a
+    /// class of executions under a partial witness that already satisfies every
+    /// obligation (slower; to cross-check that shortcut).
+    #[arg(long)]
+    pub every_execution: bool,
+    /// Also obligation D (LOCO Def. 3.5): the specification and each library the
+    /// implementation uses are monotone and decomposable, on their own programs
+    /// at the same bound.
+    #[arg(long)]
+    pub check_specs: bool,
+    /// Check against this specification instead of the one the file's
+    /// `implements` line names (same methods; e.g. `rbl_rfe`).
+    #[arg(long, value_name = "LIB")]
+    pub spec: Option<String>,
+    /// Where each refutation's observing client is written (`DIR/NAME.litmus`,
+    /// replayable with `mowgli refine IMPL --clients FILE`).
+    #[arg(long, value_name = "DIR", default_value = "observed")]
+    pub observe_out: PathBuf,
+    /// Seconds to search for a client observing each refutation (0: do not search).
+    #[arg(long, value_name = "S", default_value_t = 20.0)]
+    pub observe_budget: f64,
+    /// Check only the abstract programs (and, with `--check-specs`, the
+    /// libraries) whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli merge`
+    /// combines the `--json` reports of shards 1..N into the whole run's.
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<String>,
+}
+
+pub fn run(a: &Args) -> ExitCode {
+    use mowgli_check::analyses::obligations::{self, Obligation};
+    use mowgli_check::analyses::refine::gen::{Bounds, Partition};
+    use mowgli_check::lang::maps;
+    let Args {
+        implementation,
+        calls,
+        threads,
+        nodes,
+        locs,
+        values,
+        wids,
+        tuple_size,
+        infer_map,
+        no_self_ring,
+        first_fail,
+        timeout,
+        json,
+        stamp_order,
+        loop_bound,
+        dot,
+        engine,
+        every_execution,
+        check_specs,
+        spec,
+        observe_out,
+        observe_budget,
+        partition,
+    } = a;
+    let fail = |m: String| input_error(*json, m);
+    let partition = match partition.as_deref().map(Partition::parse).transpose() {
+        Ok(p) => p.unwrap_or(Partition::ALL),
+        Err(e) => return fail(format!("--partition: {e}")),
+    };
+    let file = implementation.display().to_string();
+    let (order, imp) = match load_impl(implementation, stamp_order, spec) {
+        Ok(x) => x,
+        Err(e) => return input_error(*json, e),
+    };
+    let map = if *infer_map { maps::ConcMap::default() } else { imp.map.clone() };
+    let mut bounds = Bounds::new(&imp.implements, *threads, nodes.unwrap_or(*threads), *calls);
+    if let Some(l) = locs {
+        bounds.locs = *l;
+    }
+    bounds.values = *values;
+    bounds.wids = *wids;
+    bounds.tuple_size = *tuple_size;
+    bounds.self_ring = !no_self_ring;
+    bounds.self_reading_writers = !no_self_ring;
+    let all = match obligations::abstract_programs(&imp, &order, &bounds) {
+        Ok(c) => c,
+        Err(e) => return fail(format!("{file}: {e}")),
+    };
+    // a shard checks the abstract programs of its partition; `global[i]` is the
+    // index in the whole bound of the i-th of them
+    let (global, clients): (Vec<usize>, Vec<(String, String)>) =
+        all.iter().cloned().enumerate().filter(|(i, _)| partition.contains(*i)).unzip();
+    // a progress bar on stderr when it is a terminal (not with --json)
+    let bar = progress_bar(clients.len() as u64, *json, "{bar:40} {pos}/{len} abstract programs {elapsed}");
+    let tick = bar.clone();
+    let opts = obligations::Options {
+        loop_bound: *loop_bound,
+        time_limit: timeout.map(std::time::Duration::from_secs_f64),
+        first_fail: *first_fail,
+        progress: Some(std::sync::Arc::new(move |n| tick.set_position(n as u64))),
+        backend: *engine,
+        every_execution: *every_execution,
+        // each final refutation the moment it is found (smallest bound first)
+        on_failure: (!*json).then(|| {
+            let bar = bar.clone();
+            let cb: obligations::OnFailure = std::sync::Arc::new(move |f: &obligations::Failure, ms: f64| {
+                let (t, c, n, _) = obligations::dimensions(&f.client);
+                let name = f.client.lines().next().unwrap_or("").trim_start_matches("# ");
+                bar.suspend(|| {
+                    println!(
+                        "found after {ms:.0} ms: {} refuted for {} on {name} ({t} thread{} × {c} call{} × {n} node{})",
+                        f.obligation.name(),
+                        f.methods.join(", "),
+                        if t == 1 { "" } else { "s" },
+                        if c == 1 { "" } else { "s" },
+                        if n == 1 { "" } else { "s" },
+                    )
+                });
+            });
+            cb
+        }),
+    };
+    let rep = obligations::check_clients(&imp, &order, &clients, &map, &opts);
+    bar.finish_and_clear();
+    let mut rep = match rep {
+        Ok(r) => r,
+        Err(e) => return fail(format!("{file}: {e}")),
+    };
+    for r in &mut rep.programs {
+        r.index = global.get(r.index).copied().unwrap_or(r.index);
+    }
+    if *check_specs {
+        use obligations::spec;
+        // each library's D is checked by one shard
+        for (i, lib) in spec::libraries_of(&imp.implements, &imp.uses).into_iter().enumerate() {
+            if !partition.contains(i) {
+                continue;
+            }
+            if mowgli_libs::registry::library(&lib, &order).is_ok_and(|l| !spec::applies(l.as_ref())) {
+                continue;
+            }
+            match spec::check_library(&lib, &order, &bounds, opts.time_limit) {
+                Ok(r) => rep.specs.push(r),
+                Err(e) => return fail(format!("{file}: D for `{lib}`: {e}")),
+            }
+        }
+    }
+    // from each refutation to a client that observes it, or what was tried (issue 17)
+    if *observe_budget > 0.0 && !rep.failures.is_empty() {
+        let budget = std::time::Duration::from_secs_f64(*observe_budget);
+        obligations::observe::observe_all(&imp, &order, &mut rep, *loop_bound, budget);
+        for o in &rep.observations {
+            let (Some(name), Some(text)) = (&o.name, &o.client) else { continue };
+            let path = observe_out.join(format!("{name}.litmus"));
+            if let Err(e) = std::fs::create_dir_all(observe_out).and_then(|_| std::fs::write(&path, text)) {
+                return fail(format!("{}: cannot write: {e}", path.display()));
+            }
+        }
+    }
+    if let Some(dir) = dot {
+        for f in &rep.failures {
+            let path = dir.join(format!("{}-{}.dot", f.methods.join("+"), f.obligation.name()));
+            if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &f.dot)) {
+                return fail(format!("{}: cannot write: {e}", path.display()));
+            }
+        }
+    }
+    // the options that define the run: every shard of it has the same (`mowgli merge`)
+    let run = serde_json::json!({
+        "implementation": file, "calls": calls, "threads": threads, "nodes": nodes, "locs": locs,
+        "values": values, "wids": wids, "tuple_size": tuple_size, "infer_map": infer_map,
+        "no_self_ring": no_self_ring, "first_fail": first_fail, "timeout": timeout,
+        "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "loop_bound": loop_bound,
+        "engine": format!("{engine:?}"), "every_execution": every_execution, "check_specs": check_specs,
+        "spec": spec, "observe_budget": observe_budget,
+    });
+    let mut doc = serde_json::to_value(&rep).unwrap_or_default();
+    doc["abstract_programs"] = serde_json::Value::from(all.len());
+    let doc = mowgli_check::analyses::merge::stamp(doc, "obligations", partition, run);
+    // the bound is covered when every abstract program (of the partition) was
+    // checked to the end and, with --check-specs, every library's D as well; a
+    // refutation is a counterexample even when a limit stopped the run after it
+    let decided = mowgli_check::analyses::merge::decide_obligations(&doc);
+    if *json {
+        return conclude(&decided, Some(doc));
+    } else {
+        println!(
+            "obligations of `{}` ({} over {}), bound: {} threads, {} nodes, {} calls per thread, values 1..{}{}",
+            rep.implementation,
+            rep.implements,
+            rep.uses.join(", "),
+            threads,
+            nodes.unwrap_or(*threads),
+            calls,
+            values,
+            if partition.count > 1 {
+                format!(
+                    "; partition {}/{}: {} of the {} abstract programs",
+                    partition.index,
+                    partition.count,
+                    clients.len(),
+                    all.len()
+                )
+            } else {
+                String::new()
+            }
+        );
+        print!("{:12}", "method");
+        for o in Obligation::ALL {
+            print!(" {:>14}", o.name());
+        }
+        println!();
+        for m in &rep.methods {
+            print!("{m:12}");
+            for o in Obligation::ALL {
+                let c = &rep.cells[m][&o];
+                let s = match c.failure {
+                    Some(i) => format!("FAIL (#{})", i + 1),
+                    None if c.checked == 0 => "-".to_string(),
+                    None if rep.complete => format!("ok ({})", c.checked),
+                    None => format!("ok? ({})", c.checked),
+                };
+                print!(" {s:>14}");
+            }
+            println!();
+        }
+        for (i, f) in rep.failures.iter().enumerate() {
+            println!(
+                "\n#{} {} ({}) refuted for {}: {}",
+                i + 1,
+                f.obligation.name(),
+                f.obligation.what(),
+                f.methods.join(", "),
+                f.reason
+            );
+            println!("  abstract program:");
+            for l in f.client.lines().filter(|l| !l.starts_with('#') && !l.starts_with('"')) {
+                println!("    {l}");
+            }
+            for l in f.execution.lines() {
+                println!("  {l}");
+            }
+            match rep.observations.get(i) {
+                Some(o) => match (&o.name, &o.shape) {
+                    (Some(name), Some(shape)) => println!(
+                        "  observed by client {} ({shape}; found after {} of {} candidates): `mowgli refine {} --clients {}` replays it",
+                        observe_out.join(format!("{name}.litmus")).display(),
+                        o.tried,
+                        o.candidates,
+                        implementation.display(),
+                        observe_out.join(format!("{name}.litmus")).display(),
+                    ),
+                    _ => println!(
+                        "  refuted, not observed by the {} clients tried of {} ({}){}{}",
+                        o.tried,
+                        o.candidates,
+                        o.bound,
+                        o.note.as_ref().map(|n| format!(": {n}")).unwrap_or_default(),
+                        o.first_error
+                            .as_ref()
+                            .map(|e| format!("; {} could not be run, the first: {e}", o.errors))
+                            .unwrap_or_default()
+                    ),
+                },
+                None => println!("  (no client was searched for: --observe-budget 0)"),
+            }
+        }
+        if !rep.inferred.is_empty() {
+            println!("\ninferred concretisation entries (add them to the file to pin them):");
+            for e in &rep.inferred {
+                println!("  {}", e.render());
+            }
+        }
+        let z3 = *engine == mowgli_check::engines::explicit::Backend::Z3;
+        let counted = if z3 {
+            format!(
+                "{} abstract executions of groups of plain executions discharged by Z3 (unsat), {} implementation executions checked explicitly",
+                rep.plain_discharged, rep.executions
+            )
+        } else {
+            format!(
+                "{} implementation executions ({} of them classes: executions under a partial witness that already satisfies every obligation, checked once)",
+                rep.executions, rep.classes
+            )
+        };
+        println!(
+            "\nsummary: {} abstract programs, {} abstract executions, {counted}; {} obligations refuted{}; {:.1} ms",
+            rep.clients,
+            rep.abstract_executions,
+            rep.failures.len(),
+            if rep.complete { "" } else { " (stopped early: the bound was not covered)" },
+            rep.millis
+        );
+        if z3 {
+            println!("(ok (N): discharged on N abstract executions at this bound, each group of plain executions by one Z3 query over all its witnesses; - : no execution exercised it)");
+        } else {
+            println!("(ok (N): discharged on N executions at this bound, counting each class once; - : no execution exercised it)");
+        }
+        for d in &rep.specs {
+            let mono = match &d.not_monotone {
+                Some(why) => format!("FAILS: {why}"),
+                None if !d.mentions_hb => "holds (the predicate does not mention hb)".to_string(),
+                None => format!("holds on {} witnesses, {} one-pair hb extensions", d.witnesses, d.extensions),
+            };
+            let deco = match (&d.not_decomposable, &d.not_decomposable_sup) {
+                (_, Some(why)) => format!("FAILS: {why}"),
+                (Some(why), None) => format!(
+                    "holds on {} executions, {} splits with so read as an inclusion (so ⊇ what the witness generates), but not with so as an equation: {why}",
+                    d.executions, d.splits
+                ),
+                (None, None) => format!("holds on {} executions, {} splits", d.executions, d.splits),
+            };
+            println!(
+                "D (Def. 3.5) for `{}` on its {} programs of the bound{}: monotone {mono}; decomposable {deco}",
+                d.library,
+                d.programs,
+                if d.complete { "" } else { " (stopped early)" }
+            );
+        }
+    }
+    conclude(&decided, None)
+}

@@ -1,0 +1,561 @@
+//! `mowgli refine`: bounded refinement (LOCO Def. 3.10) on given or generated clients.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use mowgli_check::analyses::litmus;
+use mowgli_check::analyses::refine::ClientVerdict;
+use mowgli_check::analyses::verdict::{Decided, Verdict};
+
+use super::common::{conclude, input_error, load_impl, progress_bar, BOUNDED};
+
+/// The arguments of `mowgli refine`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The implementation file (`specs/impls/*.impl`).
+    pub implementation: PathBuf,
+    /// Client litmus files or directories over the implemented library.
+    #[arg(long, value_name = "PATH", num_args = 1.., required_unless_present = "calls")]
+    pub clients: Vec<PathBuf>,
+    #[command(flatten)]
+    pub gen: Box<GenArgs>,
+    /// Machine-readable output (one JSON document).
+    #[arg(long)]
+    pub json: bool,
+    /// Run under another stamp order.
+    #[arg(long, value_name = "FILE")]
+    pub stamp_order: Option<PathBuf>,
+    /// Iterations per loop that is not a spin loop.
+    #[arg(long, default_value_t = 4)]
+    pub loop_bound: usize,
+    /// Write the counterexample of every failing client as `DIR/CLIENT.dot`.
+    #[arg(long, value_name = "DIR")]
+    pub dot: Option<PathBuf>,
+    /// Check against this specification instead of the one the file's
+    /// `implements` line names (same methods; e.g. `rbl_rfe` for an `rbl`
+    /// implementation). Clients naming the declared library run against it.
+    #[arg(long, value_name = "LIB")]
+    pub spec: Option<String>,
+    /// Outcome screening: search only the implementation's plain executions that
+    /// could reach an outcome the specification forbids (same verdicts; the
+    /// implementation outcome counts then cover only those, up to the first
+    /// forbidden one). `auto`: on for
+    /// generated clients, off for `--clients`.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub screen: Screen,
+    /// Shrink every failing client to a smallest one that still fails (fewer
+    /// threads, calls, arguments, nodes; locations merged) and write it as
+    /// `DIR/NAME-min.litmus`, its forbidden outcome as an expectation.
+    #[arg(long, value_name = "DIR")]
+    pub minimise: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Screen {
+    Auto,
+    On,
+    Off,
+}
+
+/// Generated clients (`mowgli refine IMPL --calls C …`).
+#[derive(clap::Args)]
+pub struct GenArgs {
+    /// Generate every client up to the bounds with at most C calls per thread
+    /// (instead of `--clients`).
+    #[arg(long, value_name = "C", help_heading = "Generated clients")]
+    pub calls: Option<usize>,
+    /// Threads (at most).
+    #[arg(long, value_name = "T", default_value_t = 2, help_heading = "Generated clients")]
+    pub threads: usize,
+    /// Nodes (at most; default: as many as threads).
+    #[arg(long, value_name = "N", help_heading = "Generated clients")]
+    pub nodes: Option<usize>,
+    /// Locations of the implemented library (at most; default 1 for sv, 2 for msw and
+    /// rdmawait, 0 for bal and rbl).
+    #[arg(long, value_name = "L", help_heading = "Generated clients")]
+    pub locs: Option<usize>,
+    /// Values 1..=V for value arguments, tuple components and messages.
+    #[arg(long, value_name = "V", default_value_t = 1, help_heading = "Generated clients")]
+    pub values: usize,
+    /// Barriers (bal) or rings (rbl), at most.
+    #[arg(long, value_name = "B", default_value_t = 1, help_heading = "Generated clients")]
+    pub objects: usize,
+    /// Work identifiers per thread besides `_`.
+    #[arg(long, value_name = "W", default_value_t = 1, help_heading = "Generated clients")]
+    pub wids: usize,
+    /// Size K of msw locations (`loc x @ n size K`).
+    #[arg(long, value_name = "K", default_value_t = 2, help_heading = "Generated clients")]
+    pub tuple_size: usize,
+    /// A library whose CPU reads, writes, puts and fence observe the client
+    /// (`rdmawait`: Read, Write, Put, Mfence; `sv`: Read, Write, GF; or `none`;
+    /// default rdmawait for bal and bal_all, sv for rbl, none otherwise).
+    #[arg(long, value_name = "LIB", help_heading = "Generated clients")]
+    pub observer: Option<String>,
+    /// Locations of the observer library (at most; default 1 for rbl, 2 otherwise).
+    #[arg(long, value_name = "M", help_heading = "Generated clients")]
+    pub observer_locs: Option<usize>,
+    /// Check every generated client, without symmetry reduction.
+    #[arg(long, help_heading = "Generated clients")]
+    pub no_symmetry: bool,
+    /// Check only the clients whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli
+    /// merge` combines the `--json` reports of shards 1..N into the whole run's.
+    #[arg(long, value_name = "K/N", help_heading = "Generated clients")]
+    pub partition: Option<String>,
+    /// Stop at the first failing client.
+    #[arg(long, help_heading = "Generated clients")]
+    pub first_fail: bool,
+    /// Write each failing client as `DIR/NAME.litmus` (with the forbidden outcome as an expectation).
+    #[arg(long, value_name = "DIR", help_heading = "Generated clients")]
+    pub save_failing: Option<PathBuf>,
+    /// Print the generated clients (of the partition) as litmus texts, without checking them.
+    #[arg(long, help_heading = "Generated clients")]
+    pub list_clients: bool,
+    /// Start no new client after S seconds; the report then says how far the run got.
+    #[arg(long, value_name = "S", help_heading = "Generated clients")]
+    pub time_limit: Option<f64>,
+    /// Worker threads (default: the available parallelism).
+    #[arg(long, value_name = "J", help_heading = "Generated clients")]
+    pub jobs: Option<usize>,
+}
+
+pub fn run(a: Args) -> ExitCode {
+    let Args { implementation, clients, gen, json, stamp_order, loop_bound, dot, spec, screen, minimise } = a;
+    if gen.calls.is_some() {
+        if !clients.is_empty() {
+            return input_error(json, "give either `--clients` or generated clients (`--calls`), not both");
+        }
+        refine_generated(
+            &implementation,
+            &gen,
+            json,
+            (&stamp_order, &spec),
+            loop_bound,
+            (&dot, &minimise),
+            !matches!(screen, Screen::Off),
+        )
+    } else {
+        let on = matches!(screen, Screen::On);
+        refine(&implementation, &clients, json, (&stamp_order, &spec), loop_bound, (&dot, &minimise), on)
+    }
+}
+
+fn refine(
+    implementation: &std::path::Path,
+    clients: &[PathBuf],
+    json: bool,
+    (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
+    loop_bound: usize,
+    (dot, minimise): (&Option<PathBuf>, &Option<PathBuf>),
+    screen: bool,
+) -> ExitCode {
+    let (order, imp) = match load_impl(implementation, stamp_order, spec) {
+        Ok(x) => x,
+        Err(e) => return input_error(json, e),
+    };
+    let mut minimised = Vec::new();
+    let files = match litmus::collect(clients) {
+        Ok(f) => f,
+        Err(e) => return input_error(json, e),
+    };
+    let start = Instant::now();
+    let mut reports = Vec::new();
+    let mut errors = Vec::new();
+    let mut skipped = 0;
+    for f in &files {
+        let text = match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => {
+                let d =
+                    mowgli_check::lang::InputError::whole_file(f.display().to_string(), format!("cannot read: {e}"));
+                eprintln!("{d}");
+                errors.push(d);
+                continue;
+            }
+        };
+        match mowgli_check::analyses::refine::refine_client(
+            &imp,
+            &order,
+            &f.display().to_string(),
+            &text,
+            loop_bound,
+            screen,
+        ) {
+            Ok(r) if r.verdict == ClientVerdict::Skipped => skipped += 1,
+            Ok(r) => {
+                if !json {
+                    println!(
+                        "{:4}  {} ({}): {} implementation outcomes, {} specification outcomes{}{}",
+                        r.verdict,
+                        r.name,
+                        r.file,
+                        r.impl_outcomes,
+                        r.spec_outcomes,
+                        if r.observed.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (registers and the final values of {})", r.observed.join(", "))
+                        },
+                        if r.bounded { " [bounded: a loop reached the unrolling bound]" } else { "" }
+                    );
+                    if r.vacuous {
+                        println!(
+                            "      warning: the implementation has no terminating execution on this client (vacuous)"
+                        );
+                    }
+                    if r.vacuity_unknown {
+                        println!("      note: screened; whether the implementation has an execution here is undecided (budget)");
+                    }
+                    if let Some(m) = &r.stuck_msg {
+                        println!(
+                            "      note: {} unfoldings of the implementation stopped at an error, first: {m}",
+                            r.stuck
+                        );
+                    }
+                    if let Some(c) = &r.counterexample {
+                        let o: Vec<String> = c.outcome.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        println!("      the implementation reaches {}, which the specification forbids:", o.join("; "));
+                        for l in c.execution.lines() {
+                            println!("        {l}");
+                        }
+                    }
+                }
+                if let (Some(dir), Some(c)) = (dot, &r.counterexample) {
+                    let path = dir.join(format!("{}.dot", r.name));
+                    if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &c.dot)) {
+                        let d = mowgli_check::lang::InputError::whole_file(
+                            path.display().to_string(),
+                            format!("cannot write: {e}"),
+                        );
+                        eprintln!("{d}");
+                        errors.push(d);
+                    }
+                }
+                if let (Some(dir), ClientVerdict::Fail) = (minimise, r.verdict) {
+                    let file = f.display().to_string();
+                    match mowgli_check::analyses::refine::minimise::minimise_to(
+                        &imp, &order, &file, &text, loop_bound, dir,
+                    ) {
+                        Ok(w) => {
+                            if !json {
+                                println!("      {}", w.line());
+                            }
+                            minimised.push(w);
+                        }
+                        Err(e) => {
+                            eprintln!("{e}");
+                            errors.push(e);
+                        }
+                    }
+                }
+                reports.push(r);
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                errors.push(e);
+            }
+        }
+    }
+    let failed = reports.iter().filter(|r| r.verdict == ClientVerdict::Fail).count();
+    // no client of the implemented library among the inputs: nothing was checked
+    let none = reports.is_empty() && errors.is_empty();
+    let verdict = Verdict::of(!errors.is_empty() || none, failed > 0, true);
+    let decided = Decided::new(
+        verdict,
+        match verdict {
+            Verdict::Error if none => format!(
+                "none of the {} tests given is a client of `{}`: nothing was checked",
+                files.len(),
+                imp.implements
+            ),
+            Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
+            Verdict::Counterexample => {
+                format!("{failed} of {} clients reach an outcome the specification forbids", reports.len())
+            }
+            _ => format!(
+                "every outcome of the implementation on the {} clients is an outcome of the specification{}",
+                reports.len(),
+                if reports.iter().any(|r| r.bounded) { BOUNDED } else { "" }
+            ),
+        },
+    );
+    if json {
+        let doc = serde_json::json!({
+            "implementation": imp.name,
+            "implements": imp.implements,
+            "uses": imp.uses,
+            "clients": reports,
+            "minimised": minimised,
+            "errors": errors,
+            "summary": { "clients": reports.len(), "ok": reports.len() - failed, "failed": failed, "errors": errors.len(),
+                         "skipped": skipped,
+                         "millis": start.elapsed().as_secs_f64() * 1000.0 }
+        });
+        conclude(&decided, Some(doc))
+    } else {
+        println!(
+            "summary: implementation `{}` of `{}` over {}: {} clients, {} ok, {} FAIL, {} errors ({} tests skipped: they do not use `{}`); {:.1} ms",
+            imp.name,
+            imp.implements,
+            imp.uses.join(", "),
+            reports.len(),
+            reports.len() - failed,
+            failed,
+            errors.len(),
+            skipped,
+            imp.implements,
+            start.elapsed().as_secs_f64() * 1000.0
+        );
+        conclude(&decided, None)
+    }
+}
+
+fn refine_generated(
+    implementation: &std::path::Path,
+    args: &GenArgs,
+    json: bool,
+    (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
+    loop_bound: usize,
+    (dot, minimise): (&Option<PathBuf>, &Option<PathBuf>),
+    screen: bool,
+) -> ExitCode {
+    use mowgli_check::analyses::refine::gen::{self, Bounds, Partition, Progress, RunOptions};
+
+    let (order, imp) = match load_impl(implementation, stamp_order, spec) {
+        Ok(x) => x,
+        Err(e) => return input_error(json, e),
+    };
+    let partition = match args.partition.as_deref().map(Partition::parse).transpose() {
+        Ok(p) => p.unwrap_or(Partition::ALL),
+        Err(e) => return input_error(json, e),
+    };
+    let calls = args.calls.unwrap_or(1);
+    let mut bounds = Bounds::new(&imp.implements, args.threads, args.nodes.unwrap_or(args.threads), calls);
+    if let Some(l) = args.locs {
+        bounds.locs = l;
+    }
+    bounds.values = args.values;
+    bounds.objects = args.objects;
+    bounds.wids = args.wids;
+    bounds.tuple_size = args.tuple_size;
+    if let Some(m) = args.observer_locs {
+        bounds.observer_locs = m;
+    }
+    bounds.symmetry = !args.no_symmetry;
+    match args.observer.as_deref() {
+        Some("none") => bounds.observer = None,
+        Some(o) => bounds.observer = Some(o.to_string()),
+        None => {}
+    }
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let time_limit = args.time_limit.map(std::time::Duration::from_secs_f64);
+    let opts = RunOptions { partition, first_fail: args.first_fail, loop_bound, jobs, time_limit, screen };
+
+    if args.list_clients {
+        let g = match gen::Generator::new(&imp.implements, &order, &bounds) {
+            Ok(g) => g,
+            Err(e) => return input_error(json, format!("{}: {e}", implementation.display())),
+        };
+        let (mut index, mut generated) = (0, 0);
+        for size in 1..=g.max_size() {
+            let class = g.class(size);
+            generated += class.generated;
+            for i in 0..class.distinct() {
+                if partition.contains(index) {
+                    println!("{}", g.render(&class, i, &gen::client_name(&imp.implements, index)));
+                }
+                index += 1;
+            }
+        }
+        // a listing, not a check: the output is litmus text only (no verdict line)
+        eprintln!("{generated} clients generated, {index} after symmetry reduction");
+        return Verdict::Verified.exit();
+    }
+    let bar = progress_bar(
+        0,
+        json,
+        "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} clients ({per_sec}, eta {eta}) {msg}",
+    );
+    let fails = std::sync::atomic::AtomicUsize::new(0);
+    let started = Instant::now();
+    let on_progress = |p: Progress| match p {
+        Progress::Class { size, distinct, to_check } => {
+            bar.inc_length(to_check as u64);
+            bar.set_message(format!("size {size}: {distinct} clients"));
+        }
+        Progress::Checked { failed } => {
+            if let Some((name, size)) = failed {
+                // each failing client the moment it is found (the details follow the run)
+                let n = fails.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                let ms = started.elapsed().as_secs_f64() * 1000.0;
+                if !json {
+                    bar.suspend(|| println!("found after {ms:.0} ms: {name} (size {size}) fails ({n} so far)"));
+                }
+            }
+            bar.inc(1);
+        }
+    };
+    let rep = match gen::run(&imp, &order, &bounds, &opts, &on_progress) {
+        Ok(r) => r,
+        Err(e) => {
+            bar.finish_and_clear();
+            return input_error(json, format!("{}: {e}", implementation.display()));
+        }
+    };
+    bar.finish_and_clear();
+
+    let mut write_errors = Vec::new();
+    if let Some(dir) = &args.save_failing {
+        for f in &rep.failures {
+            let path = dir.join(format!("{}.litmus", f.name));
+            match std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &f.text)) {
+                Ok(()) => {
+                    if !json {
+                        eprintln!("wrote {}", path.display())
+                    }
+                }
+                Err(e) => write_errors.push(format!("{}: cannot write: {e}", path.display())),
+            }
+        }
+    }
+    if let Some(dir) = dot {
+        for f in &rep.failures {
+            let Some(c) = &f.report.counterexample else { continue };
+            let path = dir.join(format!("{}.dot", f.name));
+            if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &c.dot)) {
+                write_errors.push(format!("{}: cannot write: {e}", path.display()));
+            }
+        }
+    }
+    let mut minimised = Vec::new();
+    if let Some(dir) = minimise {
+        for f in &rep.failures {
+            match mowgli_check::analyses::refine::minimise::minimise_to(&imp, &order, &f.name, &f.text, loop_bound, dir)
+            {
+                Ok(w) => minimised.push(w),
+                Err(e) => write_errors.push(e.headline()),
+            }
+        }
+    }
+    for e in &write_errors {
+        eprintln!("{e}");
+    }
+    // the options that define the run: every shard of it has the same (`mowgli merge`)
+    let run = serde_json::json!({
+        "implementation": implementation.display().to_string(),
+        "calls": calls, "threads": args.threads, "nodes": args.nodes, "locs": args.locs,
+        "values": args.values, "objects": args.objects, "wids": args.wids, "tuple_size": args.tuple_size,
+        "observer": args.observer, "observer_locs": args.observer_locs, "no_symmetry": args.no_symmetry,
+        "first_fail": args.first_fail, "time_limit": args.time_limit,
+        "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "spec": spec,
+        "loop_bound": loop_bound, "screen": screen,
+    });
+    let doc = mowgli_check::analyses::merge::stamp(
+        serde_json::json!({
+            "implementation": imp.name,
+            "implements": imp.implements,
+            "uses": imp.uses,
+            "generated": rep,
+            "minimised": minimised,
+        }),
+        "refine",
+        partition,
+        run,
+    );
+    // clients that could not be checked (e.g. too many values: a size limit) and the
+    // time limit leave the bound uncovered; a failure is a counterexample anyway
+    let decided = mowgli_check::analyses::merge::decide_refine(&doc, write_errors.len());
+    if json {
+        conclude(&decided, Some(doc))
+    } else {
+        let b = &rep.bounds;
+        println!(
+            "generated clients of `{}`: up to {} threads on up to {} nodes, {} calls per thread, {} locations{}, values 1..={}{}{}",
+            rep.library,
+            b.threads,
+            b.nodes,
+            b.calls,
+            b.locs,
+            match &b.observer {
+                Some(o) => format!(" (+ {} `{o}` locations)", b.observer_locs),
+                None => String::new(),
+            },
+            b.values,
+            if b.symmetry { "" } else { " (no symmetry reduction)" },
+            if rep.partition.count > 1 {
+                format!("; partition {}/{}", rep.partition.index, rep.partition.count)
+            } else {
+                String::new()
+            }
+        );
+        for c in &rep.classes {
+            println!(
+                "  size {:2}: {:8} generated, {:7} distinct, {:7} checked, {} FAIL",
+                c.size, c.generated, c.distinct, c.checked, c.failed
+            );
+        }
+        if let Some(f) = rep.failures.first() {
+            let r = &f.report;
+            println!("first failing client (index {}, {} calls):", f.index, f.size);
+            for l in f.text.lines() {
+                println!("  {l}");
+            }
+            if let Some(c) = &r.counterexample {
+                println!("the implementation execution:");
+                for l in c.execution.lines() {
+                    println!("    {l}");
+                }
+            }
+        }
+        for w in &minimised {
+            println!("{} ({}): {}", w.client, w.file, w.line());
+        }
+        if let Some(e) = &rep.first_error {
+            println!("first error: {e}");
+        }
+        if let Some((name, ms)) = &rep.slowest {
+            println!("slowest client: {name} ({ms:.1} ms; `--list-clients` prints it)");
+        }
+        println!(
+            "summary: implementation `{}` of `{}` over {}: {} clients generated, {} after symmetry reduction, {} checked{}: {} ok, {} FAIL, {} errors{}{}{}{}{}; {:.1} ms",
+            imp.name,
+            imp.implements,
+            imp.uses.join(", "),
+            rep.generated,
+            rep.distinct,
+            rep.checked,
+            if rep.partition.count > 1 {
+                format!(" (partition {}/{})", rep.partition.index, rep.partition.count)
+            } else {
+                String::new()
+            },
+            rep.ok,
+            rep.failed,
+            rep.errors,
+            if rep.vacuous > 0 { format!(", {} vacuous (no implementation outcome)", rep.vacuous) } else { String::new() },
+            if rep.vacuity_unknown > 0 {
+                format!(", {} with vacuity undecided (the search for any execution ran out of budget)", rep.vacuity_unknown)
+            } else {
+                String::new()
+            },
+            if rep.screened > 0 {
+                format!(
+                    ", {} screened ({} without any witness search: every outcome their unfoldings can combine is allowed)",
+                    rep.screened, rep.screened_all
+                )
+            } else {
+                String::new()
+            },
+            if rep.bounded > 0 { format!(", {} bounded", rep.bounded) } else { String::new() },
+            if rep.timed_out {
+                " (stopped by the time limit)"
+            } else if rep.complete {
+                ""
+            } else {
+                " (stopped at the first failure)"
+            },
+            rep.millis
+        );
+        conclude(&decided, None)
+    }
+}

@@ -1,0 +1,57 @@
+//! `mowgli robust`: robustness against SC (robustness paper Def. 5), its syntactic
+//! conditions and fence synthesis.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::common::{conclude, input_error, load_order};
+
+/// The arguments of `mowgli robust`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Litmus files or directories over `rdmatso` or `rdmasc`.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The model: `rdmasc` (RDMA^sc) or `rdmatso` (RDMA^TSO); default: the test's library.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// Machine-readable output (one JSON document).
+    #[arg(long)]
+    pub json: bool,
+    /// Write the non-SC execution of every non-robust test as `DIR/TEST.dot`.
+    #[arg(long, value_name = "DIR")]
+    pub dot: Option<PathBuf>,
+    /// Fence synthesis: a smallest set of polls, rfences (mfences under TSO) making
+    /// the test LDRF ∧ fenced, and one making it robust by the exact check.
+    #[arg(long)]
+    pub fix: bool,
+    /// Only the syntactic conditions (no exact check): robust when LDRF ∧ fenced.
+    #[arg(long, conflicts_with = "fix")]
+    pub syntactic: bool,
+    /// With `--fix`: write the fixed programs as `DIR/TEST-fixed-{syntactic,exact}.litmus`.
+    #[arg(long, value_name = "DIR", requires = "fix")]
+    pub fix_out: Option<PathBuf>,
+    /// Run under another stamp order.
+    #[arg(long, value_name = "FILE")]
+    pub stamp_order: Option<PathBuf>,
+}
+
+pub fn run(a: Args) -> ExitCode {
+    let Args { paths, model, json, dot, fix, fix_out, syntactic, stamp_order } = a;
+    match load_order(&stamp_order) {
+        Ok(order) => {
+            let fix = fix.then_some(fix_out.as_deref());
+            let (d, doc) = mowgli_check::analyses::robust::cli(
+                &paths,
+                model.as_deref(),
+                json,
+                dot.as_deref(),
+                fix,
+                !syntactic,
+                &order,
+            );
+            conclude(&d, doc)
+        }
+        Err(e) => input_error(json, e),
+    }
+}

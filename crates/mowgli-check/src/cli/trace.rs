@@ -1,0 +1,17 @@
+//! `mowgli trace`: a shortest run of RDMA^TSO's operational machine reaching an outcome.
+
+use std::process::ExitCode;
+
+pub use mowgli_check::analyses::trace::TraceArgs as Args;
+
+use super::common::{conclude, input_error, load_order};
+
+pub fn run(args: Args) -> ExitCode {
+    let order = match load_order(&args.stamp_order) {
+        Ok(o) => o,
+        Err(e) => return input_error(false, e),
+    };
+    let (text, decided) = mowgli_check::analyses::trace::run(&args, &order);
+    print!("{text}");
+    conclude(&decided, None)
+}
