@@ -1,0 +1,259 @@
+//! The engine's input and output: a bounded program over libraries
+//! ([`Problem`]), how a call is unfolded, and what a run finds ([`Results`]:
+//! outcomes, witnesses, statistics).
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use mowgli_core::program::{unfold_with, CallRecord, EvalCtx, Hooks, Prog, UnfoldError};
+use mowgli_core::{Event, Library, NodeId, StampTable, Value, ValueDomain, World};
+
+/// An event without its return value and with only its location/identifier arguments.
+pub(super) type Skeleton = (usize, usize, usize, Vec<Value>);
+
+/// A bounded program over a set Λ of libraries.
+pub struct Problem<'a> {
+    pub world: World,
+    pub libs: Vec<&'a dyn Library>,
+    /// One body per thread (index = thread id) and its number of registers.
+    pub threads: Vec<(Prog, usize)>,
+    /// The stamp order `to`.
+    pub to: &'a StampTable,
+    pub loop_bound: usize,
+    /// Values every location may hold (an over-approximation).
+    pub domain: ValueDomain,
+    /// Prune partial witnesses (the default). Without it every complete
+    /// candidate is checked: the naive enumerator, kept to test the pruning.
+    pub prune: bool,
+    /// Visit every consistent execution. Without it (the default, enough for
+    /// outcomes) the search stops at the first consistent choice of the existential
+    /// witness variables and skips them for outcomes already found.
+    pub all_executions: bool,
+    /// The implementation substituted for an abstract library (LOCO §3.5), if any.
+    pub inline: Option<Inline<'a>>,
+    /// Cells whose every write (over all unfoldings) is a CPU write of one thread:
+    /// a symbolic read of such a cell by that thread returns the thread's last
+    /// write to it (or the initial value) in any consistent execution — a read may
+    /// not miss an own earlier write nor see a later one (RDMA^WAIT: ippo and rb_i
+    /// in ib; sv: [aCR]; (po⁻¹ ∩ rb); [aCW] = ∅ and ppo ∪ so acyclic) — so the
+    /// unfolding offers only that value.
+    pub own_cells: HashMap<mowgli_core::library::Cell, usize>,
+    /// Outcomes are the registers only (final memory values are left out): the
+    /// witness variables that cannot change a returned value (e.g. coherence
+    /// order, see [`mowgli_core::WitnessSearch::affects_returns`]) become
+    /// existential. Refinement compares registers only.
+    pub regs_only: bool,
+    /// Which engine searches the witnesses of each plain execution.
+    pub backend: Backend,
+}
+
+/// The engine that searches the witnesses of a plain execution.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+pub enum Backend {
+    /// Backtracking over the witness variables with each library's own check.
+    #[default]
+    Explicit,
+    /// Z3 over each library's predicate as data ([`crate::engines::z3`]); every model is
+    /// checked again by the explicit predicates.
+    Z3,
+}
+
+/// An implementation to substitute while unfolding: calls of library `lib` (an
+/// index no library of [`Problem::libs`] has) run the body of their method.
+pub struct Inline<'a> {
+    pub lib: usize,
+    /// Per abstract method: body (calls numbered as in [`Problem::libs`]), registers, name.
+    pub methods: Vec<Option<(Prog, usize, String)>>,
+    pub ctx: &'a dyn EvalCtx,
+}
+
+/// Sees each call an unfolding makes, with its position in the thread.
+type Observer<'o> = dyn FnMut(usize, &CallRecord) + 'o;
+
+struct EngineHooks<'p, 'a, 'o> {
+    p: &'p Problem<'a>,
+    thread: usize,
+    observe: Option<&'o mut Observer<'o>>,
+}
+
+impl Hooks for EngineHooks<'_, '_, '_> {
+    fn observe(&mut self, position: usize, call: &CallRecord) {
+        if let Some(o) = &mut self.observe {
+            o(position, call);
+        }
+    }
+    fn symbolic(&self, lib: usize, method: usize) -> bool {
+        self.p.libs.get(lib).is_some_and(|l| l.symbolic_return(method))
+    }
+    fn returns(&mut self, lib: usize, method: usize, args: &[Value], history: &[CallRecord]) -> Vec<Value> {
+        let l = self.p.libs[lib];
+        if !self.p.own_cells.is_empty() && l.symbolic_return(method) {
+            if let Some(c) = l.read_cell(&self.p.world, self.thread, method, args) {
+                if self.p.own_cells.get(&c) == Some(&self.thread) {
+                    for h in history.iter().rev() {
+                        let hl = self.p.libs[h.lib];
+                        if let Some((_, Some(v))) = hl
+                            .written_cells(&self.p.world, self.thread, h.method, &h.args)
+                            .into_iter()
+                            .find(|(hc, _)| *hc == c)
+                        {
+                            return vec![v];
+                        }
+                    }
+                    return vec![self.p.world.locs[c.0].init.clone()];
+                }
+            }
+        }
+        l.returns_after(&self.p.world, self.thread, lib, history, method, args, &self.p.domain)
+    }
+    fn implement(&mut self, lib: usize, method: usize, _args: &[Value]) -> Option<(Prog, usize, String)> {
+        let i = self.p.inline.as_ref()?;
+        if lib != i.lib {
+            return None;
+        }
+        i.methods.get(method).cloned().flatten()
+    }
+    fn ctx(&self) -> &dyn EvalCtx {
+        match &self.p.inline {
+            Some(i) => i.ctx,
+            None => &mowgli_core::program::NoCtx,
+        }
+    }
+    fn check(&mut self, lib: usize, method: usize, args: &[Value]) -> Result<(), String> {
+        let l = self.p.libs.get(lib).ok_or_else(|| format!("call of an unknown library #{lib}"))?;
+        if method >= l.methods().len() {
+            return Err(format!("library `{}` has no method #{method}", l.name()));
+        }
+        // argument kinds, then the library's own checks (nodes, sizes)
+        for (a, k) in args.iter().zip(&l.methods()[method].params) {
+            let ok = match k {
+                mowgli_core::Param::Loc | mowgli_core::Param::Src => {
+                    matches!(a, Value::Loc(x) if *x < self.p.world.locs.len())
+                }
+                mowgli_core::Param::Wid => matches!(a, Value::Wid(_)),
+                mowgli_core::Param::Node => matches!(a, Value::Node(n) if self.p.world.nodes.contains(n)),
+                mowgli_core::Param::Nodes => matches!(a, Value::Nodes(_)),
+                mowgli_core::Param::Obj => matches!(a, Value::Obj(_)),
+                mowgli_core::Param::Val => true,
+            };
+            if !ok {
+                return Err(format!(
+                    "`{}.{}`: argument {} is not a {k:?}",
+                    l.name(),
+                    l.methods()[method].name,
+                    self.p.world.show(a)
+                ));
+            }
+        }
+        l.check_call(&self.p.world, self.thread, method, args)
+            .map_err(|m| format!("`{}.{}`: {m}", l.name(), l.methods()[method].name))
+    }
+}
+
+/// `⟦p_t⟧_t` (with the implementation substituted, if any).
+pub fn unfold_thread(p: &Problem, t: usize) -> Result<mowgli_core::program::Unfolded, EngineError> {
+    let (prog, nregs) = &p.threads[t];
+    let mut h = EngineHooks { p, thread: t, observe: None };
+    Ok(unfold_with(prog, t, *nregs, p.loop_bound, &mut h)?)
+}
+
+/// [`unfold_thread`], showing every call made while unfolding (with its position
+/// in the thread), including those of runs that are dropped later.
+pub fn unfold_thread_observing(
+    p: &Problem,
+    t: usize,
+    observe: &mut dyn FnMut(usize, &CallRecord),
+) -> Result<mowgli_core::program::Unfolded, EngineError> {
+    let (prog, nregs) = &p.threads[t];
+    let mut h = EngineHooks { p, thread: t, observe: Some(observe) };
+    Ok(unfold_with(prog, t, *nregs, p.loop_bound, &mut h)?)
+}
+
+/// An outcome: every thread's registers and every touched memory cell's final value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Outcome {
+    pub regs: Vec<Vec<Option<Value>>>,
+    /// (location, copy node for replicated locations) → final value.
+    pub finals: BTreeMap<(usize, Option<NodeId>), Value>,
+}
+
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Stats {
+    /// Plain executions covered (each search covers the plain executions that
+    /// differ only in open return values, see [`Library::symbolic_return`]).
+    pub plain: u64,
+    /// Witness searches run (one per group of plain executions).
+    pub searches: u64,
+    /// Candidates checked for consistency: partial witnesses (pruning points) and
+    /// complete ones.
+    pub candidates: u64,
+    /// Of those, complete witnesses.
+    pub complete: u64,
+    /// Unfoldings that stopped at an expression error (no execution; see
+    /// `Unfolded::stuck`).
+    pub stuck: u64,
+    /// Complete candidates a naive enumeration (every rf × mo × nfo product of
+    /// every plain execution) would check.
+    pub naive: f64,
+    /// Consistent executions visited (all of them with
+    /// [`Problem::all_executions`]; otherwise at least one per outcome).
+    pub consistent: u64,
+    /// Unfoldings dropped before the search because every outcome they take part
+    /// in is already allowed ([`run_outside`]).
+    pub screened: u64,
+    /// Partial witnesses dropped because every outcome they can still reach is
+    /// allowed ([`run_outside`]).
+    pub pruned_by_target: u64,
+    /// Subtrees of the witness search cut by a discharge test
+    /// ([`for_each_execution_discharging`]): partial witnesses under which the
+    /// visitor's property already holds for every completion, each with at least
+    /// one consistent completion.
+    pub discharged: u64,
+    pub micros: u128,
+}
+
+/// A consistent execution, kept as an example for an outcome.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    pub events: Vec<Event>,
+    /// Per thread, the abstract calls the events implement (`Event::origin` indexes
+    /// them), when the program is an implementation.
+    pub abstract_calls: Vec<Vec<CallRecord>>,
+    pub relations: Vec<(String, Vec<(usize, usize)>)>,
+    pub subevents: Vec<(usize, String)>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Results {
+    pub outcomes: BTreeMap<Outcome, Option<Witness>>,
+    /// Consistent executions found per outcome: all of them with
+    /// [`Problem::all_executions`] (herd7's Positive/Negative counts), otherwise
+    /// at least one per outcome.
+    pub executions: BTreeMap<Outcome, u64>,
+    pub stats: Stats,
+    /// Some loop hit the unrolling bound: the result is bounded.
+    pub bound_hit: bool,
+    /// The first expression error that stopped an unfolding.
+    pub stuck_msg: Option<String>,
+    /// The search stopped early: a visitor asked to ([`for_each_execution`]), a
+    /// budget ran out ([`has_execution_within`]) or a first outcome was found
+    /// ([`first_outside`]).
+    pub stopped: bool,
+    /// The Z3 engine could not take the problem, or found a model the explicit
+    /// predicates reject.
+    pub(super) backend_error: Option<String>,
+    pub(super) skeletons: std::collections::HashSet<Vec<Skeleton>>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Unfold(#[from] UnfoldError),
+    #[error("{0}")]
+    Backend(String),
+}
+
+/// Wall-clock helper for reports.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
