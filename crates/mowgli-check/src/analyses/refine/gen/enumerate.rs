@@ -1,0 +1,685 @@
+//! The clients of a size class: shapes, per-thread call sequences, the grammar's
+//! filters, and the reduction to canonical clients.
+
+use super::canon::*;
+use super::render::writes_first;
+use super::*;
+
+impl Generator {
+    /// A generator for the library `lib` (a litmus library name) under `order`.
+    pub fn new(lib: &str, order: &StampOrder, bounds: &Bounds) -> Result<Generator, String> {
+        let kind = kind_of(lib).ok_or_else(|| format!("cannot generate clients for library `{lib}`"))?;
+        let l: Box<dyn Library> = registry::library(lib, order).map_err(|e| e.to_string())?;
+        let sigs = l.methods().to_vec();
+        let observer = match &bounds.observer {
+            Some(o) if o != "rdmawait" && o != "sv" => {
+                return Err(format!("the observer library must be `rdmawait` or `sv` (not `{o}`)"));
+            }
+            Some(o) if o == lib => None,
+            Some(o) => Some((o.clone(), registry::library(o, order).map_err(|e| e.to_string())?.methods().to_vec())),
+            None => None,
+        };
+        let mut obs_ids = ObsIds::default();
+        if let Some((o, os)) = &observer {
+            let id = |n: &str| os.iter().position(|m| m.name == n).map(|i| i as u8);
+            let sv = o == "sv";
+            let (Some(read), Some(write)) = (id("Read"), id("Write")) else {
+                return Err(format!("the observer library `{o}` has no Read and Write"));
+            };
+            obs_ids = ObsIds {
+                read,
+                write,
+                put: if sv { None } else { id("Put") },
+                fence: if sv { id("GF") } else { id("Mfence") },
+                fence_nodes: sv,
+                replicated: sv,
+            };
+        }
+        let b = bounds;
+        if b.threads == 0 || b.nodes == 0 || b.calls == 0 {
+            return Err("threads, nodes and calls must be at least 1".into());
+        }
+        if b.threads > 8 || b.nodes > 8 || b.calls > 16 || b.values > 8 || b.locs > 6 || b.observer_locs > 6 {
+            return Err("bounds too large: at most 8 threads, 8 nodes, 16 calls, 8 values, 6 locations".into());
+        }
+        if b.objects > 4 || b.wids > 6 || b.tuple_size > 8 {
+            return Err("bounds too large: at most 4 objects, 6 work identifiers, tuples of 8".into());
+        }
+        if matches!(kind, Kind::Bal | Kind::Rbl) && b.objects == 0 {
+            return Err(format!("`{lib}` clients need at least one object (`--objects`)"));
+        }
+        if matches!(kind, Kind::Sv | Kind::Rdma | Kind::Msw) && b.locs == 0 && observer.is_none() && b.need_register {
+            // sv's GF alone has no register: nothing to observe
+            return Err(format!("`{lib}` clients need at least one location (`--locs`)"));
+        }
+        if b.values == 0 {
+            return Err("values must be at least 1".into());
+        }
+        Ok(Generator { lib: lib.to_string(), kind, sigs, observer, bounds: bounds.clone(), obs_ids })
+    }
+
+    /// The largest size (total calls).
+    pub fn max_size(&self) -> usize {
+        self.bounds.threads * self.bounds.calls
+    }
+
+    pub fn library(&self) -> &str {
+        &self.lib
+    }
+
+    pub(super) fn placed(&self) -> bool {
+        matches!(self.kind, Kind::Rdma | Kind::Msw)
+    }
+
+    pub(super) fn nlocs(&self) -> usize {
+        if matches!(self.kind, Kind::Bal | Kind::Rbl) {
+            0
+        } else {
+            self.bounds.locs
+        }
+    }
+
+    pub(super) fn nolocs(&self) -> usize {
+        if self.observer.is_some() {
+            self.bounds.observer_locs
+        } else {
+            0
+        }
+    }
+
+    pub(super) fn nobjs(&self) -> usize {
+        if matches!(self.kind, Kind::Bal | Kind::Rbl) {
+            self.bounds.objects
+        } else {
+            0
+        }
+    }
+
+    /// Object configurations for `t` threads (the first is the default, used for
+    /// unused objects).
+    pub(super) fn obj_options(&self, t: usize) -> Vec<ObjCfg> {
+        match self.kind {
+            Kind::Bal => {
+                let all = (1u32 << t) - 1;
+                if self.bounds.objects == 1 {
+                    vec![ObjCfg::Barrier(all)]
+                } else {
+                    let min = t.min(2) as u32;
+                    let mut v = vec![ObjCfg::Barrier(all)];
+                    v.extend((1..all).filter(|m| m.count_ones() >= min).map(ObjCfg::Barrier));
+                    v
+                }
+            }
+            Kind::Rbl => {
+                // the writer and every other thread reading first (the one
+                // configuration of the generator before self-reading writers)
+                let all = (1u32 << t) - 1;
+                let mut v = Vec::new();
+                for w in 0..t as u8 {
+                    let others = if t == 1 { all } else { all & !(1 << w) };
+                    v.push(ObjCfg::Ring(w, others));
+                    if self.bounds.self_reading_writers {
+                        v.extend((1..=all).filter(|&m| m != others).map(|m| ObjCfg::Ring(w, m)));
+                    }
+                }
+                v
+            }
+            _ => vec![],
+        }
+    }
+
+    pub(super) fn roles(&self, cfgs: &[ObjCfg], i: usize) -> Vec<u8> {
+        cfgs.iter()
+            .map(|c| match c {
+                ObjCfg::Barrier(m) => (m >> i & 1) as u8,
+                ObjCfg::Ring(w, readers) => (*w as usize == i) as u8 | ((readers >> i & 1) as u8) << 1,
+            })
+            .collect()
+    }
+
+    pub(super) fn values(&self) -> impl Iterator<Item = u8> {
+        1..=self.bounds.values as u8
+    }
+
+    pub(super) fn tuples(&self, n: usize) -> Vec<Vec<u8>> {
+        let mut out: Vec<Vec<u8>> = vec![vec![]];
+        for _ in 0..n {
+            out = out.into_iter().flat_map(|p| self.values().map(move |v| [p.clone(), vec![v]].concat())).collect();
+        }
+        out
+    }
+
+    /// The calls thread `i` may make (work identifiers not yet filtered).
+    pub(super) fn alphabet(&self, k: u8, node: u8, roles: &[u8], homes: &[u8], ohomes: &[u8]) -> Vec<Call> {
+        let mut out = Vec::new();
+        let node_sets: Vec<u32> = (1..(1u32 << k)).collect();
+        for (mi, sig) in self.sigs.iter().enumerate() {
+            if sig.name.starts_with('#')
+                || self.bounds.methods.as_ref().is_some_and(|ms| !ms.iter().any(|m| m == sig.name))
+            {
+                continue;
+            }
+            let remote_only = self.bounds.remote_only && self.placed();
+            let mut choices: Vec<Vec<Arg>> = vec![vec![]];
+            for (pi, p) in sig.params.iter().enumerate() {
+                let opts: Vec<Arg> = match p {
+                    Param::Loc => (0..self.nlocs() as u8)
+                        .filter(|&l| !self.placed() || !must_be_local(sig.name, pi) || homes[l as usize] == node)
+                        .filter(|&l| !remote_only || !is_remote(sig.name, pi) || homes[l as usize] != node)
+                        .map(Arg::Loc)
+                        .collect(),
+                    Param::Src => {
+                        let mut v: Vec<Arg> =
+                            (0..self.nlocs() as u8).filter(|&l| homes[l as usize] == node).map(Arg::Loc).collect();
+                        v.extend(self.values().map(Arg::Lit));
+                        v
+                    }
+                    Param::Val => match self.kind {
+                        Kind::Msw => self.tuples(self.bounds.tuple_size).into_iter().map(Arg::Tuple).collect(),
+                        Kind::Rbl => self.tuples(1).into_iter().map(Arg::Tuple).collect(),
+                        _ => self.values().map(Arg::Val).collect(),
+                    },
+                    Param::Wid if sig.name == "Wait" => (1..=self.bounds.wids as u8).map(Arg::Wid).collect(),
+                    Param::Wid => (0..=self.bounds.wids as u8).map(Arg::Wid).collect(),
+                    Param::Node => (1..=k)
+                        .filter(|&n| !remote_only || !is_remote(sig.name, pi) || n != node)
+                        .map(Arg::Node)
+                        .collect(),
+                    Param::Nodes => node_sets.iter().map(|&m| Arg::Nodes(m)).collect(),
+                    Param::Obj => (0..roles.len() as u8)
+                        .filter(|&o| {
+                            let r = roles[o as usize];
+                            match (self.kind, sig.name) {
+                                (Kind::Bal, _) => r & 1 != 0,
+                                (Kind::Rbl, "Submit") => r & 1 != 0,
+                                (Kind::Rbl, _) => r & 2 != 0,
+                                _ => false,
+                            }
+                        })
+                        .map(Arg::Obj)
+                        .collect(),
+                };
+                choices = choices
+                    .into_iter()
+                    .flat_map(|c| opts.iter().map(move |o| [c.clone(), vec![o.clone()]].concat()))
+                    .collect();
+            }
+            // a put or get of a location onto itself copies nothing: not generated
+            let self_copy = |args: &[Arg]| {
+                let locs: Vec<&Arg> = args.iter().filter(|a| matches!(a, Arg::Loc(_))).collect();
+                locs.len() == 2 && locs[0] == locs[1]
+            };
+            out.extend(choices.into_iter().filter(|a| !self_copy(a)).map(|args| Call {
+                lib: 0,
+                method: mi as u8,
+                args,
+            }));
+        }
+        if self.observer.is_some() {
+            let ObsIds { read, write, put, fence, fence_nodes, replicated } = self.obs_ids;
+            for o in 0..self.nolocs() as u8 {
+                if replicated || ohomes[o as usize] == node {
+                    out.extend(self.values().map(|v| Call {
+                        lib: 1,
+                        method: write,
+                        args: vec![Arg::OLoc(o), Arg::Val(v)],
+                    }));
+                    out.push(Call { lib: 1, method: read, args: vec![Arg::OLoc(o)] });
+                }
+            }
+            if let Some(put) = put {
+                for o in 0..self.nolocs() as u8 {
+                    out.extend(self.values().map(|v| Call {
+                        lib: 1,
+                        method: put,
+                        args: vec![Arg::OLoc(o), Arg::Lit(v), Arg::Wid(0)],
+                    }));
+                }
+            }
+            match fence {
+                Some(f) if self.bounds.observer_fences && fence_nodes => {
+                    out.extend(node_sets.iter().map(|&m| Call { lib: 1, method: f, args: vec![Arg::Nodes(m)] }))
+                }
+                Some(f) if self.bounds.observer_fences => out.push(Call { lib: 1, method: f, args: vec![] }),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    pub(super) fn is_wait(&self, c: &Call) -> bool {
+        c.lib == 0 && self.sigs[c.method as usize].name == "Wait"
+    }
+
+    /// Every sequence of `len` calls of `alpha` that follows the work-identifier grammar.
+    pub(super) fn sequences(&self, alpha: &[Call], len: usize) -> Vec<Vec<Call>> {
+        let mut out = Vec::new();
+        let mut cur = Vec::new();
+        self.seq_rec(alpha, len, &mut cur, 0, 0, &mut out);
+        out
+    }
+
+    /// `intro`: work identifiers introduced (1..=intro); `pending`: bit w set when a call
+    /// with w is not yet waited for.
+    pub(super) fn seq_rec(
+        &self,
+        alpha: &[Call],
+        len: usize,
+        cur: &mut Vec<Call>,
+        intro: u8,
+        pending: u32,
+        out: &mut Vec<Vec<Call>>,
+    ) {
+        if cur.len() == len {
+            if pending == 0 {
+                out.push(cur.clone());
+            }
+            return;
+        }
+        // a pending identifier needs a later Wait: one call per pending identifier at least
+        if (pending.count_ones() as usize) > len - cur.len() {
+            return;
+        }
+        for c in alpha {
+            let (mut intro2, mut pending2) = (intro, pending);
+            let mut ok = true;
+            let wait = self.is_wait(c);
+            for a in &c.args {
+                if let Arg::Wid(w) = a {
+                    let w = *w;
+                    if w == 0 {
+                        continue;
+                    }
+                    if wait {
+                        if pending2 & (1 << w) == 0 {
+                            ok = false;
+                        }
+                        pending2 &= !(1 << w);
+                    } else {
+                        if w > intro2 + 1 {
+                            ok = false;
+                        }
+                        intro2 = intro2.max(w);
+                        pending2 |= 1 << w;
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            cur.push(c.clone());
+            self.seq_rec(alpha, len, cur, intro2, pending2, out);
+            cur.pop();
+        }
+    }
+
+    pub(super) fn returns(&self, c: &Call) -> bool {
+        if c.lib == 0 {
+            let sig = &self.sigs[c.method as usize];
+            sig.returns && (self.bounds.bind_ids || !matches!(sig.name, "Put" | "Get" | "Poll"))
+        } else {
+            c.method == self.obs_ids.read
+        }
+    }
+
+    /// The permutations of `0..n` for every `n` a renaming of a client may need.
+    pub(super) fn perm_cache(&self) -> Vec<Vec<Vec<u8>>> {
+        let b = &self.bounds;
+        let n = [b.nodes, self.nlocs(), self.nolocs(), self.nobjs(), b.values].into_iter().max().unwrap_or(0);
+        (0..=n).map(perms).collect()
+    }
+
+    /// Whether every `Poll(n)` of `c` polls an outstanding `Put` or `Get` of its
+    /// thread towards node n (a poll with nothing to poll blocks: the program has no
+    /// execution).
+    pub(super) fn polls_pending(&self, c: &Client) -> bool {
+        c.threads.iter().all(|(_, _, calls)| {
+            let mut pending = [0usize; 33];
+            calls.iter().filter(|x| x.lib == 0).all(|x| {
+                let name = self.sigs[x.method as usize].name;
+                let remote = match (name, x.args.as_slice()) {
+                    ("Put", [Arg::Loc(l), ..]) | ("Get", [_, Arg::Loc(l), ..]) => Some(self.home_of(c, *l)),
+                    _ => None,
+                };
+                match (name, x.args.as_slice(), remote) {
+                    (_, _, Some(n)) => {
+                        pending[n as usize] += 1;
+                        true
+                    }
+                    ("Poll", [Arg::Node(n)], _) if pending[*n as usize] > 0 => {
+                        pending[*n as usize] -= 1;
+                        true
+                    }
+                    ("Poll", _, _) => false,
+                    _ => true,
+                }
+            })
+        })
+    }
+
+    pub(super) fn home_of(&self, c: &Client, l: u8) -> u8 {
+        c.homes[l as usize]
+    }
+
+    /// Whether the threads of `c` interact (see [`Bounds::connected`]).
+    pub(super) fn connected(&self, c: &Client) -> bool {
+        let osigs: &[mowgli_core::MethodSig] = self.observer.as_ref().map(|o| o.1.as_slice()).unwrap_or(&[]);
+        // per thread: the locations it names and those it writes (bit l: location l
+        // of the library, bit 16 + l: location l of the observer)
+        let uses: Vec<(u32, u32)> = c
+            .threads
+            .iter()
+            .map(|(_, _, calls)| {
+                let (mut named, mut written) = (0u32, 0u32);
+                for call in calls {
+                    let name = if call.lib == 0 {
+                        self.sigs[call.method as usize].name
+                    } else {
+                        osigs[call.method as usize].name
+                    };
+                    for (i, a) in call.args.iter().enumerate() {
+                        let bit = match a {
+                            Arg::Loc(l) => 1 << l,
+                            Arg::OLoc(l) => 1 << (16 + l),
+                            _ => continue,
+                        };
+                        named |= bit;
+                        if i == 0 && writes_first(name) {
+                            written |= bit;
+                        }
+                    }
+                }
+                (named, written)
+            })
+            .collect();
+        if uses.len() == 1 {
+            return uses[0].1 != 0;
+        }
+        let linked = |a: (u32, u32), b: (u32, u32)| (a.0 & b.1) | (a.1 & b.0) != 0;
+        let mut reached = 1u32;
+        loop {
+            let before = reached;
+            for i in 0..uses.len() {
+                if reached & (1 << i) == 0
+                    && (0..uses.len()).any(|j| reached & (1 << j) != 0 && linked(uses[i], uses[j]))
+                {
+                    reached |= 1 << i;
+                }
+            }
+            if reached == before {
+                return reached.count_ones() as usize == uses.len();
+            }
+        }
+    }
+
+    /// Whether a labelled client is one the generator keeps (see the module doc).
+    pub(super) fn valid(&self, c: &Client, used: &Used, cfgs: &[ObjCfg]) -> bool {
+        // a call of the implemented library and a register
+        let calls = || c.threads.iter().flat_map(|t| t.2.iter());
+        if !calls().any(|x| x.lib == 0) || (self.bounds.need_register && !calls().any(|x| self.returns(x))) {
+            return false;
+        }
+        if self.kind == Kind::Rbl && !self.bounds.self_ring && c.threads.len() == 1 {
+            return false;
+        }
+        if c.threads.len() < self.bounds.min_threads || (self.bounds.connected && !self.connected(c)) {
+            return false;
+        }
+        if self.bounds.remote_only && self.kind == Kind::Rdma && !self.polls_pending(c) {
+            return false;
+        }
+        // nodes 1..=k all present; unused locations and objects in their default placement
+        let mut present = 0u32;
+        for (n, _, _) in &c.threads {
+            present |= 1 << (n - 1);
+        }
+        for (l, &h) in c.homes.iter().enumerate() {
+            if used.locs.contains(&(l as u8)) {
+                if h > 0 {
+                    present |= 1 << (h - 1);
+                }
+            } else if h > 1 {
+                return false;
+            }
+        }
+        for (l, &h) in c.ohomes.iter().enumerate() {
+            if used.olocs.contains(&(l as u8)) {
+                if h > 0 {
+                    present |= 1 << (h - 1);
+                }
+            } else if h > 1 {
+                return false;
+            }
+        }
+        if present != (1u32 << c.k) - 1 {
+            return false;
+        }
+        let defaults = self.obj_options(c.threads.len());
+        for (o, cfg) in cfgs.iter().enumerate() {
+            if !used.objs.contains(&(o as u8)) {
+                if *cfg != defaults[0] {
+                    return false;
+                }
+                continue;
+            }
+            if let ObjCfg::Barrier(m) = cfg {
+                // every participant calls BAR(o) the same number of times
+                let counts: Vec<usize> = (0..c.threads.len())
+                    .filter(|i| m >> i & 1 != 0)
+                    .map(|i| c.threads[i].2.iter().filter(|x| x.lib == 0 && x.args == [Arg::Obj(o as u8)]).count())
+                    .collect();
+                if counts.iter().any(|&n| n != counts[0]) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Generates size class `size`: every labelled client with `size` calls in all,
+    /// reduced to one per renaming class.
+    pub fn class(&self, size: usize) -> SizeClass {
+        self.class_par(size, 1)
+    }
+
+    /// [`Generator::class`] on `jobs` worker threads: the shapes of the class
+    /// (threads, calls per thread, nodes, placements, object roles) are shared out,
+    /// each worker reduces its clients into a set of its own, and the sets are merged.
+    /// The result does not depend on `jobs`.
+    pub fn class_par(&self, size: usize, jobs: usize) -> SizeClass {
+        let shapes: Vec<(Shape, Vec<Vec<Vec<Call>>>)> = self
+            .shapes(size)
+            .into_iter()
+            .map(|sh| {
+                let per_thread = self.per_thread(&sh);
+                (sh, per_thread)
+            })
+            .collect();
+        // work items: a shape with a range of its first thread's call sequences,
+        // about `CHUNK` labelled clients each
+        const CHUNK: usize = 20_000;
+        let mut items: Vec<(usize, usize, usize)> = Vec::new();
+        for (si, (_, pt)) in shapes.iter().enumerate() {
+            let rest: usize = pt[1..].iter().map(|v| v.len()).product::<usize>().max(1);
+            let step = (CHUNK / rest).max(1);
+            let n = pt[0].len();
+            let mut lo = 0;
+            while lo < n {
+                items.push((si, lo, (lo + step).min(n)));
+                lo += step;
+            }
+        }
+        let pcache = self.perm_cache();
+        let next = AtomicUsize::new(0);
+        let jobs = jobs.max(1).min(items.len().max(1));
+        let parts: Mutex<Vec<(HashSet<Vec<u8>>, u64)>> = Mutex::new(Vec::new());
+        std::thread::scope(|sc| {
+            for _ in 0..jobs {
+                sc.spawn(|| {
+                    let mut keys: HashSet<Vec<u8>> = HashSet::new();
+                    let mut generated = 0u64;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&(si, lo, hi)) = items.get(i) else { break };
+                        let (shape, pt) = &shapes[si];
+                        self.shape_clients(shape, pt, lo..hi, &pcache, &mut keys, &mut generated);
+                    }
+                    parts.lock().expect("parts").push((keys, generated));
+                });
+            }
+        });
+        let mut parts = parts.into_inner().expect("parts");
+        parts.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
+        let mut it = parts.into_iter();
+        let (mut keys, mut generated) = it.next().unwrap_or_default();
+        for (k, g) in it {
+            keys.extend(k);
+            generated += g;
+        }
+        let mut keys: Vec<Vec<u8>> = keys.into_iter().collect();
+        keys.sort();
+        SizeClass { size, generated, keys }
+    }
+
+    /// The call sequences of each thread of `shape`.
+    pub(super) fn per_thread(&self, shape: &Shape) -> Vec<Vec<Vec<Call>>> {
+        let t = shape.lens.len();
+        (0..t)
+            .map(|i| {
+                let roles = self.roles(&shape.cfgs, i);
+                let alpha = self.alphabet(shape.k, shape.tnodes[i], &roles, &shape.homes, &shape.ohomes);
+                self.sequences(&alpha, shape.lens[i])
+            })
+            .collect()
+    }
+
+    /// The shapes of size class `size`.
+    pub(super) fn shapes(&self, size: usize) -> Vec<Shape> {
+        let b = &self.bounds;
+        let (nl, nol, nobj) = (self.nlocs(), self.nolocs(), self.nobjs());
+        let mut out = Vec::new();
+        for t in b.min_threads.max(1)..=b.threads.min(size) {
+            for lens in compositions(size, t, b.calls) {
+                for k in 1..=b.nodes as u8 {
+                    for tnodes in tuples_of(t, k) {
+                        let home_opts = if self.placed() { tuples_of(nl, k) } else { vec![vec![0; nl]] };
+                        for homes in &home_opts {
+                            let ohome_opts =
+                                if self.obs_ids.replicated { vec![vec![0; nol]] } else { tuples_of(nol, k) };
+                            for ohomes in ohome_opts {
+                                // a node must at least be able to host something
+                                let mut cover = 0u32;
+                                tnodes
+                                    .iter()
+                                    .chain(homes.iter())
+                                    .chain(ohomes.iter())
+                                    .filter(|&&n| n > 0)
+                                    .for_each(|&n| cover |= 1 << (n - 1));
+                                if cover != (1u32 << k) - 1 {
+                                    continue;
+                                }
+                                for cfgs in cfg_tuples(&self.obj_options(t), nobj) {
+                                    out.push(Shape {
+                                        lens: lens.clone(),
+                                        k,
+                                        tnodes: tnodes.clone(),
+                                        homes: homes.clone(),
+                                        ohomes: ohomes.clone(),
+                                        cfgs,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Every valid labelled client of `shape` whose first thread runs one of the
+    /// sequences `first` of `per_thread[0]`, reduced into `keys`.
+    pub(super) fn shape_clients(
+        &self,
+        shape: &Shape,
+        per_thread: &[Vec<Vec<Call>>],
+        first: std::ops::Range<usize>,
+        pcache: &[Vec<Vec<u8>>],
+        keys: &mut HashSet<Vec<u8>>,
+        generated: &mut u64,
+    ) {
+        let t = shape.lens.len();
+        let nobj = self.nobjs();
+        let Shape { k, tnodes, homes, ohomes, cfgs, .. } = shape;
+        let mut lists: Vec<&[Vec<Call>]> = per_thread.iter().map(|v| v.as_slice()).collect();
+        lists[0] = &per_thread[0][first];
+        let roles: Vec<Vec<u8>> = (0..t).map(|i| self.roles(cfgs, i)).collect();
+        let rings = if self.kind == Kind::Rbl { nobj } else { 0 };
+        for_product(&lists, &mut |seqs| {
+            let client = Client {
+                k: *k,
+                threads: (0..t).map(|i| (tnodes[i], roles[i].clone(), seqs[i].clone())).collect(),
+                homes: homes.clone(),
+                ohomes: ohomes.clone(),
+                rings,
+                barriers: nobj - rings,
+            };
+            let used = used_of(&client);
+            if !self.valid(&client, &used, cfgs) {
+                return;
+            }
+            *generated += 1;
+            keys.insert(canonical(&client, &self.bounds, &used, pcache));
+        });
+    }
+}
+
+/// Compositions of `n` into `t` parts in `1..=max`.
+pub(super) fn compositions(n: usize, t: usize, max: usize) -> Vec<Vec<usize>> {
+    if t == 0 {
+        return if n == 0 { vec![vec![]] } else { vec![] };
+    }
+    let mut out = Vec::new();
+    for first in 1..=max.min(n) {
+        for rest in compositions(n - first, t - 1, max) {
+            out.push([vec![first], rest].concat());
+        }
+    }
+    out
+}
+
+/// Every tuple of `n` nodes among `1..=k`.
+pub(super) fn tuples_of(n: usize, k: u8) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = vec![vec![]];
+    for _ in 0..n {
+        out = out.into_iter().flat_map(|p| (1..=k).map(move |v| [p.clone(), vec![v]].concat())).collect();
+    }
+    out
+}
+
+pub(super) fn cfg_tuples(opts: &[ObjCfg], n: usize) -> Vec<Vec<ObjCfg>> {
+    let mut out: Vec<Vec<ObjCfg>> = vec![vec![]];
+    for _ in 0..n {
+        out = out.into_iter().flat_map(|p| opts.iter().map(move |o| [p.clone(), vec![*o]].concat())).collect();
+    }
+    out
+}
+
+pub(super) fn for_product(lists: &[&[Vec<Call>]], f: &mut dyn FnMut(&[&Vec<Call>])) {
+    pub(super) fn rec<'a>(
+        lists: &'a [&'a [Vec<Call>]],
+        cur: &mut Vec<&'a Vec<Call>>,
+        f: &mut dyn FnMut(&[&Vec<Call>]),
+    ) {
+        if cur.len() == lists.len() {
+            f(cur);
+            return;
+        }
+        for s in lists[cur.len()] {
+            cur.push(s);
+            rec(lists, cur, f);
+            cur.pop();
+        }
+    }
+    rec(lists, &mut Vec::new(), f);
+}
