@@ -1,0 +1,162 @@
+//! The verdict of each command's report, read from its JSON (the same rules as
+//! the command itself).
+
+use super::*;
+
+/// The verdict of `mowgli refine --calls` from its report (`generated`: the
+/// `GenReport`), with `write_errors` outputs that could not be written.
+pub fn decide_refine(doc: &Value, write_errors: usize) -> Decided {
+    let g = &doc["generated"];
+    let covered = b(g, "complete") && !b(g, "timed_out") && u(g, "errors") == 0;
+    let verdict = Verdict::of(write_errors > 0, u(g, "failed") > 0, covered);
+    let reached = match arr(g, "classes").last() {
+        Some(c) => {
+            format!("in sizes 1..={} of 1..={}", u(c, "size"), u(&g["bounds"], "threads") * u(&g["bounds"], "calls"))
+        }
+        None => "before the first size class".to_string(),
+    };
+    let why = match verdict {
+        Verdict::Error => format!("{write_errors} outputs could not be written"),
+        Verdict::Counterexample => format!(
+            "{} of {} clients checked reach an outcome the specification forbids",
+            u(g, "failed"),
+            u(g, "checked")
+        ),
+        Verdict::Inconclusive if b(g, "timed_out") => format!(
+            "the time limit stopped the run after {} clients checked, {reached}: the bound was not covered",
+            u(g, "checked")
+        ),
+        Verdict::Inconclusive => format!(
+            "{} clients could not be checked (first: {}): the bound was not covered",
+            u(g, "errors"),
+            g["first_error"].as_str().unwrap_or("?")
+        ),
+        _ => format!(
+            "all {} clients of the bound{} checked, none reaches an outcome the specification forbids{}",
+            u(g, "checked"),
+            of_partition(doc),
+            if u(g, "bounded") > 0 { BOUNDED } else { "" }
+        ),
+    };
+    Decided::new(verdict, why)
+}
+
+/// The verdict of `mowgli obligations` from its report.
+pub fn decide_obligations(doc: &Value) -> Decided {
+    let failures = arr(doc, "failures").len();
+    // D fails when monotonicity fails or decomposability fails in both readings of so
+    let d_fails =
+        arr(doc, "specs").iter().any(|d| !d["not_monotone"].is_null() || !d["not_decomposable_sup"].is_null());
+    let specs_complete = arr(doc, "specs").iter().all(|d| b(d, "complete"));
+    let complete = b(doc, "complete");
+    let verdict = Verdict::of(false, failures > 0 || d_fails, complete && specs_complete);
+    let why = match verdict {
+        Verdict::Counterexample => {
+            format!("{failures} obligations refuted{}", if d_fails { ", D fails" } else { "" })
+        }
+        Verdict::Inconclusive if !complete => format!(
+            "stopped after {} of {} abstract programs{}{}: the bound was not covered",
+            u(doc, "clients"),
+            u(doc, "abstract_programs"),
+            of_partition(doc),
+            if doc["run"]["timeout"].is_null() { "" } else { " (time limit)" }
+        ),
+        Verdict::Inconclusive => "D (--check-specs) stopped early (time limit): the bound was not covered".to_string(),
+        _ => format!(
+            "every obligation holds on the {} abstract programs of the bound{}{}",
+            u(doc, "clients"),
+            of_partition(doc),
+            if b(doc, "bounded") { BOUNDED } else { "" }
+        ),
+    };
+    Decided::new(verdict, why)
+}
+
+/// The verdict of `mowgli generate` from its report, with `unwritten` test files
+/// that could not be written.
+pub fn decide_generate(doc: &Value, unwritten: usize) -> Decided {
+    let complete = b(doc, "complete");
+    let verdict = Verdict::of(unwritten > 0, false, complete && u(doc, "error_count") == 0);
+    let reached = arr(doc, "libraries")
+        .last()
+        .map(|l| format!("{} up to size {}", s(l, "library"), arr(l, "classes").last().map_or(0, |c| u(c, "size"))))
+        .unwrap_or_default();
+    let why = match verdict {
+        Verdict::Error => format!("{unwritten} test files could not be written"),
+        Verdict::Inconclusive if !complete => format!(
+            "--max-tests stopped the suite after {} tests ({reached}): the bound was not covered",
+            u(doc, "tests")
+        ),
+        Verdict::Inconclusive => format!(
+            "the outcomes of {} programs could not be computed (first: {}): the bound was not covered",
+            u(doc, "error_count"),
+            arr(doc, "errors").first().and_then(Value::as_str).unwrap_or("?")
+        ),
+        _ => format!("{} tests: every program up to the bounds{}", u(doc, "tests"), of_partition(doc)),
+    };
+    Decided::new(verdict, why)
+}
+
+/// The verdict of `mowgli explore --search` from its report; `write_error`: the
+/// distinguishing tests could not be written.
+pub fn decide_explore_search(doc: &Value, write_error: bool) -> Decided {
+    let found = arr(doc, "found");
+    let errors = arr(doc, "errors");
+    // a distinguishing program is the counterexample to the models' agreement;
+    // programs that could not be run leave the bound uncovered
+    let verdict = Verdict::of(write_error, !found.is_empty(), b(doc, "exhausted") && errors.is_empty());
+    let why = match verdict {
+        Verdict::Error => "the distinguishing tests could not be written".to_string(),
+        Verdict::Counterexample => format!(
+            "{} programs of {} instructions tell the models apart",
+            found.len(),
+            found.first().map_or(0, |d| u(d, "size"))
+        ),
+        Verdict::Inconclusive => format!(
+            "{} programs could not be run (first: {}): the bound was not covered",
+            errors.len(),
+            errors.first().and_then(Value::as_str).unwrap_or("?")
+        ),
+        _ => format!(
+            "no program up to the bounds tells the models apart ({} run under both{})",
+            u(doc, "checked"),
+            of_partition(doc).replace(" (", ", ").replace(')', "")
+        ),
+    };
+    Decided::new(verdict, why)
+}
+
+/// The verdict of `mowgli cells` from its report.
+pub fn decide_cells(doc: &Value) -> Decided {
+    let cells = arr(doc, "cells");
+    let base_checks = arr(doc, "base_checks");
+    let errors: usize = cells.iter().map(|c| arr(c, "errors").len()).sum::<usize>()
+        + arr(doc, "candidate_errors").len()
+        + base_checks.iter().filter(|c| !c["error"].is_null()).count();
+    // the flips are measured against the base order, under which every implementation
+    // check is meant to hold: a check refuted there is a counterexample (printed)
+    let refuted = base_checks.iter().filter(|c| c["error"].is_null() && !b(c, "holds")).count();
+    let verdict = Verdict::of(errors > 0, refuted > 0, true);
+    let why = match verdict {
+        Verdict::Error => format!("{errors} tests or checks could not be run"),
+        Verdict::Counterexample => format!("{refuted} implementation checks are refuted under the base order itself"),
+        _ => format!(
+            "{} cells flipped{}; every implementation check holds under the base order",
+            cells.len(),
+            of_partition(doc)
+        ),
+    };
+    Decided::new(verdict, why)
+}
+
+/// The verdict of a report of `command`, as the command decides it (nothing
+/// unwritten: a merge writes no files).
+pub fn decide(command: &str, doc: &Value) -> Decided {
+    match command {
+        "refine" => decide_refine(doc, 0),
+        "obligations" => decide_obligations(doc),
+        "generate" => decide_generate(doc, 0),
+        "explore-search" => decide_explore_search(doc, false),
+        _ => decide_cells(doc),
+    }
+}
