@@ -295,11 +295,7 @@ const LONG_FILES: &[(&str, &str)] = &[];
 const TO_SPLIT: &[&str] = &[
     "crates/mowgli-machine/src/lib.rs",
     "crates/mowgli-check/src/analyses/robust.rs",
-    "crates/mowgli-check/src/analyses/sensitivity.rs",
     "crates/mowgli-check/src/analyses/obligations/mod.rs",
-    "crates/mowgli-check/src/lang/herd.rs",
-    "crates/mowgli-check/src/lang/lower.rs",
-    "crates/mowgli-check/src/lang/grammar.rs",
 ];
 
 #[test]

@@ -32,7 +32,7 @@ use serde::Serialize;
 
 use crate::analyses::litmus;
 use crate::engines::explicit::{self, Outcome, Problem, Visited, Witness};
-use crate::lang::grammar::{Rhs, Stmt};
+use crate::lang::ast::{Rhs, Stmt};
 use crate::lang::{lower, syntax, InputError};
 
 /// The two models of the paper.

@@ -10,7 +10,8 @@ use mowgli_core::program::{make_set, EvalCtx, Expr, Prog};
 use mowgli_core::{Library, LocInfo, StampOrder, ThreadId, Value, World};
 use mowgli_libs::registry;
 
-use crate::lang::grammar::{CallEx, ImplFile, Name};
+use crate::lang::ast::{CallEx, ImplFile};
+use crate::lang::lex::Name;
 use crate::lang::stmts::{build_library, lerr, unknown, Host, Lowerer, L};
 use crate::lang::syntax::Pos;
 use crate::lang::InputError;

@@ -4,6 +4,7 @@
 //! lowering to the engine's problems (`lower`). Below the analyses; above the
 //! engine, whose `Problem` they produce.
 
+pub mod ast;
 pub mod grammar;
 pub mod herd;
 pub mod implementation;

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use super::syntax::Litmus;
 use super::syntax::{Cond, Expect, Lit, LocDecl, Name, Pos};
-use crate::lang::grammar::{BinOp, Block, CallEx, Ex, Rhs, Stmt};
+use crate::lang::ast::{BinOp, Block, CallEx, Ex, Rhs, Stmt};
 
 /// The text of a test.
 pub fn print(t: &Litmus) -> String {

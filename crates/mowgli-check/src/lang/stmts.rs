@@ -11,7 +11,8 @@ use mowgli_core::{Library, StampOrder, Value};
 use mowgli_diag::Diagnostic;
 use mowgli_libs::registry;
 
-use crate::lang::grammar::{BinOp, Block, CallEx, Ex, Name, Rhs, Stmt};
+use crate::lang::ast::{BinOp, Block, CallEx, Ex, Rhs, Stmt};
+use crate::lang::lex::Name;
 use crate::lang::syntax::Pos;
 
 /// Library `n` under `order`; an unknown name gets the closest known one as help.

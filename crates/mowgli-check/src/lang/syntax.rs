@@ -8,7 +8,8 @@
 //! base format's parser reports it.
 
 use super::lex::{lex_line, Tok, Token};
-use crate::lang::grammar::{self as lang, CallEx, Ex, Rhs, Stmt};
+use crate::lang::ast::{Block, CallEx, Ex, Rhs, Stmt};
+use crate::lang::grammar as lang;
 pub use mowgli_diag::{Diagnostic, Pos};
 
 pub use super::lex::Name;
@@ -672,8 +673,8 @@ fn as_call(e: Ex) -> Result<CallEx, Ex> {
     }
 }
 
-fn litmus_block(b: lang::Block, value_tail: bool) -> R<lang::Block> {
-    Ok(lang::Block { stmts: litmus_stmts(b.stmts, value_tail)?, pos: b.pos })
+fn litmus_block(b: Block, value_tail: bool) -> R<Block> {
+    Ok(Block { stmts: litmus_stmts(b.stmts, value_tail)?, pos: b.pos })
 }
 
 fn litmus_rhs(r: Rhs) -> R<Rhs> {

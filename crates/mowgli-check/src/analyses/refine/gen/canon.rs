@@ -289,7 +289,7 @@ impl Generator {
     /// program is not of that form or exceeds the bounds (locations, values `1..=V`).
     /// The grammar's other filters (e.g. [`Bounds::connected`]) are not applied.
     pub fn canonical_key(&self, text: &str) -> Result<Vec<u8>, String> {
-        use crate::lang::grammar::{Ex, Rhs, Stmt};
+        use crate::lang::ast::{Ex, Rhs, Stmt};
         if !matches!(self.kind, Kind::Sv | Kind::Rdma | Kind::Msw) || self.observer.is_some() {
             return Err(format!("canonical keys of `{}` programs are not supported", self.lib));
         }

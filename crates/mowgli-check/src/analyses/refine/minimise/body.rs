@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::lang::grammar::{Block, CallEx, Ex, Rhs, Stmt};
+use crate::lang::ast::{Block, CallEx, Ex, Rhs, Stmt};
 use crate::lang::print::{self, print};
 use crate::lang::syntax::{Cond, Litmus, Name, Pos};
 

@@ -42,7 +42,7 @@ use serde::Serialize;
 use super::Implementation;
 use super::{refine_client, ClientReport, ClientVerdict};
 use crate::analyses::litmus::check_text;
-use crate::lang::grammar::{Rhs, Stmt};
+use crate::lang::ast::{Rhs, Stmt};
 use crate::lang::print::{self, print};
 use crate::lang::syntax::{self, Cond, Expect, Lit, Litmus, Name, Pos};
 use crate::lang::InputError;

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use super::body::*;
 use super::size;
-use crate::lang::grammar::{Ex, Stmt};
+use crate::lang::ast::{Ex, Stmt};
 use crate::lang::print;
 use crate::lang::syntax::{Lit, Litmus, Name, Pos};
 
