@@ -25,6 +25,12 @@ pub struct MachineStats {
     pub declarative_micros: Option<u128>,
 }
 
+/// A problem of the declarative engine as a machine program (same world,
+/// libraries, threads, value domain and loop bound).
+pub fn program<'p>(p: &'p crate::engines::explicit::Problem) -> Program<'p> {
+    Program { world: &p.world, libs: &p.libs, threads: &p.threads, domain: &p.domain, loop_bound: p.loop_bound }
+}
+
 /// Runs a program on a machine: its outcomes, what the machine explored, and
 /// whether the PCIe guarantee was on.
 pub fn run(

@@ -12,6 +12,7 @@ use mowgli_core::{Event, Library, NodeId, StampTable, Value, ValueDomain, World}
 pub(super) type Skeleton = (usize, usize, usize, Vec<Value>);
 
 /// A bounded program over a set Λ of libraries.
+#[derive(Clone)]
 pub struct Problem<'a> {
     pub world: World,
     pub libs: Vec<&'a dyn Library>,
@@ -60,6 +61,7 @@ pub enum Backend {
 
 /// An implementation to substitute while unfolding: calls of library `lib` (an
 /// index no library of [`Problem::libs`] has) run the body of their method.
+#[derive(Clone)]
 pub struct Inline<'a> {
     pub lib: usize,
     /// Per abstract method: body (calls numbered as in [`Problem::libs`]), registers, name.
