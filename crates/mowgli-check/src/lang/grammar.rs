@@ -6,94 +6,12 @@ pub use mowgli_diag::Diagnostic;
 pub use mowgli_diag::Pos;
 
 use super::ast::{BinOp, Block, CallEx, Ex, FamilyDecl, ImplFile, MethodDecl, Rhs, Stmt};
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
-    Ident(String),
-    Int(i64),
-    /// Punctuation and operators.
-    P(&'static str),
-    Newline,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Token {
-    pub tok: Tok,
-    pub pos: Pos,
-}
+pub use super::lex::{lex, lex_lines, Tok, Token};
 
 /// A syntax error (a [`Diagnostic`] whose file is added by the caller).
 pub type SyntaxError = Diagnostic;
 
 type R<T> = Result<T, SyntaxError>;
-
-const PUNCT: [&str; 30] = [
-    "==", "!=", "<=", ">=", "&&", "||", "->", "(", ")", "{", "}", "[", "]", ",", ";", "=", "<", ">", "+", "-", "*",
-    "/", "%", "!", "|", "@", ".", ":", "_", "?",
-];
-
-pub fn lex(text: &str) -> R<Vec<Token>> {
-    lex_lines(text.lines().enumerate().map(|(i, l)| (i + 1, l)))
-}
-
-/// Lexes lines given with their (1-based) line numbers: a litmus thread body is
-/// lexed where it stands in its file. Each line ends with a [`Tok::Newline`].
-pub fn lex_lines<'t>(lines: impl IntoIterator<Item = (usize, &'t str)>) -> R<Vec<Token>> {
-    let mut out = Vec::new();
-    for (line_no, line) in lines {
-        let ln = line_no - 1;
-        let chars: Vec<char> = line.chars().collect();
-        let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            let pos = Pos { line: ln + 1, col: i + 1 };
-            if c == '#' {
-                break;
-            }
-            if c.is_whitespace() {
-                i += 1;
-                continue;
-            }
-            if c.is_ascii_digit() {
-                let mut j = i;
-                while j < chars.len() && chars[j].is_ascii_digit() {
-                    j += 1;
-                }
-                let t: String = chars[i..j].iter().collect();
-                let v = t.parse::<i64>().map_err(|_| {
-                    Diagnostic::new(pos, format!("integer `{t}` is out of range")).with_span(t.chars().count())
-                })?;
-                out.push(Token { tok: Tok::Int(v), pos });
-                i = j;
-                continue;
-            }
-            if c.is_ascii_alphabetic()
-                || (c == '_' && chars.get(i + 1).is_some_and(|d| d.is_ascii_alphanumeric() || *d == '_'))
-            {
-                let mut j = i;
-                while j < chars.len() && (chars[j].is_ascii_alphanumeric() || chars[j] == '_') {
-                    j += 1;
-                }
-                out.push(Token { tok: Tok::Ident(chars[i..j].iter().collect()), pos });
-                i = j;
-                continue;
-            }
-            let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
-            if let Some(p) = PUNCT.iter().find(|p| p.len() == 2 && **p == two) {
-                out.push(Token { tok: Tok::P(p), pos });
-                i += 2;
-                continue;
-            }
-            match PUNCT.iter().find(|p| p.len() == 1 && p.starts_with(c)) {
-                Some(p) => out.push(Token { tok: Tok::P(p), pos }),
-                None => return Err(Diagnostic::new(pos, format!("unexpected character `{c}`"))),
-            }
-            i += 1;
-        }
-        out.push(Token { tok: Tok::Newline, pos: Pos { line: ln + 1, col: chars.len() + 1 } });
-    }
-    Ok(out)
-}
 
 struct Parser {
     toks: Vec<Token>,
@@ -124,12 +42,8 @@ impl Parser {
         let (found, len) = if self.at_end() {
             (self.end_desc.clone(), 1)
         } else {
-            match self.peek() {
-                Tok::Ident(s) => (format!("`{s}`"), s.chars().count()),
-                Tok::Int(i) => (format!("`{i}`"), i.to_string().len()),
-                Tok::P(p) => (format!("`{p}`"), p.len()),
-                Tok::Newline => ("the end of the line".into(), 1),
-            }
+            let t = self.peek();
+            (t.describe(), t.width())
         };
         Err(Diagnostic::expected_found(self.pos(), what, &found, len))
     }

@@ -1,36 +1,15 @@
-//! Tokens of one line of a litmus file, with 1-based character columns.
+//! The one lexer of Mowgli's own languages: litmus statement lines and statement
+//! bodies (litmus thread bodies and `.impl` files) share it. Columns are 1-based
+//! characters; `#` starts a comment to the end of the line.
+//!
+//! The two dialects differ in a few tokens only:
+//! - [`Dialect::Litmus`] (a litmus file's statement lines: `loc x @ 1`, `expect …`):
+//!   strings `"…"` (descriptions), negative integers `-1` as one token, and the
+//!   connectives `/\` `\/` and `~`;
+//! - [`Dialect::Statements`] (bodies): the operators `== != <= >= && || -> + - * / %
+//!   ! | ? ;`, with `-` a token of its own (so `a-1` is a subtraction).
 
 use mowgli_diag::{Diagnostic, Pos};
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
-    Ident(String),
-    Int(i64),
-    Str(String),
-    /// Punctuation: `@ = , : ( ) { } [ ] . _ ~` and the connectives `/\` `\/`.
-    Punct(&'static str),
-}
-
-impl Tok {
-    /// The token's length in characters, as written.
-    pub fn width(&self) -> usize {
-        match self {
-            Tok::Ident(s) => s.chars().count(),
-            Tok::Int(i) => i.to_string().len(),
-            Tok::Str(s) => s.chars().count() + 2,
-            Tok::Punct(p) => p.chars().count(),
-        }
-    }
-
-    pub fn describe(&self) -> String {
-        match self {
-            Tok::Ident(s) => format!("`{s}`"),
-            Tok::Int(i) => format!("`{i}`"),
-            Tok::Str(_) => "a string".into(),
-            Tok::Punct(p) => format!("`{p}`"),
-        }
-    }
-}
 
 /// A name as written, with where it starts (shared by the litmus and
 /// implementation parsers).
@@ -41,20 +20,73 @@ pub struct Name {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Token {
-    pub tok: Tok,
-    pub col: usize,
+pub enum Tok {
+    Ident(String),
+    Int(i64),
+    /// A string (litmus descriptions).
+    Str(String),
+    /// Punctuation and operators.
+    P(&'static str),
+    /// The end of a line (statement bodies only, from [`lex_lines`]).
+    Newline,
 }
 
-/// Splits line `line_no` (comment already allowed) into tokens.
-pub fn lex_line(line_no: usize, line: &str) -> Result<Vec<Token>, Diagnostic> {
-    let err = |col: usize, msg: String| Diagnostic::new(Pos { line: line_no, col }, msg);
+impl Tok {
+    /// The token's length in characters, as written.
+    pub fn width(&self) -> usize {
+        match self {
+            Tok::Ident(s) => s.chars().count(),
+            Tok::Int(i) => i.to_string().len(),
+            Tok::Str(s) => s.chars().count() + 2,
+            Tok::P(p) => p.chars().count(),
+            Tok::Newline => 1,
+        }
+    }
+
+    /// The token as an error message names it.
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Ident(s) => format!("`{s}`"),
+            Tok::Int(i) => format!("`{i}`"),
+            Tok::Str(_) => "a string".into(),
+            Tok::P(p) => format!("`{p}`"),
+            Tok::Newline => "the end of the line".into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub tok: Tok,
+    pub pos: Pos,
+}
+
+/// Which language a line is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    Litmus,
+    Statements,
+}
+
+const LITMUS_PUNCT: [&str; 14] = ["/\\", "\\/", "@", "=", ",", ":", "(", ")", "{", "}", "[", "]", "~", "."];
+
+const STATEMENT_PUNCT: [&str; 30] = [
+    "==", "!=", "<=", ">=", "&&", "||", "->", "(", ")", "{", "}", "[", "]", ",", ";", "=", "<", ">", "+", "-", "*",
+    "/", "%", "!", "|", "@", ".", ":", "_", "?",
+];
+
+/// Splits line `line_no` into tokens.
+pub fn lex_line(line_no: usize, line: &str, dialect: Dialect) -> Result<Vec<Token>, Diagnostic> {
+    let punct: &[&'static str] = match dialect {
+        Dialect::Litmus => &LITMUS_PUNCT,
+        Dialect::Statements => &STATEMENT_PUNCT,
+    };
     let chars: Vec<char> = line.chars().collect();
     let mut i = 0;
     let mut out = Vec::new();
     while i < chars.len() {
         let c = chars[i];
-        let col = i + 1;
+        let pos = Pos { line: line_no, col: i + 1 };
         if c == '#' {
             break;
         }
@@ -62,7 +94,7 @@ pub fn lex_line(line_no: usize, line: &str) -> Result<Vec<Token>, Diagnostic> {
             i += 1;
             continue;
         }
-        if c == '"' {
+        if c == '"' && dialect == Dialect::Litmus {
             let mut j = i + 1;
             let mut s = String::new();
             while j < chars.len() && chars[j] != '"' {
@@ -70,22 +102,23 @@ pub fn lex_line(line_no: usize, line: &str) -> Result<Vec<Token>, Diagnostic> {
                 j += 1;
             }
             if j == chars.len() {
-                return Err(err(col, "expected a closing `\"` for this description".into()));
+                return Err(Diagnostic::new(pos, "expected a closing `\"` for this description"));
             }
-            out.push(Token { tok: Tok::Str(s), col });
+            out.push(Token { tok: Tok::Str(s), pos });
             i = j + 1;
             continue;
         }
-        if c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        let negative = dialect == Dialect::Litmus && c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit());
+        if c.is_ascii_digit() || negative {
             let mut j = i + 1;
             while j < chars.len() && chars[j].is_ascii_digit() {
                 j += 1;
             }
             let text: String = chars[i..j].iter().collect();
-            let v = text
-                .parse::<i64>()
-                .map_err(|_| err(col, format!("integer `{text}` is out of range")).with_span(text.chars().count()))?;
-            out.push(Token { tok: Tok::Int(v), col });
+            let v = text.parse::<i64>().map_err(|_| {
+                Diagnostic::new(pos, format!("integer `{text}` is out of range")).with_span(text.chars().count())
+            })?;
+            out.push(Token { tok: Tok::Int(v), pos });
             i = j;
             continue;
         }
@@ -95,37 +128,39 @@ pub fn lex_line(line_no: usize, line: &str) -> Result<Vec<Token>, Diagnostic> {
                 j += 1;
             }
             let text: String = chars[i..j].iter().collect();
-            if text == "_" {
-                out.push(Token { tok: Tok::Punct("_"), col });
-            } else {
-                out.push(Token { tok: Tok::Ident(text), col });
-            }
+            // `_` alone is punctuation (a fresh work identifier, a wildcard)
+            out.push(Token { tok: if text == "_" { Tok::P("_") } else { Tok::Ident(text) }, pos });
             i = j;
             continue;
         }
         let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
-        if two == "/\\" || two == "\\/" {
-            out.push(Token { tok: Tok::Punct(if two == "/\\" { "/\\" } else { "\\/" }), col });
+        if let Some(p) = punct.iter().find(|p| p.chars().count() == 2 && **p == two) {
+            out.push(Token { tok: Tok::P(p), pos });
             i += 2;
             continue;
         }
-        let p = match c {
-            '@' => "@",
-            '=' => "=",
-            ',' => ",",
-            ':' => ":",
-            '(' => "(",
-            ')' => ")",
-            '{' => "{",
-            '}' => "}",
-            '[' => "[",
-            ']' => "]",
-            '~' => "~",
-            '.' => ".",
-            _ => return Err(err(col, format!("unexpected character `{c}`"))),
-        };
-        out.push(Token { tok: Tok::Punct(p), col });
+        match punct.iter().find(|p| p.chars().count() == 1 && p.starts_with(c)) {
+            Some(p) => out.push(Token { tok: Tok::P(p), pos }),
+            None => return Err(Diagnostic::new(pos, format!("unexpected character `{c}`"))),
+        }
         i += 1;
     }
     Ok(out)
+}
+
+/// Lexes statement lines given with their (1-based) line numbers (a litmus thread
+/// body is lexed where it stands in its file); each line ends with a
+/// [`Tok::Newline`].
+pub fn lex_lines<'t>(lines: impl IntoIterator<Item = (usize, &'t str)>) -> Result<Vec<Token>, Diagnostic> {
+    let mut out = Vec::new();
+    for (line_no, line) in lines {
+        out.extend(lex_line(line_no, line, Dialect::Statements)?);
+        out.push(Token { tok: Tok::Newline, pos: Pos { line: line_no, col: line.chars().count() + 1 } });
+    }
+    Ok(out)
+}
+
+/// Lexes a whole text of statement lines.
+pub fn lex(text: &str) -> Result<Vec<Token>, Diagnostic> {
+    lex_lines(text.lines().enumerate().map(|(i, l)| (i + 1, l)))
 }

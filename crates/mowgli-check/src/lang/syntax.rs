@@ -7,7 +7,7 @@
 //! ...)`, is one of its statements. An error on such a line is reported as the
 //! base format's parser reports it.
 
-use super::lex::{lex_line, Tok, Token};
+use super::lex::{lex_line, Dialect, Tok, Token};
 use crate::lang::ast::{Block, CallEx, Ex, Rhs, Stmt};
 use crate::lang::grammar as lang;
 pub use mowgli_diag::{Diagnostic, Pos};
@@ -110,7 +110,7 @@ struct Line<'a> {
 
 impl<'a> Line<'a> {
     fn pos(&self) -> Pos {
-        Pos { line: self.line, col: self.toks.get(self.i).map(|t| t.col).unwrap_or(self.end_col) }
+        Pos { line: self.line, col: self.toks.get(self.i).map(|t| t.pos.col).unwrap_or(self.end_col) }
     }
     fn err<T>(&self, what: &str) -> R<T> {
         let (found, len) = match self.toks.get(self.i) {
@@ -126,7 +126,7 @@ impl<'a> Line<'a> {
         self.toks.get(self.i + k).map(|t| &t.tok)
     }
     fn is(&self, p: &str) -> bool {
-        matches!(self.peek(), Some(Tok::Punct(q)) if *q == p)
+        matches!(self.peek(), Some(Tok::P(q)) if *q == p)
     }
     fn eat(&mut self, p: &str) -> bool {
         if self.is(p) {
@@ -206,12 +206,12 @@ impl<'a> Line<'a> {
                 self.i += 1;
                 Ok(Lit::Bot)
             }
-            Some(Tok::Punct("(")) => {
+            Some(Tok::P("(")) => {
                 self.i += 1;
                 self.expect(")")?;
                 Ok(Lit::Unit)
             }
-            Some(Tok::Punct("[")) => {
+            Some(Tok::P("[")) => {
                 self.i += 1;
                 let mut vs = Vec::new();
                 if !self.eat("]") {
@@ -243,11 +243,11 @@ impl<'a> Line<'a> {
                 self.i += 1;
                 Ok(Arg::Name(Name { text: s, pos }))
             }
-            Some(Tok::Punct("_")) => {
+            Some(Tok::P("_")) => {
                 self.i += 1;
                 Ok(Arg::Fresh(pos))
             }
-            Some(Tok::Punct("{")) => {
+            Some(Tok::P("{")) => {
                 self.i += 1;
                 let mut ns = Vec::new();
                 if !self.eat("}") {
@@ -261,7 +261,7 @@ impl<'a> Line<'a> {
                 }
                 Ok(Arg::Nodes(ns, pos))
             }
-            Some(Tok::Punct("[")) => {
+            Some(Tok::P("[")) => {
                 self.i += 1;
                 let mut vs = Vec::new();
                 if !self.eat("]") {
@@ -303,13 +303,12 @@ impl<'a> Line<'a> {
             self.expect(")")?;
             return Ok(c);
         }
-        if matches!(self.peek(), Some(Tok::Ident(s)) if s == "true") && !matches!(self.peek_at(1), Some(Tok::Punct(_)))
-        {
+        if matches!(self.peek(), Some(Tok::Ident(s)) if s == "true") && !matches!(self.peek_at(1), Some(Tok::P(_))) {
             self.i += 1;
             return Ok(Cond::True);
         }
         if matches!(self.peek(), Some(Tok::Ident(s)) if s == "true")
-            && matches!(self.peek_at(1), Some(Tok::Punct(p)) if *p == "/\\" || *p == "\\/" || *p == ")")
+            && matches!(self.peek_at(1), Some(Tok::P(p)) if *p == "/\\" || *p == "\\/" || *p == ")")
         {
             self.i += 1;
             return Ok(Cond::True);
@@ -388,9 +387,12 @@ pub fn parse(text: &str) -> R<Litmus> {
         let toks = if !seen_test && (trimmed == "test" || trimmed.starts_with("test ") || trimmed.starts_with("test\t"))
         {
             // the test name may contain `+ . -`: only the keyword is a token
-            vec![Token { tok: Tok::Ident("test".into()), col: raw.chars().count() - trimmed.chars().count() + 1 }]
+            vec![Token {
+                tok: Tok::Ident("test".into()),
+                pos: Pos { line, col: raw.chars().count() - trimmed.chars().count() + 1 },
+            }]
         } else {
-            lex_line(line, raw)?
+            lex_line(line, raw, Dialect::Litmus)?
         };
         if toks.is_empty() {
             continue;
@@ -406,9 +408,9 @@ pub fn parse(text: &str) -> R<Litmus> {
                 return l.err("`test NAME` as the first statement");
             }
             // the name is the rest of the line, up to a comment
-            let rest: String = raw.chars().skip(toks[0].col - 1 + 4).collect();
+            let rest: String = raw.chars().skip(toks[0].pos.col - 1 + 4).collect();
             let rest = rest.split('#').next().unwrap_or("").trim().to_string();
-            let skip = toks[0].col - 1 + 4;
+            let skip = toks[0].pos.col - 1 + 4;
             let col = skip + 1 + raw.chars().skip(skip).take_while(|c| c.is_whitespace()).count();
             if !is_test_name(&rest) {
                 let found = if rest.is_empty() { "the end of the line".to_string() } else { format!("`{rest}`") };
@@ -427,7 +429,7 @@ pub fn parse(text: &str) -> R<Litmus> {
         if let Tok::Str(_) = &toks[0].tok {
             if !last_was_test || t.description.is_some() {
                 return Err(Diagnostic::new(
-                    Pos { line, col: toks[0].col },
+                    Pos { line, col: toks[0].pos.col },
                     "a description must come right after `test NAME`",
                 )
                 .with_span(toks[0].tok.width()));
@@ -438,10 +440,10 @@ pub fn parse(text: &str) -> R<Litmus> {
             t.description = Some(raw[start..end].to_string());
             let after: String = raw[end + 1..].to_string();
             let shift = raw[..end + 1].chars().count();
-            let rest = lex_line(line, &after).map_err(|d| d.shifted(shift))?;
+            let rest = lex_line(line, &after, Dialect::Litmus).map_err(|d| d.shifted(shift))?;
             if let Some(tok) = rest.first() {
                 return Err(Diagnostic::expected_found(
-                    Pos { line, col: shift + tok.col },
+                    Pos { line, col: shift + tok.pos.col },
                     "the end of the line",
                     &tok.tok.describe(),
                     tok.tok.width(),
@@ -452,7 +454,7 @@ pub fn parse(text: &str) -> R<Litmus> {
         }
         last_was_test = false;
         // `T:` starts a body
-        if toks.len() == 2 && matches!(toks[0].tok, Tok::Ident(_)) && toks[1].tok == Tok::Punct(":") {
+        if toks.len() == 2 && matches!(toks[0].tok, Tok::Ident(_)) && toks[1].tok == Tok::P(":") {
             let name = l.ident("a thread name")?;
             cur_body = Some(t.bodies.len());
             t.bodies.push((name, vec![]));
@@ -463,9 +465,11 @@ pub fn parse(text: &str) -> R<Litmus> {
             "libraries" => {
                 l.i += 1;
                 if t.libraries_pos.is_some() {
-                    return Err(Diagnostic::new(Pos { line, col: toks[0].col }, "`libraries` given twice").with_span(9));
+                    return Err(
+                        Diagnostic::new(Pos { line, col: toks[0].pos.col }, "`libraries` given twice").with_span(9)
+                    );
                 }
-                t.libraries_pos = Some(Pos { line, col: toks[0].col });
+                t.libraries_pos = Some(Pos { line, col: toks[0].pos.col });
                 loop {
                     t.libraries.push(l.ident("a library name")?);
                     if !l.eat(",") {
@@ -552,7 +556,7 @@ pub fn parse(text: &str) -> R<Litmus> {
                 t.rings.push((name, w, rs, size));
             }
             "expect" => {
-                let pos = Pos { line, col: toks[0].col };
+                let pos = Pos { line, col: toks[0].pos.col };
                 l.i += 1;
                 let kind = l.ident("`allowed` or `forbidden`")?;
                 let allowed = match kind.text.as_str() {
@@ -619,8 +623,8 @@ fn line_kind(raw: &str) -> LineKind {
     if DECLARATIONS.contains(&word.as_str()) {
         return LineKind::Statement;
     }
-    match lex_line(0, raw) {
-        Ok(toks) if toks.len() == 2 && matches!(toks[0].tok, Tok::Ident(_)) && toks[1].tok == Tok::Punct(":") => {
+    match lex_line(0, raw, Dialect::Litmus) {
+        Ok(toks) if toks.len() == 2 && matches!(toks[0].tok, Tok::Ident(_)) && toks[1].tok == Tok::P(":") => {
             LineKind::Statement
         }
         _ => LineKind::Body,
@@ -642,7 +646,7 @@ fn base_format_error(lines: &[(usize, &str)], e: &SyntaxError) -> Option<SyntaxE
         return None;
     }
     let raw = lines.iter().find(|(l, _)| *l == e.line)?.1;
-    let toks = lex_line(e.line, raw).ok()?;
+    let toks = lex_line(e.line, raw, Dialect::Litmus).ok()?;
     match toks.first().map(|t| &t.tok) {
         Some(Tok::Ident(w)) if !LANG_KEYWORDS.contains(&w.as_str()) => {}
         _ => return None,
