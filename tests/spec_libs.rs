@@ -14,9 +14,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mowgli_check::generate::{generate_suite, SuiteBounds, SuiteOptions};
-use mowgli_check::impls::gen::Partition;
-use mowgli_check::litmus;
+use mowgli_check::analyses::generate::{generate_suite, SuiteBounds, SuiteOptions};
+use mowgli_check::analyses::litmus;
+use mowgli_check::analyses::refine::gen::Partition;
 use mowgli_libs::orders::default_order;
 use mowgli_libs::registry::{self, Factory};
 use mowgli_spec::{parse_file, parse_text, Spec};
@@ -176,4 +176,85 @@ fn generated_rdmawait_programs_agree() {
     let n = generated_agree("rdmawait", bounds(2, 2, 2, 2, 1));
     eprintln!("rdmawait: {n} generated programs agree");
     assert!(n > 100);
+}
+
+/// A small library for the diagnostics tests.
+const MINI: &str = "library mini\nstamps aCR aCW\nmemory located\nmethod Write(x: local loc, data: val) {\n  stamps aCW\n  aCW writes x = data\n}\n";
+
+fn diag(extra: &str) -> mowgli_diag::Diagnostic {
+    let text = format!("{MINI}{extra}");
+    match parse_text("mini.lib", &text, None) {
+        Ok(_) => panic!("parsed: {extra}"),
+        Err(d) => d,
+    }
+}
+
+#[test]
+fn diagnostics_have_position_caret_expected_and_suggestions() {
+    // an unknown name, close to a known one
+    let d = diag("so = rff\n");
+    assert_eq!((d.line, d.col), (8, 6), "{}", d.render());
+    assert_eq!(d.help.as_deref(), Some("did you mean `rf`?"));
+    let r = d.render();
+    assert!(r.starts_with("mini.lib:8:6: unknown name `rff`"), "{r}");
+    assert!(r.contains("so = rff") && r.contains('^'), "{r}");
+    // a misspelt keyword
+    let d = diag("acylic po as x\n");
+    assert_eq!((d.line, d.col), (8, 1));
+    assert_eq!(d.help.as_deref(), Some("did you mean `acyclic`?"), "{}", d.render());
+    assert!(d.expected.contains(&"`acyclic`".to_string()));
+    // a missing token
+    let d = diag("method Read(x loc) {\n  stamps aCR\n}\n");
+    assert_eq!((d.line, d.col), (8, 15), "{}", d.render());
+    assert_eq!(d.expected, vec!["`:`".to_string()]);
+    // an unknown stamp
+    let d = diag("method Read(x: local loc) -> value(x) {\n  stamps aCX\n}\n");
+    assert_eq!((d.line, d.col), (9, 10));
+    assert_eq!(d.help.as_deref(), Some("did you mean `aCR`?"));
+    // types: a set where a relation is needed
+    let d = diag("acyclic aCR as bad\n");
+    assert!(d.msg.contains("needs a relation"), "{}", d.render());
+    let d = diag("let x = aCR ; po\n");
+    assert!(d.msg.contains("composes relations"), "{}", d.render());
+    // a witness's candidates must be static
+    let d = diag("witness w orients rf\n");
+    assert!(d.msg.contains("must not depend on a witness"), "{}", d.render());
+    // an unknown parameter of a method, with a suggestion
+    let d = diag("let s = same(Write.dta, Write.data)\n");
+    assert_eq!(d.help.as_deref(), Some("did you mean `data`?"), "{}", d.render());
+    // the end of the file
+    let d = diag("so =");
+    assert!(d.msg.contains("found the end of the file"), "{}", d.render());
+    // no library name
+    let e = parse_text("x.lib", "stamps aCR\n", None).unwrap_err();
+    assert!(e.msg.contains("library NAME"));
+}
+
+/// Every prefix of every library file, and every file with one character
+/// changed, gives a library or a diagnostic (never a panic).
+#[test]
+fn no_input_panics() {
+    for n in TWINS {
+        let p = root().join("specs/libs").join(format!("{n}.lib"));
+        let text = std::fs::read_to_string(&p).expect("readable");
+        let dir = p.parent();
+        let chars: Vec<char> = text.chars().collect();
+        for cut in (0..chars.len()).step_by(7) {
+            let t: String = chars[..cut].iter().collect();
+            let _ = parse_text("cut.lib", &t, dir);
+        }
+        for (i, c) in chars.iter().enumerate().step_by(5) {
+            for r in ['(', ';', 'x', ' ', '\\'] {
+                if *c == r {
+                    continue;
+                }
+                let mut t = chars.clone();
+                t[i] = r;
+                let t: String = t.into_iter().collect();
+                if let Ok(s) = parse_text("edit.lib", &t, dir) {
+                    let _ = s.library(&default_order());
+                }
+            }
+        }
+    }
 }

@@ -38,14 +38,15 @@ fn intern(s: &str) -> &'static str {
 
 /// A library read from a file.
 pub struct FileLibrary {
-    pub spec: Spec,
+    pub spec: std::sync::Arc<Spec>,
     /// The stamp order's kind of each declared stamp.
     kinds: Vec<u8>,
     methods: Vec<MethodSig>,
 }
 
 impl FileLibrary {
-    pub fn new(spec: Spec, order: &StampOrder) -> Result<FileLibrary, String> {
+    pub fn new(spec: impl Into<std::sync::Arc<Spec>>, order: &StampOrder) -> Result<FileLibrary, String> {
+        let spec: std::sync::Arc<Spec> = spec.into();
         let to = order.table("to").ok_or("the stamp order has no table `to`")?;
         let mut kinds = Vec::new();
         for d in &spec.stamps {
@@ -132,6 +133,7 @@ impl FileLibrary {
     }
 
     /// The stamps of a call; `ret = None`: of every branch (for what a call may write).
+    #[allow(clippy::too_many_arguments)]
     fn stamp_items(
         &self,
         world: &World,
@@ -402,6 +404,8 @@ struct FileSearch<'a> {
     hb_axioms: Vec<(AxiomKind, Expr, bool)>,
     /// so: (term, monotone); static terms merged into one.
     so: Vec<(Expr, bool)>,
+    /// The static base relations computed so far.
+    bases: std::cell::RefCell<Vec<(Base, BitRel)>>,
 }
 
 impl<'a> FileSearch<'a> {
@@ -505,6 +509,7 @@ impl<'a> FileSearch<'a> {
             axioms: vec![],
             hb_axioms: vec![],
             so: vec![],
+            bases: Default::default(),
         };
         // fold the lets in order (a static let becomes a constant)
         for l in &spec.lets {
@@ -604,7 +609,7 @@ impl<'a> FileSearch<'a> {
             }
             let ty = match e {
                 Expr::Let(_, t) => *t,
-                _ => ty_of(e, lets),
+                _ => ty_of(e),
             };
             let v = self.eval_static(e);
             self.consts.push(v);
@@ -615,7 +620,7 @@ impl<'a> FileSearch<'a> {
             Expr::Union(..) => {
                 let mut terms = Vec::new();
                 flatten_union(e, &mut terms);
-                let ty = ty_of(e, lets);
+                let ty = ty_of(e);
                 let (stat, dynm): (Vec<&Expr>, Vec<&Expr>) = terms.into_iter().partition(|t| !t.dynamic(lets));
                 let mut acc: Option<Expr> = None;
                 if !stat.is_empty() {
@@ -698,6 +703,18 @@ impl<'a> FileSearch<'a> {
     }
 
     fn base(&self, b: Base, hb: Option<&BitRel>) -> BitRel {
+        if b == Base::Hb {
+            return hb.cloned().unwrap_or_else(|| self.g.ppo.clone());
+        }
+        if let Some((_, r)) = self.bases.borrow().iter().find(|(x, _)| *x == b) {
+            return r.clone();
+        }
+        let r = self.base_uncached(b);
+        self.bases.borrow_mut().push((b, r.clone()));
+        r
+    }
+
+    fn base_uncached(&self, b: Base) -> BitRel {
         let g = self.g;
         let mine = &self.mine;
         let both = |x: usize, y: usize| mine[x] && mine[y];
@@ -707,7 +724,7 @@ impl<'a> FileSearch<'a> {
             Base::Int => BitRel::from_fn(self.n, |x, y| {
                 both(x, y) && g.subs[x].event == g.subs[y].event && g.subs[x].pos < g.subs[y].pos
             }),
-            Base::Hb => hb.cloned().unwrap_or_else(|| g.ppo.clone()),
+            Base::Hb => g.ppo.clone(),
             Base::Id => BitRel::identity_on(self.n, |x| mine[x]),
             Base::SameNode => BitRel::from_fn(self.n, |x, y| both(x, y) && self.node_of(x) == self.node_of(y)),
             Base::SameThread => {
@@ -819,12 +836,12 @@ fn flatten_union<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     }
 }
 
-fn ty_of(e: &Expr, lets: &[Let]) -> Ty {
+fn ty_of(e: &Expr) -> Ty {
     use Expr::*;
     match e {
         All | Stamp(_) | Method(_) | MethodStamp(..) | Reads | Writes | Obj(..) | Domain(_) | Range(_) => Ty::Set,
         Let(_, t) | Empty(t) | Const(_, t) => *t,
-        Union(a, _) | Inter(a, _) | Diff(a, _) => ty_of(a, lets),
+        Union(a, _) | Inter(a, _) | Diff(a, _) => ty_of(a),
         _ => Ty::Rel,
     }
 }
@@ -911,10 +928,8 @@ impl Ev<'_, '_> {
             Expr::Star(a) => {
                 let mut r = self.eval(a).rel(n);
                 r.close_transitively();
-                for x in 0..n {
-                    if mine[x] {
-                        r.add(x, x);
-                    }
+                for (x, _) in mine.iter().enumerate().filter(|(_, m)| **m) {
+                    r.add(x, x);
                 }
                 Val::Rel(r)
             }

@@ -437,7 +437,7 @@ impl Spec {
 
     /// A registry override for this library (`mowgli_libs::registry`).
     pub fn factory(&self) -> mowgli_libs::registry::Factory {
-        let spec = self.clone();
+        let spec = std::sync::Arc::new(self.clone());
         std::sync::Arc::new(move |order: &mowgli_core::StampOrder| {
             let l = FileLibrary::new(spec.clone(), order).map_err(mowgli_libs::LibError::Other)?;
             Ok(Box::new(l) as Box<dyn mowgli_core::Library>)
