@@ -258,3 +258,133 @@ fn no_input_panics() {
         }
     }
 }
+
+/// Every program whose threads run, in order, 0 to `max` instructions taken from
+/// their menu (`{r}` stands for a fresh register): the litmus texts.
+fn programs(header: &str, threads: &[(&str, Vec<&str>)], max: usize) -> Vec<String> {
+    // the instruction sequences of one thread
+    let seqs = |menu: &[&str]| -> Vec<Vec<usize>> {
+        let mut out = vec![vec![]];
+        let mut frontier = vec![vec![]];
+        for _ in 0..max {
+            let mut next = Vec::new();
+            for s in &frontier {
+                for i in 0..menu.len() {
+                    let mut t: Vec<usize> = s.clone();
+                    t.push(i);
+                    next.push(t);
+                }
+            }
+            out.extend(next.iter().cloned());
+            frontier = next;
+        }
+        out
+    };
+    let per: Vec<Vec<Vec<usize>>> = threads.iter().map(|(_, m)| seqs(m)).collect();
+    let mut out = Vec::new();
+    let mut idx = vec![0; threads.len()];
+    loop {
+        let mut text = header.to_string();
+        let mut reg = 0;
+        for (t, (name, menu)) in threads.iter().enumerate() {
+            text += &format!("{name}:\n");
+            for &i in &per[t][idx[t]] {
+                reg += 1;
+                text += &format!("  {}\n", menu[i].replace("{r}", &format!("r{reg}")));
+            }
+        }
+        out.push(text);
+        // next combination
+        let mut k = 0;
+        loop {
+            if k == idx.len() {
+                return out;
+            }
+            idx[k] += 1;
+            if idx[k] < per[k].len() {
+                break;
+            }
+            idx[k] = 0;
+            k += 1;
+        }
+    }
+}
+
+/// The file libraries `libs` and their twins agree on every program of `texts`.
+fn agree_on(texts: &[String], libs: &[&str]) -> usize {
+    let mut diffs = Vec::new();
+    for t in texts {
+        let rust = outcomes(t, &[]).unwrap_or_else(|e| panic!("{e}\n{t}"));
+        let file = outcomes(t, libs).unwrap_or_else(|e| panic!("{e}\n{t}"));
+        if rust != file {
+            diffs.push(format!("{t}\n  rust {rust:?}\n  file {file:?}"));
+        }
+    }
+    assert!(diffs.is_empty(), "{} of {} differ:\n{}", diffs.len(), texts.len(), diffs[..diffs.len().min(3)].join("\n"));
+    texts.len()
+}
+
+/// bal and bal_all: two participants on two nodes and a non-participant, up to 2
+/// instructions each, with RDMA^WAIT operations around the barrier.
+#[test]
+fn generated_bal_programs_agree() {
+    let mut n = 0;
+    for lib in ["bal", "bal_all"] {
+        let header = format!(
+            "test g\nlibraries rdmawait, {lib}\nthread T1 @ 1\nthread T2 @ 2\nthread T3 @ 2\nloc x @ 1\nloc y @ 2\nbarrier b : T1, T2\n"
+        );
+        let texts = programs(
+            &header,
+            &[
+                ("T1", vec!["BAR(b)", "Write(x, 1)", "Put(y, 1, _)"]),
+                ("T2", vec!["BAR(b)", "{r} = Read(y)", "Put(x, 2, _)"]),
+                ("T3", vec!["BAR(b)", "{r} = Read(y)"]),
+            ],
+            2,
+        );
+        n += agree_on(&texts, &[lib]);
+    }
+    eprintln!("bal, bal_all: {n} generated programs agree");
+}
+
+/// rbl, rbl_weak, rbl_rfe: a writer and two readers (one on the writer's node), up
+/// to 2 instructions each, with sv operations for the synchronisation rings give.
+#[test]
+fn generated_rbl_programs_agree() {
+    let mut n = 0;
+    for lib in ["rbl", "rbl_weak", "rbl_rfe"] {
+        let header = format!(
+            "test g\nlibraries {lib}, sv\nthread T1 @ 1\nthread T2 @ 2\nthread T3 @ 1\nloc z\nring q : writer T1 readers T2, T3 size 4\n"
+        );
+        let texts = programs(
+            &header,
+            &[
+                ("T1", vec!["{r} = Submit(q, [1])", "{r} = Submit(q, [2])", "Write(z, 1)"]),
+                ("T2", vec!["{r} = Receive(q)", "{r} = Read(z)"]),
+                ("T3", vec!["{r} = Receive(q)", "Write(z, 2)"]),
+            ],
+            2,
+        );
+        n += agree_on(&texts, &[lib]);
+    }
+    eprintln!("rbl, rbl_weak, rbl_rfe: {n} generated programs agree");
+}
+
+/// msw: tuples written, copied by put and get, read whole or failing; up to 2
+/// instructions per thread.
+#[test]
+fn generated_msw_programs_agree() {
+    let header =
+        "test g\nlibraries msw\nthread T1 @ 1\nthread T2 @ 1\nthread T3 @ 2\nloc x @ 1 size 2\nloc y @ 2 size 2\n";
+    let texts = programs(
+        header,
+        &[
+            ("T1", vec!["Write(x, [1, 2])", "Put(y, x, _)"]),
+            ("T2", vec!["{r} = TryRead(x)", "Write(x, [3, 4])"]),
+            ("T3", vec!["{r} = TryRead(y)", "Get(y, x, _)"]),
+        ],
+        2,
+    );
+    let n = agree_on(&texts, &["msw"]);
+    eprintln!("msw: {n} generated programs agree");
+}
