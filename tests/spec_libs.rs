@@ -388,3 +388,47 @@ fn generated_msw_programs_agree() {
     let n = agree_on(&texts, &["msw"]);
     eprintln!("msw: {n} generated programs agree");
 }
+
+/// `mowgli litmus --lib FILE`: the paper suite passes with the file libraries in
+/// place of the built-ins (the same summary line), and a malformed library file
+/// is bad input (exit 2) reported at its position.
+#[test]
+fn cli_lib_flag() {
+    let bin = env!("CARGO_BIN_EXE_mowgli");
+    let mut libs = Vec::new();
+    for n in TWINS {
+        libs.push("--lib".to_string());
+        libs.push(root().join("specs/libs").join(format!("{n}.lib")).display().to_string());
+    }
+    let run = |extra: &[String]| {
+        let out = std::process::Command::new(bin)
+            .arg("litmus")
+            .arg("-q")
+            .args(extra)
+            .arg(root().join("specs/litmus"))
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let summary = text.lines().find(|l| l.starts_with("summary:")).unwrap_or_default().to_string();
+        (out.status.code(), summary)
+    };
+    let (code_rust, rust) = run(&[]);
+    let (code_file, file) = run(&libs);
+    assert_eq!((code_rust, &rust), (code_file, &file));
+    assert!(rust.contains("0 FAIL"), "{rust}");
+    // a malformed library file
+    let dir = std::env::temp_dir().join(format!("mowgli-spec-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bad = dir.join("bad.lib");
+    std::fs::write(&bad, "library bad\nstamps aCR\nso = pp\n").expect("writes");
+    let out = std::process::Command::new(bin)
+        .args(["litmus", "--lib"])
+        .arg(&bad)
+        .arg(root().join("specs/litmus/loco"))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad.lib:3:6: unknown name `pp`") && err.contains("did you mean `po`?"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
