@@ -456,3 +456,48 @@ pub fn parse_file(path: &Path) -> Result<Spec, Diagnostic> {
 pub fn parse_text(file: &str, text: &str, dir: Option<&Path>) -> Result<Spec, Diagnostic> {
     parse::parse(file, text, dir)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIB: &str = "library t\nstamps aCR aCW\nmemory located\n\
+        method W(x: local loc, v: val) { stamps aCW\n aCW writes x = v }\n\
+        method R(x: local loc) -> value(x) readonly { stamps aCR\n aCR reads x = ret }\n\
+        let s = [aCW] ; po ; [aCR]\n\
+        let m = rf \\ s\n\
+        let nm = rf \\ (rf & s)\n\
+        let h = hb ; rb\n\
+        irreflexive h as hrb\n\
+        empty nm as nonmono\n\
+        so = m | s\n";
+
+    #[test]
+    fn classification_of_expressions() {
+        let s = parse_text("t.lib", LIB, None).expect("parses");
+        let l = |n: &str| s.lets.iter().find(|l| l.name == n).expect("let");
+        assert!(!l("s").dynamic && l("s").monotone);
+        assert!(l("m").dynamic && l("m").monotone && !l("m").hb);
+        assert!(l("nm").dynamic && !l("nm").monotone);
+        assert!(l("h").hb && l("h").monotone);
+        assert!(s.methods[1].symbolic() && !s.methods[0].symbolic());
+        assert_eq!(s.axioms.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(), ["hrb", "nonmono"]);
+        let w = s.without_axiom("hrb").expect("exists");
+        assert_eq!(w.axioms.len(), 1);
+        assert!(s.without_axiom("nope").is_none());
+    }
+
+    #[test]
+    fn precedence() {
+        let s = parse_text("t.lib", LIB, None).expect("parses");
+        // rf \ [aCW]; po; [aCR] is rf \ ([aCW]; po; [aCR])
+        assert!(
+            matches!(&s.lets[1].expr, Expr::Diff(a, b) if matches!(**a, Expr::Wit(WitRel::Rf)) && matches!(**b, Expr::Let(0, Ty::Rel)))
+        );
+        let t = parse_text("t.lib", "library t\nstamps aCR\nlet x = po ; po & id | po\n", None).expect("parses");
+        // ((po; po) & id) | po
+        assert!(
+            matches!(&t.lets[0].expr, Expr::Union(a, _) if matches!(&**a, Expr::Inter(b, _) if matches!(**b, Expr::Seq(..))))
+        );
+    }
+}
