@@ -458,3 +458,37 @@ fn cli_lib_flag() {
     assert!(err.contains("bad.lib:3:6: unknown name `pp`") && err.contains("did you mean `po`?"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `mowgli explore --base sv --variant FILE.lib`: the built-in against a file
+/// library; the shipped file gives no difference, the file without its axiom the
+/// paper's sv write-read test (LOCO §3.4).
+#[test]
+fn explore_with_library_files() {
+    let bin = env!("CARGO_BIN_EXE_mowgli");
+    let dir = std::env::temp_dir().join(format!("mowgli-spec-explore-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let text = std::fs::read_to_string(root().join("specs/libs/sv.lib")).expect("readable");
+    let weak: String = text
+        .lines()
+        .filter(|l| !l.starts_with("empty rb"))
+        .map(|l| if l == "library sv" { "library sv_norb\n".to_string() } else { format!("{l}\n") })
+        .collect();
+    let weak_file = dir.join("sv_norb.lib");
+    std::fs::write(&weak_file, weak).expect("writes");
+    let run = |variant: &Path| {
+        let out = std::process::Command::new(bin)
+            .args(["explore", "--base", "sv", "--variant"])
+            .arg(variant)
+            .arg(root().join("specs/litmus"))
+            .output()
+            .expect("runs");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string())
+    };
+    let (code, out) = run(&root().join("specs/libs/sv.lib"));
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("sv vs sv_variant"), "{out}");
+    let (code, out) = run(&weak_file);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("LOCO-Sec3.4-sv-write-read") && out.contains("only sv_norb: T1:a=0"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
