@@ -12,6 +12,11 @@ mod cli;
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+    /// A library file (`specs/libs/NAME.lib`, docs/spec-language.md), usable
+    /// by its name wherever a library is named; one with a built-in's name
+    /// replaces it for this run. Repeatable.
+    #[arg(long = "lib", value_name = "FILE", global = true)]
+    libs: Vec<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -52,7 +57,11 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().cmd {
+    let cli = Cli::parse();
+    if let Err(d) = cli::common::install_libs(&cli.libs) {
+        return cli::common::input_error(false, d);
+    }
+    match cli.cmd {
         Cmd::Litmus(a) => cli::litmus::run(a),
         Cmd::Trace(a) => cli::trace::run(a),
         Cmd::Refine(a) => cli::refine::run(*a),

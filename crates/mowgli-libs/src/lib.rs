@@ -31,4 +31,7 @@ pub enum LibError {
     Unknown(String, String),
     #[error("library `{0}` is not yet available in this version of Mowgli")]
     NotYetAvailable(String),
+    /// A library built from a file could not be built (e.g. its stamps are not in the stamp order).
+    #[error("{0}")]
+    Other(String),
 }

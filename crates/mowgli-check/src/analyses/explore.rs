@@ -5,7 +5,9 @@
 //! A model is either a stamp-order file (its tables replace the default ones, as
 //! with `--stamp-order`) or a library: `--base rdmatso --variant rdmatso_nopcie`
 //! runs the tests that use `rdmatso` as written and with `rdmatso` renamed to
-//! `rdmatso_nopcie` (in the `libraries` line and in qualified calls).
+//! `rdmatso_nopcie` (in the `libraries` line and in qualified calls). A library file
+//! (`NAME.lib`, docs/spec-language.md) is the library of its name: `--base sv
+//! --variant sv_variant.lib` renames `sv` to the file's library.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -29,8 +31,13 @@ pub enum Model {
 impl Model {
     /// `arg` names a library of the litmus format, or a stamp-order file.
     pub fn parse(arg: &str, default: &StampOrder) -> Result<Model, String> {
-        if mowgli_libs::registry::KNOWN.contains(&arg) {
+        if mowgli_libs::registry::KNOWN.contains(&arg)
+            || mowgli_libs::registry::override_names().iter().any(|n| n == arg)
+        {
             return Ok(Model::Library(arg.to_string()));
+        }
+        if arg.ends_with(".lib") {
+            return Model::library_file(arg, None);
         }
         let text = std::fs::read_to_string(arg).map_err(|e| {
             let d = Diagnostic::whole_file(
@@ -44,6 +51,30 @@ impl Model {
         })?;
         let order = crate::lang::stamporder::load_text(arg, &text, default).map_err(|e| e.to_string())?;
         Ok(Model::Order { label: arg.to_string(), order })
+    }
+
+    /// A library file (docs/spec-language.md), installed for the run under its
+    /// name, or under `NAME_variant` when its name is `taken` (the other side's).
+    fn library_file(arg: &str, taken: Option<&str>) -> Result<Model, String> {
+        let spec = mowgli_spec::parse_file(std::path::Path::new(arg)).map_err(|d| d.to_string())?;
+        let name = match taken {
+            Some(t) if t == spec.name => format!("{}_variant", spec.name),
+            _ => spec.name.clone(),
+        };
+        mowgli_libs::registry::install(&name, spec.factory());
+        Ok(Model::Library(name))
+    }
+
+    /// The two sides of a comparison: a variant library file of the base's name
+    /// (`--base sv --variant sv.lib`) is known as `NAME_variant`, so that the base
+    /// keeps its library.
+    pub fn pair(base: &str, variant: &str, default: &StampOrder) -> (Result<Model, String>, Result<Model, String>) {
+        let b = Model::parse(base, default);
+        let v = match (&b, variant.ends_with(".lib")) {
+            (Ok(Model::Library(name)), true) => Model::library_file(variant, Some(name)),
+            _ => Model::parse(variant, default),
+        };
+        (b, v)
     }
 
     pub fn label(&self) -> &str {

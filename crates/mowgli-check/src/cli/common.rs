@@ -17,6 +17,20 @@ pub fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, Diagnostic> {
     }
 }
 
+/// `--lib FILE…`: reads each library file and makes its library resolve by its
+/// name for the rest of the run (replacing a built-in of the same name).
+pub fn install_libs(files: &[PathBuf]) -> Result<(), Diagnostic> {
+    for f in files {
+        let spec = mowgli_spec::parse_file(f)?;
+        // built once now, so that a stamp missing from the default order is reported here
+        if let Err(e) = spec.library(&orders::default_order()) {
+            return Err(Diagnostic::whole_file(f.display().to_string(), e));
+        }
+        mowgli_libs::registry::install(&spec.name, spec.factory());
+    }
+    Ok(())
+}
+
 /// The stamp order in force and the implementation file, or the diagnostic to print.
 pub fn load_impl(
     implementation: &std::path::Path,

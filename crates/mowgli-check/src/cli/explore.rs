@@ -92,7 +92,7 @@ fn print_difference<T: std::fmt::Display>(what: &str, base: (&str, usize, &[T]),
 fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode {
     use mowgli_check::analyses::explore::{self, Model};
     let default = orders::default_order();
-    let (b, v) = match (Model::parse(base, &default), Model::parse(variant, &default)) {
+    let (b, v) = match Model::pair(base, variant, &default) {
         (Ok(b), Ok(v)) => (b, v),
         (Err(e), _) | (_, Err(e)) => return input_error(json, e),
     };
@@ -151,7 +151,7 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
     use mowgli_check::analyses::explore::{self, Model};
     use mowgli_check::analyses::sensitivity;
     let default = orders::default_order();
-    let (b, v) = match (Model::parse(base, &default), Model::parse(variant, &default)) {
+    let (b, v) = match Model::pair(base, variant, &default) {
         (Ok(b), Ok(v)) => (b, v),
         (Err(e), _) | (_, Err(e)) => return input_error(json, e),
     };
@@ -278,7 +278,7 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
         return input_error(json, "--search generates its programs: give no litmus paths");
     }
     let default = orders::default_order();
-    let (b, v) = match (Model::parse(base, &default), Model::parse(variant, &default)) {
+    let (b, v) = match Model::pair(base, variant, &default) {
         (Ok(b), Ok(v)) => (b, v),
         (Err(e), _) | (_, Err(e)) => return input_error(json, e),
     };

@@ -1,0 +1,777 @@
+//! The witness search of a file library: folding the static parts, evaluating
+//! the dynamic ones on (partial) witnesses.
+
+use std::collections::BTreeSet;
+
+use mowgli_core::library::Cell as MemCell;
+use mowgli_core::memory::{ReadSpec, ReadVal, RfMo, WriteSpec, WriteVal};
+use mowgli_core::model::LibId;
+use mowgli_core::{BitRel, ExecGraph, FinalValue, Value, WitnessSearch};
+
+use crate::*;
+
+use super::FileLibrary;
+
+/// A value: a set of subevents or a relation.
+#[derive(Clone, Debug)]
+enum Val {
+    Set(Vec<bool>),
+    Rel(BitRel),
+}
+
+impl Val {
+    fn set(self) -> Vec<bool> {
+        match self {
+            Val::Set(s) => s,
+            Val::Rel(_) => vec![],
+        }
+    }
+    fn rel(self, n: usize) -> BitRel {
+        match self {
+            Val::Rel(r) => r,
+            Val::Set(_) => BitRel::new(n),
+        }
+    }
+}
+
+enum WState {
+    /// Pairs and the chosen orientation of each.
+    Orients { pairs: Vec<(usize, usize)>, choice: Vec<Option<usize>> },
+    /// Per picking subevent: candidates; the chosen one.
+    Picks { targets: Vec<(usize, Vec<usize>)>, choice: Vec<Option<usize>> },
+}
+
+pub(super) struct FileSearch<'a> {
+    lib: &'a FileLibrary,
+    g: &'a ExecGraph<'a>,
+    n: usize,
+    mine: Vec<bool>,
+    mem: Option<RfMo>,
+    /// Per memory cell: (location, copy's node).
+    cells: Vec<(usize, Option<u32>)>,
+    reads: Vec<bool>,
+    writes: Vec<bool>,
+    /// Per event: its read that returns the call's value.
+    ret_read: Vec<Option<usize>>,
+    wits: Vec<WState>,
+    /// First variable of each witness (after the memory's).
+    wit_base: Vec<usize>,
+    nvars: usize,
+    assigned: Vec<bool>,
+    nassigned: usize,
+    consts: Vec<Val>,
+    /// Let definitions with static parts folded.
+    lets: Vec<Expr>,
+    /// Axioms whose violation is known from the plain execution.
+    static_ok: bool,
+    /// (axiom, monotone) without hb.
+    axioms: Vec<(AxiomKind, Expr, bool)>,
+    /// Axioms mentioning hb.
+    hb_axioms: Vec<(AxiomKind, Expr, bool)>,
+    /// so: (term, monotone); static terms merged into one.
+    so: Vec<(Expr, bool)>,
+    /// The static base relations computed so far.
+    bases: std::cell::RefCell<Vec<(Base, BitRel)>>,
+}
+
+impl<'a> FileSearch<'a> {
+    pub(super) fn new(lib: &'a FileLibrary, g: &'a ExecGraph<'a>, me: LibId) -> Self {
+        let spec = &lib.spec;
+        let n = g.len();
+        let w = g.world;
+        let mine: Vec<bool> = (0..n).map(|s| g.event_of(s).lib == me).collect();
+        // memory
+        let mut reads = vec![false; n];
+        let mut writes = vec![false; n];
+        let mut ret_read = vec![None; g.events.len()];
+        let mut cells = Vec::new();
+        let mem = spec.memory.map(|mk| {
+            let nnodes = w.nodes.len().max(1);
+            let node_ix = |x: u32| w.nodes.iter().position(|&m| m == x).unwrap_or(0);
+            let mut init = Vec::new();
+            for (l, li) in w.locs.iter().enumerate() {
+                match mk.kind {
+                    MemoryKind::Replicated => {
+                        for &x in &w.nodes {
+                            cells.push((l, Some(x)));
+                            init.push(li.init.clone());
+                        }
+                    }
+                    MemoryKind::Located => {
+                        cells.push((l, None));
+                        init.push(li.init.clone());
+                    }
+                }
+            }
+            let cell_ix = |c: MemCell| -> Option<usize> {
+                if c.0 >= w.locs.len() {
+                    return None;
+                }
+                Some(match mk.kind {
+                    MemoryKind::Replicated => c.0 * nnodes + node_ix(c.1.unwrap_or(0)),
+                    MemoryKind::Located => c.0,
+                })
+            };
+            let mut rs = Vec::new();
+            let mut ws = Vec::new();
+            for (ei, e) in g.events.iter().enumerate() {
+                if e.lib != me {
+                    continue;
+                }
+                let Some(m) = spec.methods.get(e.method) else { continue };
+                for &s in &g.subs_of[ei] {
+                    let st = g.subs[s].stamp;
+                    let Some(d) = lib.decl_of(st.kind) else { continue };
+                    for write in [false, true] {
+                        for a in m.accesses.iter().filter(|a| a.stamp == d && a.write == write) {
+                            let Some(c) = lib.cell_of(w, e.thread, &e.args, st, a).and_then(cell_ix) else {
+                                continue;
+                            };
+                            if write {
+                                let val = match &a.val {
+                                    AccVal::Param(i) => WriteVal::Known(e.args.get(*i).cloned().unwrap_or(Value::Unit)),
+                                    _ if rs.is_empty() => WriteVal::Known(Value::Unit),
+                                    _ => WriteVal::CopyOf(rs.len() - 1),
+                                };
+                                ws.push(WriteSpec { sub: s, cell: c, val });
+                                writes[s] = true;
+                            } else {
+                                let val = match a.val {
+                                    AccVal::Ret => {
+                                        ret_read[ei] = Some(s);
+                                        g.read_val(ei, &e.ret)
+                                    }
+                                    _ => ReadVal::Free,
+                                };
+                                rs.push(ReadSpec { sub: s, cell: c, val });
+                                reads[s] = true;
+                            }
+                        }
+                    }
+                }
+            }
+            let mut mem = RfMo::new(n, init, rs, ws);
+            mem.returned_reads(|s| g.sym_ret[g.subs[s].event]);
+            mem
+        });
+        let mut me_ = FileSearch {
+            lib,
+            g,
+            n,
+            mine,
+            mem,
+            cells,
+            reads,
+            writes,
+            ret_read,
+            wits: vec![],
+            wit_base: vec![],
+            nvars: 0,
+            assigned: vec![],
+            nassigned: 0,
+            consts: vec![],
+            lets: vec![],
+            static_ok: true,
+            axioms: vec![],
+            hb_axioms: vec![],
+            so: vec![],
+            bases: Default::default(),
+        };
+        // fold the lets in order (a static let becomes a constant)
+        for l in &spec.lets {
+            let e = me_.fold(&l.expr);
+            me_.lets.push(e);
+        }
+        // witnesses
+        let mut nv = me_.mem.as_ref().map_or(0, RfMo::num_vars);
+        for wd in &spec.witnesses {
+            me_.wit_base.push(nv);
+            let st = match &wd.kind {
+                WitnessKind::Orients(r) => {
+                    let r = me_.eval_static(r).rel(n);
+                    let pairs: Vec<(usize, usize)> = r.pairs().collect();
+                    WState::Orients { choice: vec![None; pairs.len()], pairs }
+                }
+                WitnessKind::Picks { cands, targets } => {
+                    let c = me_.eval_static(cands).rel(n);
+                    let t = me_.eval_static(targets).set();
+                    let ct = c.inverse();
+                    let targets: Vec<(usize, Vec<usize>)> =
+                        (0..n).filter(|&b| t.get(b) == Some(&true)).map(|b| (b, ct.successors(b).collect())).collect();
+                    WState::Picks { choice: vec![None; targets.len()], targets }
+                }
+            };
+            nv += match &st {
+                WState::Orients { pairs, .. } => pairs.len(),
+                WState::Picks { targets, .. } => targets.len(),
+            };
+            me_.wits.push(st);
+        }
+        me_.nvars = nv;
+        me_.assigned = vec![false; nv];
+        // axioms
+        for a in &spec.axioms {
+            let e = me_.fold(&a.expr);
+            let mono = a.expr.monotone(&spec.lets);
+            if !a.expr.dynamic(&spec.lets) {
+                let v = me_.eval_static(&a.expr);
+                if !me_.holds(a.kind, v) {
+                    me_.static_ok = false;
+                }
+            } else if a.expr.mentions_hb(&spec.lets) {
+                me_.hb_axioms.push((a.kind, e, mono));
+            } else {
+                me_.axioms.push((a.kind, e, mono));
+            }
+        }
+        // so: its union terms
+        if let Some(so) = &spec.so {
+            let mut terms = Vec::new();
+            flatten_union(so, &mut terms);
+            let mut fixed = BitRel::new(n);
+            for t in terms {
+                if t.dynamic(&spec.lets) {
+                    let f = me_.fold(t);
+                    me_.so.push((f, t.monotone(&spec.lets)));
+                } else {
+                    fixed.union_with(&me_.eval_static(t).rel(n));
+                }
+            }
+            if !fixed.is_empty() {
+                me_.consts.push(Val::Rel(fixed));
+                me_.so.insert(0, (Expr::Const(me_.consts.len() - 1, Ty::Rel), true));
+            }
+        }
+        me_
+    }
+
+    fn complete(&self) -> bool {
+        self.nassigned == self.nvars
+    }
+
+    fn holds(&self, kind: AxiomKind, v: Val) -> bool {
+        match (kind, v) {
+            (AxiomKind::Empty, Val::Set(s)) => !s.contains(&true),
+            (AxiomKind::Empty, Val::Rel(r)) => r.is_empty(),
+            (AxiomKind::Irreflexive, Val::Rel(r)) => r.is_irreflexive(),
+            (AxiomKind::Acyclic, Val::Rel(r)) => r.is_acyclic(),
+            _ => true,
+        }
+    }
+
+    fn eval_static(&self, e: &Expr) -> Val {
+        let mut ev = Ev { s: self, hb: None, memo: vec![None; self.lets.len()] };
+        ev.eval(e)
+    }
+
+    /// Replaces every static subexpression with a constant.
+    fn fold(&mut self, e: &Expr) -> Expr {
+        let lets = &self.lib.spec.lets;
+        if !e.dynamic(lets) {
+            if let Expr::Ident(inner) = e {
+                let v = self.eval_static(inner);
+                self.consts.push(v);
+                return Expr::Ident(Box::new(Expr::Const(self.consts.len() - 1, Ty::Set)));
+            }
+            let ty = match e {
+                Expr::Let(_, t) => *t,
+                _ => ty_of(e),
+            };
+            let v = self.eval_static(e);
+            self.consts.push(v);
+            return Expr::Const(self.consts.len() - 1, ty);
+        }
+        let b = |s: &mut Self, x: &Expr| Box::new(s.fold(x));
+        match e {
+            Expr::Union(..) => {
+                let mut terms = Vec::new();
+                flatten_union(e, &mut terms);
+                let ty = ty_of(e);
+                let (stat, dynm): (Vec<&Expr>, Vec<&Expr>) = terms.into_iter().partition(|t| !t.dynamic(lets));
+                let mut acc: Option<Expr> = None;
+                if !stat.is_empty() {
+                    let mut v = self.eval_static(stat[0]);
+                    for t in &stat[1..] {
+                        v = union(v, self.eval_static(t));
+                    }
+                    self.consts.push(v);
+                    acc = Some(Expr::Const(self.consts.len() - 1, ty));
+                }
+                for t in dynm {
+                    let f = self.fold(t);
+                    acc = Some(match acc {
+                        None => f,
+                        Some(a) => Expr::Union(Box::new(a), Box::new(f)),
+                    });
+                }
+                acc.unwrap_or(Expr::Empty(ty))
+            }
+            Expr::Domain(a) => Expr::Domain(b(self, a)),
+            Expr::Range(a) => Expr::Range(b(self, a)),
+            Expr::Ident(a) => Expr::Ident(b(self, a)),
+            Expr::Inv(a) => Expr::Inv(b(self, a)),
+            Expr::Plus(a) => Expr::Plus(b(self, a)),
+            Expr::Star(a) => Expr::Star(b(self, a)),
+            Expr::Prod(x, y) => Expr::Prod(b(self, x), b(self, y)),
+            Expr::Seq(x, y) => Expr::Seq(b(self, x), b(self, y)),
+            Expr::Inter(x, y) => Expr::Inter(b(self, x), b(self, y)),
+            Expr::Diff(x, y) => Expr::Diff(b(self, x), b(self, y)),
+            other => other.clone(),
+        }
+    }
+
+    fn wit_rel(&self, i: usize) -> BitRel {
+        let mut r = BitRel::new(self.n);
+        match &self.wits[i] {
+            WState::Orients { pairs, choice } => {
+                for (k, &(a, b)) in pairs.iter().enumerate() {
+                    match choice[k] {
+                        Some(0) => r.add(a, b),
+                        Some(_) => r.add(b, a),
+                        None => {}
+                    }
+                }
+            }
+            WState::Picks { targets, choice } => {
+                for (k, (b, c)) in targets.iter().enumerate() {
+                    if let Some(j) = choice[k] {
+                        r.add(c[j], *b);
+                    }
+                }
+            }
+        }
+        r
+    }
+
+    /// (witness, index in it) of a variable after the memory's.
+    fn wit_var(&self, var: usize) -> (usize, usize) {
+        let i = self.wit_base.iter().rposition(|&b| b <= var).unwrap_or(0);
+        (i, var - self.wit_base[i])
+    }
+
+    fn mem_vars(&self) -> usize {
+        self.mem.as_ref().map_or(0, RfMo::num_vars)
+    }
+
+    fn node_of(&self, s: usize) -> u32 {
+        self.g.subs[s].stamp.node.unwrap_or_else(|| self.g.world.thread_node(self.g.event_of(s).thread))
+    }
+
+    fn arg(&self, s: usize, a: &ArgRef) -> Option<&Value> {
+        let e = self.g.event_of(s);
+        if e.method != a.method {
+            return None;
+        }
+        match a.param {
+            Some(i) => e.args.get(i),
+            None => Some(&e.ret),
+        }
+    }
+
+    fn base(&self, b: Base, hb: Option<&BitRel>) -> BitRel {
+        if b == Base::Hb {
+            return hb.cloned().unwrap_or_else(|| self.g.ppo.clone());
+        }
+        if let Some((_, r)) = self.bases.borrow().iter().find(|(x, _)| *x == b) {
+            return r.clone();
+        }
+        let r = self.base_uncached(b);
+        self.bases.borrow_mut().push((b, r.clone()));
+        r
+    }
+
+    fn base_uncached(&self, b: Base) -> BitRel {
+        let g = self.g;
+        let mine = &self.mine;
+        let both = |x: usize, y: usize| mine[x] && mine[y];
+        match b {
+            Base::Po => g.po.filter(both),
+            Base::Ppo => g.ppo.filter(both),
+            Base::Int => BitRel::from_fn(self.n, |x, y| {
+                both(x, y) && g.subs[x].event == g.subs[y].event && g.subs[x].pos < g.subs[y].pos
+            }),
+            Base::Hb => g.ppo.clone(),
+            Base::Id => BitRel::identity_on(self.n, |x| mine[x]),
+            Base::SameNode => BitRel::from_fn(self.n, |x, y| both(x, y) && self.node_of(x) == self.node_of(y)),
+            Base::SameThread => {
+                BitRel::from_fn(self.n, |x, y| both(x, y) && g.event_of(x).thread == g.event_of(y).thread)
+            }
+            Base::SameStamp => BitRel::from_fn(self.n, |x, y| both(x, y) && g.subs[x].stamp == g.subs[y].stamp),
+            Base::SameLoc => {
+                let cells = self.access_cells();
+                BitRel::from_fn(self.n, |x, y| both(x, y) && cells[x].iter().any(|c| cells[y].contains(c)))
+            }
+        }
+    }
+
+    /// Per subevent: the memory cells it reads or writes.
+    fn access_cells(&self) -> Vec<BTreeSet<usize>> {
+        let mut out = vec![BTreeSet::new(); self.n];
+        if let Some(m) = &self.mem {
+            for r in &m.reads {
+                out[r.sub].insert(r.cell);
+            }
+            for w in &m.writes {
+                out[w.sub].insert(w.cell);
+            }
+        }
+        out
+    }
+
+    fn obj_set(&self, which: ObjSet, a: &ArgRef) -> Vec<bool> {
+        let g = self.g;
+        let w = g.world;
+        let obj = |s: usize| match self.arg(s, a) {
+            Some(Value::Obj(o)) => w.objs.get(*o as usize),
+            _ => None,
+        };
+        match which {
+            ObjSet::Participant => (0..self.n)
+                .map(|s| self.mine[s] && obj(s).is_some_and(|o| o.threads.contains(&g.event_of(s).thread)))
+                .collect(),
+            ObjSet::Writer => (0..self.n)
+                .map(|s| self.mine[s] && obj(s).is_some_and(|o| o.writer == Some(g.event_of(s).thread)))
+                .collect(),
+            ObjSet::Balanced => {
+                // per object: every participant calls the method on it equally often
+                let mut ok_obj = vec![true; w.objs.len()];
+                for (oi, o) in w.objs.iter().enumerate() {
+                    let count = |t: usize| {
+                        g.events
+                            .iter()
+                            .enumerate()
+                            .filter(|(ei, e)| {
+                                e.thread == t
+                                    && e.method == a.method
+                                    && g.subs_of[*ei].first().is_some_and(|&s| self.mine[s])
+                                    && matches!(self.arg(g.subs_of[*ei][0], a), Some(Value::Obj(x)) if *x as usize == oi)
+                            })
+                            .count()
+                    };
+                    let counts: Vec<usize> = o.threads.iter().map(|&t| count(t)).collect();
+                    ok_obj[oi] = counts.windows(2).all(|c| c[0] == c[1]);
+                }
+                (0..self.n)
+                    .map(|s| {
+                        self.mine[s]
+                            && matches!(self.arg(s, a), Some(Value::Obj(o)) if ok_obj.get(*o as usize) == Some(&true))
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    fn same_round(&self, a: &ArgRef) -> BitRel {
+        let g = self.g;
+        // rank of each event among its thread's calls of the method with the same argument
+        let mut rank: Vec<Option<usize>> = vec![None; g.events.len()];
+        let mut order: Vec<usize> = (0..g.events.len()).collect();
+        order.sort_by_key(|&e| (g.events[e].thread, g.events[e].index));
+        for (k, &e) in order.iter().enumerate() {
+            let ev = &g.events[e];
+            let Some(&s0) = g.subs_of[e].first() else { continue };
+            if !self.mine[s0] || ev.method != a.method {
+                continue;
+            }
+            let v = self.arg(s0, a);
+            let r = order[..k]
+                .iter()
+                .filter(|&&e2| {
+                    let e2v = &g.events[e2];
+                    e2v.thread == ev.thread
+                        && e2v.method == a.method
+                        && g.subs_of[e2].first().is_some_and(|&s| self.mine[s] && self.arg(s, a) == v)
+                })
+                .count();
+            rank[e] = Some(r);
+        }
+        BitRel::from_fn(self.n, |x, y| {
+            let (ex, ey) = (g.subs[x].event, g.subs[y].event);
+            rank[ex].is_some() && rank[ex] == rank[ey] && self.arg(x, a) == self.arg(y, a)
+        })
+    }
+}
+
+fn flatten_union<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::Union(a, b) => {
+            flatten_union(a, out);
+            flatten_union(b, out);
+        }
+        _ => out.push(e),
+    }
+}
+
+fn ty_of(e: &Expr) -> Ty {
+    use Expr::*;
+    match e {
+        All | Stamp(_) | Method(_) | MethodStamp(..) | Reads | Writes | Obj(..) | Domain(_) | Range(_) => Ty::Set,
+        Let(_, t) | Empty(t) | Const(_, t) => *t,
+        Union(a, _) | Inter(a, _) | Diff(a, _) => ty_of(a),
+        _ => Ty::Rel,
+    }
+}
+
+fn union(a: Val, b: Val) -> Val {
+    match (a, b) {
+        (Val::Set(mut x), Val::Set(y)) => {
+            for (i, v) in y.into_iter().enumerate() {
+                if v {
+                    x[i] = true;
+                }
+            }
+            Val::Set(x)
+        }
+        (Val::Rel(mut x), Val::Rel(y)) => {
+            x.union_with(&y);
+            Val::Rel(x)
+        }
+        (a, _) => a,
+    }
+}
+
+/// One evaluation (of one check): lets memoised.
+struct Ev<'s, 'a> {
+    s: &'s FileSearch<'a>,
+    hb: Option<&'s BitRel>,
+    memo: Vec<Option<Val>>,
+}
+
+impl Ev<'_, '_> {
+    fn eval(&mut self, e: &Expr) -> Val {
+        let s = self.s;
+        let n = s.n;
+        let g = s.g;
+        let mine = &s.mine;
+        let sub_set = |f: &dyn Fn(usize) -> bool| Val::Set((0..n).map(|x| mine[x] && f(x)).collect());
+        match e {
+            Expr::All => Val::Set(mine.clone()),
+            Expr::Stamp(k) => {
+                let kind = s.lib.kinds[*k];
+                sub_set(&|x| g.subs[x].stamp.kind == kind)
+            }
+            Expr::Method(m) => sub_set(&|x| g.event_of(x).method == *m),
+            Expr::MethodStamp(m, k) => {
+                let kind = s.lib.kinds[*k];
+                sub_set(&|x| g.event_of(x).method == *m && g.subs[x].stamp.kind == kind)
+            }
+            Expr::Reads => Val::Set(s.reads.clone()),
+            Expr::Writes => Val::Set(s.writes.clone()),
+            Expr::Obj(w, a) => Val::Set(s.obj_set(*w, a)),
+            Expr::Domain(r) => {
+                let r = self.eval(r).rel(n);
+                Val::Set((0..n).map(|x| r.successors(x).next().is_some()).collect())
+            }
+            Expr::Range(r) => {
+                let r = self.eval(r).rel(n).inverse();
+                Val::Set((0..n).map(|x| r.successors(x).next().is_some()).collect())
+            }
+            Expr::Base(b) => Val::Rel(s.base(*b, self.hb)),
+            Expr::Same(a, b) => Val::Rel(BitRel::from_fn(n, |x, y| {
+                mine[x] && mine[y] && s.arg(x, a).is_some() && s.arg(x, a) == s.arg(y, b)
+            })),
+            Expr::SameRound(a) => Val::Rel(s.same_round(a)),
+            Expr::Wit(w) => Val::Rel(match w {
+                WitRel::Rf => s.mem.as_ref().map(RfMo::rf_rel).unwrap_or_else(|| BitRel::new(n)),
+                WitRel::Mo => s.mem.as_ref().map(RfMo::mo_rel).unwrap_or_else(|| BitRel::new(n)),
+                WitRel::Rb => s.mem.as_ref().map(RfMo::rb_rel).unwrap_or_else(|| BitRel::new(n)),
+                WitRel::Named(i) => s.wit_rel(*i),
+            }),
+            Expr::Ident(a) => {
+                let set = self.eval(a).set();
+                Val::Rel(BitRel::identity_on(n, |x| set.get(x) == Some(&true)))
+            }
+            Expr::Prod(a, b) => {
+                let (x, y) = (self.eval(a).set(), self.eval(b).set());
+                Val::Rel(BitRel::from_fn(n, |i, j| x.get(i) == Some(&true) && y.get(j) == Some(&true)))
+            }
+            Expr::Inv(a) => Val::Rel(self.eval(a).rel(n).inverse()),
+            Expr::Plus(a) => {
+                let mut r = self.eval(a).rel(n);
+                r.close_transitively();
+                Val::Rel(r)
+            }
+            Expr::Star(a) => {
+                let mut r = self.eval(a).rel(n);
+                r.close_transitively();
+                for (x, _) in mine.iter().enumerate().filter(|(_, m)| **m) {
+                    r.add(x, x);
+                }
+                Val::Rel(r)
+            }
+            Expr::Seq(a, b) => {
+                // [S]; r and r; [S] as restrictions
+                if let Expr::Ident(sa) = &**a {
+                    let set = self.eval(sa).set();
+                    let r = self.eval(b).rel(n);
+                    return Val::Rel(r.restrict(|x| set.get(x) == Some(&true), |_| true));
+                }
+                if let Expr::Ident(sb) = &**b {
+                    let r = self.eval(a).rel(n);
+                    let set = self.eval(sb).set();
+                    return Val::Rel(r.restrict(|_| true, |y| set.get(y) == Some(&true)));
+                }
+                let x = self.eval(a).rel(n);
+                let y = self.eval(b).rel(n);
+                Val::Rel(x.compose(&y))
+            }
+            Expr::Let(i, _) => {
+                if let Some(v) = &self.memo[*i] {
+                    return v.clone();
+                }
+                let v = self.eval(&s.lets[*i]);
+                self.memo[*i] = Some(v.clone());
+                v
+            }
+            Expr::Union(a, b) => {
+                let x = self.eval(a);
+                union(x, self.eval(b))
+            }
+            Expr::Inter(a, b) => match (self.eval(a), self.eval(b)) {
+                (Val::Set(x), Val::Set(y)) => Val::Set(x.iter().zip(&y).map(|(p, q)| *p && *q).collect()),
+                (x, y) => Val::Rel(x.rel(n).intersect(&y.rel(n))),
+            },
+            Expr::Diff(a, b) => match (self.eval(a), self.eval(b)) {
+                (Val::Set(x), Val::Set(y)) => Val::Set(x.iter().zip(&y).map(|(p, q)| *p && !*q).collect()),
+                (x, y) => Val::Rel(x.rel(n).minus(&y.rel(n))),
+            },
+            Expr::Empty(Ty::Set) => Val::Set(vec![false; n]),
+            Expr::Empty(Ty::Rel) => Val::Rel(BitRel::new(n)),
+            Expr::Const(i, _) => s.consts[*i].clone(),
+        }
+    }
+}
+
+impl WitnessSearch for FileSearch<'_> {
+    fn num_vars(&self) -> usize {
+        self.nvars
+    }
+    fn domain(&self, var: usize) -> usize {
+        let mv = self.mem_vars();
+        if var < mv {
+            return self.mem.as_ref().map_or(0, |m| m.domain(var));
+        }
+        let (i, k) = self.wit_var(var);
+        match &self.wits[i] {
+            WState::Orients { .. } => 2,
+            WState::Picks { targets, .. } => targets[k].1.len(),
+        }
+    }
+    fn assign(&mut self, var: usize, val: Option<usize>) {
+        if self.assigned[var] != val.is_some() {
+            self.assigned[var] = val.is_some();
+            if val.is_some() {
+                self.nassigned += 1;
+            } else {
+                self.nassigned -= 1;
+            }
+        }
+        let mv = self.mem_vars();
+        if var < mv {
+            if let Some(m) = self.mem.as_mut() {
+                m.assign(var, val);
+            }
+            return;
+        }
+        let (i, k) = self.wit_var(var);
+        match &mut self.wits[i] {
+            WState::Orients { choice, .. } | WState::Picks { choice, .. } => choice[k] = val,
+        }
+    }
+    fn var_subevents(&self, var: usize) -> Vec<usize> {
+        let mv = self.mem_vars();
+        if var < mv {
+            return self.mem.as_ref().map(|m| vec![m.var_subevent(var)]).unwrap_or_default();
+        }
+        let (i, k) = self.wit_var(var);
+        match &self.wits[i] {
+            WState::Orients { pairs, .. } => vec![pairs[k].0, pairs[k].1],
+            WState::Picks { targets, .. } => vec![targets[k].0],
+        }
+    }
+    fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
+        if !self.static_ok {
+            return false;
+        }
+        if let Some(m) = &self.mem {
+            if !m.values_ok(false) {
+                return false;
+            }
+        }
+        let complete = self.complete();
+        let mut ev = Ev { s: self, hb: None, memo: vec![None; self.lets.len()] };
+        for (kind, e, mono) in &self.axioms {
+            if *mono || complete {
+                let v = ev.eval(e);
+                if !self.holds(*kind, v) {
+                    return false;
+                }
+            }
+        }
+        for (e, mono) in &self.so {
+            if *mono || complete {
+                so.union_with(&ev.eval(e).rel(self.n));
+            }
+        }
+        true
+    }
+    fn needs_hb(&self) -> bool {
+        !self.hb_axioms.is_empty()
+    }
+    fn check_hb(&self, hb: &BitRel) -> bool {
+        let complete = self.complete();
+        let mut ev = Ev { s: self, hb: Some(hb), memo: vec![None; self.lets.len()] };
+        for (kind, e, mono) in &self.hb_axioms {
+            if *mono || complete {
+                let v = ev.eval(e);
+                if !self.holds(*kind, v) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+    fn naive_count(&self) -> f64 {
+        let mv = self.mem_vars();
+        let m = self.mem.as_ref().map_or(1.0, RfMo::naive_unfiltered);
+        (mv..self.nvars).map(|v| self.domain(v) as f64).product::<f64>() * m
+    }
+    fn existential(&self, var: usize) -> bool {
+        let mv = self.mem_vars();
+        var >= mv && matches!(self.wits[self.wit_var(var).0], WState::Orients { .. })
+    }
+    fn affects_returns(&self, var: usize) -> bool {
+        let mv = self.mem_vars();
+        if var < mv {
+            return self.mem.as_ref().is_some_and(|m| m.changes_returns(var));
+        }
+        !self.existential(var)
+    }
+    fn returned(&self, event: usize) -> Option<Value> {
+        let s = self.ret_read.get(event).copied().flatten()?;
+        self.mem.as_ref()?.value_read_by(s)
+    }
+    fn finals(&self, out: &mut Vec<FinalValue>) {
+        let Some(m) = &self.mem else { return };
+        for (c, &(l, node)) in self.cells.iter().enumerate() {
+            if !m.touched(c) {
+                continue;
+            }
+            if let Some(v) = m.final_value(c) {
+                out.push(FinalValue { loc: l, node, value: v });
+            }
+        }
+    }
+    fn relations(&self) -> Vec<(String, BitRel)> {
+        let mut out = Vec::new();
+        if let Some(m) = &self.mem {
+            out.push(("rf".into(), m.rf_rel()));
+            out.push(("mo".into(), m.mo_rel()));
+            out.push(("rb".into(), m.rb_rel()));
+        }
+        for (i, w) in self.lib.spec.witnesses.iter().enumerate() {
+            out.push((w.name.clone(), self.wit_rel(i)));
+        }
+        out
+    }
+}

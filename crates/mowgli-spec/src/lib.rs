@@ -1,0 +1,503 @@
+//! # mowgli-spec
+//!
+//! Library specifications as files (`specs/libs/NAME.lib`, the language of
+//! `docs/spec-language.md`): a library `⟨M, loc, C⟩` (LOCO Def. 3.5) is stated by
+//! its methods, its memory, its stamping function `stmp` (Def. 3.3), its witnesses,
+//! relations derived in a relational algebra, named axioms and the `so` it
+//! contributes (Def. 3.6). [`parse_file`] / [`parse_text`] read a file into a
+//! [`Spec`], the typed intermediate representation below; [`Spec::library`]
+//! makes it a [`mowgli_core::Library`] that the explicit engine runs unchanged
+//! (module [`eval`]).
+//!
+//! ## The IR
+//!
+//! Everything a file says is resolved to indices: stamps (into [`Spec::stamps`]),
+//! methods and their parameters, witnesses, `let` definitions (into
+//! [`Spec::lets`], each defined before use, as in herd7's cat). Expressions
+//! ([`Expr`]) are typed ([`Ty`]: a set of subevents or a relation over
+//! subevents) when parsed. A symbolic engine walks [`Spec::lets`], [`Spec::so`]
+//! and [`Spec::axioms`] with the witness relations ([`Witness`], plus rf / mo /
+//! rb of the memory) as unknowns; [`Expr::monotone`] and [`Expr::dynamic`] tell
+//! which parts depend on the witness and how. [`Spec::without_axiom`] drops one
+//! named axiom (axiom sensitivity).
+
+pub mod eval;
+mod lex;
+mod parse;
+
+use std::path::Path;
+
+use mowgli_diag::Diagnostic;
+
+pub use eval::FileLibrary;
+
+/// A stamp kind the library uses (`stamps aCR aNRW_n …`): resolved by name in the
+/// stamp order's table `to` when the library is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StampDecl {
+    pub name: String,
+    /// A node-indexed family (`aNRW_n`).
+    pub family: bool,
+}
+
+/// How memory cells are laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryKind {
+    /// One copy of every location per node (sv): cells `x@n`.
+    Replicated,
+    /// One cell per location, on the location's home node (RDMA).
+    Located,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Memory {
+    pub kind: MemoryKind,
+    /// Locations hold tuples of their declared size (`size K`; msw).
+    pub tuples: bool,
+}
+
+/// The kind of a method parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A location; `local`: on the caller's node; `sized_like`: of the same tuple
+    /// size as parameter i.
+    Loc {
+        local: bool,
+        sized_like: Option<usize>,
+    },
+    /// A local source: a location or an integer literal (an implicit location).
+    Src {
+        local: bool,
+    },
+    /// Any value.
+    Val,
+    /// A tuple whose size is the size of location parameter i.
+    Tuple(usize),
+    Wid,
+    Node,
+    Nodes,
+    Barrier,
+    Ring,
+}
+
+/// The values a call may return (alternatives, in order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RetKind {
+    /// Any value location parameter i may hold.
+    ValueOf(usize),
+    /// Any tuple of the size of location parameter i it may hold.
+    TupleOf(usize),
+    Bool,
+    /// Any message (tuple) the program sends.
+    Message,
+    Bot,
+}
+
+/// A node in a stamping rule or an access.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeExpr {
+    /// The caller's node.
+    Here,
+    /// The variable of the enclosing `for` (stamping) or of the stamp's family
+    /// index (access `aNRW_n writes x@n`).
+    Var,
+    /// A node parameter.
+    Param(usize),
+    /// The home node of location parameter i.
+    NodeOf(usize),
+}
+
+/// A set of nodes in a stamping rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeSet {
+    /// Every node of the program.
+    All,
+    /// A parameter of kind `nodes`.
+    Param(usize),
+    /// The nodes of the threads of object parameter i (a barrier's participants,
+    /// a ring's readers).
+    Of(usize),
+    Minus(Box<NodeSet>, NodeExpr),
+}
+
+/// A value compared with the returned value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValRef {
+    Bot,
+    Bool(bool),
+    Int(i64),
+    Param(usize),
+}
+
+/// `ret == v` (or `!=`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cond {
+    pub eq: bool,
+    pub val: ValRef,
+}
+
+/// The stamping function of one method: a list of items.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StampItem {
+    /// A single stamp, or a family member at a node.
+    Stamp {
+        kind: usize,
+        node: Option<NodeExpr>,
+    },
+    For {
+        set: NodeSet,
+        body: Vec<StampItem>,
+    },
+    If {
+        cond: Cond,
+        then: Vec<StampItem>,
+        els: Vec<StampItem>,
+    },
+}
+
+/// The value of a memory access.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AccVal {
+    /// A read that reads anything (a NIC read).
+    Free,
+    /// A read that returns the call's returned value.
+    Ret,
+    /// A write of parameter i.
+    Param(usize),
+    /// A write of what the event's latest read (in stamp order) read.
+    Copy,
+}
+
+/// `aCR reads x@here = ret`: subevents of this method with stamp `stamp` read
+/// (or write) the cell of location parameter `loc` (at `node`, replicated memory).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub stamp: usize,
+    pub write: bool,
+    pub loc: usize,
+    pub node: Option<NodeExpr>,
+    pub val: AccVal,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Method {
+    pub name: String,
+    pub params: Vec<(String, Kind)>,
+    pub ret: Vec<RetKind>,
+    pub readonly: bool,
+    pub stamps: Vec<StampItem>,
+    pub accesses: Vec<Access>,
+}
+
+impl Method {
+    /// Whether the stamping depends on the returned value (`if ret …`).
+    pub fn stamps_depend_on_ret(&self) -> bool {
+        fn dep(items: &[StampItem]) -> bool {
+            items.iter().any(|i| match i {
+                StampItem::Stamp { .. } => false,
+                StampItem::For { body, .. } => dep(body),
+                StampItem::If { .. } => true,
+            })
+        }
+        dep(&self.stamps)
+    }
+
+    /// LOCO's "the call returns exactly what its one read reads" (the engine may
+    /// then search all return values at once, `Library::symbolic_return`): the
+    /// method returns `value(x)`, its stamping does not look at the returned
+    /// value, and it has exactly one access, a read `= ret`.
+    pub fn symbolic(&self) -> bool {
+        matches!(self.ret.as_slice(), [RetKind::ValueOf(_)])
+            && !self.stamps_depend_on_ret()
+            && matches!(self.accesses.as_slice(), [Access { write: false, val: AccVal::Ret, .. }])
+    }
+}
+
+/// A parameter of a method, or its returned value, in `same(M.p, N.q)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArgRef {
+    pub method: usize,
+    /// `None`: the returned value.
+    pub param: Option<usize>,
+}
+
+/// The relations every library may name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    /// Program order between this library's subevents (of different events).
+    Po,
+    /// ppo (LOCO §3.1) between this library's subevents.
+    Ppo,
+    /// Inside one event: an earlier stamp before a later one.
+    Int,
+    /// The execution's happens-before (all libraries), hb = (ppo ∪ so)⁺.
+    Hb,
+    /// The identity on this library's subevents.
+    Id,
+    /// Same node: a family stamp's index, else the caller's node.
+    SameNode,
+    SameThread,
+    /// Equal stamps (kind and index).
+    SameStamp,
+    /// Subevents accessing a common memory cell.
+    SameLoc,
+}
+
+/// Object-based sets of subevents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjSet {
+    /// The caller is a participant (barrier) or reader (ring) of the object.
+    Participant,
+    /// The caller is the ring's writer.
+    Writer,
+    /// Every participant of the object calls the method on it equally often (a
+    /// count, which relations over events cannot say: a participant with no
+    /// call has no event to relate).
+    Balanced,
+}
+
+/// The type of an expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    Set,
+    Rel,
+}
+
+/// A witness relation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WitRel {
+    Rf,
+    Mo,
+    Rb,
+    /// A declared witness ([`Spec::witnesses`]).
+    Named(usize),
+}
+
+/// A typed expression over subevents of one library.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    // sets
+    /// All subevents of the library.
+    All,
+    Stamp(usize),
+    Method(usize),
+    MethodStamp(usize, usize),
+    /// Subevents that read memory / write memory.
+    Reads,
+    Writes,
+    Obj(ObjSet, ArgRef),
+    Domain(Box<Expr>),
+    Range(Box<Expr>),
+    // relations
+    Base(Base),
+    Same(ArgRef, ArgRef),
+    /// Calls of a method on the same object with the same rank among their
+    /// thread's calls on it (LOCO Def. 4.1's ordering function o).
+    SameRound(ArgRef),
+    Wit(WitRel),
+    /// `[S]`
+    Ident(Box<Expr>),
+    /// `S * S'`
+    Prod(Box<Expr>, Box<Expr>),
+    Inv(Box<Expr>),
+    Plus(Box<Expr>),
+    Star(Box<Expr>),
+    Seq(Box<Expr>, Box<Expr>),
+    // both
+    Let(usize, Ty),
+    Union(Box<Expr>, Box<Expr>),
+    Inter(Box<Expr>, Box<Expr>),
+    Diff(Box<Expr>, Box<Expr>),
+    Empty(Ty),
+    /// An evaluator's precomputed value (never in a parsed [`Spec`]).
+    Const(usize, Ty),
+}
+
+impl Expr {
+    /// Whether the expression depends on a witness or on hb (through `lets`).
+    pub fn dynamic(&self, lets: &[Let]) -> bool {
+        use Expr::*;
+        match self {
+            Wit(_) | Base(self::Base::Hb) => true,
+            Let(i, _) => lets[*i].dynamic,
+            Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) => a.dynamic(lets),
+            Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) | Diff(a, b) => a.dynamic(lets) || b.dynamic(lets),
+            _ => false,
+        }
+    }
+
+    /// Whether the expression only grows when the witness grows (every witness
+    /// relation of a partial witness is a subset of the complete one's): true
+    /// unless a dynamic expression is subtracted. Monotone parts are evaluated
+    /// on partial witnesses (pruning); the others once the witness is complete.
+    pub fn monotone(&self, lets: &[Let]) -> bool {
+        use Expr::*;
+        match self {
+            Let(i, _) => lets[*i].monotone,
+            Diff(a, b) => a.monotone(lets) && !b.dynamic(lets),
+            Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) => a.monotone(lets),
+            Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) => a.monotone(lets) && b.monotone(lets),
+            _ => true,
+        }
+    }
+
+    /// Whether hb occurs (through `lets`).
+    pub fn mentions_hb(&self, lets: &[Let]) -> bool {
+        use Expr::*;
+        match self {
+            Base(self::Base::Hb) => true,
+            Let(i, _) => lets[*i].hb,
+            Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) => a.mentions_hb(lets),
+            Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) | Diff(a, b) => {
+                a.mentions_hb(lets) || b.mentions_hb(lets)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// `let name = expr`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Let {
+    pub name: String,
+    pub ty: Ty,
+    pub expr: Expr,
+    pub dynamic: bool,
+    pub monotone: bool,
+    pub hb: bool,
+}
+
+/// A witness declared with `witness`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WitnessKind {
+    /// `witness nfo orients R`: every pair (a, b) of the static relation R is
+    /// ordered one way or the other (one binary choice per pair).
+    Orients(Expr),
+    /// `witness rf picks R for S`: every subevent b of S picks one a with
+    /// (a, b) ∈ R (the static candidates); the witness relates the pairs picked.
+    Picks { cands: Expr, targets: Expr },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Witness {
+    pub name: String,
+    pub kind: WitnessKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxiomKind {
+    Acyclic,
+    Irreflexive,
+    Empty,
+}
+
+/// `acyclic R as NAME`, `irreflexive R as NAME`, `empty R as NAME`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Axiom {
+    pub name: String,
+    pub kind: AxiomKind,
+    pub expr: Expr,
+    /// Where it is stated (`file:line`), for reports.
+    pub at: String,
+}
+
+/// A parsed library file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    pub name: String,
+    pub stamps: Vec<StampDecl>,
+    /// `memory …`: when present, rf and mo over the accesses are witnesses (with
+    /// the derived rb) and reads must read their values (well-formedness).
+    pub memory: Option<Memory>,
+    pub methods: Vec<Method>,
+    pub witnesses: Vec<Witness>,
+    pub lets: Vec<Let>,
+    /// The synchronisation order (LOCO Def. 3.6); `None`: empty.
+    pub so: Option<Expr>,
+    pub axioms: Vec<Axiom>,
+}
+
+impl Spec {
+    /// The same library without axiom `name` (`None` if it has none of that name).
+    pub fn without_axiom(&self, name: &str) -> Option<Spec> {
+        let mut s = self.clone();
+        let before = s.axioms.len();
+        s.axioms.retain(|a| a.name != name);
+        (s.axioms.len() < before).then_some(s)
+    }
+
+    pub fn method(&self, name: &str) -> Option<usize> {
+        self.methods.iter().position(|m| m.name == name)
+    }
+
+    /// Builds the library under the stamp order in force.
+    pub fn library(&self, order: &mowgli_core::StampOrder) -> Result<FileLibrary, String> {
+        FileLibrary::new(self.clone(), order)
+    }
+
+    /// A registry override for this library (`mowgli_libs::registry`).
+    pub fn factory(&self) -> mowgli_libs::registry::Factory {
+        let spec = std::sync::Arc::new(self.clone());
+        std::sync::Arc::new(move |order: &mowgli_core::StampOrder| {
+            let l = FileLibrary::new(spec.clone(), order).map_err(mowgli_libs::LibError::Other)?;
+            Ok(Box::new(l) as Box<dyn mowgli_core::Library>)
+        })
+    }
+}
+
+/// Reads a library file (and the files it includes, relative to its folder).
+pub fn parse_file(path: &Path) -> Result<Spec, Diagnostic> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Diagnostic::whole_file(path.display().to_string(), format!("cannot read: {e}")))?;
+    parse::parse(&path.display().to_string(), &text, path.parent())
+}
+
+/// Parses library text; `include` is resolved relative to `dir` (none: not allowed).
+pub fn parse_text(file: &str, text: &str, dir: Option<&Path>) -> Result<Spec, Diagnostic> {
+    parse::parse(file, text, dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIB: &str = "library t\nstamps aCR aCW\nmemory located\n\
+        method W(x: local loc, v: val) { stamps aCW\n aCW writes x = v }\n\
+        method R(x: local loc) -> value(x) readonly { stamps aCR\n aCR reads x = ret }\n\
+        let s = [aCW] ; po ; [aCR]\n\
+        let m = rf \\ s\n\
+        let nm = rf \\ (rf & s)\n\
+        let h = hb ; rb\n\
+        irreflexive h as hrb\n\
+        empty nm as nonmono\n\
+        so = m | s\n";
+
+    #[test]
+    fn classification_of_expressions() {
+        let s = parse_text("t.lib", LIB, None).expect("parses");
+        let l = |n: &str| s.lets.iter().find(|l| l.name == n).expect("let");
+        assert!(!l("s").dynamic && l("s").monotone);
+        assert!(l("m").dynamic && l("m").monotone && !l("m").hb);
+        assert!(l("nm").dynamic && !l("nm").monotone);
+        assert!(l("h").hb && l("h").monotone);
+        assert!(s.methods[1].symbolic() && !s.methods[0].symbolic());
+        assert_eq!(s.axioms.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(), ["hrb", "nonmono"]);
+        let w = s.without_axiom("hrb").expect("exists");
+        assert_eq!(w.axioms.len(), 1);
+        assert!(s.without_axiom("nope").is_none());
+    }
+
+    #[test]
+    fn precedence() {
+        let s = parse_text("t.lib", LIB, None).expect("parses");
+        // rf \ [aCW]; po; [aCR] is rf \ ([aCW]; po; [aCR])
+        assert!(
+            matches!(&s.lets[1].expr, Expr::Diff(a, b) if matches!(**a, Expr::Wit(WitRel::Rf)) && matches!(**b, Expr::Let(0, Ty::Rel)))
+        );
+        let t = parse_text("t.lib", "library t\nstamps aCR\nlet x = po ; po & id | po\n", None).expect("parses");
+        // ((po; po) & id) | po
+        assert!(
+            matches!(&t.lets[0].expr, Expr::Union(a, _) if matches!(&**a, Expr::Inter(b, _) if matches!(**b, Expr::Seq(..))))
+        );
+    }
+}

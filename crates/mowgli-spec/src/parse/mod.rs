@@ -1,0 +1,653 @@
+//! The parser: one pass over the tokens that resolves every name as it goes
+//! (declarations come before their uses, as in cat) and types every expression.
+
+use std::path::Path;
+
+use mowgli_diag::{Diagnostic, Pos};
+
+use crate::lex::{lex, Tok, T};
+use crate::*;
+
+mod expr;
+
+const TOP: [&str; 11] =
+    ["library", "include", "stamps", "memory", "method", "witness", "let", "so", "acyclic", "irreflexive", "empty"];
+pub(super) const BASES: [(&str, Base); 9] = [
+    ("po", Base::Po),
+    ("ppo", Base::Ppo),
+    ("int", Base::Int),
+    ("hb", Base::Hb),
+    ("id", Base::Id),
+    ("same_node", Base::SameNode),
+    ("same_thread", Base::SameThread),
+    ("same_stamp", Base::SameStamp),
+    ("same_loc", Base::SameLoc),
+];
+pub(super) const FUNCS: [&str; 7] = ["same", "same_round", "participant", "writer", "balanced", "domain", "range"];
+
+pub fn parse(file: &str, text: &str, dir: Option<&Path>) -> Result<Spec, Diagnostic> {
+    let mut spec = Spec {
+        name: String::new(),
+        stamps: vec![],
+        memory: None,
+        methods: vec![],
+        witnesses: vec![],
+        lets: vec![],
+        so: None,
+        axioms: vec![],
+    };
+    parse_into(&mut spec, file, text, dir, 0)?;
+    if spec.name.is_empty() {
+        return Err(Diagnostic::new(Pos { line: 1, col: 1 }, "expected `library NAME`: this file names no library")
+            .in_file(file, text));
+    }
+    Ok(spec)
+}
+
+fn parse_into(spec: &mut Spec, file: &str, text: &str, dir: Option<&Path>, depth: usize) -> Result<(), Diagnostic> {
+    let toks = lex(text).map_err(|d| d.in_file(file, text))?;
+    let mut p = P { toks, i: 0, file, text, dir, spec, depth };
+    while !p.at_eof() {
+        p.item()?;
+    }
+    Ok(())
+}
+
+struct P<'a> {
+    toks: Vec<Tok>,
+    i: usize,
+    file: &'a str,
+    text: &'a str,
+    dir: Option<&'a Path>,
+    spec: &'a mut Spec,
+    depth: usize,
+}
+
+/// Names bound while parsing a method: its parameters and the node variable.
+struct Scope<'s> {
+    params: &'s [(String, Kind)],
+    var: Option<String>,
+}
+
+pub(super) type R<T> = Result<T, Diagnostic>;
+
+impl<'a> P<'a> {
+    fn tok(&self) -> &Tok {
+        &self.toks[self.i]
+    }
+    fn at_eof(&self) -> bool {
+        self.tok().t == T::Eof
+    }
+    fn bump(&mut self) -> Tok {
+        let t = self.toks[self.i].clone();
+        if self.i + 1 < self.toks.len() {
+            self.i += 1;
+        }
+        t
+    }
+    fn fix(&self, d: Diagnostic) -> Diagnostic {
+        d.in_file(self.file, self.text)
+    }
+    fn err<X>(&self, pos: Pos, len: usize, msg: impl Into<String>) -> R<X> {
+        Err(self.fix(Diagnostic::new(pos, msg).with_span(len)))
+    }
+    fn expected<X>(&self, what: &str) -> R<X> {
+        let t = self.tok();
+        Err(self.fix(Diagnostic::expected_found(t.pos, what, &t.shown(), t.len)))
+    }
+    fn is_p(&self, p: &str) -> bool {
+        matches!(self.tok().t, T::P(q) if q == p)
+    }
+    fn is_kw(&self, k: &str) -> bool {
+        matches!(&self.tok().t, T::Ident(s) if s == k)
+    }
+    fn eat_p(&mut self, p: &str) -> bool {
+        let b = self.is_p(p);
+        if b {
+            self.bump();
+        }
+        b
+    }
+    fn eat_kw(&mut self, k: &str) -> bool {
+        let b = self.is_kw(k);
+        if b {
+            self.bump();
+        }
+        b
+    }
+    fn want_p(&mut self, p: &str) -> R<()> {
+        if self.eat_p(p) {
+            Ok(())
+        } else {
+            self.expected(&format!("`{p}`"))
+        }
+    }
+    fn want_kw(&mut self, k: &str) -> R<()> {
+        if self.eat_kw(k) {
+            Ok(())
+        } else {
+            self.expected(&format!("`{k}`"))
+        }
+    }
+    fn ident(&mut self, what: &str) -> R<(String, Pos)> {
+        match &self.tok().t {
+            T::Ident(s) => {
+                let s = s.clone();
+                let pos = self.tok().pos;
+                self.bump();
+                Ok((s, pos))
+            }
+            _ => self.expected(what),
+        }
+    }
+
+    fn item(&mut self) -> R<()> {
+        let t = self.tok().clone();
+        let T::Ident(kw) = &t.t else {
+            return self.expected(&format!("{} (a declaration)", TOP.map(|k| format!("`{k}`")).join(", ")));
+        };
+        match kw.as_str() {
+            "library" => {
+                self.bump();
+                let (n, pos) = self.ident("a library name")?;
+                if !self.spec.name.is_empty() && self.depth == 0 {
+                    return self.err(pos, n.len(), format!("the library is already named `{}`", self.spec.name));
+                }
+                if self.depth == 0 {
+                    self.spec.name = n;
+                }
+            }
+            "include" => {
+                self.bump();
+                let st = self.tok().clone();
+                let T::Str(f) = &st.t else { return self.expected("a file name in quotes") };
+                self.bump();
+                let Some(dir) = self.dir else {
+                    return self.err(st.pos, st.len, "`include` needs the library to be read from a file");
+                };
+                if self.depth > 8 {
+                    return self.err(st.pos, st.len, "includes nested more than 8 deep (an include cycle?)");
+                }
+                let path = dir.join(f);
+                let text = match std::fs::read_to_string(&path) {
+                    Ok(t) => t,
+                    Err(e) => return self.err(st.pos, st.len, format!("cannot read `{}`: {e}", path.display())),
+                };
+                let name = path.display().to_string();
+                parse_into(self.spec, &name, &text, path.parent(), self.depth + 1)?;
+            }
+            "stamps" => {
+                self.bump();
+                while let T::Ident(s) = &self.tok().t {
+                    if TOP.contains(&s.as_str()) {
+                        break;
+                    }
+                    let (s, pos) = (s.clone(), self.tok().pos);
+                    self.bump();
+                    let (name, family) = match s.strip_suffix("_n") {
+                        Some(b) => (b.to_string(), true),
+                        None => (s.clone(), false),
+                    };
+                    if self.spec.stamps.iter().any(|d| d.name == name) {
+                        return self.err(pos, s.len(), format!("stamp `{name}` declared twice"));
+                    }
+                    self.spec.stamps.push(StampDecl { name, family });
+                }
+            }
+            "memory" => {
+                self.bump();
+                let kind = if self.eat_kw("replicated") {
+                    MemoryKind::Replicated
+                } else if self.eat_kw("located") {
+                    MemoryKind::Located
+                } else {
+                    return self.expected("`replicated` or `located`");
+                };
+                let tuples = self.eat_kw("tuples");
+                self.spec.memory = Some(Memory { kind, tuples });
+            }
+            "method" => {
+                self.bump();
+                self.method()?;
+            }
+            "witness" => {
+                self.bump();
+                let (name, pos) = self.ident("a witness name")?;
+                if self.spec.witnesses.iter().any(|w| w.name == name) {
+                    return self.err(pos, name.len(), format!("witness `{name}` declared twice"));
+                }
+                let kind = if self.eat_kw("orients") {
+                    let e = self.rel_expr("a relation")?;
+                    self.static_only(&e, pos, "the pairs a witness orients")?;
+                    WitnessKind::Orients(e)
+                } else if self.eat_kw("picks") {
+                    let cands = self.rel_expr("a relation")?;
+                    self.static_only(&cands, pos, "the candidates of a witness")?;
+                    self.want_kw("for")?;
+                    let at = self.tok().pos;
+                    let (targets, ty) = self.expr()?;
+                    if ty != Ty::Set {
+                        return self.err(at, 1, "expected a set of subevents after `for`");
+                    }
+                    self.static_only(&targets, pos, "the subevents that pick")?;
+                    WitnessKind::Picks { cands, targets }
+                } else {
+                    return self.expected("`orients` or `picks`");
+                };
+                self.spec.witnesses.push(Witness { name, kind });
+            }
+            "let" => {
+                self.bump();
+                let (name, _) = self.ident("a name")?;
+                self.want_p("=")?;
+                let (expr, ty) = self.expr()?;
+                let lets = &self.spec.lets;
+                let (dynamic, monotone, hb) = (expr.dynamic(lets), expr.monotone(lets), expr.mentions_hb(lets));
+                self.spec.lets.push(Let { name, ty, expr, dynamic, monotone, hb });
+            }
+            "so" => {
+                self.bump();
+                let pos = self.tok().pos;
+                let union = self.eat_p("|");
+                self.want_p("=")?;
+                let e = self.rel_expr("a relation")?;
+                if e.mentions_hb(&self.spec.lets) {
+                    return self.err(pos, 1, "so cannot mention hb (hb is built from so)");
+                }
+                self.spec.so = match (union, self.spec.so.take()) {
+                    (true, Some(old)) => Some(Expr::Union(Box::new(old), Box::new(e))),
+                    _ => Some(e),
+                };
+            }
+            "acyclic" | "irreflexive" | "empty" => {
+                let kind = match kw.as_str() {
+                    "acyclic" => AxiomKind::Acyclic,
+                    "irreflexive" => AxiomKind::Irreflexive,
+                    _ => AxiomKind::Empty,
+                };
+                self.bump();
+                let at = format!("{}:{}", self.file, t.pos.line);
+                let pos = self.tok().pos;
+                let (expr, ty) = self.expr()?;
+                if ty != Ty::Rel && kind != AxiomKind::Empty {
+                    return self.err(pos, 1, format!("`{kw}` needs a relation, this is a set"));
+                }
+                self.want_kw("as")?;
+                let (name, npos) = self.ident("an axiom name")?;
+                if self.spec.axioms.iter().any(|a| a.name == name) {
+                    return self.err(npos, name.len(), format!("axiom `{name}` is already stated"));
+                }
+                self.spec.axioms.push(Axiom { name, kind, expr, at });
+            }
+            _ => {
+                let d = Diagnostic::expected_found(t.pos, "a declaration", &t.shown(), t.len)
+                    .suggesting(kw, TOP.iter().copied());
+                let mut d = d;
+                d.expected = TOP.iter().map(|k| format!("`{k}`")).collect();
+                return Err(self.fix(d));
+            }
+        }
+        Ok(())
+    }
+
+    fn static_only(&self, e: &Expr, pos: Pos, what: &str) -> R<()> {
+        if e.dynamic(&self.spec.lets) {
+            return self.err(pos, 1, format!("{what} must not depend on a witness or hb"));
+        }
+        Ok(())
+    }
+
+    // ---------- methods ----------
+
+    fn method(&mut self) -> R<()> {
+        let (name, npos) = self.ident("a method name")?;
+        if self.spec.method(&name).is_some() {
+            return self.err(npos, name.len(), format!("method `{name}` declared twice"));
+        }
+        self.want_p("(")?;
+        let mut params: Vec<(String, Kind)> = Vec::new();
+        if !self.is_p(")") {
+            loop {
+                let (pn, ppos) = self.ident("a parameter name")?;
+                if params.iter().any(|(q, _)| *q == pn) || pn == "ret" {
+                    return self.err(ppos, pn.len(), format!("parameter `{pn}` given twice (or named `ret`)"));
+                }
+                self.want_p(":")?;
+                let k = self.kind(&params)?;
+                params.push((pn, k));
+                if !self.eat_p(",") {
+                    break;
+                }
+            }
+        }
+        self.want_p(")")?;
+        let mut ret = Vec::new();
+        if self.eat_p("->") {
+            loop {
+                ret.push(self.ret_kind(&params)?);
+                if !self.eat_p("|") {
+                    break;
+                }
+            }
+        }
+        let readonly = self.eat_kw("readonly");
+        self.want_p("{")?;
+        let mut stamps = None;
+        let mut accesses = Vec::new();
+        while !self.eat_p("}") {
+            if self.is_kw("stamps") {
+                let pos = self.tok().pos;
+                self.bump();
+                if stamps.is_some() {
+                    return self.err(pos, 6, "`stamps` given twice for this method");
+                }
+                let sc = Scope { params: &params, var: None };
+                stamps = Some(self.sitems(&sc)?);
+            } else if let T::Ident(_) = &self.tok().t {
+                accesses.push(self.access(&params)?);
+            } else {
+                return self.expected("`stamps`, an access (`aCR reads x = ret`) or `}`");
+            }
+        }
+        let Some(stamps) = stamps else {
+            return self.err(npos, name.len(), format!("method `{name}` has no `stamps` line"));
+        };
+        self.spec.methods.push(Method { name, params, ret, readonly, stamps, accesses });
+        Ok(())
+    }
+
+    fn param(&mut self, params: &[(String, Kind)], what: &str, ok: impl Fn(&Kind) -> bool) -> R<usize> {
+        let (n, pos) = self.ident(what)?;
+        match params.iter().position(|(q, _)| *q == n) {
+            Some(i) if ok(&params[i].1) => Ok(i),
+            Some(_) => self.err(pos, n.len(), format!("`{n}` is not {what}")),
+            None => Err(self.fix(Diagnostic::unknown(
+                pos,
+                &n,
+                format!("unknown parameter `{n}`: expected {what}"),
+                params.iter().map(|(q, _)| q.as_str()),
+            ))),
+        }
+    }
+
+    fn kind(&mut self, params: &[(String, Kind)]) -> R<Kind> {
+        let local = self.eat_kw("local");
+        let is_loc = |k: &Kind| matches!(k, Kind::Loc { .. } | Kind::Src { .. });
+        if self.eat_kw("loc") {
+            let sized_like = if self.eat_kw("sized") {
+                self.want_kw("like")?;
+                Some(self.param(params, "a location parameter", is_loc)?)
+            } else {
+                None
+            };
+            return Ok(Kind::Loc { local, sized_like });
+        }
+        if self.eat_kw("src") {
+            return Ok(Kind::Src { local });
+        }
+        if local {
+            return self.expected("`loc` or `src` after `local`");
+        }
+        let (k, pos) = self.ident("a parameter kind")?;
+        Ok(match k.as_str() {
+            "val" => Kind::Val,
+            "tuple" => {
+                self.want_p("(")?;
+                let i = self.param(params, "a location parameter", is_loc)?;
+                self.want_p(")")?;
+                Kind::Tuple(i)
+            }
+            "wid" => Kind::Wid,
+            "node" => Kind::Node,
+            "nodes" => Kind::Nodes,
+            "barrier" => Kind::Barrier,
+            "ring" => Kind::Ring,
+            _ => {
+                let kinds = ["loc", "local", "src", "val", "tuple", "wid", "node", "nodes", "barrier", "ring"];
+                let mut d =
+                    Diagnostic::unknown(pos, &k, format!("unknown parameter kind `{k}`"), kinds.iter().copied());
+                d.expected = kinds.iter().map(|k| format!("`{k}`")).collect();
+                return Err(self.fix(d));
+            }
+        })
+    }
+
+    fn ret_kind(&mut self, params: &[(String, Kind)]) -> R<RetKind> {
+        let (k, pos) = self.ident("a return kind")?;
+        let is_loc = |k: &Kind| matches!(k, Kind::Loc { .. } | Kind::Src { .. });
+        Ok(match k.as_str() {
+            "value" | "tuple" => {
+                self.want_p("(")?;
+                let i = self.param(params, "a location parameter", is_loc)?;
+                self.want_p(")")?;
+                if k == "value" {
+                    RetKind::ValueOf(i)
+                } else {
+                    RetKind::TupleOf(i)
+                }
+            }
+            "bool" => RetKind::Bool,
+            "message" => RetKind::Message,
+            "bot" => RetKind::Bot,
+            _ => {
+                let kinds = ["value", "tuple", "bool", "message", "bot"];
+                return Err(self.fix(Diagnostic::unknown(
+                    pos,
+                    &k,
+                    format!("unknown return kind `{k}`"),
+                    kinds.iter().copied(),
+                )));
+            }
+        })
+    }
+
+    /// A stamp name, as a single stamp or family member; returns (kind, bound variable).
+    fn stamp_name(&self, s: &str, pos: Pos) -> R<(usize, Option<String>)> {
+        if let Some(k) = self.spec.stamps.iter().position(|d| d.name == s) {
+            return Ok((k, None));
+        }
+        if let Some((base, var)) = s.rsplit_once('_') {
+            if let Some(k) = self.spec.stamps.iter().position(|d| d.name == base && d.family) {
+                return Ok((k, Some(var.to_string())));
+            }
+        }
+        Err(self.fix(Diagnostic::unknown(
+            pos,
+            s,
+            format!("unknown stamp `{s}` (declare it with `stamps`)"),
+            self.spec.stamps.iter().map(|d| d.name.as_str()),
+        )))
+    }
+
+    fn sitems(&mut self, sc: &Scope) -> R<Vec<StampItem>> {
+        let mut out = vec![self.sitem(sc)?];
+        while self.eat_p(",") {
+            out.push(self.sitem(sc)?);
+        }
+        Ok(out)
+    }
+
+    fn sitem(&mut self, sc: &Scope) -> R<StampItem> {
+        if self.eat_kw("for") {
+            let (v, _) = self.ident("a node variable")?;
+            self.want_kw("in")?;
+            let set = self.node_set(sc)?;
+            self.want_p("{")?;
+            let inner = Scope { params: sc.params, var: Some(v) };
+            let body = self.sitems(&inner)?;
+            self.want_p("}")?;
+            return Ok(StampItem::For { set, body });
+        }
+        if self.eat_kw("if") {
+            let cond = self.cond(sc)?;
+            self.want_kw("then")?;
+            self.want_p("{")?;
+            let then = self.sitems(sc)?;
+            self.want_p("}")?;
+            self.want_kw("else")?;
+            self.want_p("{")?;
+            let els = self.sitems(sc)?;
+            self.want_p("}")?;
+            return Ok(StampItem::If { cond, then, els });
+        }
+        let (s, pos) = self.ident("a stamp, `for` or `if`")?;
+        let (kind, var) = self.stamp_name(&s, pos)?;
+        let family = self.spec.stamps[kind].family;
+        let node = if let Some(v) = var {
+            if sc.var.as_deref() != Some(v.as_str()) {
+                return self.err(pos, s.len(), format!("`{v}` is not the variable of an enclosing `for`"));
+            }
+            Some(NodeExpr::Var)
+        } else if self.eat_p("[") {
+            let n = self.node_expr(sc)?;
+            self.want_p("]")?;
+            Some(n)
+        } else {
+            None
+        };
+        if family != node.is_some() {
+            let msg = if family {
+                format!("`{s}` is a family: give its node (`{s}_n` inside `for n in …`, or `{s}[node(x)]`)")
+            } else {
+                format!("`{s}` is a single stamp, it takes no node")
+            };
+            return self.err(pos, s.len(), msg);
+        }
+        Ok(StampItem::Stamp { kind, node })
+    }
+
+    fn node_expr(&mut self, sc: &Scope) -> R<NodeExpr> {
+        let (n, pos) = self.ident("a node (`here`, `node(x)`, a node parameter or variable)")?;
+        if n == "here" {
+            return Ok(NodeExpr::Here);
+        }
+        if n == "node" && self.eat_p("(") {
+            let i =
+                self.param(sc.params, "a location parameter", |k| matches!(k, Kind::Loc { .. } | Kind::Src { .. }))?;
+            self.want_p(")")?;
+            return Ok(NodeExpr::NodeOf(i));
+        }
+        if sc.var.as_deref() == Some(n.as_str()) {
+            return Ok(NodeExpr::Var);
+        }
+        match sc.params.iter().position(|(q, _)| *q == n) {
+            Some(i) if sc.params[i].1 == Kind::Node => Ok(NodeExpr::Param(i)),
+            _ => {
+                let mut known: Vec<&str> = vec!["here", "node"];
+                known.extend(sc.var.as_deref());
+                known.extend(sc.params.iter().filter(|(_, k)| *k == Kind::Node).map(|(q, _)| q.as_str()));
+                Err(self.fix(Diagnostic::unknown(pos, &n, format!("`{n}` is not a node"), known)))
+            }
+        }
+    }
+
+    fn node_set(&mut self, sc: &Scope) -> R<NodeSet> {
+        let (n, pos) = self.ident("a set of nodes (`nodes`, `nodes(z)`, a `nodes` parameter)")?;
+        let mut set = if n == "nodes" {
+            if self.eat_p("(") {
+                let i =
+                    self.param(sc.params, "a barrier or ring parameter", |k| matches!(k, Kind::Barrier | Kind::Ring))?;
+                self.want_p(")")?;
+                NodeSet::Of(i)
+            } else {
+                NodeSet::All
+            }
+        } else {
+            match sc.params.iter().position(|(q, _)| *q == n) {
+                Some(i) if sc.params[i].1 == Kind::Nodes => NodeSet::Param(i),
+                _ => {
+                    let mut known = vec!["nodes"];
+                    known.extend(sc.params.iter().filter(|(_, k)| *k == Kind::Nodes).map(|(q, _)| q.as_str()));
+                    return Err(self.fix(Diagnostic::unknown(pos, &n, format!("`{n}` is not a set of nodes"), known)));
+                }
+            }
+        };
+        while self.eat_p("\\") {
+            let n = self.node_expr(sc)?;
+            set = NodeSet::Minus(Box::new(set), n);
+        }
+        Ok(set)
+    }
+
+    fn cond(&mut self, sc: &Scope) -> R<Cond> {
+        self.want_kw("ret")?;
+        let eq = if self.eat_p("==") {
+            true
+        } else if self.eat_p("!=") {
+            false
+        } else {
+            return self.expected("`==` or `!=`");
+        };
+        let t = self.tok().clone();
+        let val = match &t.t {
+            T::Int(i) => ValRef::Int(*i),
+            T::Ident(s) if s == "bot" => ValRef::Bot,
+            T::Ident(s) if s == "true" => ValRef::Bool(true),
+            T::Ident(s) if s == "false" => ValRef::Bool(false),
+            T::Ident(s) => match sc.params.iter().position(|(q, _)| q == s) {
+                Some(i) => ValRef::Param(i),
+                None => {
+                    let mut known = vec!["bot", "true", "false"];
+                    known.extend(sc.params.iter().map(|(q, _)| q.as_str()));
+                    return Err(self.fix(Diagnostic::unknown(t.pos, s, format!("unknown value `{s}`"), known)));
+                }
+            },
+            _ => return self.expected("a value (`bot`, `true`, `false`, an integer or a parameter)"),
+        };
+        self.bump();
+        Ok(Cond { eq, val })
+    }
+
+    fn access(&mut self, params: &[(String, Kind)]) -> R<Access> {
+        let (s, pos) = self.ident("a stamp")?;
+        let (stamp, var) = self.stamp_name(&s, pos)?;
+        if self.spec.stamps[stamp].family && var.is_none() {
+            return self.err(pos, s.len(), format!("`{s}` is a family: write `{s}_n`"));
+        }
+        let write = if self.eat_kw("writes") {
+            true
+        } else if self.eat_kw("reads") {
+            false
+        } else {
+            return self.expected("`reads` or `writes`");
+        };
+        let Some(mem) = self.spec.memory else {
+            return self.err(pos, s.len(), "an access needs a `memory` declaration before the method");
+        };
+        let loc = self.param(params, "a location parameter", |k| matches!(k, Kind::Loc { .. } | Kind::Src { .. }))?;
+        let sc = Scope { params, var };
+        let node = if self.eat_p("@") {
+            if mem.kind == MemoryKind::Located {
+                let t = self.toks[self.i - 1].clone();
+                return self.err(t.pos, 1, "located memory has one cell per location: no `@node`");
+            }
+            Some(self.node_expr(&sc)?)
+        } else {
+            if mem.kind == MemoryKind::Replicated {
+                return self.expected("`@` and a node (replicated memory has one cell per node: `x@here`)");
+            }
+            None
+        };
+        let val = if self.eat_p("=") {
+            let (v, vpos) = self.ident("`ret`, `copy` or a parameter")?;
+            match v.as_str() {
+                "ret" if !write => AccVal::Ret,
+                "copy" if write => AccVal::Copy,
+                _ if write => match params.iter().position(|(q, _)| *q == v) {
+                    Some(i) => AccVal::Param(i),
+                    None => {
+                        let mut known = vec!["copy"];
+                        known.extend(params.iter().map(|(q, _)| q.as_str()));
+                        return Err(self.fix(Diagnostic::unknown(vpos, &v, format!("unknown value `{v}`"), known)));
+                    }
+                },
+                _ => return self.err(vpos, v.len(), "a read's value is `ret` (what the call returns) or nothing"),
+            }
+        } else if write {
+            return self.expected("`=` and the value written (`copy` or a parameter)");
+        } else {
+            AccVal::Free
+        };
+        Ok(Access { stamp, write, loc, node, val })
+    }
+}
