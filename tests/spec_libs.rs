@@ -178,6 +178,17 @@ fn generated_rdmawait_programs_agree() {
     assert!(n > 100);
 }
 
+/// A heavier bound (`cargo test --release --test spec_libs -- --ignored`): 3
+/// instructions per thread.
+#[test]
+#[ignore]
+fn generated_programs_agree_heavier_bound() {
+    for lib in ["sv", "rdmawait"] {
+        let n = generated_agree(lib, bounds(2, 2, 3, 2, 1));
+        eprintln!("{lib}: {n} generated programs agree (2 threads, 2 nodes, 3 instructions, 2 locations, value 1)");
+    }
+}
+
 /// docs/spec-language.md argues that rdmawait's `irreflexive ib` is implied by
 /// the acyclicity of hb: without it, the outcome sets of the generated programs
 /// stay the same.
@@ -248,6 +259,10 @@ fn diagnostics_have_position_caret_expected_and_suggestions() {
     // an unknown parameter of a method, with a suggestion
     let d = diag("let s = same(Write.dta, Write.data)\n");
     assert_eq!(d.help.as_deref(), Some("did you mean `data`?"), "{}", d.render());
+    // so given twice
+    let d = diag("so = po\nso = po\n");
+    assert_eq!((d.line, d.col), (9, 1), "{}", d.render());
+    assert!(d.msg.contains("so |="), "{}", d.render());
     // the end of the file
     let d = diag("so =");
     assert!(d.msg.contains("found the end of the file"), "{}", d.render());

@@ -16,7 +16,7 @@ struct Cli {
     /// by its name wherever a library is named; one with a built-in's name
     /// replaces it for this run. Repeatable.
     #[arg(long = "lib", value_name = "FILE", global = true)]
-    libs: Vec<std::path::PathBuf>,
+    lib_files: Vec<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -58,7 +58,7 @@ enum Cmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Err(d) = cli::common::install_libs(&cli.libs) {
+    if let Err(d) = cli::common::install_libs(&cli.lib_files) {
         return cli::common::input_error(false, d);
     }
     match cli.cmd {

@@ -313,6 +313,27 @@ impl<'a> FileSearch<'a> {
             Expr::Plus(a) => Expr::Plus(b(self, a)),
             Expr::Star(a) => Expr::Star(b(self, a)),
             Expr::Prod(x, y) => Expr::Prod(b(self, x), b(self, y)),
+            // [S]; r and r; [S] with S static: r ∩ (S × U), r ∩ (U × S) (word-parallel)
+            Expr::Seq(x, y) if matches!(**x, Expr::Ident(_)) && !x.dynamic(lets) => {
+                let set = match self.eval_static(x) {
+                    Val::Rel(r) => r,
+                    Val::Set(_) => BitRel::new(self.n),
+                };
+                let mask = BitRel::from_fn(self.n, |a, _| set.contains(a, a));
+                self.consts.push(Val::Rel(mask));
+                let c = Expr::Const(self.consts.len() - 1, Ty::Rel);
+                Expr::Inter(Box::new(c), b(self, y))
+            }
+            Expr::Seq(x, y) if matches!(**y, Expr::Ident(_)) && !y.dynamic(lets) => {
+                let set = match self.eval_static(y) {
+                    Val::Rel(r) => r,
+                    Val::Set(_) => BitRel::new(self.n),
+                };
+                let mask = BitRel::from_fn(self.n, |_, c| set.contains(c, c));
+                self.consts.push(Val::Rel(mask));
+                let c = Expr::Const(self.consts.len() - 1, Ty::Rel);
+                Expr::Inter(b(self, x), Box::new(c))
+            }
             Expr::Seq(x, y) => Expr::Seq(b(self, x), b(self, y)),
             Expr::Inter(x, y) => Expr::Inter(b(self, x), b(self, y)),
             Expr::Diff(x, y) => Expr::Diff(b(self, x), b(self, y)),

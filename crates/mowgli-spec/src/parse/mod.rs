@@ -256,6 +256,9 @@ impl<'a> P<'a> {
                 }
                 self.spec.so = match (union, self.spec.so.take()) {
                     (true, Some(old)) => Some(Expr::Union(Box::new(old), Box::new(e))),
+                    (false, Some(_)) => {
+                        return self.err(t.pos, 2, "so is already given (write `so |= …` to add to it)");
+                    }
                     _ => Some(e),
                 };
             }
