@@ -295,7 +295,6 @@ const LONG_FILES: &[(&str, &str)] = &[];
 const TO_SPLIT: &[&str] = &[
     "crates/mowgli-machine/src/lib.rs",
     "crates/mowgli-check/src/engines/explicit/mod.rs",
-    "crates/mowgli-check/src/analyses/robust.rs",
     "crates/mowgli-check/src/analyses/merge.rs",
     "crates/mowgli-check/src/analyses/refine/gen.rs",
     "crates/mowgli-check/src/analyses/sensitivity.rs",
