@@ -322,6 +322,30 @@ pub fn check_text_with(
     model: Option<Model>,
     exact: bool,
 ) -> Result<RobustReport, InputError> {
+    check_impl(file, text, order, model, exact, None)
+}
+
+/// [`check_text`] and, in the same pass over the consistent executions, the
+/// theorems' facts (for the theorem tests: one exploration per program).
+pub fn check_with_facts(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    model: Model,
+) -> Result<(RobustReport, TheoremFacts), InputError> {
+    let mut facts = TheoremFacts::default();
+    let r = check_impl(file, text, order, Some(model), true, Some(&mut facts))?;
+    Ok((r, facts))
+}
+
+fn check_impl(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    model: Option<Model>,
+    exact: bool,
+    mut facts: Option<&mut TheoremFacts>,
+) -> Result<RobustReport, InputError> {
     let start = std::time::Instant::now();
     let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let (model, from) = model_of(file, text, &ast0, model)?;
@@ -334,7 +358,7 @@ pub fn check_text_with(
     let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, &text))?;
     low.shown_locs = low.world.locs.iter().enumerate().filter(|(_, l)| !l.implicit).map(|(i, _)| (i, None)).collect();
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
-    let (_, oppo_t) = model
+    let (ippo_t, oppo_t) = model
         .tables(order)
         .ok_or_else(|| input_error(file, 1, 1, format!("the stamp order lacks the tables of {}", model.library())))?;
     let (_, oppo_sc) = Model::Sc
@@ -373,6 +397,9 @@ pub fn check_text_with(
         executions += 1;
         let o = outcome_of(v, &k);
         let sc = sc_of(v);
+        if let Some(f) = facts.as_deref_mut() {
+            theorem_facts_of(v, &sc, model, &k, (ippo_t, oppo_t, oppo_sc, to), &places, f);
+        }
         outcomes.insert(o.clone());
         if sc.is_acyclic() {
             sc_outcomes.insert(o);
@@ -487,57 +514,45 @@ pub struct TheoremFacts {
 /// the robustness paper's ob recomputed by [`ob_of`]) and Thm. 3/15 (LDRF ⇒ sc ∩ sthd
 /// acyclic) on each.
 pub fn theorem_facts(text: &str, order: &StampOrder, model: Model) -> Result<TheoremFacts, InputError> {
-    let file = "<text>";
-    let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let (model, from) = model_of(file, text, &ast0, Some(model))?;
-    let text = crate::analyses::explore::rename_library(text, &from, model.library());
-    let ast = syntax::parse(&text).map_err(|e| e.in_file(file, &text))?;
-    let low = lower::lower(&ast, order).map_err(|e| e.in_file(file, &text))?;
-    let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "no table `to`".into()))?;
-    let (ippo_t, oppo_t) =
-        model.tables(order).ok_or_else(|| input_error(file, 1, 1, "the model's tables are missing".into()))?;
-    let k = Kinds::of(to).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
-    let (_, oppo_sc) = Model::Sc.tables(order).ok_or_else(|| input_error(file, 1, 1, "no rdmasc tables".into()))?;
-    let prob = lower::problem(&low, to);
-    let places = Places {
-        thread_names: low.world.threads.iter().map(|t| t.name.clone()).collect(),
-        lines: vec![None; low.world.threads.len()],
-        loc_names: low.world.locs.iter().map(|l| l.name.clone()).collect(),
-        _p: std::marker::PhantomData,
-    };
-    let mut facts = TheoremFacts::default();
-    let mut visit = |v: &Visited| -> bool {
-        facts.executions += 1;
-        let pe = PreExec::of_graph(v.g, &k);
-        let ob = ob_of(v, model, &k, ippo_t, oppo_t, to);
-        for (t, evs) in pe.threads.iter().enumerate() {
-            let gb = pe.gb(t, oppo_t);
-            for (i, j) in gb.pairs() {
-                if !ob.contains(evs[i].sub, evs[j].sub) && facts.gb_not_ob.len() < 10 {
-                    facts.gb_not_ob.push(format!(
-                        "thread {t}: {} (call {}) gb-before {} (call {}) but not ob-before",
-                        evs[i].ty.paper(),
-                        evs[i].call,
-                        evs[j].ty.paper(),
-                        evs[j].call
-                    ));
-                }
+    check_with_facts("<text>", text, order, model).map(|(_, f)| f)
+}
+
+/// Thm. 1/13 and 3/15 on one consistent execution `v` whose sc is `sc`.
+fn theorem_facts_of(
+    v: &Visited,
+    sc: &BitRel,
+    model: Model,
+    k: &Kinds,
+    (ippo_t, oppo_t, oppo_sc, to): (&StampTable, &StampTable, &StampTable, &StampTable),
+    places: &Places,
+    facts: &mut TheoremFacts,
+) {
+    facts.executions += 1;
+    let pe = PreExec::of_graph(v.g, k);
+    let ob = ob_of(v, model, k, ippo_t, oppo_t, to);
+    for (t, evs) in pe.threads.iter().enumerate() {
+        let gb = pe.gb(t, oppo_t);
+        for (i, j) in gb.pairs() {
+            if !ob.contains(evs[i].sub, evs[j].sub) && facts.gb_not_ob.len() < 10 {
+                facts.gb_not_ob.push(format!(
+                    "thread {t}: {} (call {}) gb-before {} (call {}) but not ob-before",
+                    evs[i].ty.paper(),
+                    evs[i].call,
+                    evs[j].ty.paper(),
+                    evs[j].call
+                ));
             }
         }
-        let sc = sc_of(v);
-        if !sc.is_acyclic() {
-            facts.cyclic += 1;
+    }
+    if !sc.is_acyclic() {
+        facts.cyclic += 1;
+    }
+    let syn = conditions(&pe, model, oppo_sc, oppo_t, places);
+    if syn.ldrf {
+        let g = v.g;
+        let sthd = BitRel::from_fn(g.len(), |a, b| g.event_of(a).thread == g.event_of(b).thread);
+        if !sc.intersect(&sthd).is_acyclic() {
+            facts.ldrf_single_thread_cycles += 1;
         }
-        let syn = conditions(&pe, model, oppo_sc, oppo_t, &places);
-        if syn.ldrf {
-            let g = v.g;
-            let sthd = BitRel::from_fn(g.len(), |a, b| g.event_of(a).thread == g.event_of(b).thread);
-            if !sc.intersect(&sthd).is_acyclic() {
-                facts.ldrf_single_thread_cycles += 1;
-            }
-        }
-        true
-    };
-    explicit::for_each_execution(&prob, &mut visit).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
-    Ok(facts)
+    }
 }
