@@ -1,0 +1,256 @@
+//! Robustness of RDMA programs (`mowgli robust`): Ambal, Lahav, Raad, "Sufficient
+//! Conditions for Robustness of RDMA Programs" (`rdma-robustness.txt`).
+//!
+//! - The exact check (Def. 5 / Def. 11): every consistent execution of the program
+//!   under the model (RDMA^sc: library `rdmasc`, Def. 4; RDMA^TSO: `rdmatso`, Def. 10)
+//!   is SC-consistent, i.e. sc = po ∪ rf ∪ rb ∪ mo is acyclic over events (the
+//!   paper's events are Mowgli's subevents: a put is nlR; nrW, a get nrR; nlW). The
+//!   engine visits every consistent execution ([`engine::for_each_execution`]).
+//! - Outcome robustness besides execution robustness: the SC outcomes are the outcomes
+//!   of the consistent executions whose sc is acyclic. That is exactly the program's
+//!   outcomes under SC: an execution with acyclic sc is consistent under both models
+//!   (choose nfo along po; then ippo, oppo, pf, nfo ⊆ po and rf, rb, mo ⊆ sc, so ib
+//!   and ob lie in sc⁺, which is acyclic), so the engine visits it, and an
+//!   interleaving of the events along a linear extension of sc is an SC run with
+//!   that outcome (and every SC run gives such an execution). `tests/robust.rs`
+//!   checks this against an independent interleaving interpreter.
+//! - The syntactic conditions on pre-executions (⟨E, po, pf⟩, per combination of
+//!   the threads' unfoldings): gb (Def. 6, Fig. 5) and gb_tso (Def. 12), LDRF
+//!   (Def. 7), fenced (Def. 8, Def. 13), tree-fenced (Def. 9, Def. 14); every
+//!   failing pair is named with its lines and the fence or poll Fig. 5 prescribes.
+//!
+//! The files: [`preexec`] (pre-executions and gb), [`syntactic`] (LDRF, fenced,
+//! tree-fenced), [`exact`] (the exact check, sc cycles, ob and the theorem facts),
+//! [`fix`] (fence synthesis); this file: the model, the report and the command.
+
+// relations over event indices: index loops read best here
+#![allow(clippy::needless_range_loop)]
+
+use std::path::Path;
+
+use mowgli_core::{StampOrder, StampTable};
+use serde::Serialize;
+
+use crate::analyses::litmus;
+use crate::lang::InputError;
+
+mod exact;
+mod fix;
+mod preexec;
+mod syntactic;
+
+pub use exact::*;
+pub use fix::*;
+pub use preexec::*;
+pub use syntactic::*;
+
+/// The two models of the paper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Model {
+    /// RDMA^sc (Def. 4), library `rdmasc`.
+    Sc,
+    /// RDMA^TSO (Def. 10), library `rdmatso`.
+    Tso,
+}
+
+impl Model {
+    pub fn library(self) -> &'static str {
+        match self {
+            Model::Sc => "rdmasc",
+            Model::Tso => "rdmatso",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Model> {
+        match s {
+            "rdmasc" | "sc" => Some(Model::Sc),
+            "rdmatso" | "tso" => Some(Model::Tso),
+            _ => None,
+        }
+    }
+    /// The tables (ippo, oppo) of the model in `order`.
+    pub(super) fn tables(self, order: &StampOrder) -> Option<(&StampTable, &StampTable)> {
+        match self {
+            Model::Sc => Some((order.table("ippo_sc")?, order.table("oppo_sc")?)),
+            Model::Tso => Some((order.table("ippo")?, order.table("oppo")?)),
+        }
+    }
+}
+
+/// `mowgli robust` on one file.
+pub fn check_file(path: &Path, order: &StampOrder, model: Option<Model>) -> Result<RobustReport, InputError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| input_error(&file, 0, 0, format!("cannot read: {e}")))?;
+    check_text(&file, &text, order, model)
+}
+
+/// Human-readable report of one test.
+pub fn render(r: &RobustReport) -> String {
+    let mut s = format!("test {} ({}) under {}\n", r.name, r.file, r.model.library());
+    let verdict = |b: bool| if b { "robust" } else { "NOT robust" };
+    if !r.exact {
+        s += &format!(
+            "  exact check skipped (--syntactic): {} by the sufficient conditions (Thm. 5)\n",
+            if r.robust { "robust" } else { "not shown robust" }
+        );
+    }
+    if r.exact {
+        s += &format!(
+            "  execution robustness (Def. {}): {} ({} of {} consistent executions have an sc cycle)\n",
+            if r.model == Model::Tso { "11" } else { "5" },
+            verdict(r.robust),
+            r.cyclic,
+            r.executions
+        );
+        s += &format!(
+            "  outcome robustness: {} ({} outcomes, {} of them SC)\n",
+            verdict(r.outcome_robust),
+            r.outcomes.len(),
+            r.sc_outcomes.len()
+        );
+        for o in &r.non_sc_outcomes {
+            s += &format!("    no SC run has: {}\n", crate::analyses::generate::outcome_text(o));
+        }
+    }
+    if let (Some(steps), Some(o)) = (&r.cycle, &r.cycle_outcome) {
+        s += &format!(
+            "  a consistent execution with an sc cycle{} (outcome {}):\n",
+            if r.cycle_single_thread == Some(true) { " within one thread" } else { "" },
+            crate::analyses::generate::outcome_text(o)
+        );
+        if let Some(x) = &r.execution {
+            for l in x.lines() {
+                s += &format!("    {l}\n");
+            }
+        }
+        let _ = steps;
+    }
+    let y = |b: bool| if b { "holds" } else { "fails" };
+    let syn = &r.syntactic;
+    let (f, tf) = if r.model == Model::Tso { ("Def. 13", "Def. 14") } else { ("Def. 8", "Def. 9") };
+    s += &format!(
+        "  syntactic: LDRF (Def. 7) {}, fenced ({f}) {}, tree-fenced ({tf}) {}: {}\n",
+        y(syn.ldrf),
+        y(syn.fenced),
+        y(syn.tree_fenced),
+        if syn.sufficient() {
+            "robust by Thm. 5".to_string()
+        } else if syn.ldrf && syn.tree_fenced {
+            "robust by Cor. 1".to_string()
+        } else {
+            "the sufficient conditions do not show robustness".to_string()
+        }
+    );
+    for v in &syn.violations {
+        s += &format!("    {}: {}\n", v.condition, v.render());
+    }
+    if syn.violations_total > syn.violations.len() {
+        s += &format!("    … {} violations in all, the first {} shown\n", syn.violations_total, syn.violations.len());
+    }
+    if r.bounded {
+        s += "  note: a loop reached the unrolling bound; the check covers the bounded program\n";
+    }
+    s
+}
+
+/// `mowgli robust PATH... [--model M] [--json] [--dot DIR]`: runs the check on every
+/// test, prints the human reports (unless `json`), and returns the verdict and the
+/// JSON document. Verdict: `verified` (0) every test is robust, `counterexample` (1)
+/// one is not, `error` (2) an input is malformed (reported on stderr), `inconclusive`
+/// (3) none is refuted but a loop reached its unrolling bound.
+pub fn cli(
+    paths: &[std::path::PathBuf],
+    model: Option<&str>,
+    json: bool,
+    dot: Option<&Path>,
+    fix_out: Option<Option<&Path>>,
+    exact: bool,
+    order: &StampOrder,
+) -> (crate::analyses::verdict::Decided, Option<serde_json::Value>) {
+    use crate::analyses::verdict::{Decided, Verdict};
+    let err = |msg: String| {
+        eprintln!("{msg}");
+        (
+            Decided::new(Verdict::Error, msg.lines().next().unwrap_or_default().to_string()),
+            json.then(|| serde_json::json!({ "errors": [msg] })),
+        )
+    };
+    let model = match model {
+        None => None,
+        Some(m) => match Model::parse(m) {
+            Some(m) => Some(m),
+            None => return err(format!("--model {m}: expected `rdmasc` or `rdmatso`")),
+        },
+    };
+    let files = match litmus::collect(paths) {
+        Ok(f) => f,
+        Err(e) => return err(e.to_string()),
+    };
+    if let Some(d) = dot {
+        if let Err(e) = std::fs::create_dir_all(d) {
+            return err(format!("{}: cannot create: {e}", d.display()));
+        }
+    }
+    let mut reports = Vec::new();
+    let mut fixes = Vec::new();
+    let mut errors = Vec::new();
+    for f in &files {
+        let checked = std::fs::read_to_string(f)
+            .map_err(|e| input_error(&f.display().to_string(), 0, 0, format!("cannot read: {e}")))
+            .and_then(|text| check_text_with(&f.display().to_string(), &text, order, model, exact));
+        match checked {
+            Ok(r) => {
+                if !json {
+                    print!("{}", render(&r));
+                }
+                if let Some(out_dir) = fix_out {
+                    let text = std::fs::read_to_string(f).unwrap_or_default();
+                    let mut pair = Vec::new();
+                    for goal in [FixGoal::Syntactic, FixGoal::Exact] {
+                        match fix(&r.file, &text, order, r.model, goal) {
+                            Ok(fx) => {
+                                if !json {
+                                    print!("{}", render_fix(&fx, goal));
+                                }
+                                if let (Some(d), Some(fx)) = (out_dir, &fx) {
+                                    let tag = if goal == FixGoal::Exact { "exact" } else { "syntactic" };
+                                    let p = d.join(format!("{}-fixed-{tag}.litmus", r.name));
+                                    let w = std::fs::create_dir_all(d).and_then(|_| std::fs::write(&p, &fx.text));
+                                    if let Err(e) = w {
+                                        errors.push(format!("{}: cannot write: {e}", p.display()));
+                                    }
+                                }
+                                pair.push(fx);
+                            }
+                            Err(e) => errors.push(e.to_string()),
+                        }
+                    }
+                    fixes.push(serde_json::json!({ "test": r.name, "syntactic": pair.first(), "exact": pair.get(1) }));
+                }
+                if let (Some(d), Some(text)) = (dot, &r.dot) {
+                    let p = d.join(format!("{}.dot", r.name));
+                    if let Err(e) = std::fs::write(&p, text) {
+                        errors.push(format!("{}: cannot write: {e}", p.display()));
+                    }
+                }
+                reports.push(r);
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                errors.push(e.to_string());
+            }
+        }
+    }
+    let not_robust = reports.iter().filter(|r| !r.robust).count();
+    let bounded = reports.iter().any(|r| r.bounded);
+    let verdict = Verdict::of(!errors.is_empty(), not_robust > 0, !bounded);
+    let why = format!(
+        "{} of {} tests robust, {} not robust{}{}",
+        reports.len() - not_robust,
+        reports.len(),
+        not_robust,
+        if errors.is_empty() { String::new() } else { format!(", {} malformed", errors.len()) },
+        if bounded { "; bounded: a loop reached the unrolling bound" } else { "" }
+    );
+    let doc = json.then(|| serde_json::json!({ "tests": reports, "fixes": fixes, "errors": errors }));
+    (Decided::new(verdict, why), doc)
+}

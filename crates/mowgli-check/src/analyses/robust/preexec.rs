@@ -1,0 +1,298 @@
+//! Pre-executions ⟨E, po, pf⟩ (Def. 2) and gb (Def. 6, Fig. 5; gb_tso, Def. 12).
+
+// relations over event indices: index loops read best here
+#![allow(clippy::needless_range_loop)]
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use mowgli_core::{BitRel, ExecGraph, Stamp, StampTable, Value};
+use mowgli_libs::rdma::Kinds;
+use serde::Serialize;
+
+/// The event types of the paper (Def. 1; F of App. B.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Ty {
+    LR,
+    LW,
+    Cas,
+    F,
+    P,
+    NLR,
+    NRW,
+    NRR,
+    NLW,
+    NF,
+}
+
+impl Ty {
+    fn stamp_name(self) -> &'static str {
+        match self {
+            Ty::LR => "aCR",
+            Ty::LW => "aCW",
+            Ty::Cas => "aCAS",
+            Ty::F => "aMF",
+            Ty::P => "aWT",
+            Ty::NLR => "aNLR",
+            Ty::NRW => "aNRW",
+            Ty::NRR => "aNRR",
+            Ty::NLW => "aNLW",
+            Ty::NF => "aRF",
+        }
+    }
+    pub fn is_write(self) -> bool {
+        matches!(self, Ty::LW | Ty::Cas | Ty::NLW | Ty::NRW)
+    }
+    /// The paper's name of the type.
+    pub fn paper(self) -> &'static str {
+        match self {
+            Ty::LR => "lR",
+            Ty::LW => "lW",
+            Ty::Cas => "CAS",
+            Ty::F => "F",
+            Ty::P => "P",
+            Ty::NLR => "nlR",
+            Ty::NRW => "nrW",
+            Ty::NRR => "nrR",
+            Ty::NLW => "nlW",
+            Ty::NF => "nF",
+        }
+    }
+}
+
+/// One event of a pre-execution.
+#[derive(Clone, Debug)]
+pub struct PEv {
+    pub thread: usize,
+    /// Index of the call in its thread.
+    pub call: usize,
+    pub ty: Ty,
+    pub loc: Option<usize>,
+    /// n̄(e): the remote node of a NIC event, poll or rfence.
+    pub rnode: Option<u32>,
+    /// The subevent of the graph it came from.
+    pub sub: usize,
+}
+
+/// A pre-execution ⟨E, po, pf⟩ (Def. 2): per thread its events in po order, and pf.
+pub struct PreExec {
+    pub threads: Vec<Vec<PEv>>,
+    pub thread_nodes: Vec<u32>,
+    pub loc_nodes: Vec<Option<u32>>,
+    /// Per thread, per event: the poll that polls it (pf), by index in the thread.
+    pub pf: Vec<Vec<Option<usize>>>,
+}
+
+pub(super) fn loc_arg(args: &[Value], i: usize) -> Option<usize> {
+    args.get(i).and_then(Value::as_loc)
+}
+
+impl PreExec {
+    /// The pre-execution of a stamped plain execution of rdmatso / rdmasc calls.
+    pub fn of_graph(g: &ExecGraph, k: &Kinds) -> PreExec {
+        let nt = g.world.threads.len();
+        let mut threads: Vec<Vec<PEv>> = vec![Vec::new(); nt];
+        let mut order: Vec<usize> = (0..g.len()).collect();
+        order.sort_by_key(|&s| {
+            let e = g.event_of(s);
+            (e.thread, e.index, g.subs[s].pos)
+        });
+        for s in order {
+            let e = g.event_of(s);
+            let st = g.subs[s].stamp;
+            let ty = if st.kind == k.cr {
+                Ty::LR
+            } else if st.kind == k.cw {
+                Ty::LW
+            } else if st.kind == k.cas {
+                Ty::Cas
+            } else if st.kind == k.mf {
+                Ty::F
+            } else if st.kind == k.wt {
+                Ty::P
+            } else if st.kind == k.nlr {
+                Ty::NLR
+            } else if st.kind == k.nrw {
+                Ty::NRW
+            } else if st.kind == k.nrr {
+                Ty::NRR
+            } else if st.kind == k.nlw {
+                Ty::NLW
+            } else if st.kind == k.rf {
+                Ty::NF
+            } else {
+                continue;
+            };
+            let loc = match ty {
+                Ty::LR | Ty::LW | Ty::Cas | Ty::NRW | Ty::NLW => loc_arg(&e.args, 0),
+                Ty::NLR | Ty::NRR => loc_arg(&e.args, 1),
+                _ => None,
+            };
+            let rnode = match ty {
+                Ty::P => e.args.first().and_then(Value::as_node),
+                _ => st.node,
+            };
+            threads[e.thread].push(PEv { thread: e.thread, call: e.index, ty, loc, rnode, sub: s });
+        }
+        // pf: the i-th poll towards n polls the i-th NIC write towards n (Def. 2)
+        let pf = threads
+            .iter()
+            .map(|evs| {
+                let mut out = vec![None; evs.len()];
+                let mut writes: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+                let mut polls: BTreeMap<u32, usize> = BTreeMap::new();
+                for (i, e) in evs.iter().enumerate() {
+                    match (e.ty, e.rnode) {
+                        (Ty::NRW | Ty::NLW, Some(n)) => writes.entry(n).or_default().push(i),
+                        (Ty::P, Some(n)) => {
+                            let c = polls.entry(n).or_default();
+                            if let Some(&w) = writes.get(&n).and_then(|ws| ws.get(*c)) {
+                                out[w] = Some(i);
+                            }
+                            *c += 1;
+                        }
+                        _ => {}
+                    }
+                }
+                out
+            })
+            .collect();
+        PreExec {
+            threads,
+            thread_nodes: (0..nt).map(|t| g.world.thread_node(t)).collect(),
+            loc_nodes: (0..g.world.locs.len()).map(|l| g.world.loc_node(l)).collect(),
+            pf,
+        }
+    }
+
+    /// public(x): accessed by more than one thread (§4.2).
+    pub fn public(&self) -> Vec<bool> {
+        let mut by: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); self.loc_nodes.len()];
+        for evs in &self.threads {
+            for e in evs {
+                if let Some(l) = e.loc {
+                    by[l].insert(e.thread);
+                }
+            }
+        }
+        by.iter().map(|s| s.len() > 1).collect()
+    }
+
+    pub(super) fn sqp(a: &PEv, b: &PEv) -> bool {
+        a.rnode.is_some() && a.rnode == b.rnode
+    }
+
+    /// gb (Def. 6) of thread `t` with `oppo` (Fig. 4's for RDMA^sc; Fig. 9's, which is
+    /// oppo_tso, for Def. 12's gb_tso = ((gb_base \ oppo) ∪ oppo_tso)⁺), as a relation
+    /// on the thread's event indices.
+    pub fn gb(&self, t: usize, oppo: &StampTable) -> BitRel {
+        let evs = &self.threads[t];
+        let n = evs.len();
+        let pf = &self.pf[t];
+        let stamp = |e: &PEv| -> Option<Stamp> {
+            let kind = oppo.kind(e.ty.stamp_name())?;
+            Some(Stamp { kind, node: if oppo.family[kind as usize] { e.rnode } else { None } })
+        };
+        let stamps: Vec<Option<Stamp>> = evs.iter().map(stamp).collect();
+        let mut gb = BitRel::new(n);
+        for i in 0..n {
+            for j in i + 1..n {
+                if let (Some(a), Some(b)) = (stamps[i], stamps[j]) {
+                    if oppo.ordered(a, b) {
+                        gb.add(i, j);
+                    }
+                }
+            }
+        }
+        let fence_between = |i: usize, j: usize| {
+            (i + 1..j).any(|f| evs[f].ty == Ty::NF && Self::sqp(&evs[i], &evs[f]) && Self::sqp(&evs[f], &evs[j]))
+        };
+        for i in 0..n {
+            let e = &evs[i];
+            match e.ty {
+                // [nlR]; po|imm; [nrW]; pf
+                Ty::NLR => {
+                    if let (true, Some(p)) = (i + 1 < n && evs[i + 1].ty == Ty::NRW, pf.get(i + 1).copied().flatten()) {
+                        gb.add(i, p);
+                    }
+                }
+                // [nrW]; (po ∩ sqp); [nlW]; pf
+                Ty::NRW => {
+                    for w in i + 1..n {
+                        if evs[w].ty == Ty::NLW && Self::sqp(e, &evs[w]) {
+                            if let Some(p) = pf[w] {
+                                gb.add(i, p);
+                            }
+                        }
+                    }
+                }
+                // [nrR]; po|imm; [nlW]; pf  and  [nrR]; (po ∩ sqp); [nF]; (po ∩ sqp)
+                Ty::NRR => {
+                    if i + 1 < n && evs[i + 1].ty == Ty::NLW {
+                        if let Some(p) = pf[i + 1] {
+                            gb.add(i, p);
+                        }
+                    }
+                    for j in i + 1..n {
+                        if Self::sqp(e, &evs[j]) && fence_between(i, j) {
+                            gb.add(i, j);
+                        }
+                    }
+                }
+                // [nlW]; pf  and  [nlW]; (po ∩ sqp); [nF]; (po ∩ sqp); [nlR ∪ nrW]
+                Ty::NLW => {
+                    if let Some(p) = pf[i] {
+                        gb.add(i, p);
+                    }
+                    for j in i + 1..n {
+                        if matches!(evs[j].ty, Ty::NLR | Ty::NRW) && Self::sqp(e, &evs[j]) && fence_between(i, j) {
+                            gb.add(i, j);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        gb.close_transitively();
+        gb
+    }
+
+    /// hasQP(t, n̄, E) for E = the events `keep` accepts.
+    pub(super) fn qps(&self, keep: &dyn Fn(&PEv) -> bool) -> BTreeSet<(usize, u32)> {
+        let mut out = BTreeSet::new();
+        for evs in &self.threads {
+            for e in evs {
+                if matches!(e.ty, Ty::NRW | Ty::NRR) && keep(e) {
+                    if let Some(n) = e.rnode {
+                        out.insert((e.thread, n));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The node components of ⇝*_E (§4.2) for the queue pairs `qps`: node → component.
+    pub(super) fn components(&self, qps: &BTreeSet<(usize, u32)>) -> BTreeMap<u32, u32> {
+        let mut parent: BTreeMap<u32, u32> = BTreeMap::new();
+        fn find(p: &mut BTreeMap<u32, u32>, x: u32) -> u32 {
+            let mut r = x;
+            while let Some(&q) = p.get(&r) {
+                if q == r {
+                    break;
+                }
+                r = q;
+            }
+            p.insert(x, r);
+            r
+        }
+        for &(t, n) in qps {
+            let a = find(&mut parent, self.thread_nodes[t]);
+            let b = find(&mut parent, n);
+            if a != b {
+                parent.insert(a, b);
+            }
+        }
+        let keys: Vec<u32> = parent.keys().copied().collect();
+        keys.into_iter().map(|k| (k, find(&mut parent, k))).collect()
+    }
+}
