@@ -299,7 +299,6 @@ const TO_SPLIT: &[&str] = &[
     "crates/mowgli-check/src/analyses/merge.rs",
     "crates/mowgli-check/src/analyses/refine/gen.rs",
     "crates/mowgli-check/src/analyses/sensitivity.rs",
-    "crates/mowgli-check/src/analyses/obligations/mod.rs",
     "crates/mowgli-check/src/lang/herd.rs",
     "crates/mowgli-check/src/lang/lower.rs",
     "crates/mowgli-check/src/lang/grammar.rs",
