@@ -16,6 +16,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use mowgli_check::analyses::generate::SuiteBounds;
@@ -24,7 +25,7 @@ use mowgli_check::analyses::litmus::operational::LitmusEngine;
 use mowgli_check::analyses::refine::gen::{client_name, Generator, Partition};
 use mowgli_check::engines::explicit::{self as engine, Outcome};
 use mowgli_check::lang::{herd, lower, syntax};
-use mowgli_core::Library;
+use mowgli_core::{Library, StampOrder};
 use mowgli_libs::orders::default_order;
 use mowgli_machine::{Explored, Explorer, Machine, Options, Program};
 use rayon::prelude::*;
@@ -63,6 +64,12 @@ fn other_variant(text: &str, lib: &str) -> Option<String> {
         })
         .collect();
     done.then(|| out.join("\n") + "\n")
+}
+
+/// The default stamp order, parsed once.
+fn order() -> &'static StampOrder {
+    static ORDER: OnceLock<StampOrder> = OnceLock::new();
+    ORDER.get_or_init(default_order)
 }
 
 #[derive(Default, Debug)]
@@ -137,12 +144,12 @@ fn diff(a: &BTreeSet<Outcome>, b: &BTreeSet<Outcome>, an: &str, bn: &str) -> Str
 /// parsed and lowered once; the declarative engine runs on the lowered test, and
 /// one explorer (its call trees built once) runs as both machines.
 fn check(name: &str, text: &str, pcie: Option<bool>, full: bool, t: &mut Tally) -> Result<(), String> {
-    let order = default_order();
+    let order = order();
     let to = order.table("to").ok_or("no table `to`")?;
     let err = |e: String| format!("{name}: {e}");
     let t0 = Instant::now();
     let ast = syntax::parse(text).map_err(|e| err(format!("{}:{}: {}", e.line, e.col, e.msg)))?;
-    let low = lower::lower(&ast, &order).map_err(|e| err(format!("{}:{}: {}", e.line, e.col, e.msg)))?;
+    let low = lower::lower(&ast, order).map_err(|e| err(format!("{}:{}: {}", e.line, e.col, e.msg)))?;
     let res = engine::run(&lower::problem(&low, to), false).map_err(|e| err(e.to_string()))?;
     let decl: BTreeSet<Outcome> = res.outcomes.keys().cloned().collect();
     t.decl_micros += t0.elapsed().as_micros();
@@ -268,6 +275,15 @@ fn operational_engine_reproduces_paper_expectations() {
     }
 }
 
+/// CPU seconds this process has used (user + system; Linux `/proc/self/stat`, at
+/// the usual 100 ticks per second): on a shared machine the wall time says little.
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, f)| f.split_whitespace().collect()).unwrap_or_default();
+    let tick = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(11) + tick(12)) / 100.0
+}
+
 /// The shard of the generated programs this run checks: `MOWGLI_SHARD=K/N` checks
 /// the programs whose index (counted across both libraries, smallest first, as
 /// `mowgli generate --partition K/N` counts them) is K−1 modulo N; unset: all.
@@ -284,13 +300,14 @@ fn shard() -> Partition {
 /// program as well. Programs with no execution (which `generate` does not write)
 /// are compared too: the machine must find no final state either.
 fn generated_agree(b: SuiteBounds, full: usize, part: Partition) -> Tally {
-    let order = default_order();
+    let order = order();
     let mut t = Tally::default();
     let mut errs = Vec::new();
     let mut base = 0;
     let start = Instant::now();
+    let cpu0 = cpu_secs();
     for lib in ["rdmatso", "rdmatso_nopcie"] {
-        let g = Generator::new(lib, &order, &b.gen_bounds(lib)).expect("a generator");
+        let g = Generator::new(lib, order, &b.gen_bounds(lib)).expect("a generator");
         let mut index = 0;
         for size in 1..=g.max_size() {
             let class = g.class_par(size, rayon::current_num_threads());
@@ -313,15 +330,16 @@ fn generated_agree(b: SuiteBounds, full: usize, part: Partition) -> Tally {
             index += class.distinct();
             base += class.distinct();
             eprintln!(
-                "  {lib}, size {size}: {} of {} programs checked ({:.0} s so far)",
+                "  {lib}, size {size}: {} of {} programs checked ({:.0} s, {:.0} CPU s so far)",
                 mine.len(),
                 class.distinct(),
-                start.elapsed().as_secs_f64()
+                start.elapsed().as_secs_f64(),
+                cpu_secs() - cpu0
             );
         }
     }
     eprintln!(
-        "generated (threads {}, nodes {}, instrs {}, locs {}, values {}; shard {}/{}), {:.0} s: {}",
+        "generated (threads {}, nodes {}, instrs {}, locs {}, values {}; shard {}/{}), {:.0} s ({:.0} CPU s): {}",
         b.threads,
         b.nodes,
         b.instrs,
@@ -330,6 +348,7 @@ fn generated_agree(b: SuiteBounds, full: usize, part: Partition) -> Tally {
         part.index,
         part.count,
         start.elapsed().as_secs_f64(),
+        cpu_secs() - cpu0,
         t.report()
     );
     assert!(errs.is_empty(), "{} differences:\n{}", errs.len(), errs.join("\n"));
