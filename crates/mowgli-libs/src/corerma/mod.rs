@@ -87,13 +87,15 @@ impl CoreRma {
                 info.push(MethodInfo { stmt, atoms });
             }
         };
-        use Param::{Loc, Node, Val};
+        // local sources (a put's x, an rga's y, a cas's y and w) may be literals, as in
+        // the litmus format: an implicit location of the caller holding the value
+        use Param::{Loc, Node, Src, Val};
         add("Read", Stmt::Read, &[Loc], true, 1);
         add("Write", Stmt::Write, &[Loc, Val], false, 1);
         add("Get", Stmt::Get, &[Loc, Loc], false, 2);
-        add("Put", Stmt::Put, &[Loc, Loc], false, 2);
-        add("Rga", Stmt::Rga, &[Loc, Loc, Loc], false, 3);
-        add("Cas", Stmt::Cas, &[Loc, Loc, Loc, Loc], false, 4);
+        add("Put", Stmt::Put, &[Loc, Src], false, 2);
+        add("Rga", Stmt::Rga, &[Loc, Loc, Src], false, 3);
+        add("Cas", Stmt::Cas, &[Loc, Loc, Src, Src], false, 4);
         methods.push(MethodSig { name: "Flush", params: vec![Node], returns: false });
         info.push(MethodInfo { stmt: Stmt::Flush, atoms: vec![] });
         let name = if off == Rules::none() {

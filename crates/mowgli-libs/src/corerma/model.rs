@@ -247,6 +247,9 @@ pub struct Graph {
     pub ws_writers: Vec<Vec<usize>>,
     /// The initial write of each location (`usize::MAX` when the location is not accessed).
     pub init_of: Vec<usize>,
+    /// Value dependencies inside statements: a reader → a writer whose value it gives
+    /// (PG, GA, CAS), transitively closed.
+    pub dep: Vec<Row>,
 }
 
 impl Graph {
@@ -272,7 +275,22 @@ impl Graph {
             sources: Vec::new(),
             ws_writers: vec![Vec::new(); nlocs],
             init_of: vec![usize::MAX; nlocs],
+            dep: vec![0; n],
         };
+        for (w, act) in g.acts.iter().enumerate() {
+            let from: Vec<usize> = match &act.val {
+                WVal::Copy(r) => vec![*r],
+                WVal::Sum(r) => vec![*r],
+                WVal::Cas { cmp, new } => vec![*cmp, *new],
+                _ => vec![],
+            };
+            for r in from {
+                if r < n && r != w {
+                    g.dep[r] |= 1 << w;
+                }
+            }
+        }
+        close(&mut g.dep);
         g.derive();
         g
     }
@@ -359,6 +377,20 @@ impl Graph {
 
     pub fn len(&self) -> usize {
         self.acts.len()
+    }
+
+    /// Whether rf (of the assigned readers) with the value dependencies has no cycle:
+    /// no value is read from a write whose value depends on that read (no value out
+    /// of thin air; with PG, GA and CAS on, these dependencies are hb edges anyway).
+    pub fn rf_dep_acyclic(&self, c: &Cand) -> bool {
+        let mut r = self.dep.clone();
+        for (i, &x) in self.readers.iter().enumerate() {
+            if let Some(Some(w)) = c.rf.get(i) {
+                r[*w] |= 1 << x;
+            }
+        }
+        close(&mut r);
+        irreflexive(&r)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -537,15 +569,9 @@ impl Model {
                 return None;
             }
         }
-        // hb ∪ rf acyclic
-        let mut hr = hb.clone();
-        for (i, &r) in g.readers.iter().enumerate() {
-            if let Some(Some(w)) = c.rf.get(i) {
-                hr[*w] |= 1 << r;
-            }
-        }
-        close(&mut hr);
-        if !irreflexive(&hr) {
+        // rf (with the value dependencies inside statements) acyclic: "each of the three
+        // relations po, hb, and rf is acyclic in a valid RMA program execution" (§5)
+        if !g.rf_dep_acyclic(c) {
             return None;
         }
         Some(hb)
@@ -562,8 +588,8 @@ impl Model {
         };
         let wconflict = |w: usize| (0..n).any(|w2| a[w2].kind.writer() && conflict(w, w2));
         let rconflict = |r: usize| (0..n).any(|w| a[w].kind.writer() && conflict(r, w));
-        // a topological order of hb ∪ rf
-        let mut hr = hb.to_vec();
+        // a topological order of rf ∪ dep (the order values flow in)
+        let mut hr = g.dep.clone();
         let mut src = vec![usize::MAX; n];
         for (i, &r) in g.readers.iter().enumerate() {
             let w = c.rf.get(i).copied().flatten()?;
