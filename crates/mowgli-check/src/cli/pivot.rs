@@ -20,7 +20,8 @@ pub struct Args {
     /// Only the rows with this many processes (1 or 2).
     #[arg(long, value_name = "P")]
     pub procs: Option<usize>,
-    /// Cap every row's size bound (number of actions, initial writes included) at N.
+    /// Cap every row's size bound (number of actions, initial writes included) at N
+    /// (default: 9 for one process, 11 for two; Table 6 goes to 10 and 12).
     #[arg(long, value_name = "N")]
     pub size: Option<usize>,
     /// Most locations in a program.

@@ -252,6 +252,13 @@ impl Library for CoreRma {
     fn check_call(&self, world: &World, thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
         let Some(info) = self.info.get(method) else { return Err("unknown method".into()) };
         let here = world.thread_node(thread);
+        // §3.2: "coreRMA supports a single process per computation node"
+        if let Some(other) = world.threads.iter().enumerate().find(|(t, i)| *t != thread && i.node == here) {
+            return Err(format!(
+                "threads `{}` and `{}` both run on node {here}; coreRMA has one process per node",
+                world.threads[thread].name, other.1.name
+            ));
+        }
         let lname = |l: usize| world.locs.get(l).map(|i| i.name.clone()).unwrap_or_else(|| "?".into());
         for a in args {
             if let Value::Loc(l) = a {
