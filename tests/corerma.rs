@@ -118,7 +118,8 @@ fn class_key(p: &Program) -> String {
     let loc_perms = mowgli_libs::corerma::model::permutations(&(0..n).collect::<Vec<_>>());
     for pm in &procs {
         for lp in &loc_perms {
-            let homes: Vec<u8> = (0..n).map(|new| pm[p.homes[lp.iter().position(|&o| o == new).unwrap()] as usize]).collect();
+            let homes: Vec<u8> =
+                (0..n).map(|new| pm[p.homes[lp.iter().position(|&o| o == new).unwrap()] as usize]).collect();
             if homes.windows(2).any(|w| w[0] > w[1]) {
                 continue; // keep process 0's locations first, as the generator does
             }
@@ -135,8 +136,11 @@ fn class_key(p: &Program) -> String {
                             Stmt::Cas => 4,
                         };
                         for a in 0..k {
-                            j.args[a] =
-                                if i.stmt == Stmt::Flush { pm[i.args[a] as usize] } else { lp[i.args[a] as usize] as u8 };
+                            j.args[a] = if i.stmt == Stmt::Flush {
+                                pm[i.args[a] as usize]
+                            } else {
+                                lp[i.args[a] as usize] as u8
+                            };
                         }
                         j
                     })
@@ -153,7 +157,13 @@ fn class_key(p: &Program) -> String {
 
 fn regs_only(os: Vec<BTreeMap<String, String>>) -> BTreeSet<String> {
     os.into_iter()
-        .map(|o| o.into_iter().filter(|(k, _)| k.contains(':')).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "))
+        .map(|o| {
+            o.into_iter()
+                .filter(|(k, _)| k.contains(':'))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .collect()
 }
 
@@ -184,12 +194,8 @@ fn independent_counts(procs: usize, size: usize, max_locs: usize) -> (BTreeMap<R
 fn generator_counts(procs: usize, size: usize, max_locs: usize) -> (BTreeMap<Rule, usize>, u64) {
     let rows = pivot::table6().into_iter().filter(|r| r.procs == procs).collect();
     let rep = pivot::generate(&PivotOptions { rows, max_size: Some(size), max_locs, jobs: 2, keep: false });
-    let counts = rep
-        .rows
-        .iter()
-        .filter(|r| r.tests > 0)
-        .map(|r| (Rule::parse(&r.row.rule).expect("a rule"), r.tests))
-        .collect();
+    let counts =
+        rep.rows.iter().filter(|r| r.tests > 0).map(|r| (Rule::parse(&r.row.rule).expect("a rule"), r.tests)).collect();
     (counts, rep.programs)
 }
 

@@ -37,7 +37,8 @@ use crate::analyses::litmus;
 use crate::analyses::refine::gen::{client_name, Bounds, Generator, Partition};
 
 /// The libraries `mowgli generate` writes programs for.
-pub const LIBRARIES: [&str; 8] = ["rdmatso", "rdmatso_nopcie", "rdmatso_f1", "rdmasc", "rdmawait", "sv", "corerma", "corerma_noir"];
+pub const LIBRARIES: [&str; 8] =
+    ["rdmatso", "rdmatso_nopcie", "rdmatso_f1", "rdmasc", "rdmawait", "sv", "corerma", "corerma_noir"];
 
 /// The methods of `lib` in the litmus format (`shared/litmus-format.md`): the
 /// generator leaves out the others (e.g. `rdmatso`'s set operations of LOCO App. F.1).

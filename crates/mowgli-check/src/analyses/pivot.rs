@@ -101,7 +101,8 @@ impl Program {
                 .map(|i| {
                     let mut j = *i;
                     for a in 0..i.arity() {
-                        j.args[a] = if i.stmt == Stmt::Flush { proc[i.args[a] as usize] } else { loc[i.args[a] as usize] };
+                        j.args[a] =
+                            if i.stmt == Stmt::Flush { proc[i.args[a] as usize] } else { loc[i.args[a] as usize] };
                     }
                     j
                 })
@@ -373,8 +374,11 @@ fn admissible(p: &Program) -> bool {
             Stmt::Get | Stmt::Put | Stmt::Rga | Stmt::Cas => Some(i.args[if i.stmt == Stmt::Put { 0 } else { 1 }]),
             _ => None,
         };
-        let cross =
-            p.body.iter().enumerate().any(|(q, b)| b.iter().filter_map(remote).any(|z| p.homes[z as usize] as usize != q));
+        let cross = p
+            .body
+            .iter()
+            .enumerate()
+            .any(|(q, b)| b.iter().filter_map(remote).any(|z| p.homes[z as usize] as usize != q));
         if !cross {
             return false;
         }
@@ -411,9 +415,8 @@ fn relevant(g: &Graph, rules: &[Rule]) -> Vec<Rule> {
 pub fn outcomes(p: &Program, rules: &[Rule]) -> Outcomes {
     let (g, regs) = p.graph();
     let rules = relevant(&g, rules);
-    let models: Vec<Model> = std::iter::once(Model::stock())
-        .chain(rules.iter().map(|r| Model::without(Rules::of(&[*r]))))
-        .collect();
+    let models: Vec<Model> =
+        std::iter::once(Model::stock()).chain(rules.iter().map(|r| Model::without(Rules::of(&[*r])))).collect();
     let fixed: Vec<Vec<Row>> = models.iter().map(|m| g.fixed_hb(m.off)).collect();
     let mut st = Dfs {
         g: &g,
@@ -625,6 +628,90 @@ fn show(regs: &[String], o: &[Value]) -> String {
     regs.iter().zip(o).map(|(r, v)| format!("{r} = {v}")).collect::<Vec<_>>().join(" /\\ ")
 }
 
+/// Programs searched together (bounds the memory of a run).
+const CHUNK: usize = 20_000;
+
+/// What a run accumulates: tests per (rule, processes, size) with their stock
+/// outputs, the tests' texts, candidate executions visited.
+struct Acc<'a> {
+    found: &'a mut BTreeMap<(Rule, usize, usize), (usize, usize)>,
+    generated: &'a mut Vec<PivotTest>,
+    visited: &'a mut u64,
+}
+
+/// Searches `batch` (programs of `procs` processes and `size` actions) on `opts.jobs`
+/// threads and records its tests in `acc`.
+fn run_chunk(acc: &mut Acc, batch: &[Program], rules: &[Rule], procs: usize, size: usize, opts: &PivotOptions) {
+    // per test program: its index, the stock outputs, and per rule the outcomes needing it
+    type Found = (usize, Vec<Vec<Value>>, Vec<(Rule, Vec<Vec<Value>>)>);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Found>> = Mutex::new(Vec::new());
+    let seen = AtomicU64::new(0);
+    std::thread::scope(|sc| {
+        for _ in 0..opts.jobs.max(1) {
+            sc.spawn(|| {
+                let mut mine = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= batch.len() {
+                        break;
+                    }
+                    let o = outcomes(&batch[i], rules);
+                    seen.fetch_add(o.visited, Ordering::Relaxed);
+                    let needs: Vec<(Rule, Vec<Vec<Value>>)> = o
+                        .without
+                        .iter()
+                        .map(|(r, s)| (*r, s.difference(&o.stock).cloned().collect::<Vec<_>>()))
+                        .filter(|(_, n)| !n.is_empty())
+                        .collect();
+                    if !needs.is_empty() {
+                        mine.push((i, o.stock.into_iter().collect(), needs));
+                    }
+                }
+                results.lock().expect("results").extend(mine);
+            });
+        }
+    });
+    let mut res = results.into_inner().expect("results");
+    res.sort_by_key(|r| r.0);
+    *acc.visited += seen.load(Ordering::Relaxed);
+    for (i, stock, needs) in res {
+        let p = &batch[i];
+        let regs = p.registers();
+        for (r, needs) in needs {
+            let e = acc.found.entry((r, procs, size)).or_default();
+            e.0 += 1;
+            e.1 += stock.len();
+            if opts.keep {
+                let name = format!("PIVOT-{}-{}p-s{}-{}", r.name(), procs, size, e.0);
+                let mut text = p.litmus(
+                    &name,
+                    &format!(
+                        "pivot {}: outcomes allowed without {} and forbidden by stock coreRMA",
+                        r.name(),
+                        r.name()
+                    ),
+                    "corerma",
+                );
+                for out in &stock {
+                    text += &format!("expect allowed {}\n", show(&regs, out));
+                }
+                for n in &needs {
+                    text += &format!("expect forbidden {}\n", show(&regs, n));
+                }
+                acc.generated.push(PivotTest {
+                    rule: r.name().into(),
+                    procs,
+                    size,
+                    outputs: stock.iter().map(|v| show(&regs, v)).collect(),
+                    needs_rule: needs.iter().map(|v| show(&regs, v)).collect(),
+                    text,
+                });
+            }
+        }
+    }
+}
+
 /// The default size caps (1 process, 2 processes): what this enumeration covers in
 /// about six minutes on a 2-core machine (Table 6 goes to 10 and 12: 1-process
 /// programs of 10 actions alone are about 600,000 classes, some 20 minutes).
@@ -659,68 +746,17 @@ pub fn generate(opts: &PivotOptions) -> PivotReport {
         let t0 = Instant::now();
         for size in 1..=max {
             let mut batch = Vec::new();
-            programs(procs, size, opts.max_locs, &mut |p| batch.push(p));
-            programs_n += batch.len() as u64;
-            let next = AtomicUsize::new(0);
-            let results: Mutex<Vec<(usize, Outcomes)>> = Mutex::new(Vec::new());
-            let seen = AtomicU64::new(0);
-            std::thread::scope(|sc| {
-                for _ in 0..opts.jobs.max(1) {
-                    sc.spawn(|| {
-                        let mut mine = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, Ordering::SeqCst);
-                            if i >= batch.len() {
-                                break;
-                            }
-                            let o = outcomes(&batch[i], &rules);
-                            seen.fetch_add(o.visited, Ordering::Relaxed);
-                            if o.without.iter().any(|(_, s)| !s.is_subset(&o.stock)) {
-                                mine.push((i, o));
-                            }
-                        }
-                        results.lock().expect("results").extend(mine);
-                    });
+            let mut acc = Acc { found: &mut found, generated: &mut generated, visited: &mut visited };
+            programs(procs, size, opts.max_locs, &mut |p| {
+                batch.push(p);
+                if batch.len() >= CHUNK {
+                    run_chunk(&mut acc, &batch, &rules, procs, size, opts);
+                    programs_n += batch.len() as u64;
+                    batch.clear();
                 }
             });
-            let mut res = results.into_inner().expect("results");
-            res.sort_by_key(|r| r.0);
-            visited += seen.load(Ordering::Relaxed);
-            for (i, o) in res {
-                let p = &batch[i];
-                let regs = p.registers();
-                for (r, s) in &o.without {
-                    let needs: Vec<&Vec<Value>> = s.difference(&o.stock).collect();
-                    if needs.is_empty() {
-                        continue;
-                    }
-                    let e = found.entry((*r, procs, size)).or_default();
-                    e.0 += 1;
-                    e.1 += o.stock.len();
-                    if opts.keep {
-                        let name = format!("PIVOT-{}-{}p-s{}-{}", r.name(), procs, size, e.0);
-                        let mut text = p.litmus(
-                            &name,
-                            &format!("pivot {}: outcomes allowed without {} and forbidden by stock coreRMA", r.name(), r.name()),
-                            "corerma",
-                        );
-                        for out in &o.stock {
-                            text += &format!("expect allowed {}\n", show(&regs, out));
-                        }
-                        for n in &needs {
-                            text += &format!("expect forbidden {}\n", show(&regs, n));
-                        }
-                        generated.push(PivotTest {
-                            rule: r.name().into(),
-                            procs,
-                            size,
-                            outputs: o.stock.iter().map(|v| show(&regs, v)).collect(),
-                            needs_rule: needs.iter().map(|v| show(&regs, v)).collect(),
-                            text,
-                        });
-                    }
-                }
-            }
+            run_chunk(&mut acc, &batch, &rules, procs, size, opts);
+            programs_n += batch.len() as u64;
             time_upto.insert((procs, size), t0.elapsed().as_secs_f64() * 1e3);
         }
     }

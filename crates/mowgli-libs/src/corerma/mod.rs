@@ -34,8 +34,8 @@ use std::collections::BTreeSet;
 
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value,
-    ValueDomain, WitnessSearch, World,
+    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
+    WitnessSearch, World,
 };
 
 use crate::rdma::Kinds;
@@ -138,6 +138,7 @@ impl CoreRma {
 /// The actions of one statement (Table 3), for process `proc` on node `src`;
 /// `home(l)` is the node of location `l`; `first` is the index the first action
 /// will have (for the value references).
+#[allow(clippy::too_many_arguments)]
 pub fn actions_of(
     stmt: Stmt,
     atoms: &[bool],

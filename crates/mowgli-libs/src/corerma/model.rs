@@ -186,7 +186,10 @@ pub enum WVal {
     /// GA: `r_val(er) + r_val(self)`.
     Sum(usize),
     /// CAS-T/F: `r_val(er2)` if `r_val(er1) = r_val(self)`, else `r_val(self)`.
-    Cas { cmp: usize, new: usize },
+    Cas {
+        cmp: usize,
+        new: usize,
+    },
 }
 
 /// An action (§4, Table 3) with its attributes.
@@ -299,9 +302,8 @@ impl Graph {
         let n = self.acts.len();
         let a = &self.acts;
         let po = |x: usize, y: usize| self.po[x] & (1 << y) != 0;
-        let eactions = |e: usize| -> Vec<usize> {
-            (0..n).filter(|&x| a[x].stmt == a[e].stmt && a[x].kind.external()).collect()
-        };
+        let eactions =
+            |e: usize| -> Vec<usize> { (0..n).filter(|&x| a[x].stmt == a[e].stmt && a[x].kind.external()).collect() };
         let mut edges = Vec::new();
         for x in 0..n {
             if a[x].kind == Kind::Init {
@@ -312,9 +314,7 @@ impl Graph {
             }
             if a[x].kind.reader() {
                 self.readers.push(x);
-                self.sources.push(
-                    (0..n).filter(|&w| w != x && a[w].kind.writer() && a[w].loc == a[x].loc).collect(),
-                );
+                self.sources.push((0..n).filter(|&w| w != x && a[w].kind.writer() && a[w].loc == a[x].loc).collect());
             }
             if a[x].kind.writer() && a[x].atomic && a[x].loc < self.ws_writers.len() {
                 self.ws_writers[a[x].loc].push(x);
@@ -361,8 +361,7 @@ impl Graph {
             }
         }
         // CAS statements: their actions in order er1, er2, erw, ew
-        let mut stmts: Vec<usize> =
-            (0..n).filter(|&x| a[x].stmt_kind == Some(Stmt::Cas)).map(|x| a[x].stmt).collect();
+        let mut stmts: Vec<usize> = (0..n).filter(|&x| a[x].stmt_kind == Some(Stmt::Cas)).map(|x| a[x].stmt).collect();
         stmts.dedup();
         for s in stmts {
             let xs: Vec<usize> = (0..n).filter(|&x| a[x].stmt == s).collect();
@@ -425,13 +424,10 @@ impl Graph {
     pub fn fixed_hb(&self, off: Rules) -> Vec<Row> {
         let n = self.len();
         let mut hb = vec![0 as Row; n];
-        for x in 0..n {
+        let program: Row = (0..n).filter(|&y| self.acts[y].kind != Kind::Init).fold(0, |m, y| m | 1 << y);
+        for (x, row) in hb.iter_mut().enumerate() {
             if self.acts[x].kind == Kind::Init {
-                for y in 0..n {
-                    if self.acts[y].kind != Kind::Init {
-                        hb[x] |= 1 << y;
-                    }
-                }
+                *row |= program;
             }
         }
         for &(r, x, y) in &self.static_edges {
@@ -583,9 +579,8 @@ impl Model {
         let a = &g.acts;
         let n = a.len();
         let par = |x: usize, y: usize| hb[x] & (1 << y) == 0 && hb[y] & (1 << x) == 0;
-        let conflict = |x: usize, y: usize| {
-            x != y && a[x].loc == a[y].loc && par(x, y) && (!a[x].atomic || !a[y].atomic)
-        };
+        let conflict =
+            |x: usize, y: usize| x != y && a[x].loc == a[y].loc && par(x, y) && (!a[x].atomic || !a[y].atomic);
         let wconflict = |w: usize| (0..n).any(|w2| a[w2].kind.writer() && conflict(w, w2));
         let rconflict = |r: usize| (0..n).any(|w| a[w].kind.writer() && conflict(r, w));
         // a topological order of rf ∪ dep (the order values flow in)
