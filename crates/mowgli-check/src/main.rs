@@ -52,6 +52,9 @@ enum Cmd {
     /// Robustness (robustness paper Def. 5): is every consistent execution
     /// SC-consistent? With the syntactic conditions (LDRF, fenced, tree-fenced).
     Robust(cli::robust::Args),
+    /// coreRMA pivot generation (coreRMA paper §6.1, Table 6): per rule of its Fig. 4,
+    /// every program up to a size bound with an outcome that needs the rule.
+    Pivot(cli::pivot::Args),
     /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
     StampOrder(cli::stamp_order::Args),
 }
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
         Cmd::Cells(a) => cli::cells::run(&a),
         Cmd::Merge(a) => cli::merge::run(a),
         Cmd::Robust(a) => cli::robust::run(a),
+        Cmd::Pivot(a) => cli::pivot::run(a),
         Cmd::StampOrder(a) => cli::stamp_order::run(a),
     }
 }

@@ -196,6 +196,8 @@ fn kind_of(lib: &str) -> Option<Kind> {
     Some(match lib {
         "sv" => Kind::Sv,
         "rdmawait" | "rdmatso" | "rdmatso_nopcie" | "rdmatso_f1" | "rdmasc" => Kind::Rdma,
+        // coreRMA's common fragment with RDMA^TSO (Flush(n) for Poll(n)): locations on a node
+        "corerma" | "corerma_noir" => Kind::Rdma,
         "msw" => Kind::Msw,
         "bal" | "bal_all" => Kind::Bal,
         "rbl" | "rbl_weak" | "rbl_rfe" => Kind::Rbl,
@@ -206,7 +208,7 @@ fn kind_of(lib: &str) -> Option<Kind> {
 /// Whether parameter `i` of method `m` of an RDMA-style library is the remote side
 /// of a remote operation (a location or a node).
 fn is_remote(m: &str, i: usize) -> bool {
-    matches!((m, i), ("Put", 0) | ("Get", 1) | ("Poll" | "Rfence", 0))
+    matches!((m, i), ("Put", 0) | ("Get", 1) | ("Poll" | "Rfence" | "Flush", 0))
 }
 
 /// Whether parameter `i` of method `m` of an RDMA-style library must be local.
