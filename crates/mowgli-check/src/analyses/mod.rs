@@ -6,6 +6,7 @@ pub mod generate;
 pub mod litmus;
 pub mod merge;
 pub mod obligations;
+pub mod reason;
 pub mod refine;
 pub mod robust;
 pub mod sensitivity;
