@@ -7,6 +7,7 @@ pub mod litmus;
 pub mod merge;
 pub mod obligations;
 pub mod pivot;
+pub mod reason;
 pub mod refine;
 pub mod robust;
 pub mod sensitivity;
