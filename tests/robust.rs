@@ -634,3 +634,50 @@ fn sc_outcomes_are_the_interleavings() {
     }
     assert!(checked > 4000);
 }
+
+// ---------------------------------------------------------------------------
+// The linear-ish syntactic check against the pair-by-pair reference
+// ---------------------------------------------------------------------------
+
+/// `conditions` (gb as per-class last predecessors, violations counted by binary
+/// search) gives the verdicts, counts and violations of `conditions_reference` (gb as
+/// a closed relation, every pair looked at), and `gb_last` is `gb`, on every
+/// pre-execution of: the paper's figures, every generated program up to 2 threads × 2
+/// instructions, and random straight-line programs of 2-4 threads and up to 400
+/// instructions (past 1,000 violations the named ones may differ, not the counts),
+/// under both models.
+#[test]
+fn linear_conditions_match_the_reference() {
+    use rayon::prelude::*;
+    let order = default_order();
+    let mut texts: Vec<String> =
+        robustness_files().iter().map(|f| std::fs::read_to_string(f).expect("reads")).collect();
+    texts.extend(generated(2));
+    for seed in 0..40u64 {
+        let threads = 2 + (seed as usize % 3);
+        let instrs = [12, 30, 60, 150, 400][seed as usize % 5];
+        texts.push(robust::random::random_program(threads, 1 + seed as usize % 3, instrs, seed));
+    }
+    let (compared, diffs) = texts
+        .par_iter()
+        .map(|text| {
+            let mut out = (0, Vec::new());
+            for model in [Model::Sc, Model::Tso] {
+                let (n, d) = robust::compare_with_reference(text, &order, model).unwrap_or_else(|e| panic!("{e}"));
+                out.0 += n;
+                out.1.extend(d.into_iter().map(|d| format!("{model:?}: {d}\n{text}")));
+            }
+            out
+        })
+        .reduce(
+            || (0, Vec::new()),
+            |mut a, b| {
+                a.0 += b.0;
+                a.1.extend(b.1);
+                a.1.truncate(3);
+                a
+            },
+        );
+    assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
+    assert!(compared > 9000, "{compared} pre-executions compared");
+}
