@@ -294,7 +294,6 @@ const LONG_FILES: &[(&str, &str)] = &[];
 /// progress); this list only shrinks.
 const TO_SPLIT: &[&str] = &[
     "crates/mowgli-machine/src/lib.rs",
-    "crates/mowgli-check/src/analyses/obligations/mod.rs",
 ];
 
 #[test]

@@ -35,6 +35,12 @@ use mowgli_core::{ExecGraph, Value};
 use z3::ast::{Bool, Int};
 use z3::{SatResult, Solver};
 
+pub mod goal;
+pub use goal::{Cond, Separation};
+
+/// A solver kept from an earlier encoding ([`Encoding::release`]), for the next.
+pub struct Spare(Solver);
+
 /// How a search variable is read off a model.
 enum VarTerm {
     /// An rf variable: the candidate index.
@@ -98,11 +104,12 @@ impl Encoding {
     pub fn new(g: &ExecGraph, specs: &[RelSpec]) -> Encoding {
         // quantifier-free linear integer arithmetic with Booleans: the logic's own
         // solver, about twice as fast here as the default combined one
-        Self::in_solver(Solver::new_for_logic("QF_LIA").unwrap_or_default(), g, specs)
+        Self::in_solver(Spare(Solver::new_for_logic("QF_LIA").unwrap_or_default()), g, specs)
     }
 
     /// [`Encoding::new`] in a solver kept from an earlier encoding ([`Encoding::release`]).
-    pub fn in_solver(solver: Solver, g: &ExecGraph, specs: &[RelSpec]) -> Encoding {
+    pub fn in_solver(spare: Spare, g: &ExecGraph, specs: &[RelSpec]) -> Encoding {
+        let solver = spare.0;
         solver.push();
         let n = g.len();
         let mut ids: HashMap<Value, i64> = HashMap::new();
@@ -316,21 +323,21 @@ impl Encoding {
     /// "Event `event` of `g` returns `v`" for an event whose return value is open
     /// (`ExecGraph::sym_ret`: it returns what its read subevent reads); `v` may be
     /// `Value::OneOf` alternatives. `None` for an event without a read.
-    pub fn returns(&mut self, g: &ExecGraph, event: usize, v: &Value) -> Option<Bool> {
+    pub fn returns(&mut self, g: &ExecGraph, event: usize, v: &Value) -> Option<Cond> {
         let t = g.subs_of[event].iter().find_map(|s| self.read_terms.get(s)).cloned()?;
         let alts: Vec<Value> = match v {
             Value::OneOf(vs) => vs.clone(),
             v => vec![v.clone()],
         };
         let eqs: Vec<Bool> = alts.iter().map(|a| t.eq(Int::from_i64(value_id(&mut self.ids, a)))).collect();
-        Some(Bool::or(&eqs))
+        Some(Cond(Bool::or(&eqs)))
     }
 
     /// A fresh set S of subevents closed under hb = (ppo ∪ so)⁺ (if a ∈ S and a hb b
     /// then b ∈ S), as one Boolean per subevent. "No hb* path from any of X to any
     /// of Y" holds iff some such S contains X and misses Y (take S = what X
     /// reaches), which is how the negation of a reachability is asserted.
-    pub fn closed_set(&mut self) -> Vec<Bool> {
+    pub(crate) fn closed_set(&mut self) -> Vec<Bool> {
         self.cuts += 1;
         let set: Vec<Bool> = (0..self.n).map(|v| Bool::new_const(format!("cut{}_{v}", self.cuts))).collect();
         for ((a, b), e) in &self.hb_edges {
@@ -341,7 +348,7 @@ impl Encoding {
 
     /// A Boolean that can only be true when there is no hb* path from `x` to `y`
     /// (through its own closed set: [`Encoding::closed_set`]), one per pair.
-    pub fn no_path(&mut self, x: usize, y: usize) -> Bool {
+    pub(crate) fn no_path(&mut self, x: usize, y: usize) -> Bool {
         if let Some(b) = self.no_paths.get(&(x, y)) {
             return b.clone();
         }
@@ -353,20 +360,15 @@ impl Encoding {
     }
 
     /// A fresh Boolean constant (a selector), named after `prefix`.
-    pub fn fresh_bool(&mut self, prefix: &str) -> Bool {
+    pub(crate) fn fresh_bool(&mut self, prefix: &str) -> Bool {
         self.cuts += 1;
         Bool::new_const(format!("{prefix}_{}", self.cuts))
     }
 
     /// Gives the solver back without this encoding's constraints, for the next one.
-    pub fn release(self) -> Solver {
+    pub fn release(self) -> Spare {
         self.solver.pop(1);
-        self.solver
-    }
-
-    /// Adds a constraint.
-    pub fn assert(&self, b: &Bool) {
-        self.solver.assert(b);
+        Spare(self.solver)
     }
 
     /// The next model, as a value per search variable (per library), or `None` when

@@ -1,0 +1,322 @@
+//! The Z3 path of the obligations: per group of plain executions, the negated
+//! obligations as a goal over the engine's witness encoding
+//! ([`crate::engines::z3`]); each model is confirmed by the explicit checks.
+
+use std::collections::BTreeMap;
+
+use mowgli_core::program::Unfolding;
+use mowgli_core::{BitRel, Event, ExecGraph, StampTable};
+
+use super::drive::Shared;
+use super::judge::{abstract_events_of, every_witness, o0_violation, preimage, setup_method_name, Judge};
+use crate::engines::explicit::{self, Problem, Visited};
+use crate::engines::z3::{Cond, Encoding, Separation, Spare, Z3Error};
+use crate::lang::maps::{self, MapEntry};
+
+/// Z3: per group of plain executions (those that differ only in open return
+/// values), a model of Λ-consistency ∧ ⋁_A (the values select A ∧ ¬(O1 ∧ O2 ∧ O3)
+/// for A), over the abstract executions A of the group, is a candidate
+/// counterexample, confirmed by `visit`; no model discharges every execution of the
+/// group at once. `refuted` counts the refutations `visit` records.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn check_groups(
+    p: &Problem,
+    to: &StampTable,
+    judge: &Judge,
+    state: &Shared,
+    name: &str,
+    refuted: &std::cell::Cell<u64>,
+    past: &dyn Fn() -> bool,
+    visit: &mut dyn FnMut(&Visited) -> bool,
+    abs_before: u64,
+) -> Result<(), String> {
+    // Z3: per group of plain executions (those that differ only in open return
+    // values), a model of Λ-consistency ∧ ⋁_A (the values select A ∧ ¬(O1 ∧ O2 ∧
+    // O3) for A), over the abstract executions A of the group, is a candidate
+    // counterexample, confirmed by `visit`; no model discharges every execution
+    // of the group at once
+    let mut discharged: Vec<Vec<String>> = Vec::new();
+    let mut abstract_seen: std::collections::HashSet<Vec<Event>> = std::collections::HashSet::new();
+    let mut spare: Option<Spare> = None;
+    let mut plain = |g: &ExecGraph, alts: &explicit::Alternatives| -> Result<bool, String> {
+        if past() {
+            return Ok(false);
+        }
+        let mut searches: Vec<_> = p.libs.iter().enumerate().map(|(i, l)| l.search(g, to, i)).collect();
+        let vars: Vec<(usize, usize)> =
+            searches.iter().enumerate().flat_map(|(l, s)| (0..s.num_vars()).map(move |v| (l, v))).collect();
+        if vars.iter().any(|&(l, v)| searches[l].domain(v) == 0) {
+            return Ok(true); // no witness at all
+        }
+        let mut specs = Vec::with_capacity(searches.len());
+        for (l, s) in searches.iter().enumerate() {
+            specs.push(s.relspec().ok_or_else(|| Z3Error::Unsupported(p.libs[l].name().to_string()).to_string())?);
+        }
+        let mut enc = match spare.take() {
+            Some(solver) => Encoding::in_solver(solver, g, &specs),
+            None => Encoding::new(g, &specs),
+        };
+        // the abstract executions of the group: per thread, its unfoldings by the
+        // abstract calls they make (with return values), each selected by the
+        // open return values of any of them
+        let mut classes: Vec<Vec<(usize, Cond)>> = Vec::with_capacity(alts.len());
+        for (t, thread_alts) in alts.iter().enumerate() {
+            let sym_events: Vec<usize> =
+                (0..g.events.len()).filter(|&e| g.sym_ret[e] && g.events[e].thread == t).collect();
+            let mut mine: Vec<(usize, Vec<Cond>)> = Vec::new();
+            for (k, (pat, run)) in thread_alts.iter().enumerate() {
+                let conds: Vec<Cond> = sym_events
+                    .iter()
+                    .zip(pat.iter())
+                    .map(|(&e, v)| enc.returns(g, e, v))
+                    .collect::<Option<_>>()
+                    .ok_or("the Z3 encoding has no read for an open return value")?;
+                let cond = Cond::all(&conds);
+                match mine.iter_mut().find(|(rep, _)| thread_alts[*rep].1.abstract_calls == run.abstract_calls) {
+                    Some((_, cs)) => cs.push(cond),
+                    None => mine.push((k, vec![cond])),
+                }
+            }
+            classes.push(mine.into_iter().map(|(rep, cs)| (rep, Cond::any(&cs))).collect());
+        }
+        // every combination of one class per thread: an abstract execution
+        struct Combo {
+            runs: Vec<usize>,
+            select: Cond,
+            /// ¬(O1 ∧ O2 ∧ O3) was stated (else its executions are enumerated)
+            negated: bool,
+            methods: Vec<String>,
+            refuted: bool,
+        }
+        let mut combos: Vec<Combo> = Vec::new();
+        let mut pick = vec![0usize; classes.len()];
+        let mut disjuncts: Vec<Cond> = Vec::new();
+        'combos: loop {
+            let runs: Vec<&Unfolding> = pick.iter().enumerate().map(|(t, &c)| alts[t][classes[t][c].0].1).collect();
+            let select = Cond::all(&pick.iter().enumerate().map(|(t, &c)| classes[t][c].1.clone()).collect::<Vec<_>>());
+            let inferred = state.borrow().1.clone();
+            let negated = judge.negate(g, &inferred, &runs);
+            let (disjunct, negated, methods) = match negated {
+                Some((goal, abs, methods)) => {
+                    abstract_seen.insert(abs);
+                    let neg = enc.separation(&goal);
+                    (Cond::all(&[select.clone(), neg]), true, methods)
+                }
+                None => (select.clone(), false, Vec::new()),
+            };
+            disjuncts.push(disjunct);
+            combos.push(Combo {
+                runs: pick.iter().enumerate().map(|(t, &c)| classes[t][c].0).collect(),
+                select,
+                negated,
+                methods,
+                refuted: false,
+            });
+            let mut t = 0;
+            loop {
+                if t == pick.len() {
+                    break 'combos;
+                }
+                pick[t] += 1;
+                if pick[t] < classes[t].len() {
+                    break;
+                }
+                pick[t] = 0;
+                t += 1;
+            }
+        }
+        enc.require(&Cond::any(&disjuncts));
+        loop {
+            let Some(vals) = enc.next().map_err(|e| e.to_string())? else {
+                for c in combos.into_iter().filter(|c| c.negated && !c.refuted) {
+                    discharged.push(c.methods);
+                }
+                spare = Some(enc.release());
+                return Ok(true);
+            };
+            for &(l, v) in &vars {
+                searches[l].assign(v, Some(vals[l][v]));
+            }
+            let Some(so) = mowgli_core::library::lambda_consistent(g, &mut searches) else {
+                return Err("the Z3 and explicit engines disagree: a Z3 model is not Λ-consistent".into());
+            };
+            // the unfolding each thread takes: the one its open return values select
+            let mut runs: Vec<&Unfolding> = Vec::with_capacity(alts.len());
+            for (t, thread_alts) in alts.iter().enumerate() {
+                let values: Vec<Option<mowgli_core::Value>> = (0..g.events.len())
+                    .filter(|&e| g.sym_ret[e] && g.events[e].thread == t)
+                    .map(|e| searches[g.events[e].lib].returned(e))
+                    .collect();
+                let Some((_, run)) = thread_alts.iter().find(|(pat, _)| {
+                    pat.len() == values.len()
+                        && pat.iter().zip(&values).all(|(p, v)| v.as_ref().is_some_and(|v| p.admits(v)))
+                }) else {
+                    return Err(
+                        "the Z3 and explicit engines disagree: a Z3 model's return values select no unfolding".into()
+                    );
+                };
+                runs.push(run);
+            }
+            let Some(ci) = combos.iter().position(|c| {
+                c.runs.iter().enumerate().all(|(t, &r)| alts[t][r].1.abstract_calls == runs[t].abstract_calls)
+            }) else {
+                return Err("the Z3 and explicit engines disagree: a Z3 model selects no abstract execution".into());
+            };
+            let mut relations: Vec<(String, BitRel)> = Vec::new();
+            for s in &searches {
+                for (rn, r) in s.relations() {
+                    match relations.iter_mut().find(|(x, _)| *x == rn) {
+                        Some(e) => e.1.union_with(&r),
+                        None => relations.push((rn, r)),
+                    }
+                }
+            }
+            let v = Visited { g, so, runs, relations };
+            let before = refuted.get();
+            let go_on = visit(&v);
+            if !go_on {
+                return Ok(false);
+            }
+            if combos[ci].negated {
+                if refuted.get() == before {
+                    return Err(format!(
+                        "the Z3 and explicit engines disagree: Z3 refutes an obligation on an execution of {name} \
+                         that the explicit check discharges"
+                    ));
+                }
+                // one confirmed counterexample per abstract execution of the group
+                combos[ci].refuted = true;
+                enc.require(&combos[ci].select.not());
+            } else {
+                // no symbolic negation here (see `Judge::negate`): every execution
+                // is enumerated by Z3 and checked by `visit`
+                enc.block(&vals, &vars);
+            }
+        }
+    };
+    let r = explicit::for_each_plain_group(p, &mut plain).map_err(|e| e.to_string());
+    let mut guard = state.borrow_mut();
+    let (rep, _, seen_abstract) = &mut *guard;
+    seen_abstract.extend(abstract_seen);
+    rep.abstract_executions = abs_before + seen_abstract.len() as u64;
+    rep.plain_discharged += discharged.len() as u64;
+    for methods in discharged {
+        for m in &methods {
+            if let Some(cells) = rep.cells.get_mut(m) {
+                for c in cells.values_mut() {
+                    c.checked += 1;
+                }
+            }
+        }
+    }
+    r
+}
+
+impl Judge<'_> {
+    /// ¬(O1 ∧ O2 ∧ O3) for the executions of the plain execution `g` (made of
+    /// `runs`), as a [`Separation`] over its hb, with the abstract events and the
+    /// methods they call. The abstract execution, f and g are fixed by the plain
+    /// execution (g by the declared map or the same stamp; the L-witnesses of the
+    /// abstract execution are enumerated here, they do not depend on the
+    /// implementation's witness), so only hb varies:
+    ///
+    /// * O1 fails iff for some abstract subevent and stamp promise the required
+    ///   entry (exit) points all lack an hb* path to (from) g's image: a closed
+    ///   set (`Encoding::closed_set`) separating them;
+    /// * O2 ∧ O3 hold iff some L-witness w (L's own conditions, ppo' ∪ so'
+    ///   acyclic) has g(so'(w)) ⊆ hb — then hb' = g⁻¹(hb) is admissible and L is
+    ///   not hb-dependent — so they fail iff every w has an so' edge whose image
+    ///   is not in hb (one closed set per w).
+    ///
+    /// g is given by the declared map, then by the entries inferred so far
+    /// (`inferred`), then by the same stamp. `None` when the execution is not of
+    /// that shape: O0 fails, the map leaves a subevent without an image (the
+    /// explicit path would infer one: once it has, later groups use the entry), or
+    /// L's predicate mentions hb; the caller then enumerates executions instead.
+    pub(super) fn negate(
+        &self,
+        g: &ExecGraph,
+        inferred: &BTreeMap<(String, String), MapEntry>,
+        runs: &[&Unfolding],
+    ) -> Option<(Separation, Vec<Event>, Vec<String>)> {
+        let to = self.to;
+        let abs = abstract_events_of(runs);
+        let stmp = |e: &Event| self.abs_lib.stamps(self.abs_world, e);
+        let abs_g = ExecGraph::new(self.abs_world, abs.clone(), &stmp, to);
+        let probe = Visited { g, so: BitRel::new(g.len()), runs: runs.to_vec(), relations: vec![] };
+        if o0_violation(&probe, &abs, &abs_g).is_some() {
+            return None;
+        }
+        let method_of = |ai: usize| setup_method_name(self.abs_lib, &abs[ai]);
+        let mut methods: Vec<String> = (0..abs.len()).map(method_of).collect();
+        methods.sort();
+        methods.dedup();
+        // g, and O1's requirements: (sources, sinks) with no hb* path allowed
+        let mut gmap = vec![usize::MAX; abs_g.len()];
+        let mut reqs: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+        for (s, image) in gmap.iter_mut().enumerate() {
+            let ae = abs_g.subs[s].event;
+            let a = abs_g.subs[s].stamp;
+            let pre = preimage(g, abs[ae].thread, abs[ae].index);
+            let kind = to.kinds[a.kind as usize].clone();
+            let m = method_of(ae);
+            let target = match self.map.get(&m, &kind).or_else(|| inferred.get(&(m.clone(), kind.clone()))) {
+                Some(r) => maps::apply(r, g, &self.setup.owned, &pre, a, to),
+                None => maps::same_stamp(g, &pre, a),
+            }?;
+            *image = target;
+            for &a0 in self.universe {
+                if to.ordered(a0, a) {
+                    let entries = pre.iter().copied().filter(|&s1| to.ordered(a0, g.subs[s1].stamp)).collect();
+                    reqs.push((entries, vec![target]));
+                }
+                if to.ordered(a, a0) {
+                    let exits = pre.iter().copied().filter(|&s2| to.ordered(g.subs[s2].stamp, a0)).collect();
+                    reqs.push((vec![target], exits));
+                }
+            }
+        }
+        let some_path_missing = reqs;
+        // the L-witnesses of the abstract execution, by their so'
+        let mut search = self.abs_lib.search(&abs_g, to, 0);
+        if search.needs_hb() {
+            return None;
+        }
+        let mut sos: Vec<Vec<(usize, usize)>> = Vec::new();
+        let nv = search.num_vars();
+        if (0..nv).all(|v| search.domain(v) > 0) {
+            every_witness(search.as_mut(), &abs_g, 0, nv, &mut sos);
+        }
+        // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb. Per
+        // witness, the images of its so' edges, less those ppo⁺ already orders (in
+        // hb whatever the witness); a witness whose set contains another's adds
+        // nothing (its clause follows), so only the ⊆-minimal sets are kept
+        let ppo_plus = g.ppo.transitive_closure();
+        let mut sets: Vec<Vec<(usize, usize)>> = sos
+            .iter()
+            .map(|so| {
+                let mut e: Vec<(usize, usize)> = so
+                    .iter()
+                    .map(|&(a, b)| (gmap[a], gmap[b]))
+                    .filter(|&(x, y)| x != y && !ppo_plus.contains(x, y))
+                    .collect();
+                e.sort();
+                e.dedup();
+                e
+            })
+            .collect();
+        sets.sort_by_key(Vec::len);
+        sets.dedup();
+        let mut minimal: Vec<Vec<(usize, usize)>> = Vec::new();
+        for s in sets {
+            if !minimal.iter().any(|m| m.iter().all(|e| s.binary_search(e).is_ok())) {
+                minimal.push(s);
+            }
+        }
+        // no witness at all: O3 fails whatever hb is (every_set empty: true); a
+        // witness whose so' images ppo already orders: O2 and O3 hold (an empty set:
+        // false)
+        let goal = Separation { some_path_missing, every_set: minimal };
+        Some((goal, abs, methods))
+    }
+}
