@@ -213,6 +213,54 @@ mod obligations_on_z3 {
         agree("specs/impls/ibal_all.impl", &bounds("bal_all", 3, 3, 2));
     }
 
+    /// `--engine auto` with Z3 tried on every shape (threshold 0 ms): a mix of the
+    /// two engines, program by program, refutes the same obligations as the
+    /// explicit engine alone and exercises the same methods; the split adds up.
+    #[test]
+    fn auto_mixes_the_engines_and_agrees() {
+        for (imp, b, refuted) in [
+            ("specs/impls/isv.impl", bounds("sv", 2, 2, 1), false),
+            ("specs/impls/ibal.impl", bounds("bal", 2, 2, 2), false),
+            ("specs/impls/mutants/isv_gf_puts.impl", bounds("sv", 1, 2, 2), true),
+            ("specs/impls/mutants/imsw_nohash.impl", bounds("msw", 2, 2, 1), true),
+        ] {
+            let order = default_order();
+            let i = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+            let clients = obligations::abstract_programs(&i, &order, &b).unwrap_or_else(|e| panic!("{e}"));
+            let opts = Options { loop_bound: 4, auto: true, auto_try_z3_ms: Some(0.0), ..Default::default() };
+            let a = obligations::check_clients(&i, &order, &clients, &i.map, &opts).unwrap_or_else(|e| panic!("{e}"));
+            let e = report(imp, &b, Backend::Explicit);
+            let names = |r: &Report| {
+                let mut v: Vec<_> = r.failures.iter().map(|f| (f.obligation.name(), f.methods.clone())).collect();
+                v.sort();
+                v.dedup();
+                v
+            };
+            let obls = |r: &Report| {
+                let mut v: Vec<_> = r.failures.iter().map(|f| f.obligation.name()).collect();
+                v.sort();
+                v.dedup();
+                v
+            };
+            assert_eq!(obls(&e), obls(&a), "{imp}: refuted obligations under auto");
+            assert_eq!(refuted, !a.failures.is_empty(), "{imp}: {:?}", names(&a));
+            let split = a.split.clone().expect("auto reports its split");
+            assert_eq!(split.explicit_programs + split.z3_programs, a.programs.len(), "{imp}: split");
+            if !refuted {
+                assert!(split.z3_programs > 0 && split.explicit_programs > 0, "{imp}: not a mix: {split:?}");
+                assert!(a.complete && a.plain_discharged > 0, "{imp}");
+                let exercised = |r: &Report| {
+                    r.cells
+                        .iter()
+                        .filter(|(_, c)| c.values().any(|s| s.checked > 0))
+                        .map(|(m, _)| m.clone())
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(exercised(&e), exercised(&a), "{imp}: methods exercised");
+            }
+        }
+    }
+
     /// I_SV at 2 × 2 × 2 under both engines: about 25 minutes (Z3 answers 3,389
     /// queries; the four-broadcast programs dominate).
     #[test]
@@ -282,6 +330,51 @@ mod random_implementations {
             let e = refuted(&text, Backend::Explicit);
             prop_assume!(e.is_some());
             prop_assert_eq!(e, refuted(&text, Backend::Z3), "edits {:#b}\n{}", mask, text);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// `mowgli refine --engine z3` on generated clients: the implementation's
+// executions found by Z3, the same verdicts and the same failing clients
+// ---------------------------------------------------------------------------
+
+mod refine_on_z3 {
+    use super::root;
+
+    fn refine(imp: &str, calls: &str, engine: &str) -> (i32, serde_json::Value) {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mowgli"))
+            .current_dir(root())
+            .args(["refine", imp, "--calls", calls, "--jobs", "1", "--json", "--engine", engine])
+            .output()
+            .expect("runs");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{imp}: {e}"));
+        (out.status.code().unwrap_or(-1), v)
+    }
+
+    #[test]
+    fn generated_clients_agree_with_the_explicit_engine() {
+        for (imp, calls, fails) in [
+            ("specs/impls/isv.impl", "1", false),
+            ("specs/impls/ibal.impl", "2", false),
+            ("specs/impls/mutants/ibal_all_nogf.impl", "2", true),
+            ("specs/impls/mutants/ibal_nolocalgf.impl", "2", true),
+        ] {
+            let (ce, e) = refine(imp, calls, "explicit");
+            let (cz, z) = refine(imp, calls, "z3");
+            assert_eq!((ce, cz), (if fails { (1, 1) } else { (0, 0) }), "{imp}: exit codes");
+            let g = |v: &serde_json::Value, k: &str| v["generated"][k].clone();
+            for k in ["checked", "ok", "failed", "errors", "complete"] {
+                assert_eq!(g(&e, k), g(&z, k), "{imp}: {k}");
+            }
+            let failing = |v: &serde_json::Value| {
+                v["generated"]["failures"]
+                    .as_array()
+                    .map(|fs| fs.iter().map(|f| f["name"].to_string()).collect::<Vec<_>>())
+                    .unwrap_or_default()
+            };
+            assert_eq!(failing(&e), failing(&z), "{imp}: failing clients");
+            assert!(g(&z, "checked").as_u64().unwrap_or(0) > 0, "{imp}: nothing checked");
         }
     }
 }

@@ -5,6 +5,14 @@ use std::process::ExitCode;
 
 use super::common::{conclude, input_error, load_impl, progress_bar};
 
+/// `mowgli obligations --engine`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    Explicit,
+    Z3,
+    Auto,
+}
+
 /// The arguments of `mowgli obligations`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -56,10 +64,12 @@ pub struct Args {
     /// Write the counterexample of every refuted obligation as `DIR/METHOD-OBLIGATION.dot`.
     #[arg(long, value_name = "DIR")]
     pub dot: Option<PathBuf>,
-    /// The engine that enumerates the implementation's executions: `explicit`
-    /// or `z3` (implementations over rdmawait or sv).
+    /// The engine that enumerates the implementation's executions: `explicit`,
+    /// `z3` (implementations over rdmawait or sv), or `auto` (per abstract
+    /// program, the one the costs measured on programs of its shape say is
+    /// cheaper; the summary reports the split).
     #[arg(long, value_enum, default_value = "explicit")]
-    pub engine: mowgli_check::engines::explicit::Backend,
+    pub engine: Engine,
     /// Explicit engine: check every implementation execution on its own, never a
     /// class of executions under a partial witness that already satisfies every
     /// obligation (slower; to cross-check that shortcut).
@@ -153,7 +163,13 @@ pub fn run(a: &Args) -> ExitCode {
         time_limit: timeout.map(std::time::Duration::from_secs_f64),
         first_fail: *first_fail,
         progress: Some(std::sync::Arc::new(move |n| tick.set_position(n as u64))),
-        backend: *engine,
+        backend: if *engine == Engine::Z3 {
+            mowgli_check::engines::explicit::Backend::Z3
+        } else {
+            mowgli_check::engines::explicit::Backend::Explicit
+        },
+        auto: *engine == Engine::Auto,
+        auto_try_z3_ms: None,
         every_execution: *every_execution,
         // each final refutation the moment it is found (smallest bound first)
         on_failure: (!*json).then(|| {
@@ -326,7 +342,7 @@ pub fn run(a: &Args) -> ExitCode {
                 println!("  {}", e.render());
             }
         }
-        let z3 = *engine == mowgli_check::engines::explicit::Backend::Z3;
+        let z3 = *engine == Engine::Z3;
         let counted = if z3 {
             format!(
                 "{} abstract executions of groups of plain executions discharged by Z3 (unsat), {} implementation executions checked explicitly",
@@ -346,6 +362,12 @@ pub fn run(a: &Args) -> ExitCode {
             if rep.complete { "" } else { " (stopped early: the bound was not covered)" },
             rep.millis
         );
+        if let Some(sp) = &rep.split {
+            println!(
+                "engines (auto): {} programs explicit ({:.1} ms), {} programs Z3 ({:.1} ms); Z3 measured cheaper on {} of {} program shapes",
+                sp.explicit_programs, sp.explicit_ms, sp.z3_programs, sp.z3_ms, sp.z3_shapes, sp.shapes
+            );
+        }
         if z3 {
             println!("(ok (N): discharged on N abstract executions at this bound, each group of plain executions by one Z3 query over all its witnesses; - : no execution exercised it)");
         } else {

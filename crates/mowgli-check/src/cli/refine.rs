@@ -49,6 +49,11 @@ pub struct Args {
     /// `DIR/NAME-min.litmus`, its forbidden outcome as an expectation.
     #[arg(long, value_name = "DIR")]
     pub minimise: Option<PathBuf>,
+    /// The engine that searches the implementation's executions: `explicit`, or
+    /// `z3` (every model confirmed by the explicit checks; the specification's
+    /// outcomes stay explicit).
+    #[arg(long, value_enum, default_value = "explicit")]
+    pub engine: mowgli_check::engines::explicit::Backend,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -120,7 +125,8 @@ pub struct GenArgs {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let Args { implementation, clients, gen, json, stamp_order, loop_bound, dot, spec, screen, minimise } = a;
+    let Args { implementation, clients, gen, json, stamp_order, loop_bound, dot, spec, screen, minimise, engine } = a;
+    mowgli_check::analyses::refine::set_impl_engine(engine);
     if gen.calls.is_some() {
         if !clients.is_empty() {
             return input_error(json, "give either `--clients` or generated clients (`--calls`), not both");

@@ -43,6 +43,7 @@
 //! abstract execution is enumerated and O2/O3 ask for one that works, so a
 //! reported counterexample is confirmed against all of them.
 
+pub mod auto;
 mod drive;
 mod judge;
 pub mod observe;
@@ -163,6 +164,8 @@ pub struct Report {
     pub observations: Vec<observe::Observation>,
     /// Milliseconds from the start of the run to its first final refutation.
     pub first_failure_ms: Option<f64>,
+    /// With `--engine auto`: how the programs were split between the engines.
+    pub split: Option<auto::EngineSplit>,
     /// What each abstract program checked added to the counts, in the order checked
     /// (`mowgli merge` replays the shards of a `--partition` run from these).
     pub programs: Vec<ProgramRecord>,
@@ -179,6 +182,9 @@ pub struct ProgramRecord {
     pub executions: u64,
     pub classes: u64,
     pub plain_discharged: u64,
+    /// The engine that checked it, and how long it took.
+    pub engine: &'static str,
+    pub millis: f64,
     /// `(method, obligation, n)`: the cells whose `checked` grew by n.
     pub checked: Vec<(String, Obligation, u64)>,
     /// Indices into [`Report::failures`] of the failures recorded on it.
@@ -214,6 +220,12 @@ pub struct Options {
     /// under a partial witness (`engine::for_each_execution_discharging`); slower,
     /// to cross-check the discharge.
     pub every_execution: bool,
+    /// `--engine auto`: per abstract program, the engine the costs measured on its
+    /// shape say is cheaper ([`auto`]); `backend` is then ignored.
+    pub auto: bool,
+    /// `auto`: a shape's mean explicit time (ms) above which Z3 is tried on it
+    /// (default [`auto::TRY_Z3_MS`]).
+    pub auto_try_z3_ms: Option<f64>,
     /// Told each refutation the moment it is final (it does not depend on a map
     /// entry still being searched), with the milliseconds since the run started.
     pub on_failure: Option<OnFailure>,
@@ -453,8 +465,13 @@ fn run(
         specs: Vec::new(),
         observations: Vec::new(),
         first_failure_ms: None,
+        split: None,
         programs: Vec::new(),
     };
+    let mut costs = auto::CostModel::default();
+    if let Some(ms) = opts.auto_try_z3_ms {
+        costs.try_z3_ms = ms;
+    }
     let mut inferred: BTreeMap<(String, String), MapEntry> = BTreeMap::new();
     for (index, (name, text)) in clients.enumerate() {
         let stopped = stop.is_some_and(|s| rep.failures.iter().any(s));
@@ -476,7 +493,13 @@ fn run(
         let deadline = opts.time_limit.map(|t| start + t);
         let before = (rep.abstract_executions, rep.executions, rep.classes, rep.plain_discharged, rep.failures.len());
         let cells_before = rep.cells.clone();
-        check_one(imp, &setup, to, &name, &text, map, &mut inferred, opts, deadline, &mut rep)?;
+        let t0 = std::time::Instant::now();
+        let chosen = if opts.auto { Options { backend: costs.choose(&text), ..opts.clone() } } else { opts.clone() };
+        check_one(imp, &setup, to, &name, &text, map, &mut inferred, &chosen, deadline, &mut rep)?;
+        let ms = t0.elapsed().as_secs_f64() * 1000.0;
+        if opts.auto {
+            costs.record(&text, chosen.backend, ms);
+        }
         for f in &rep.failures[before.4..] {
             found(f);
         }
@@ -496,11 +519,16 @@ fn run(
             executions: rep.executions - before.1,
             classes: rep.classes - before.2,
             plain_discharged: rep.plain_discharged - before.3,
+            engine: if chosen.backend == explicit::Backend::Z3 { "z3" } else { "explicit" },
+            millis: ms,
             checked,
             failures: (before.4..rep.failures.len()).collect(),
         });
     }
     rep.inferred = inferred.into_values().collect();
+    if opts.auto {
+        rep.split = Some(costs.split);
+    }
     rep.millis = start.elapsed().as_secs_f64() * 1000.0;
     Ok(rep)
 }

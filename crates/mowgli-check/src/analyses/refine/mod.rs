@@ -264,6 +264,25 @@ impl Setup {
 /// Candidates the vacuity search of a screened client may check (about a second).
 pub const VACUITY_BUDGET: u64 = 100_000;
 
+/// The engine that searches the implementation's executions in [`refine_client`]
+/// (`mowgli refine --engine`): 0 explicit, 1 Z3 (each plain execution's witnesses
+/// found by Z3 over the libraries' predicates as data, every model confirmed by
+/// the explicit checks; the specification's outcomes, the oracle, stay explicit).
+/// Process-wide, so that every worker of a generated-client run uses it.
+static IMPL_ENGINE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Sets the engine of [`refine_client`] for the implementation's executions.
+pub fn set_impl_engine(b: explicit::Backend) {
+    IMPL_ENGINE.store(u8::from(b == explicit::Backend::Z3), std::sync::atomic::Ordering::Relaxed);
+}
+
+fn impl_engine() -> explicit::Backend {
+    match IMPL_ENGINE.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => explicit::Backend::Z3,
+        _ => explicit::Backend::Explicit,
+    }
+}
+
 /// Checks one client given as litmus text.
 pub fn refine_client(
     imp: &Implementation,
@@ -283,6 +302,7 @@ pub fn refine_client(
     // the compared outcome: the registers, and the final values of the client's own
     // locations its `expect` conditions name (rejected for the implemented library's)
     let mut prob = setup.impl_problem(to, loop_bound).map_err(|m| ie(1, 1, m))?;
+    prob.backend = impl_engine();
     let observed = observed_locations(imp, &setup, &prob).map_err(|e| e.in_file(file, text))?;
     let observe = !observed.is_empty();
     let key = |o: &explicit::Outcome| -> Observed {

@@ -105,6 +105,25 @@ impl Encoding {
         Cond(Bool::or(&alts))
     }
 
+    /// A fresh condition the solver may choose (a selector, to be constrained by
+    /// [`Encoding::require`] with implications).
+    pub fn fresh(&mut self, prefix: &str) -> Cond {
+        Cond(self.fresh_bool(prefix))
+    }
+
+    /// "For some (x, y) of `pairs`, no hb* path from x to y" (false for no pairs),
+    /// one closed set per distinct pair, shared by every condition that names it.
+    pub fn some_no_path(&mut self, pairs: &[(usize, usize)]) -> Cond {
+        let some: Vec<Bool> = pairs.iter().map(|&(x, y)| self.no_path(x, y)).collect();
+        Cond(Bool::or(&some))
+    }
+
+    /// Whether `c` holds in the model [`Encoding::next`] found last (false when
+    /// there is none).
+    pub fn holds(&self, c: &Cond) -> bool {
+        self.last.borrow().as_ref().and_then(|m| m.eval(&c.0, true)).and_then(|b| b.as_bool()).unwrap_or(false)
+    }
+
     /// Adds a condition as a constraint.
     pub fn require(&self, c: &Cond) {
         self.solver.assert(&c.0);

@@ -1,0 +1,153 @@
+//! `--engine auto`: per abstract program, the engine the measured costs say is
+//! cheaper.
+//!
+//! The generator's programs come in shapes: the same methods in the same order in
+//! each thread, differing in locations, values, nodes and work identifiers (and
+//! checked in that order, smallest first). Programs of one shape cost about the
+//! same under one engine, so the cost model is measured per shape while the bound
+//! is checked: a shape starts under the explicit engine; once its mean explicit
+//! time exceeds [`TRY_Z3_MS`], its next program runs under Z3; from then on each of
+//! its programs runs under the engine with the smaller mean time measured on that
+//! shape (both means are kept up to date by the programs each engine runs).
+//! The report says how many programs, and how much time, went to each engine
+//! ([`EngineSplit`]).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::engines::explicit::Backend;
+
+/// A shape's mean explicit time (ms) above which Z3 is tried on it: below, Z3's
+/// fixed cost per query (building the encoding, about 5-15 ms on this machine)
+/// cannot win.
+pub const TRY_Z3_MS: f64 = 40.0;
+
+/// How the programs of a run were split between the engines.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EngineSplit {
+    pub explicit_programs: usize,
+    pub explicit_ms: f64,
+    pub z3_programs: usize,
+    pub z3_ms: f64,
+    /// Shapes (method sequences per thread) seen, and those Z3 ended up cheaper on.
+    pub shapes: usize,
+    pub z3_shapes: usize,
+}
+
+#[derive(Default)]
+struct Costs {
+    explicit: (f64, usize),
+    z3: (f64, usize),
+}
+
+impl Costs {
+    fn mean(c: (f64, usize)) -> Option<f64> {
+        (c.1 > 0).then(|| c.0 / c.1 as f64)
+    }
+}
+
+/// The measured cost model of one run.
+pub struct CostModel {
+    shapes: HashMap<Vec<Vec<String>>, Costs>,
+    /// A shape's mean explicit time above which Z3 is tried ([`TRY_Z3_MS`]).
+    pub try_z3_ms: f64,
+    pub split: EngineSplit,
+}
+
+impl Default for CostModel {
+    fn default() -> CostModel {
+        CostModel { shapes: HashMap::new(), try_z3_ms: TRY_Z3_MS, split: EngineSplit::default() }
+    }
+}
+
+/// The shape of a generated program: per thread (sorted), its calls' method names.
+pub fn shape(text: &str) -> Vec<Vec<String>> {
+    let mut threads: Vec<Vec<String>> = Vec::new();
+    for line in text.lines() {
+        if line.ends_with(':') && !line.starts_with(' ') {
+            threads.push(Vec::new());
+        } else if let (Some(t), Some(rest)) = (threads.last_mut(), line.strip_prefix("  ")) {
+            let call = rest.split_once(" = ").map_or(rest, |(_, c)| c);
+            let method = call.split('(').next().unwrap_or("").trim();
+            if !method.is_empty() {
+                t.push(method.to_string());
+            }
+        }
+    }
+    threads.sort();
+    threads
+}
+
+impl CostModel {
+    /// The engine for the program `text`.
+    pub fn choose(&self, text: &str) -> Backend {
+        let Some(c) = self.shapes.get(&shape(text)) else { return Backend::Explicit };
+        match (Costs::mean(c.explicit), Costs::mean(c.z3)) {
+            (Some(e), _) if e <= self.try_z3_ms => Backend::Explicit,
+            (Some(_), None) => Backend::Z3,
+            (Some(e), Some(z)) if z < e => Backend::Z3,
+            (None, Some(_)) => Backend::Z3,
+            _ => Backend::Explicit,
+        }
+    }
+
+    /// Records that `text` took `ms` under `engine`.
+    pub fn record(&mut self, text: &str, engine: Backend, ms: f64) {
+        let c = self.shapes.entry(shape(text)).or_default();
+        let slot = match engine {
+            Backend::Explicit => {
+                self.split.explicit_programs += 1;
+                self.split.explicit_ms += ms;
+                &mut c.explicit
+            }
+            Backend::Z3 => {
+                self.split.z3_programs += 1;
+                self.split.z3_ms += ms;
+                &mut c.z3
+            }
+        };
+        slot.0 += ms;
+        slot.1 += 1;
+        self.split.shapes = self.shapes.len();
+        self.split.z3_shapes = self
+            .shapes
+            .values()
+            .filter(|c| matches!((Costs::mean(c.explicit), Costs::mean(c.z3)), (Some(e), Some(z)) if z < e))
+            .count();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_ignore_arguments_registers_and_thread_order() {
+        let a = "thread T1 @ 1\nT1:\n  r0 = Read(x)\n  Bcast(y, 1)\nT2:\n  GF({1})\n";
+        let b = "thread T1 @ 2\nT1:\n  GF({2})\nT2:\n  r3 = Read(z)\n  Bcast(x, 2)\n";
+        assert_eq!(shape(a), shape(b));
+        assert_eq!(shape(a), vec![vec!["GF".to_string()], vec!["Read".to_string(), "Bcast".to_string()]]);
+    }
+
+    #[test]
+    fn a_shape_moves_to_z3_only_when_z3_measured_cheaper() {
+        let p = "T1:\n  Bcast(x, 1)\n";
+        let mut m = CostModel::default();
+        assert_eq!(m.choose(p), Backend::Explicit);
+        m.record(p, Backend::Explicit, 5.0);
+        assert_eq!(m.choose(p), Backend::Explicit, "cheap under explicit: Z3 not tried");
+        m.record(p, Backend::Explicit, 500.0);
+        assert_eq!(m.choose(p), Backend::Z3, "expensive: Z3 tried");
+        m.record(p, Backend::Z3, 1000.0);
+        assert_eq!(m.choose(p), Backend::Explicit, "Z3 measured dearer");
+        m.record(p, Backend::Z3, 1.0);
+        m.record(p, Backend::Z3, 1.0);
+        assert_eq!(m.choose(p), Backend::Explicit, "Z3's mean 334 ms, explicit's 252.5 ms");
+        for _ in 0..3 {
+            m.record(p, Backend::Z3, 1.0);
+        }
+        assert_eq!(m.choose(p), Backend::Z3, "Z3's mean 167.5 ms, explicit's 252.5 ms");
+        assert_eq!((m.split.explicit_programs, m.split.z3_programs, m.split.z3_shapes), (2, 6, 1));
+    }
+}
