@@ -16,13 +16,19 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Instant;
 
-use mowgli_check::analyses::generate::{self, SuiteBounds, SuiteOptions};
+use mowgli_check::analyses::generate::SuiteBounds;
 use mowgli_check::analyses::litmus;
-use mowgli_check::analyses::litmus::operational::{self, LitmusEngine};
-use mowgli_check::engines::explicit::Outcome;
+use mowgli_check::analyses::litmus::operational::LitmusEngine;
+use mowgli_check::analyses::refine::gen::{client_name, Generator, Partition};
+use mowgli_check::engines::explicit::{self as engine, Outcome};
+use mowgli_check::lang::{herd, lower, syntax};
+use mowgli_core::{Library, StampOrder};
 use mowgli_libs::orders::default_order;
-use mowgli_machine::Machine;
+use mowgli_machine::{Explored, Explorer, Machine, Options, Program};
+use rayon::prelude::*;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -30,7 +36,7 @@ fn root() -> PathBuf {
 
 /// The library of a test (`None`: not an RDMA^TSO test); herd x86 tests are rdmatso.
 fn library(text: &str) -> Option<String> {
-    if mowgli_check::lang::herd::is_herd(text) {
+    if herd::is_herd(text) {
         return Some("rdmatso".into());
     }
     let line = text.lines().find(|l| l.trim_start().starts_with("libraries"))?;
@@ -60,12 +66,61 @@ fn other_variant(text: &str, lib: &str) -> Option<String> {
     done.then(|| out.join("\n") + "\n")
 }
 
+/// The default stamp order, parsed once.
+fn order() -> &'static StampOrder {
+    static ORDER: OnceLock<StampOrder> = OnceLock::new();
+    ORDER.get_or_init(default_order)
+}
+
 #[derive(Default, Debug)]
 struct Tally {
     programs: usize,
     outcomes: usize,
+    /// Concrete machine states with the reduction, on every program.
     states_reduced: usize,
+    /// Concrete machine states without the reduction, on the programs also run
+    /// without it, and with the reduction on those same programs.
     states_full: usize,
+    states_reduced_of_full: usize,
+    full_programs: usize,
+    /// Engine times (µs, summed over the programs): declarative (parse, lower,
+    /// run), concrete and simplified machine (call trees, exploration).
+    decl_micros: u128,
+    conc_micros: u128,
+    simp_micros: u128,
+}
+
+impl Tally {
+    fn add(&mut self, o: &Tally) {
+        self.programs += o.programs;
+        self.outcomes += o.outcomes;
+        self.states_reduced += o.states_reduced;
+        self.states_full += o.states_full;
+        self.states_reduced_of_full += o.states_reduced_of_full;
+        self.full_programs += o.full_programs;
+        self.decl_micros += o.decl_micros;
+        self.conc_micros += o.conc_micros;
+        self.simp_micros += o.simp_micros;
+    }
+
+    fn report(&self) -> String {
+        let s = |us: u128| us as f64 / 1e6;
+        format!(
+            "{} programs, {} outcomes compared; concrete machine states {} (with the reduction); on the {} programs also run without it: {} without vs {} with ({:.1}x fewer); engine time declarative {:.1} s, concrete {:.1} s ({:.2}x), simplified {:.1} s ({:.2}x)",
+            self.programs,
+            self.outcomes,
+            self.states_reduced,
+            self.full_programs,
+            self.states_full,
+            self.states_reduced_of_full,
+            self.states_full as f64 / self.states_reduced_of_full.max(1) as f64,
+            s(self.decl_micros),
+            s(self.conc_micros),
+            self.conc_micros as f64 / self.decl_micros.max(1) as f64,
+            s(self.simp_micros),
+            self.simp_micros as f64 / self.decl_micros.max(1) as f64,
+        )
+    }
 }
 
 fn show(o: &Outcome) -> String {
@@ -85,13 +140,40 @@ fn diff(a: &BTreeSet<Outcome>, b: &BTreeSet<Outcome>, an: &str, bn: &str) -> Str
 
 /// Thm. 3.1 and 4.5 on one program (its declared PCIe variant), and the reduction
 /// against the full state space; `pcie` overrides the machines' PCIe flag (herd
-/// tests, which have no NIC operations, for the no-PCIe machines).
+/// tests, which have no NIC operations, for the no-PCIe machines). The test is
+/// parsed and lowered once; the declarative engine runs on the lowered test, and
+/// one explorer (its call trees built once) runs as both machines.
 fn check(name: &str, text: &str, pcie: Option<bool>, full: bool, t: &mut Tally) -> Result<(), String> {
-    let order = default_order();
-    let (decl, conc, ex) =
-        operational::compare_text(text, &order, Machine::Concrete, pcie, true).map_err(|e| format!("{name}: {e}"))?;
-    let (simp, _) = operational::machine_outcomes_text(text, &order, Machine::Simplified, pcie, true)
-        .map_err(|e| format!("{name}: {e}"))?;
+    let order = order();
+    let to = order.table("to").ok_or("no table `to`")?;
+    let err = |e: String| format!("{name}: {e}");
+    let t0 = Instant::now();
+    let ast = syntax::parse(text).map_err(|e| err(format!("{}:{}: {}", e.line, e.col, e.msg)))?;
+    let low = lower::lower(&ast, order).map_err(|e| err(format!("{}:{}: {}", e.line, e.col, e.msg)))?;
+    let res = engine::run(&lower::problem(&low, to), false).map_err(|e| err(e.to_string()))?;
+    let decl: BTreeSet<Outcome> = res.outcomes.keys().cloned().collect();
+    t.decl_micros += t0.elapsed().as_micros();
+    let t0 = Instant::now();
+    let libs: Vec<&dyn Library> = low.libs.iter().map(|b| b.as_ref()).collect();
+    let prog = Program {
+        world: &low.world,
+        libs: &libs,
+        threads: &low.threads,
+        domain: &low.domain,
+        loop_bound: lower::LOOP_BOUND,
+    };
+    let mut ex = Explorer::new(&prog, Machine::Concrete, pcie).map_err(|e| err(e.to_string()))?;
+    let opts = |reduce| Options { reduce, ..Options::default() };
+    let outs = |r: &Explored| -> BTreeSet<Outcome> {
+        r.outcomes.iter().map(|o| Outcome { regs: o.regs.clone(), finals: o.finals.clone() }).collect()
+    };
+    let r = ex.explore(&opts(true)).map_err(|e| err(e.to_string()))?;
+    let conc = outs(&r);
+    t.conc_micros += t0.elapsed().as_micros();
+    let t0 = Instant::now();
+    ex.machine = Machine::Simplified;
+    let simp = outs(&ex.explore(&opts(true)).map_err(|e| err(e.to_string()))?);
+    t.simp_micros += t0.elapsed().as_micros();
     if decl != conc {
         return Err(format!(
             "{name} (pcie {pcie:?}): Thm. 4.5 fails:{}",
@@ -103,20 +185,23 @@ fn check(name: &str, text: &str, pcie: Option<bool>, full: bool, t: &mut Tally) 
     }
     t.programs += 1;
     t.outcomes += decl.len();
-    t.states_reduced += ex.states;
+    t.states_reduced += r.states;
     if full {
-        let (conc_full, ex_full) = operational::machine_outcomes_text(text, &order, Machine::Concrete, pcie, false)
-            .map_err(|e| format!("{name}: {e}"))?;
+        ex.machine = Machine::Concrete;
+        let r_full = ex.explore(&opts(false)).map_err(|e| err(e.to_string()))?;
+        let conc_full = outs(&r_full);
         if conc_full != conc {
             return Err(format!(
                 "{name}: the reduction changes outcomes:{}",
                 diff(&conc_full, &conc, "full", "reduced")
             ));
         }
-        if ex_full.states < ex.states {
-            return Err(format!("{name}: the reduction explores more states ({} > {})", ex.states, ex_full.states));
+        if r_full.states < r.states {
+            return Err(format!("{name}: the reduction explores more states ({} > {})", r.states, r_full.states));
         }
-        t.states_full += ex_full.states;
+        t.states_full += r_full.states;
+        t.states_reduced_of_full += r.states;
+        t.full_programs += 1;
     }
     Ok(())
 }
@@ -149,7 +234,7 @@ fn paper_suite_engines_agree() {
         if let Err(e) = check(&name, text, None, true, &mut t) {
             errs.push(e);
         }
-        if mowgli_check::lang::herd::is_herd(text) {
+        if herd::is_herd(text) {
             // no NIC operation: PCIe is irrelevant; the machines without it must agree too
             if let Err(e) = check(&name, text, Some(false), false, &mut t) {
                 errs.push(e);
@@ -162,12 +247,9 @@ fn paper_suite_engines_agree() {
             }
         }
     }
-    eprintln!(
-        "paper suite: {} program variants, {} outcomes compared; concrete machine states {} reduced vs {} full",
-        t.programs, t.outcomes, t.states_reduced, t.states_full
-    );
+    eprintln!("paper suite: {}", t.report());
     assert!(errs.is_empty(), "{}", errs.join("\n"));
-    assert!(t.states_reduced < t.states_full, "the reduction saves states on the paper suite");
+    assert!(t.states_reduced_of_full < t.states_full, "the reduction saves states on the paper suite");
 }
 
 /// The operational engine alone reproduces every paper expectation (the two
@@ -193,35 +275,81 @@ fn operational_engine_reproduces_paper_expectations() {
     }
 }
 
-fn generated(lib: &str, b: SuiteBounds) -> Vec<generate::SuiteTest> {
-    let opts = SuiteOptions {
-        libs: vec![lib.to_string()],
-        bounds: b,
-        max_tests: None,
-        jobs: 2,
-        model: "the default stamp order".into(),
-        partition: mowgli_check::analyses::refine::gen::Partition::ALL,
-    };
-    generate::generate_suite(&opts, &default_order(), &|_| {}).expect("generates").1
+/// CPU seconds this process has used (user + system; Linux `/proc/self/stat`, at
+/// the usual 100 ticks per second): on a shared machine the wall time says little.
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, f)| f.split_whitespace().collect()).unwrap_or_default();
+    let tick = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(11) + tick(12)) / 100.0
 }
 
-fn generated_agree(b: SuiteBounds, full: usize) -> Tally {
+/// The shard of the generated programs this run checks: `MOWGLI_SHARD=K/N` checks
+/// the programs whose index (counted across both libraries, smallest first, as
+/// `mowgli generate --partition K/N` counts them) is K−1 modulo N; unset: all.
+fn shard() -> Partition {
+    match std::env::var("MOWGLI_SHARD") {
+        Ok(s) => Partition::parse(&s).unwrap_or_else(|e| panic!("MOWGLI_SHARD: {e}")),
+        Err(_) => Partition::ALL,
+    }
+}
+
+/// Thm. 3.1 and 4.5 on every program `mowgli generate --libs rdmatso,rdmatso_nopcie`
+/// writes up to the bounds `b` (those of the shard), the programs checked in
+/// parallel (rayon); the full state space (no reduction) on every `full`-th
+/// program as well. Programs with no execution (which `generate` does not write)
+/// are compared too: the machine must find no final state either.
+fn generated_agree(b: SuiteBounds, full: usize, part: Partition) -> Tally {
+    let order = order();
     let mut t = Tally::default();
     let mut errs = Vec::new();
+    let mut base = 0;
+    let start = Instant::now();
+    let cpu0 = cpu_secs();
     for lib in ["rdmatso", "rdmatso_nopcie"] {
-        let tests = generated(lib, b.clone());
-        assert!(!tests.is_empty());
-        for (i, g) in tests.iter().enumerate() {
-            // the full state space (no reduction) on every `full`-th program
-            let with_full = full > 0 && i % full == 0;
-            if let Err(e) = check(&g.name, &g.text, None, with_full, &mut t) {
-                errs.push(format!("{e}\n{}", g.text));
+        let g = Generator::new(lib, order, &b.gen_bounds(lib)).expect("a generator");
+        let mut index = 0;
+        for size in 1..=g.max_size() {
+            let class = g.class_par(size, rayon::current_num_threads());
+            let mine: Vec<usize> = (0..class.distinct()).filter(|i| part.contains(base + i)).collect();
+            let results: Vec<(Tally, Option<String>)> = mine
+                .par_iter()
+                .map(|&i| {
+                    let name = client_name(lib, index + i);
+                    let text = g.render_with(&class, i, &name, "generated");
+                    let mut t = Tally::default();
+                    let full = full > 0 && (index + i) % full == 0;
+                    let e = check(&name, &text, None, full, &mut t).err().map(|e| format!("{e}\n{text}"));
+                    (t, e)
+                })
+                .collect();
+            for (r, e) in results {
+                t.add(&r);
+                errs.extend(e);
             }
+            index += class.distinct();
+            base += class.distinct();
+            eprintln!(
+                "  {lib}, size {size}: {} of {} programs checked ({:.0} s, {:.0} CPU s so far)",
+                mine.len(),
+                class.distinct(),
+                start.elapsed().as_secs_f64(),
+                cpu_secs() - cpu0
+            );
         }
     }
     eprintln!(
-        "generated (threads {}, nodes {}, instrs {}, locs {}, values {}): {} programs, {} outcomes compared; states {} reduced vs {} full",
-        b.threads, b.nodes, b.instrs, b.locs, b.values, t.programs, t.outcomes, t.states_reduced, t.states_full
+        "generated (threads {}, nodes {}, instrs {}, locs {}, values {}; shard {}/{}), {:.0} s ({:.0} CPU s): {}",
+        b.threads,
+        b.nodes,
+        b.instrs,
+        b.locs,
+        b.values,
+        part.index,
+        part.count,
+        start.elapsed().as_secs_f64(),
+        cpu_secs() - cpu0,
+        t.report()
     );
     assert!(errs.is_empty(), "{} differences:\n{}", errs.len(), errs.join("\n"));
     t
@@ -233,18 +361,35 @@ fn generated_agree(b: SuiteBounds, full: usize) -> Tally {
 #[test]
 fn generated_programs_engines_agree() {
     let b = SuiteBounds { threads: 2, nodes: 2, instrs: 2, locs: 2, values: 1, min_threads: 2 };
-    let t = generated_agree(b, 8);
-    assert!(t.states_reduced > 0 && t.states_full > 0);
-    assert!(t.programs > 100);
+    let t = generated_agree(b, 8, Partition::ALL);
+    assert!(t.states_reduced_of_full > 0 && t.states_full > t.states_reduced_of_full);
+    assert!(t.programs > 9000, "{} programs", t.programs);
 }
 
-/// The bound: 2 threads × 3 instructions, 2 nodes, 2 locations
-/// (`cargo test --release --test operational -- --ignored`).
+/// The bound: 2 threads × 3 instructions, 2 nodes, 2 locations, both PCIe
+/// variants (`cargo test --release --test operational -- --ignored`; about 850,000
+/// programs; `MOWGLI_SHARD=K/N` runs one shard of N, e.g. in a CI matrix). The
+/// full state space on every 50th program.
 #[test]
 #[ignore]
 fn generated_programs_engines_agree_3_instrs() {
     let b = SuiteBounds { threads: 2, nodes: 2, instrs: 3, locs: 2, values: 1, min_threads: 2 };
-    generated_agree(b, 0);
+    let part = shard();
+    let t = generated_agree(b, 50, part);
+    assert!(t.programs * part.count > 800_000, "{} programs in shard {}/{}", t.programs, part.index, part.count);
+}
+
+/// Sharding splits the programs: the shards of 3 together check each program of
+/// the small bound once.
+#[test]
+fn generated_programs_shards_partition_the_bound() {
+    let b = SuiteBounds { threads: 2, nodes: 2, instrs: 1, locs: 2, values: 1, min_threads: 2 };
+    let all = generated_agree(b.clone(), 0, Partition::ALL);
+    let mut sum = Tally::default();
+    for k in 1..=3 {
+        sum.add(&generated_agree(b.clone(), 0, Partition { index: k, count: 3 }));
+    }
+    assert_eq!((sum.programs, sum.outcomes, sum.states_reduced), (all.programs, all.outcomes, all.states_reduced));
 }
 
 /// A shortest run of the machine for RDMA Fig. 3e's weak outcome without PCIe, and

@@ -84,13 +84,19 @@ impl RdmaTso {
     fn with_cpu(order: &StampOrder, pcie: bool, cpu: Cpu) -> Result<Self, LibError> {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
-        let fig9 = crate::orders::rdma_fig9();
         let pick = |name: &str| -> StampTable {
-            order.table(name).or_else(|| fig9.table(name)).cloned().expect("Fig. 9 tables are built in")
+            order
+                .table(name)
+                .or_else(|| crate::orders::rdma_fig9_ref().table(name))
+                .cloned()
+                .expect("Fig. 9 tables are built in")
         };
-        let fig4 = crate::orders::robustness_fig4();
         let pick_sc = |name: &str| -> StampTable {
-            order.table(name).or_else(|| fig4.table(name)).cloned().expect("Fig. 4 tables are built in")
+            order
+                .table(name)
+                .or_else(|| crate::orders::robustness_fig4_ref().table(name))
+                .cloned()
+                .expect("Fig. 4 tables are built in")
         };
         let (ippo, oppo) = match cpu {
             Cpu::Tso => (pick("ippo"), pick(if pcie { "oppo" } else { "oppo_nopcie" })),

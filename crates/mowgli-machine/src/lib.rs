@@ -216,91 +216,106 @@ impl fmt::Display for Rule {
 /// An event of the run: thread and index of the call in the thread.
 pub type Ev = (u16, u16);
 
-/// Store-buffer entries (Fig. 5, first row).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Sb {
-    W { loc: u32, val: Value, ev: Ev },
-    Put { dst: u32, src: u32, ev: Ev, id: Value },
-    Get { dst: u32, src: u32, ev: Ev, id: Value },
-    RF { node: u32, ev: Ev },
+/// The kinds of buffer entry (Fig. 5). The first four live in store buffers,
+/// the others in queue-pair buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum K {
+    /// `x := v` (a = x, b = v).
+    W = 1,
+    /// A put in the store buffer (a = dst, b = src).
+    SbPut,
+    /// A get in the store buffer (a = dst, b = src).
+    SbGet,
+    /// `rfence(n)` in the store buffer (a = n).
+    SbRf,
+    /// `ȳ := x`: a put not yet read (a = dst, b = src).
+    Put,
+    /// `ȳ := v` (a = dst, b = v).
+    PutV,
+    /// `ack_p`.
+    Ack,
+    /// `x := ȳ`: a get not yet fulfilled (a = dst, b = src).
+    Get,
+    /// `x := v` (a = dst, b = v).
+    GetV,
+    /// `rfence`.
+    Rf,
+    /// `cn`, with the identifier of the operation it completes.
+    Cn,
 }
 
-/// Queue-pair entries (Fig. 5, other rows).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Q {
-    /// `ȳ := x`: a put not yet read.
-    Put {
-        dst: u32,
-        src: u32,
-        ev: Ev,
-        id: Value,
-    },
-    /// `ȳ := v`.
-    PutV {
-        dst: u32,
-        val: Value,
-        ev: Ev,
-        id: Value,
-    },
-    Ack {
-        ev: Ev,
-        id: Value,
-    },
-    /// `x := ȳ`: a get not yet fulfilled.
-    Get {
-        dst: u32,
-        src: u32,
-        ev: Ev,
-        id: Value,
-    },
-    /// `x := v`.
-    GetV {
-        dst: u32,
-        val: Value,
-        ev: Ev,
-        id: Value,
-    },
-    RF {
-        ev: Ev,
-    },
-    /// cn, with the identifier of the operation it completes.
-    Cn {
-        ev: Ev,
-        id: Value,
-    },
-}
-
-/// A queue pair; in the simplified machine `req` is the pipe and `in_r`,
-/// `out_r`, `rsp` stay empty.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Qp {
-    pub req: Vec<Q>,
-    pub in_r: Vec<Q>,
-    pub wb_r: Vec<Q>,
-    pub out_r: Vec<Q>,
-    pub rsp: Vec<Q>,
-    pub wb_l: Vec<Q>,
-}
-
-impl Qp {
-    fn empty(&self) -> bool {
-        self.req.is_empty()
-            && self.in_r.is_empty()
-            && self.wb_r.is_empty()
-            && self.out_r.is_empty()
-            && self.rsp.is_empty()
-            && self.wb_l.iter().all(|e| matches!(e, Q::Cn { .. }))
+impl K {
+    fn of(b: u8) -> K {
+        match b {
+            1 => K::W,
+            2 => K::SbPut,
+            3 => K::SbGet,
+            4 => K::SbRf,
+            5 => K::Put,
+            6 => K::PutV,
+            7 => K::Ack,
+            8 => K::Get,
+            9 => K::GetV,
+            10 => K::Rf,
+            11 => K::Cn,
+            _ => unreachable!("buffer entries are written by `E::encode` only"),
+        }
     }
 }
 
+/// A buffer entry: its kind, two operands (locations, a node, a value — see
+/// [`K`]), the identifier of a put/get (a value), and the event (call) it
+/// belongs to. Values are interned ([`Explorer::vals`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct E {
+    kind: K,
+    a: u32,
+    b: u32,
+    id: u32,
+    ev: Ev,
+}
+
+/// Words per entry in [`State::w`].
+const ENTRY: usize = 4;
+
+impl E {
+    fn new(kind: K, a: u32, b: u32, id: u32, ev: Ev) -> E {
+        E { kind, a, b, id, ev }
+    }
+    fn encode(self) -> [u32; ENTRY] {
+        [self.kind as u32 | (self.a << 8), self.b, self.id, (self.ev.0 as u32) << 16 | self.ev.1 as u32]
+    }
+    fn decode(w: &[u32]) -> E {
+        E { kind: K::of(w[0] as u8), a: w[0] >> 8, b: w[1], id: w[2], ev: ((w[3] >> 16) as u16, w[3] as u16) }
+    }
+    /// A write in a write-back buffer (`ȳ := v` or `x := v`).
+    fn nic_write(&self) -> bool {
+        matches!(self.kind, K::PutV | K::GetV)
+    }
+}
+
+/// The queue-pair buffers, in the order of [`State::w`]. In the simplified
+/// machine `REQ` is the pipe and `IN`, `OUT`, `RSP` stay empty.
+const REQ: usize = 0;
+const IN: usize = 1;
+const WBR: usize = 2;
+const OUT: usize = 3;
+const RSP: usize = 4;
+const WBL: usize = 5;
+const QP_BUFS: usize = 6;
+
+/// A state of the machine: per thread its node in its call tree (`pc`, which
+/// stands for its program counter and registers), and in one flat vector of
+/// words (`w`, hashed and copied as one block): memory (one interned value per
+/// location), where every buffer ends (per thread its store buffer, then per
+/// (thread, node) queue pair its six buffers; the number of entries in this
+/// buffer and all before it), and the buffers' entries one after the other,
+/// oldest first, [`ENTRY`] words each.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
-    /// Per thread, its node in its call tree.
     pub pc: Vec<u32>,
-    pub sb: Vec<Vec<Sb>>,
-    /// Index `t * nodes + i` for the queue pair of thread t towards the i-th node.
-    pub qp: Vec<Qp>,
-    pub mem: Vec<Value>,
+    w: Vec<u32>,
 }
 
 /// One transition: the rule, the thread, the queue pair's node (for queue-pair
@@ -322,12 +337,130 @@ pub enum Src {
     Memory,
 }
 
+/// A primitive command with interned values (see [`Op`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FOp {
+    Read(u32),
+    Write(u32, u32),
+    Cas(u32, u32, u32),
+    Mfence,
+    Put { dst: u32, src: u32 },
+    Get { dst: u32, src: u32 },
+    Poll(u32),
+    Rfence(u32),
+    SetOp,
+}
+
+/// A node of a thread's call tree with interned values: the next command and
+/// the children by returned value.
+#[derive(Clone, Debug, Default)]
+struct FNode {
+    op: Option<FOp>,
+    kids: Vec<(u32, u32)>,
+    depth: u16,
+    leaf: bool,
+}
+
+impl FNode {
+    fn child(&self, v: u32) -> Option<u32> {
+        self.kids.iter().find(|(k, _)| *k == v).map(|(_, n)| *n)
+    }
+}
+
+/// FxHash (rustc's hasher): the states are vectors of small words.
+#[derive(Default, Clone, Copy)]
+pub struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+}
+
+type FxBuild = std::hash::BuildHasherDefault<Fx>;
+
+/// A state in the visited set, with its hash computed once (the set hashes it
+/// again when it grows, and a lookup plus an insertion would hash it twice).
+#[derive(Clone, Debug)]
+struct Key {
+    hash: u64,
+    s: State,
+}
+
+impl Key {
+    fn new(s: State) -> Key {
+        use std::hash::Hasher;
+        let mut h = Fx::default();
+        for w in s.pc.iter().chain(&s.w) {
+            h.write_u32(*w);
+        }
+        Key { hash: h.finish(), s }
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, o: &Key) -> bool {
+        self.hash == o.hash && self.s == o.s
+    }
+}
+
+impl Eq for Key {}
+
+impl std::hash::Hash for Key {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u64(self.hash);
+    }
+}
+
+/// The hasher of [`Key`]: its hash, as it is.
+#[derive(Default, Clone, Copy)]
+struct Id(u64);
+
+impl std::hash::Hasher for Id {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) ^ b as u64;
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+}
+
 pub struct Explorer<'a> {
     pub prog: &'a Program<'a>,
     pub tries: Vec<Trie>,
     pub machine: Machine,
     pub pcie: bool,
     nodes: Vec<u32>,
+    /// The interned values: every value a location, an entry or a call's result can hold.
+    vals: Vec<Value>,
+    /// Per thread, its call tree with interned values (parallel to `tries`).
+    fnodes: Vec<Vec<FNode>>,
+    /// Home node of each location.
+    homes: Vec<u32>,
+    /// Locations, buffers: the layout of [`State::w`].
+    nlocs: usize,
+    nbufs: usize,
 }
 
 /// Whether the library is one whose programs the machine runs, and its PCIe flag.
@@ -337,30 +470,6 @@ pub fn library_pcie(lib: &dyn Library) -> Option<bool> {
         "rdmatso_nopcie" => Some(false),
         _ => None,
     }
-}
-
-fn lookup_sb(mem: &[Value], b: &[Sb], x: u32) -> (Value, Src) {
-    for e in b.iter().rev() {
-        if let Sb::W { loc, val, ev } = e {
-            if *loc == x {
-                return (val.clone(), Src::Entry(*ev, 0));
-            }
-        }
-    }
-    (mem[x as usize].clone(), Src::Memory)
-}
-
-/// `(M ◁ α)(x)` over a write-back buffer: the newest pending write to x, else memory.
-fn lookup_wb(mem: &[Value], b: &[Q], x: u32) -> (Value, Src) {
-    for e in b.iter().rev() {
-        match e {
-            Q::PutV { dst, val, ev, .. } | Q::GetV { dst, val, ev, .. } if *dst == x => {
-                return (val.clone(), Src::Entry(*ev, 1))
-            }
-            _ => {}
-        }
-    }
-    (mem[x as usize].clone(), Src::Memory)
 }
 
 impl<'a> Explorer<'a> {
@@ -378,15 +487,58 @@ impl<'a> Explorer<'a> {
         if prog.world.locs.iter().any(|l| l.home.is_none()) {
             return Err(MachineError::Unsupported("replicated locations".into()));
         }
+        if prog.threads.len() > u16::MAX as usize {
+            return Err(MachineError::Unsupported("that many threads".into()));
+        }
+        if prog.world.locs.len() >= 1 << 24 || prog.world.nodes.iter().any(|&n| n >= 1 << 24) {
+            return Err(MachineError::Unsupported("that many locations or nodes".into()));
+        }
         let pcie = pcie.or(flag).unwrap_or(true);
         let mut tries = Vec::new();
         for (t, (p, n)) in prog.threads.iter().enumerate() {
             tries.push(trie::build(prog.world, prog.libs, prog.domain, t, p, *n, prog.loop_bound)?);
         }
-        if prog.threads.len() > u16::MAX as usize {
-            return Err(MachineError::Unsupported("that many threads".into()));
+        // intern every value: initial values, the values calls write, the values
+        // calls may return (reads' candidates, identifiers); memory and entries
+        // only ever hold these
+        let mut vals: Vec<Value> = Vec::new();
+        let mut ids: HashMap<Value, u32> = HashMap::new();
+        let mut intern = |v: &Value| -> u32 {
+            if let Some(&i) = ids.get(v) {
+                return i;
+            }
+            vals.push(v.clone());
+            ids.insert(v.clone(), vals.len() as u32 - 1);
+            vals.len() as u32 - 1
+        };
+        for l in &prog.world.locs {
+            intern(&l.init);
         }
-        Ok(Explorer { prog, tries, machine, pcie, nodes: prog.world.nodes.clone() })
+        let mut fnodes = Vec::new();
+        for tr in &tries {
+            let mut fs = Vec::with_capacity(tr.nodes.len());
+            for n in &tr.nodes {
+                let op = n.call.as_ref().map(|c| match &c.op {
+                    Op::Read(x) => FOp::Read(*x as u32),
+                    Op::Write(x, v) => FOp::Write(*x as u32, intern(v)),
+                    Op::Cas(x, e, v) => FOp::Cas(*x as u32, intern(e), intern(v)),
+                    Op::Mfence => FOp::Mfence,
+                    Op::Put { dst, src } => FOp::Put { dst: *dst as u32, src: *src as u32 },
+                    Op::Get { dst, src } => FOp::Get { dst: *dst as u32, src: *src as u32 },
+                    Op::Poll(m) => FOp::Poll(*m),
+                    Op::Rfence(m) => FOp::Rfence(*m),
+                    Op::SetOp(_) => FOp::SetOp,
+                });
+                let kids = n.kids.iter().map(|(v, k)| (intern(v), *k)).collect();
+                fs.push(FNode { op, kids, depth: n.depth, leaf: n.leaf.is_some() });
+            }
+            fnodes.push(fs);
+        }
+        let nodes = prog.world.nodes.clone();
+        let homes = prog.world.locs.iter().map(|l| l.home.unwrap_or(0)).collect();
+        let nlocs = prog.world.locs.len();
+        let nbufs = tries.len() * (1 + QP_BUFS * nodes.len());
+        Ok(Explorer { prog, tries, machine, pcie, nodes, vals, fnodes, homes, nlocs, nbufs })
     }
 
     fn qpi(&self, t: usize, n: u32) -> usize {
@@ -399,116 +551,238 @@ impl<'a> Explorer<'a> {
     }
 
     fn node_of(&self, l: u32) -> u32 {
-        self.prog.world.locs[l as usize].home.unwrap_or(0)
+        self.homes[l as usize]
+    }
+
+    // ---- the flat state: buffers ----
+
+    /// The buffer number of thread t's store buffer.
+    fn sb(&self, t: usize) -> usize {
+        t
+    }
+
+    /// The buffer number of buffer `k` of queue pair `i`.
+    fn qb(&self, i: usize, k: usize) -> usize {
+        self.tries.len() + i * QP_BUFS + k
+    }
+
+    /// The number of entries in the buffers before buffer b.
+    fn start(&self, s: &State, b: usize) -> usize {
+        if b == 0 {
+            0
+        } else {
+            s.w[self.nlocs + b - 1] as usize
+        }
+    }
+
+    fn len(&self, s: &State, b: usize) -> usize {
+        s.w[self.nlocs + b] as usize - self.start(s, b)
+    }
+
+    fn off(&self, s: &State, b: usize) -> usize {
+        self.nlocs + self.nbufs + ENTRY * self.start(s, b)
+    }
+
+    /// One more (`+1`) or one fewer entry in buffer b.
+    fn resize(&self, s: &mut State, b: usize, grow: bool) {
+        for end in &mut s.w[self.nlocs + b..self.nlocs + self.nbufs] {
+            if grow {
+                *end += 1;
+            } else {
+                *end -= 1;
+            }
+        }
+    }
+
+    fn get(&self, s: &State, b: usize, k: usize) -> E {
+        let o = self.off(s, b) + ENTRY * k;
+        E::decode(&s.w[o..o + ENTRY])
+    }
+
+    fn first(&self, s: &State, b: usize) -> Option<E> {
+        (self.len(s, b) > 0).then(|| self.get(s, b, 0))
+    }
+
+    fn entries(&self, s: &State, b: usize) -> Vec<E> {
+        let o = self.off(s, b);
+        s.w[o..o + ENTRY * self.len(s, b)].chunks(ENTRY).map(E::decode).collect()
+    }
+
+    fn push(&self, s: &mut State, b: usize, e: E) {
+        let o = self.off(s, b) + ENTRY * self.len(s, b);
+        s.w.splice(o..o, e.encode());
+        self.resize(s, b, true);
+    }
+
+    fn remove(&self, s: &mut State, b: usize, k: usize) -> E {
+        let o = self.off(s, b) + ENTRY * k;
+        let e = E::decode(&s.w[o..o + ENTRY]);
+        s.w.drain(o..o + ENTRY);
+        self.resize(s, b, false);
+        e
+    }
+
+    fn set(&self, s: &mut State, b: usize, k: usize, e: E) {
+        let o = self.off(s, b) + ENTRY * k;
+        s.w[o..o + ENTRY].copy_from_slice(&e.encode());
+    }
+
+    fn mem(&self, s: &State, x: u32) -> u32 {
+        s.w[x as usize]
+    }
+
+    /// `(M ◁ B(t))(x)`: the newest write to x in t's store buffer, else memory.
+    fn lookup_sb(&self, s: &State, t: usize, x: u32) -> (u32, Src) {
+        let b = self.sb(t);
+        for k in (0..self.len(s, b)).rev() {
+            let e = self.get(s, b, k);
+            if e.kind == K::W && e.a == x {
+                return (e.b, Src::Entry(e.ev, 0));
+            }
+        }
+        (self.mem(s, x), Src::Memory)
+    }
+
+    /// `(M ◁ α)(x)` over a write-back buffer: the newest pending write to x, else memory.
+    fn lookup_wb(&self, s: &State, b: usize, x: u32) -> (u32, Src) {
+        for k in (0..self.len(s, b)).rev() {
+            let e = self.get(s, b, k);
+            if e.nic_write() && e.a == x {
+                return (e.b, Src::Entry(e.ev, 1));
+            }
+        }
+        (self.mem(s, x), Src::Memory)
+    }
+
+    /// `wb_L ∈ cn*`, and the position of its oldest write if not.
+    fn wbl_write(&self, s: &State, i: usize) -> Option<usize> {
+        let b = self.qb(i, WBL);
+        (0..self.len(s, b)).find(|&k| self.get(s, b, k).kind != K::Cn)
     }
 
     pub fn initial(&self) -> State {
-        State {
-            pc: vec![0; self.tries.len()],
-            sb: vec![vec![]; self.tries.len()],
-            qp: vec![Qp::default(); self.tries.len() * self.nodes.len()],
-            mem: self.prog.world.locs.iter().map(|l| l.init.clone()).collect(),
+        let mut w = Vec::with_capacity(self.nlocs + self.nbufs);
+        for l in &self.prog.world.locs {
+            w.push(self.vals.iter().position(|v| *v == l.init).unwrap_or(0) as u32);
         }
+        w.resize(self.nlocs + self.nbufs, 0);
+        State { pc: vec![0; self.tries.len()], w }
+    }
+
+    fn fnode(&self, s: &State, t: usize) -> &FNode {
+        &self.fnodes[t][s.pc[t] as usize]
     }
 
     /// The enabled transitions of a state.
     pub fn steps(&self, s: &State) -> Vec<Step> {
         let mut out = Vec::new();
+        self.steps_into(s, &mut out);
+        out
+    }
+
+    fn steps_into(&self, s: &State, out: &mut Vec<Step>) {
+        out.clear();
         let st = |rule, thread, node: Option<u32>, pos| Step { rule, thread, node, pos, choice: 0 };
         for t in 0..self.tries.len() {
             // the thread's next command (Fig. 6 with Fig. 7's labelled rules)
-            let n = &self.tries[t].nodes[s.pc[t] as usize];
-            if let Some(c) = &n.call {
-                let sb = &s.sb[t];
-                match &c.op {
-                    Op::Read(x) => {
-                        let (v, _) = lookup_sb(&s.mem, sb, *x as u32);
-                        if n.child(&v).is_some() {
+            let n = self.fnode(s, t);
+            let sb_empty = self.len(s, self.sb(t)) == 0;
+            if let Some(op) = n.op {
+                match op {
+                    FOp::Read(x) => {
+                        let (v, _) = self.lookup_sb(s, t, x);
+                        if n.child(v).is_some() {
                             out.push(st(Rule::LR, t, None, 0));
                         }
                     }
-                    Op::Write(..) | Op::Put { .. } | Op::Get { .. } | Op::Rfence(_) => {
-                        let rule = match c.op {
-                            Op::Write(..) => Rule::LW,
-                            Op::Put { .. } => Rule::Put,
-                            Op::Get { .. } => Rule::Get,
+                    FOp::Write(..) | FOp::Put { .. } | FOp::Get { .. } | FOp::Rfence(_) => {
+                        let rule = match op {
+                            FOp::Write(..) => Rule::LW,
+                            FOp::Put { .. } => Rule::Put,
+                            FOp::Get { .. } => Rule::Get,
                             _ => Rule::RF,
                         };
                         for k in 0..n.kids.len() {
                             out.push(Step { choice: k, ..st(rule, t, None, 0) });
                         }
                     }
-                    Op::Cas(x, e, _) => {
-                        if sb.is_empty() {
-                            let v = &s.mem[*x];
+                    FOp::Cas(x, e, _) => {
+                        if sb_empty {
+                            let v = self.mem(s, x);
                             if n.child(v).is_some() {
                                 out.push(st(if v == e { Rule::CASS } else { Rule::CASF }, t, None, 0));
                             }
                         }
                     }
-                    Op::Mfence | Op::SetOp(_) => {
-                        if sb.is_empty() {
-                            let rule = if c.op == Op::Mfence { Rule::F } else { Rule::SetOp };
+                    FOp::Mfence | FOp::SetOp => {
+                        if sb_empty {
+                            let rule = if op == FOp::Mfence { Rule::F } else { Rule::SetOp };
                             for k in 0..n.kids.len() {
                                 out.push(Step { choice: k, ..st(rule, t, None, 0) });
                             }
                         }
                     }
-                    Op::Poll(m) => {
-                        let qp = &s.qp[self.qpi(t, *m)];
-                        if let Some(Q::Cn { id, .. }) = qp.wb_l.first() {
-                            if n.child(id).is_some() {
-                                out.push(st(Rule::P, t, Some(*m), 0));
+                    FOp::Poll(m) => {
+                        if let Some(e) = self.first(s, self.qb(self.qpi(t, m), WBL)) {
+                            if e.kind == K::Cn && n.child(e.id).is_some() {
+                                out.push(st(Rule::P, t, Some(m), 0));
                             }
                         }
                     }
                 }
             }
             // the store buffer
-            match s.sb[t].first() {
-                Some(Sb::W { .. }) => out.push(st(Rule::SbW, t, None, 0)),
+            match self.first(s, self.sb(t)) {
+                Some(e) if e.kind == K::W => out.push(st(Rule::SbW, t, None, 0)),
                 Some(_) => out.push(st(Rule::SbRc, t, None, 0)),
                 None => {}
             }
         }
-        for (i, qp) in s.qp.iter().enumerate() {
+        for i in 0..self.tries.len() * self.nodes.len() {
             let (t, n) = self.qp_node(i);
             let q = |rule, pos| Step { rule, thread: t, node: Some(n), pos, choice: 0 };
-            let wbl_cn = qp.wb_l.iter().all(|e| matches!(e, Q::Cn { .. }));
-            let wb_l_write = qp.wb_l.iter().position(|e| !matches!(e, Q::Cn { .. }));
+            let wb_l_write = self.wbl_write(s, i);
+            let wbl_cn = wb_l_write.is_none();
+            let wbr_empty = self.len(s, self.qb(i, WBR)) == 0;
+            let head = |k| self.first(s, self.qb(i, k)).map(|e| e.kind);
             match self.machine {
                 Machine::Concrete => {
-                    match qp.req.first() {
-                        Some(Q::Get { .. }) => out.push(q(Rule::G1, 0)),
-                        Some(Q::Put { .. }) if !self.pcie || wbl_cn => out.push(q(Rule::P1, 0)),
-                        Some(Q::RF { .. }) if qp.in_r.is_empty() && qp.out_r.is_empty() && qp.rsp.is_empty() => {
+                    match head(REQ) {
+                        Some(K::Get) => out.push(q(Rule::G1, 0)),
+                        Some(K::Put) if !self.pcie || wbl_cn => out.push(q(Rule::P1, 0)),
+                        Some(K::Rf)
+                            if self.len(s, self.qb(i, IN)) == 0
+                                && self.len(s, self.qb(i, OUT)) == 0
+                                && self.len(s, self.qb(i, RSP)) == 0 =>
+                        {
                             out.push(q(Rule::QpRF, 0))
                         }
                         _ => {}
                     }
-                    match qp.in_r.first() {
-                        Some(Q::Get { .. }) => out.push(q(Rule::G2, 0)),
-                        Some(Q::PutV { .. }) => out.push(q(Rule::P2, 0)),
+                    match head(IN) {
+                        Some(K::Get) => out.push(q(Rule::G2, 0)),
+                        Some(K::PutV) => out.push(q(Rule::P2, 0)),
                         _ => {}
                     }
-                    if !self.pcie || qp.wb_r.is_empty() {
-                        for (k, e) in qp.out_r.iter().enumerate() {
-                            if matches!(e, Q::Get { .. }) {
+                    if !self.pcie || wbr_empty {
+                        let b = self.qb(i, OUT);
+                        for k in 0..self.len(s, b) {
+                            if self.get(s, b, k).kind == K::Get {
                                 out.push(q(Rule::G3, k));
                             }
                         }
                     }
-                    match qp.out_r.first() {
-                        Some(Q::GetV { .. }) => out.push(q(Rule::G4, 0)),
-                        Some(Q::Ack { .. }) => out.push(q(Rule::P4, 0)),
+                    match head(OUT) {
+                        Some(K::GetV) => out.push(q(Rule::G4, 0)),
+                        Some(K::Ack) => out.push(q(Rule::P4, 0)),
                         _ => {}
                     }
-                    if !qp.wb_r.is_empty() {
+                    if !wbr_empty {
                         out.push(q(Rule::P3, 0));
                     }
-                    match qp.rsp.first() {
-                        Some(Q::GetV { .. }) => out.push(q(Rule::G5, 0)),
-                        Some(Q::Ack { .. }) => out.push(q(Rule::P5, 0)),
+                    match head(RSP) {
+                        Some(K::GetV) => out.push(q(Rule::G5, 0)),
+                        Some(K::Ack) => out.push(q(Rule::P5, 0)),
                         _ => {}
                     }
                     if let Some(k) = wb_l_write {
@@ -516,38 +790,37 @@ impl<'a> Explorer<'a> {
                     }
                 }
                 Machine::Simplified => {
-                    let pipe = &qp.req;
-                    match pipe.first() {
-                        Some(Q::RF { .. }) => out.push(q(Rule::SRF, 0)),
-                        Some(Q::Ack { .. }) => out.push(q(Rule::SP5, 0)),
-                        Some(Q::GetV { .. }) => out.push(q(Rule::SG5, 0)),
+                    match head(REQ) {
+                        Some(K::Rf) => out.push(q(Rule::SRF, 0)),
+                        Some(K::Ack) => out.push(q(Rule::SP5, 0)),
+                        Some(K::GetV) => out.push(q(Rule::SG5, 0)),
                         _ => {}
                     }
                     // β: what may be ahead (Fig. 19's side conditions)
                     let mut only_nic = true; // ahead ∈ {ȳ:=v, x:=ȳ, x:=v, ack}
                     let mut only_get_ack = true; // ahead ∈ {x:=ȳ, x:=v, ack}
-                    for (k, e) in pipe.iter().enumerate() {
+                    let b = self.qb(i, REQ);
+                    for k in 0..self.len(s, b) {
+                        let e = self.get(s, b, k).kind;
                         match e {
-                            Q::Put { .. } if only_nic && (!self.pcie || wbl_cn) => out.push(q(Rule::SP1, k)),
-                            Q::PutV { .. } if only_get_ack => out.push(q(Rule::SP2, k)),
-                            Q::Get { .. } if only_get_ack && (!self.pcie || qp.wb_r.is_empty()) => {
-                                out.push(q(Rule::SG14, k))
-                            }
+                            K::Put if only_nic && (!self.pcie || wbl_cn) => out.push(q(Rule::SP1, k)),
+                            K::PutV if only_get_ack => out.push(q(Rule::SP2, k)),
+                            K::Get if only_get_ack && (!self.pcie || wbr_empty) => out.push(q(Rule::SG14, k)),
                             _ => {}
                         }
                         match e {
-                            Q::Put { .. } | Q::RF { .. } => {
+                            K::Put | K::Rf => {
                                 only_nic = false;
                                 only_get_ack = false;
                             }
-                            Q::PutV { .. } => only_get_ack = false,
+                            K::PutV => only_get_ack = false,
                             _ => {}
                         }
                         if !only_nic && !only_get_ack {
                             break;
                         }
                     }
-                    if !qp.wb_r.is_empty() {
+                    if !wbr_empty {
                         out.push(q(Rule::SP34, 0));
                     }
                     if let Some(k) = wb_l_write {
@@ -556,7 +829,6 @@ impl<'a> Explorer<'a> {
                 }
             }
         }
-        out
     }
 
     /// Whether a transition may be taken alone and at once (a singleton
@@ -568,9 +840,9 @@ impl<'a> Explorer<'a> {
         let t = step.thread;
         match step.rule {
             // appends to the thread's own store buffer: only the thread reads its tail
-            Rule::LW | Rule::Put | Rule::Get | Rule::RF => self.tries[t].nodes[s.pc[t] as usize].kids.len() == 1,
+            Rule::LW | Rule::Put | Rule::Get | Rule::RF => self.fnode(s, t).kids.len() == 1,
             // B(t) = ε stays true: only t itself appends to B(t)
-            Rule::F | Rule::SetOp => self.tries[t].nodes[s.pc[t] as usize].kids.len() == 1,
+            Rule::F | Rule::SetOp => self.fnode(s, t).kids.len() == 1,
             // only t's polls remove cns; appends and G6 behind the head commute
             Rule::P => true,
             // moves the head of B(t) to the tail of req_L: no read looks at it
@@ -580,223 +852,233 @@ impl<'a> Explorer<'a> {
             // P2 fills wb_R, which G3 of an earlier get reads (or waits on, with
             // PCIe); later gets cannot reach out_R before this put leaves in_R
             Rule::P2 => {
-                let qp = &s.qp[self.qpi(t, step.node.unwrap_or(0))];
-                !qp.out_r.iter().any(|e| matches!(e, Q::Get { .. }))
+                let b = self.qb(self.qpi(t, step.node.unwrap_or(0)), OUT);
+                (0..self.len(s, b)).all(|k| self.get(s, b, k).kind != K::Get)
             }
             Rule::SP2 => {
-                let qp = &s.qp[self.qpi(t, step.node.unwrap_or(0))];
-                !qp.req[..step.pos].iter().any(|e| matches!(e, Q::Get { .. }))
+                let b = self.qb(self.qpi(t, step.node.unwrap_or(0)), REQ);
+                (0..step.pos).all(|k| self.get(s, b, k).kind != K::Get)
             }
             _ => false,
         }
     }
 
     /// Applies an enabled transition; `g` records the execution graph (getEG).
-    pub fn apply(&self, s: &State, step: &Step, mut g: Option<&mut Graph>) -> State {
+    pub fn apply(&self, s: &State, step: &Step, g: Option<&mut Graph>) -> State {
         let mut s = s.clone();
+        self.apply_mut(&mut s, step, g);
+        s
+    }
+
+    fn apply_mut(&self, s: &mut State, step: &Step, mut g: Option<&mut Graph>) {
         let t = step.thread;
-        let advance = |s: &mut State, v: &Value, choice: Option<usize>| -> Ev {
-            let node = &self.tries[t].nodes[s.pc[t] as usize];
-            let depth = node.depth;
-            let k = match choice {
-                Some(c) => node.kids[c].1,
-                None => node.child(v).unwrap_or(0),
-            };
-            s.pc[t] = k;
-            (t as u16, depth)
-        };
-        let call = self.tries[t].nodes[s.pc[t] as usize].call.clone();
+        let node = &self.fnodes[t][s.pc[t] as usize];
+        let call = || self.tries[t].nodes[s.pc[t] as usize].call.as_ref();
+        let ev: Ev = (t as u16, node.depth);
+        let val = |v: u32| &self.vals[v as usize];
         match step.rule {
             Rule::LR => {
-                let Some(c) = call else { return s };
-                let Op::Read(x) = c.op else { return s };
-                let (v, src) = lookup_sb(&s.mem, &s.sb[t], x as u32);
-                let ev = advance(&mut s, &v, None);
+                let Some(FOp::Read(x)) = node.op else { return };
+                let (v, src) = self.lookup_sb(s, t, x);
                 if let Some(g) = g.as_deref_mut() {
-                    g.event(ev, &c, &v, self.prog.world);
-                    g.read((ev, 0), x as u32, &v, src);
+                    if let Some(c) = call() {
+                        g.event(ev, c, val(v), self.prog.world);
+                        g.read((ev, 0), x, val(v), src);
+                    }
                 }
+                s.pc[t] = node.child(v).unwrap_or(0);
             }
             Rule::LW | Rule::Put | Rule::Get | Rule::RF => {
-                let Some(c) = call else { return s };
-                let kid = self.tries[t].nodes[s.pc[t] as usize].kids[step.choice].0.clone();
-                let ev = advance(&mut s, &kid, Some(step.choice));
-                let e = match &c.op {
-                    Op::Write(x, v) => Sb::W { loc: *x as u32, val: v.clone(), ev },
-                    Op::Put { dst, src } => Sb::Put { dst: *dst as u32, src: *src as u32, ev, id: kid.clone() },
-                    Op::Get { dst, src } => Sb::Get { dst: *dst as u32, src: *src as u32, ev, id: kid.clone() },
-                    Op::Rfence(n) => Sb::RF { node: *n, ev },
-                    _ => return s,
+                let Some(op) = node.op else { return };
+                let (kid, next) = node.kids[step.choice];
+                let e = match op {
+                    FOp::Write(x, v) => E::new(K::W, x, v, 0, ev),
+                    FOp::Put { dst, src } => E::new(K::SbPut, dst, src, kid, ev),
+                    FOp::Get { dst, src } => E::new(K::SbGet, dst, src, kid, ev),
+                    FOp::Rfence(n) => E::new(K::SbRf, n, 0, 0, ev),
+                    _ => return,
                 };
-                s.sb[t].push(e);
                 if let Some(g) = g.as_deref_mut() {
-                    g.event(ev, &c, &kid, self.prog.world);
+                    if let Some(c) = call() {
+                        g.event(ev, c, val(kid), self.prog.world);
+                    }
                 }
+                s.pc[t] = next;
+                self.push(s, self.sb(t), e);
             }
             Rule::CASS | Rule::CASF => {
-                let Some(c) = call else { return s };
-                let Op::Cas(x, _, n) = &c.op else { return s };
-                let v = s.mem[*x].clone();
-                let ev = advance(&mut s, &v, None);
+                let Some(FOp::Cas(x, _, n)) = node.op else { return };
+                let v = self.mem(s, x);
                 if let Some(g) = g.as_deref_mut() {
-                    g.event(ev, &c, &v, self.prog.world);
-                    g.read((ev, 0), *x as u32, &v, Src::Memory);
+                    if let Some(c) = call() {
+                        g.event(ev, c, val(v), self.prog.world);
+                        g.read((ev, 0), x, val(v), Src::Memory);
+                    }
                 }
+                s.pc[t] = node.child(v).unwrap_or(0);
                 if step.rule == Rule::CASS {
-                    s.mem[*x] = n.clone();
+                    s.w[x as usize] = n;
                     if let Some(g) = g.as_deref_mut() {
-                        g.write_mem((ev, 0), *x as u32);
+                        g.write_mem((ev, 0), x);
                     }
                 }
             }
             Rule::F | Rule::SetOp => {
-                let Some(c) = call else { return s };
-                let kid = self.tries[t].nodes[s.pc[t] as usize].kids[step.choice].0.clone();
-                let ev = advance(&mut s, &kid, Some(step.choice));
+                let (kid, next) = node.kids[step.choice];
                 if let Some(g) = g.as_deref_mut() {
-                    g.event(ev, &c, &kid, self.prog.world);
+                    if let Some(c) = call() {
+                        g.event(ev, c, val(kid), self.prog.world);
+                    }
                 }
+                s.pc[t] = next;
             }
             Rule::P => {
-                let Some(c) = call else { return s };
                 let i = self.qpi(t, step.node.unwrap_or(0));
-                let Q::Cn { ev: op, id } = s.qp[i].wb_l.remove(0) else { return s };
-                let ev = advance(&mut s, &id, None);
-                if let Some(g) = g.as_deref_mut() {
-                    g.event(ev, &c, &id, self.prog.world);
-                    g.polls((op, 1), (ev, 0));
+                let cn = self.get(s, self.qb(i, WBL), 0);
+                if cn.kind != K::Cn {
+                    return;
                 }
+                if let Some(g) = g.as_deref_mut() {
+                    if let Some(c) = call() {
+                        g.event(ev, c, val(cn.id), self.prog.world);
+                        g.polls((cn.ev, 1), (ev, 0));
+                    }
+                }
+                self.remove(s, self.qb(i, WBL), 0);
+                s.pc[t] = node.child(cn.id).unwrap_or(0);
             }
             Rule::SbW => {
-                let Sb::W { loc, val, ev } = s.sb[t].remove(0) else { return s };
-                s.mem[loc as usize] = val;
+                let e = self.remove(s, self.sb(t), 0);
+                s.w[e.a as usize] = e.b;
                 if let Some(g) = g.as_deref_mut() {
-                    g.write_mem((ev, 0), loc);
+                    g.write_mem((e.ev, 0), e.a);
                 }
             }
             Rule::SbRc => {
-                let (q, n) = match s.sb[t].remove(0) {
-                    Sb::Put { dst, src, ev, id } => (Q::Put { dst, src, ev, id }, self.node_of(dst)),
-                    Sb::Get { dst, src, ev, id } => (Q::Get { dst, src, ev, id }, self.node_of(src)),
-                    Sb::RF { node, ev } => (Q::RF { ev }, node),
-                    Sb::W { .. } => return s,
+                let e = self.remove(s, self.sb(t), 0);
+                let (kind, n) = match e.kind {
+                    K::SbPut => (K::Put, self.node_of(e.a)),
+                    K::SbGet => (K::Get, self.node_of(e.b)),
+                    _ => (K::Rf, e.a),
                 };
                 let i = self.qpi(t, n);
-                s.qp[i].req.push(q);
+                self.push(s, self.qb(i, REQ), E { kind, ..e });
             }
             _ => {
                 let i = self.qpi(t, step.node.unwrap_or(0));
-                self.apply_qp(&mut s, i, step, g);
+                self.apply_qp(s, i, step, g);
             }
         }
-        s
     }
 
     fn apply_qp(&self, s: &mut State, i: usize, step: &Step, mut g: Option<&mut Graph>) {
         let pcie = self.pcie;
-        let State { qp, mem, .. } = s;
-        let qp = &mut qp[i];
+        let b = |k| self.qb(i, k);
+        let val = |v: u32| &self.vals[v as usize];
         match step.rule {
             Rule::G1 => {
-                let e = qp.req.remove(0);
-                qp.in_r.push(e);
+                let e = self.remove(s, b(REQ), 0);
+                self.push(s, b(IN), e);
             }
             Rule::G2 => {
-                let e = qp.in_r.remove(0);
-                qp.out_r.push(e);
+                let e = self.remove(s, b(IN), 0);
+                self.push(s, b(OUT), e);
             }
             Rule::G3 | Rule::SG14 => {
-                let buf = if step.rule == Rule::G3 { &mut qp.out_r } else { &mut qp.req };
-                let Q::Get { dst, src, ev, id } = buf[step.pos].clone() else { return };
-                let (v, from) =
-                    if pcie { (mem[src as usize].clone(), Src::Memory) } else { lookup_wb(mem, &qp.wb_r, src) };
-                if let Some(g) = g.as_deref_mut() {
-                    g.read((ev, 0), src, &v, from);
+                let buf = if step.rule == Rule::G3 { b(OUT) } else { b(REQ) };
+                let e = self.get(s, buf, step.pos);
+                if e.kind != K::Get {
+                    return;
                 }
-                let buf = if step.rule == Rule::G3 { &mut qp.out_r } else { &mut qp.req };
-                buf[step.pos] = Q::GetV { dst, val: v, ev, id };
+                let (v, from) = if pcie { (self.mem(s, e.b), Src::Memory) } else { self.lookup_wb(s, b(WBR), e.b) };
+                if let Some(g) = g.as_deref_mut() {
+                    g.read((e.ev, 0), e.b, val(v), from);
+                }
+                self.set(s, buf, step.pos, E { kind: K::GetV, b: v, ..e });
             }
             Rule::G4 | Rule::P4 => {
-                let e = qp.out_r.remove(0);
-                qp.rsp.push(e);
+                let e = self.remove(s, b(OUT), 0);
+                self.push(s, b(RSP), e);
             }
             Rule::G5 | Rule::SG5 => {
-                let e = if step.rule == Rule::G5 { qp.rsp.remove(0) } else { qp.req.remove(0) };
-                let Q::GetV { ev, ref id, .. } = e else { return };
-                let cn = Q::Cn { ev, id: id.clone() };
-                if let Some(g) = g.as_deref_mut() {
-                    if let Q::GetV { dst, val, .. } = &e {
-                        g.issue_write((ev, 1), *dst, val);
-                    }
+                let e = self.remove(s, if step.rule == Rule::G5 { b(RSP) } else { b(REQ) }, 0);
+                if e.kind != K::GetV {
+                    return;
                 }
-                qp.wb_l.push(e);
-                qp.wb_l.push(cn);
+                if let Some(g) = g.as_deref_mut() {
+                    g.issue_write((e.ev, 1), e.a, val(e.b));
+                }
+                self.push(s, b(WBL), e);
+                self.push(s, b(WBL), E::new(K::Cn, 0, 0, e.id, e.ev));
             }
             Rule::G6 | Rule::SG6 => {
-                let Q::GetV { dst, val, ev, .. } = qp.wb_l.remove(step.pos) else { return };
-                mem[dst as usize] = val;
+                let e = self.remove(s, b(WBL), step.pos);
+                s.w[e.a as usize] = e.b;
                 if let Some(g) = g.as_deref_mut() {
-                    g.write_mem((ev, 1), dst);
+                    g.write_mem((e.ev, 1), e.a);
                 }
             }
             Rule::P1 | Rule::SP1 => {
                 let pos = if step.rule == Rule::P1 { 0 } else { step.pos };
-                let Q::Put { dst, src, ev, id } = qp.req[pos].clone() else { return };
-                let (v, from) =
-                    if pcie { (mem[src as usize].clone(), Src::Memory) } else { lookup_wb(mem, &qp.wb_l, src) };
-                if let Some(g) = g.as_deref_mut() {
-                    g.read((ev, 0), src, &v, from);
+                let e = self.get(s, b(REQ), pos);
+                if e.kind != K::Put {
+                    return;
                 }
-                let e = Q::PutV { dst, val: v, ev, id };
+                let (v, from) = if pcie { (self.mem(s, e.b), Src::Memory) } else { self.lookup_wb(s, b(WBL), e.b) };
+                if let Some(g) = g.as_deref_mut() {
+                    g.read((e.ev, 0), e.b, val(v), from);
+                }
+                let e = E { kind: K::PutV, b: v, ..e };
                 if step.rule == Rule::P1 {
-                    qp.req.remove(0);
-                    qp.in_r.push(e);
+                    self.remove(s, b(REQ), 0);
+                    self.push(s, b(IN), e);
                 } else {
-                    qp.req[pos] = e;
+                    self.set(s, b(REQ), pos, e);
                 }
             }
             Rule::P2 | Rule::SP2 => {
-                let e = if step.rule == Rule::P2 { qp.in_r.remove(0) } else { qp.req[step.pos].clone() };
-                let Q::PutV { dst, ref val, ev, ref id } = e else { return };
+                let e = if step.rule == Rule::P2 { self.remove(s, b(IN), 0) } else { self.get(s, b(REQ), step.pos) };
+                if e.kind != K::PutV {
+                    return;
+                }
                 if let Some(g) = g.as_deref_mut() {
-                    g.issue_write((ev, 1), dst, val);
+                    g.issue_write((e.ev, 1), e.a, val(e.b));
                 }
-                let ack = Q::Ack { ev, id: id.clone() };
+                let ack = E::new(K::Ack, 0, 0, e.id, e.ev);
                 if step.rule == Rule::P2 {
-                    qp.out_r.push(ack);
+                    self.push(s, b(OUT), ack);
                 } else {
-                    qp.req[step.pos] = ack;
+                    self.set(s, b(REQ), step.pos, ack);
                 }
-                qp.wb_r.push(e);
+                self.push(s, b(WBR), e);
             }
             Rule::P3 | Rule::SP34 => {
-                let Q::PutV { dst, val, ev, .. } = qp.wb_r.remove(0) else { return };
-                mem[dst as usize] = val;
+                let e = self.remove(s, b(WBR), 0);
+                s.w[e.a as usize] = e.b;
                 if let Some(g) = g {
-                    g.write_mem((ev, 1), dst);
+                    g.write_mem((e.ev, 1), e.a);
                 }
             }
             Rule::P5 | Rule::SP5 => {
-                let e = if step.rule == Rule::P5 { qp.rsp.remove(0) } else { qp.req.remove(0) };
-                let Q::Ack { ev, id } = e else { return };
-                qp.wb_l.push(Q::Cn { ev, id });
+                let e = self.remove(s, if step.rule == Rule::P5 { b(RSP) } else { b(REQ) }, 0);
+                self.push(s, b(WBL), E::new(K::Cn, 0, 0, e.id, e.ev));
             }
             Rule::QpRF | Rule::SRF => {
-                qp.req.remove(0);
+                self.remove(s, b(REQ), 0);
             }
             _ => {}
         }
     }
 
     /// Applies eager transitions until none is enabled (with the reduction).
-    fn close(&self, mut s: State, reduce: bool, trail: &mut Option<Vec<Step>>, n: &mut usize) -> State {
+    fn close(&self, s: &mut State, reduce: bool, trail: &mut Option<Vec<Step>>, n: &mut usize, buf: &mut Vec<Step>) {
         if !reduce {
-            return s;
+            return;
         }
         loop {
-            let steps = self.steps(&s);
-            let Some(st) = steps.into_iter().find(|st| self.eager(&s, st)) else { return s };
-            s = self.apply(&s, &st, None);
+            self.steps_into(s, buf);
+            let Some(st) = buf.iter().find(|st| self.eager(s, st)).copied() else { return };
+            self.apply_mut(s, &st, None);
             *n += 1;
             if let Some(tr) = trail {
                 tr.push(st);
@@ -807,9 +1089,11 @@ impl<'a> Explorer<'a> {
     /// Whether every thread has finished and every buffer is drained (pending
     /// cns in wb_L are completions nobody polled, not writes).
     pub fn finished(&self, s: &State) -> bool {
-        s.pc.iter().enumerate().all(|(t, &p)| self.tries[t].nodes[p as usize].leaf.is_some())
-            && s.sb.iter().all(|b| b.is_empty())
-            && s.qp.iter().all(|q| q.empty())
+        (0..self.tries.len()).all(|t| self.fnode(s, t).leaf && self.len(s, self.sb(t)) == 0)
+            && (0..self.tries.len() * self.nodes.len()).all(|i| {
+                [REQ, IN, WBR, OUT, RSP].iter().all(|&k| self.len(s, self.qb(i, k)) == 0)
+                    && self.wbl_write(s, i).is_none()
+            })
     }
 
     pub fn outcome(&self, s: &State) -> Outcome {
@@ -823,7 +1107,7 @@ impl<'a> Explorer<'a> {
         // sources), as the declarative engine reports them
         for (l, li) in self.prog.world.locs.iter().enumerate() {
             if !li.implicit {
-                finals.insert((l, None), s.mem[l].clone());
+                finals.insert((l, None), self.vals[s.w[l] as usize].clone());
             }
         }
         Outcome { regs, finals }
@@ -835,29 +1119,41 @@ impl<'a> Explorer<'a> {
         let mut res = Explored { bounded: self.tries.iter().any(|t| t.bound_hit), ..Default::default() };
         let mut none = None;
         let mut n = 0usize;
-        let init = self.close(self.initial(), opts.reduce, &mut none, &mut n);
-        let mut seen: HashSet<State> = HashSet::new();
+        let mut buf = Vec::new();
+        let mut steps = Vec::new();
+        let mut init = self.initial();
+        self.close(&mut init, opts.reduce, &mut none, &mut n, &mut buf);
+        let mut seen: HashSet<Key, std::hash::BuildHasherDefault<Id>> = HashSet::default();
         let mut stack = vec![init.clone()];
-        seen.insert(init);
+        seen.insert(Key::new(init));
+        let mut finals: HashSet<Vec<u32>, FxBuild> = HashSet::default();
         while let Some(s) = stack.pop() {
-            let steps = self.steps(&s);
+            self.steps_into(&s, &mut steps);
             if steps.is_empty() {
                 if self.finished(&s) {
-                    res.outcomes.insert(self.outcome(&s));
+                    // the outcome depends on the tree nodes and memory only
+                    let mut key = s.pc.clone();
+                    key.extend_from_slice(&s.w[..self.nlocs]);
+                    if finals.insert(key) {
+                        res.outcomes.insert(self.outcome(&s));
+                    }
                 } else {
                     res.deadlocks += 1;
                 }
                 continue;
             }
-            for st in steps {
+            for st in &steps {
                 n += 1;
-                let next = self.close(self.apply(&s, &st, None), opts.reduce, &mut none, &mut n);
-                if !seen.contains(&next) {
+                let mut next = s.clone();
+                self.apply_mut(&mut next, st, None);
+                self.close(&mut next, opts.reduce, &mut none, &mut n, &mut buf);
+                let key = Key::new(next);
+                if !seen.contains(&key) {
                     if seen.len() >= opts.max_states {
                         return Err(MachineError::TooManyStates(opts.max_states));
                     }
-                    seen.insert(next.clone());
-                    stack.push(next);
+                    stack.push(key.s.clone());
+                    seen.insert(key);
                 }
             }
         }
@@ -875,8 +1171,10 @@ impl<'a> Explorer<'a> {
         want: &mut dyn FnMut(&Outcome) -> bool,
     ) -> Result<Option<Run>, MachineError> {
         let mut n = 0usize;
+        let mut buf = Vec::new();
         let mut trail = Some(vec![]);
-        let init = self.close(self.initial(), opts.reduce, &mut trail, &mut n);
+        let mut init = self.initial();
+        self.close(&mut init, opts.reduce, &mut trail, &mut n, &mut buf);
         let init_trail = trail.take().unwrap_or_default();
         // Dijkstra on the number of transitions (an edge folds eager steps in)
         let mut ids: HashMap<State, usize> = HashMap::new();
@@ -904,7 +1202,8 @@ impl<'a> Explorer<'a> {
             }
             for st in steps {
                 let mut tr = Some(vec![st]);
-                let next = self.close(self.apply(&s, &st, None), opts.reduce, &mut tr, &mut n);
+                let mut next = self.apply(&s, &st, None);
+                self.close(&mut next, opts.reduce, &mut tr, &mut n, &mut buf);
                 let tr = tr.unwrap_or_default();
                 let nd = d + tr.len();
                 let j = match ids.get(&next) {
@@ -954,52 +1253,43 @@ impl<'a> Explorer<'a> {
     pub fn show_state(&self, s: &State) -> String {
         let w = self.prog.world;
         let name = |l: u32| w.locs[l as usize].name.clone();
-        let shv = |v: &Value| w.show(v);
-        let ev = |e: &Ev| format!("{}.{}", w.threads[e.0 as usize].name, e.1);
-        let sbe = |e: &Sb| match e {
-            Sb::W { loc, val, .. } => format!("{} := {}", name(*loc), shv(val)),
-            Sb::Put { dst, src, .. } => format!("put {} := {}", name(*dst), name(*src)),
-            Sb::Get { dst, src, .. } => format!("get {} := {}", name(*dst), name(*src)),
-            Sb::RF { node, .. } => format!("rfence {node}"),
+        let shv = |v: u32| w.show(&self.vals[v as usize]);
+        let evn = |e: &Ev| format!("{}.{}", w.threads[e.0 as usize].name, e.1);
+        let show = |e: &E| match e.kind {
+            K::W => format!("{} := {}", name(e.a), shv(e.b)),
+            K::SbPut => format!("put {} := {}", name(e.a), name(e.b)),
+            K::SbGet => format!("get {} := {}", name(e.a), name(e.b)),
+            K::SbRf => format!("rfence {}", e.a),
+            K::Put | K::Get => format!("{} := {}", name(e.a), name(e.b)),
+            K::PutV | K::GetV => format!("{} := {}", name(e.a), shv(e.b)),
+            K::Ack => format!("ack_p({})", evn(&e.ev)),
+            K::Rf => "rfence".to_string(),
+            K::Cn => format!("cn({})", evn(&e.ev)),
         };
-        let qe = |e: &Q| match e {
-            Q::Put { dst, src, .. } => format!("{} := {}", name(*dst), name(*src)),
-            Q::PutV { dst, val, .. } => format!("{} := {}", name(*dst), shv(val)),
-            Q::Ack { ev: e, .. } => format!("ack_p({})", ev(e)),
-            Q::Get { dst, src, .. } => format!("{} := {}", name(*dst), name(*src)),
-            Q::GetV { dst, val, .. } => format!("{} := {}", name(*dst), shv(val)),
-            Q::RF { .. } => "rfence".to_string(),
-            Q::Cn { ev: e, .. } => format!("cn({})", ev(e)),
-        };
-        let list = |v: Vec<String>| format!("[{}]", v.join(", "));
+        let list = |v: Vec<E>| format!("[{}]", v.iter().map(show).collect::<Vec<_>>().join(", "));
         let mut out = String::new();
-        for (t, b) in s.sb.iter().enumerate() {
-            if !b.is_empty() {
+        for t in 0..self.tries.len() {
+            if self.len(s, self.sb(t)) > 0 {
                 out +=
-                    &format!("      sb {}: {} (oldest first)\n", w.threads[t].name, list(b.iter().map(sbe).collect()));
+                    &format!("      sb {}: {} (oldest first)\n", w.threads[t].name, list(self.entries(s, self.sb(t))));
             }
         }
-        for (i, qp) in s.qp.iter().enumerate() {
-            if qp == &Qp::default() {
-                continue;
-            }
-            let (t, n) = self.qp_node(i);
-            let bufs: Vec<(&str, &Vec<Q>)> = match self.machine {
-                Machine::Concrete => vec![
-                    ("req_L", &qp.req),
-                    ("in_R", &qp.in_r),
-                    ("out_R", &qp.out_r),
-                    ("rsp_L", &qp.rsp),
-                    ("wb_R", &qp.wb_r),
-                    ("wb_L", &qp.wb_l),
-                ],
-                Machine::Simplified => vec![("pipe", &qp.req), ("wb_R", &qp.wb_r), ("wb_L", &qp.wb_l)],
+        for i in 0..self.tries.len() * self.nodes.len() {
+            let bufs: Vec<(&str, usize)> = match self.machine {
+                Machine::Concrete => {
+                    vec![("req_L", REQ), ("in_R", IN), ("out_R", OUT), ("rsp_L", RSP), ("wb_R", WBR), ("wb_L", WBL)]
+                }
+                Machine::Simplified => vec![("pipe", REQ), ("wb_R", WBR), ("wb_L", WBL)],
             };
             let parts: Vec<String> = bufs
                 .into_iter()
-                .filter(|(_, b)| !b.is_empty())
-                .map(|(nm, b)| format!("{nm} {}", list(b.iter().map(qe).collect())))
+                .filter(|(_, k)| self.len(s, self.qb(i, *k)) > 0)
+                .map(|(nm, k)| format!("{nm} {}", list(self.entries(s, self.qb(i, k)))))
                 .collect();
+            if parts.is_empty() {
+                continue;
+            }
+            let (t, n) = self.qp_node(i);
             out += &format!("      qp {}->{}: {}\n", w.threads[t].name, n, parts.join("  "));
         }
         let mem: Vec<String> = w
@@ -1007,7 +1297,7 @@ impl<'a> Explorer<'a> {
             .iter()
             .enumerate()
             .filter(|(_, l)| !l.implicit)
-            .map(|(i, l)| format!("{}@{}={}", l.name, l.home.unwrap_or(0), shv(&s.mem[i])))
+            .map(|(i, l)| format!("{}@{}={}", l.name, l.home.unwrap_or(0), shv(s.w[i])))
             .collect();
         out += &format!("      memory: {}\n", mem.join(" "));
         out
