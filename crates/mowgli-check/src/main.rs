@@ -45,6 +45,10 @@ enum Cmd {
     /// imsw 2×2×1; refinement on generated clients of isv, ibal, ibal_all, irbl
     /// 2×2×2, imsw and iw 2×2×1 (threads × nodes × calls per thread).
     Cells(Box<cli::cells::Args>),
+    /// Axiom sensitivity of a library file: drop each named axiom in turn and report
+    /// the corpus tests and smallest generated programs it changes, and the
+    /// implementations (`--impl`) that stop being correct (docs/sensitivity.md).
+    Axioms(Box<cli::axioms::Args>),
     /// Combine the `--json` reports of the shards 1..N of one run (`--partition K/N`
     /// of refine --calls, obligations, generate, explore --search, cells) into the
     /// report of the whole run, with its verdict.
@@ -72,6 +76,7 @@ fn main() -> ExitCode {
         Cmd::Explore(a) => cli::explore::run(*a),
         Cmd::Generate(a) => cli::generate::run(a),
         Cmd::Cells(a) => cli::cells::run(&a),
+        Cmd::Axioms(a) => cli::axioms::run(&a),
         Cmd::Merge(a) => cli::merge::run(a),
         Cmd::Robust(a) => cli::robust::run(a),
         Cmd::Pivot(a) => cli::pivot::run(a),

@@ -1,6 +1,7 @@
 //! The analyses: what Mowgli's commands compute, over the [`crate::lang`] front
 //! ends and the [`crate::engines`].
 
+pub mod axioms;
 pub mod explore;
 pub mod generate;
 pub mod litmus;

@@ -3,6 +3,7 @@
 //! they share (stamp order and implementation loading, the verdict line and exit
 //! status).
 
+pub mod axioms;
 pub mod cells;
 pub mod common;
 pub mod explore;

@@ -130,6 +130,7 @@ impl<'a> FileSearch<'a> {
                             if write {
                                 let val = match &a.val {
                                     AccVal::Param(i) => WriteVal::Known(e.args.get(*i).cloned().unwrap_or(Value::Unit)),
+                                    AccVal::Int(v) => WriteVal::Known(Value::Int(*v)),
                                     _ if rs.is_empty() => WriteVal::Known(Value::Unit),
                                     _ => WriteVal::CopyOf(rs.len() - 1),
                                 };
@@ -141,6 +142,7 @@ impl<'a> FileSearch<'a> {
                                         ret_read[ei] = Some(s);
                                         g.read_val(ei, &e.ret)
                                     }
+                                    AccVal::Int(v) => ReadVal::Known(Value::Int(v)),
                                     _ => ReadVal::Free,
                                 };
                                 rs.push(ReadSpec { sub: s, cell: c, val });

@@ -201,6 +201,10 @@ fn kind_of(lib: &str) -> Option<Kind> {
         "msw" => Kind::Msw,
         "bal" | "bal_all" => Kind::Bal,
         "rbl" | "rbl_weak" | "rbl_rfe" => Kind::Rbl,
+        // a library from a file (`--lib`, docs/spec-language.md) of another name:
+        // generated as an RDMA-style library (located arguments; with `--nodes 1`
+        // every location is local to every thread)
+        _ if mowgli_libs::registry::override_names().iter().any(|n| n == lib) => Kind::Rdma,
         _ => return None,
     })
 }
