@@ -12,6 +12,8 @@ use crate::*;
 
 use super::FileLibrary;
 
+mod symbolic;
+
 /// A value: a set of subevents or a relation.
 #[derive(Clone, Debug)]
 enum Val {
@@ -782,6 +784,9 @@ impl WitnessSearch for FileSearch<'_> {
                 out.push(FinalValue { loc: l, node, value: v });
             }
         }
+    }
+    fn relspec(&self) -> Option<mowgli_core::symbolic::RelSpec> {
+        self.rel_spec()
     }
     fn relations(&self) -> Vec<(String, BitRel)> {
         let mut out = Vec::new();

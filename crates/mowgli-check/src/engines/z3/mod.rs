@@ -40,6 +40,7 @@ pub use goal::{Cond, Separation};
 
 /// A solver kept from an earlier encoding ([`Encoding::release`]), for the next.
 pub struct Spare(Solver);
+mod rel;
 
 /// How a search variable is read off a model.
 enum VarTerm {
@@ -304,6 +305,9 @@ impl Encoding {
                 vs.push(if before.is_empty() { VarTerm::Fixed } else { VarTerm::Mo(Int::add(&before)) });
             }
             vs.extend(orient.into_iter().map(VarTerm::Orient));
+            if let Some(prog) = &spec.program {
+                rel::encode(&solver, li, n, prog, [&rf_rel, &mo_rel, &rb_rel], &mut so, &mut vs);
+            }
             vars.push(vs);
         }
         // Λ-consistency: ppo ∪ so acyclic
