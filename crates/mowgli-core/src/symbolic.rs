@@ -87,6 +87,9 @@ pub enum RelExpr {
     Rb,
     /// The current relation of declared witness i ([`RelProgram::witnesses`]).
     Wit(usize),
+    /// The execution's happens-before hb = (ppo ∪ so)⁺ (every library's so), in
+    /// [`RelProgram::hb_axioms`] only.
+    Hb,
     /// [`RelProgram::lets`]\[i\].
     Let(usize),
     /// `[S]`
@@ -124,8 +127,7 @@ pub enum SymAxiomKind {
 
 /// A library predicate in relational form (see [`RelSpec::program`]): the
 /// execution is consistent for it iff every axiom holds; it contributes the union
-/// of `so` to the execution's so. Axioms that mention hb are not part of this
-/// form (such a library gives no `RelSpec`).
+/// of `so` to the execution's so.
 #[derive(Clone, Debug)]
 pub struct RelProgram {
     pub witnesses: Vec<SymWitness>,
@@ -134,6 +136,8 @@ pub struct RelProgram {
     /// (name, kind, expression), the dynamic axioms (static ones are decided in
     /// [`RelSpec::possible`]).
     pub axioms: Vec<(String, SymAxiomKind, RelExpr)>,
+    /// The axioms that mention hb (they need every library's so).
+    pub hb_axioms: Vec<(String, SymAxiomKind, RelExpr)>,
     /// The union terms of so.
     pub so: Vec<RelExpr>,
 }

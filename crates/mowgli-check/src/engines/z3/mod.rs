@@ -122,6 +122,7 @@ impl Encoding {
         let mut so = SymRel::default();
         let mut vars = Vec::with_capacity(specs.len());
         let mut read_terms: HashMap<usize, Int> = HashMap::new();
+        let mut pending = Vec::new();
         for (li, spec) in specs.iter().enumerate() {
             if !spec.possible {
                 solver.assert(Bool::from_bool(false));
@@ -306,7 +307,7 @@ impl Encoding {
             }
             vs.extend(orient.into_iter().map(VarTerm::Orient));
             if let Some(prog) = &spec.program {
-                rel::encode(&solver, li, n, prog, [&rf_rel, &mo_rel, &rb_rel], &mut so, &mut vs);
+                pending.extend(rel::encode(&solver, li, n, prog, [&rf_rel, &mo_rel, &rb_rel], &mut so, &mut vs));
             }
             vars.push(vs);
         }
@@ -325,6 +326,9 @@ impl Encoding {
         for ((a, b), e) in so.edges() {
             solver.assert(e.implies(hbc[a].lt(&hbc[b])));
             hb_edges.push(((a, b), e));
+        }
+        for p in pending {
+            p.finish(&hb_edges);
         }
         Encoding {
             solver,

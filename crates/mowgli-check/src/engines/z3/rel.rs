@@ -126,6 +126,9 @@ struct Compiler<'a> {
     li: usize,
     mem: [Pairs; 3],
     wits: Vec<Pairs>,
+    /// The edges whose closure is hb (ppo's covering pairs and every library's
+    /// so), once every library is encoded.
+    hb: Option<Pairs>,
     memo: BTreeMap<(usize, Mode), Val>,
     fresh: usize,
 }
@@ -162,6 +165,13 @@ impl Compiler<'_> {
             RelExpr::Mo => Val::Rel(self.mem[1].clone()),
             RelExpr::Rb => Val::Rel(self.mem[2].clone()),
             RelExpr::Wit(i) => Val::Rel(self.wits.get(*i).cloned().unwrap_or_default()),
+            RelExpr::Hb => {
+                let edges = self.hb.clone().unwrap_or_default();
+                match mode {
+                    Mode::Over => Val::Closure(edges),
+                    Mode::Exact => Val::Rel(closure_exact(edges)),
+                }
+            }
             RelExpr::Let(i) => {
                 if let Some(v) = self.memo.get(&(*i, mode)) {
                     return v.clone();
@@ -203,14 +213,15 @@ impl Compiler<'_> {
                 }
             }
             RelExpr::Seq(a, b) => {
-                // [S]; r⁺: reachability from S's members only
-                let vb = self.val(b, mode);
-                if let (RelExpr::Ident(s), Val::Closure(edges)) = (&**a, &vb) {
-                    let from = self.set(s, mode);
-                    return Val::Rel(self.reach(edges, Some(&from)));
-                }
+                // x; r⁺: reachability from the range of x only
                 let x = self.rel(a, mode);
-                let y = self.built(vb);
+                let y = match self.val(b, mode) {
+                    Val::Closure(edges) => {
+                        let from: Members = x.keys().map(|&(_, q)| (q, Bool::from_bool(true))).collect();
+                        self.reach(&edges, Some(&from))
+                    }
+                    vb => self.built(vb),
+                };
                 let mut by_first: BTreeMap<usize, Vec<(usize, &Bool)>> = BTreeMap::new();
                 for ((c, d), t) in &y {
                     by_first.entry(*c).or_default().push((*d, t));
@@ -224,10 +235,10 @@ impl Compiler<'_> {
                 Val::Rel(collect(m))
             }
             RelExpr::Union(a, b) => match (self.val(a, mode), self.val(b, mode)) {
-                (Val::Set(x), Val::Set(y)) => Val::Set(merge(x, y, |ts| or_all(ts))),
+                (Val::Set(x), Val::Set(y)) => Val::Set(merge(x, y, or_all)),
                 (x, y) => {
                     let (x, y) = (self.built(x), self.built(y));
-                    Val::Rel(merge(x, y, |ts| or_all(ts)))
+                    Val::Rel(merge(x, y, or_all))
                 }
             },
             RelExpr::Inter(a, b) => match (self.val(a, mode), self.val(b, mode)) {
@@ -385,18 +396,39 @@ fn closure_exact(mut r: Pairs) -> Pairs {
     r
 }
 
+/// A library's axioms that mention hb, to be encoded once hb's edges are known.
+pub(super) struct Pending<'a>(Compiler<'a>);
+
+impl Pending<'_> {
+    /// Encodes the axioms over hb = the closure of `hb_edges` (ppo's covering
+    /// pairs and every library's so edges, as [`super::Encoding`] has them).
+    pub(super) fn finish(mut self, hb_edges: &[((usize, usize), Bool)]) {
+        let mut m = BTreeMap::new();
+        for ((a, b), t) in hb_edges {
+            add(&mut m, (*a, *b), t.clone());
+        }
+        let c = &mut self.0;
+        c.hb = Some(reduce(&collect(m), c.n));
+        for (_, kind, e) in &c.prog.hb_axioms {
+            c.axiom(*kind, e);
+        }
+    }
+}
+
 /// Encodes library `li`'s [`RelProgram`] into `solver`: its declared witnesses'
 /// variables (appended to `vars`, after the memory's, in the search's order), its
-/// axioms, and its so (added to `so`). `mem` is the memory's rf, mo, rb.
-pub(super) fn encode(
-    solver: &Solver,
+/// axioms, and its so (added to `so`). `mem` is the memory's rf, mo, rb. The
+/// axioms that mention hb come back as a [`Pending`], for when every library's
+/// so is known.
+pub(super) fn encode<'a>(
+    solver: &'a Solver,
     li: usize,
     n: usize,
-    prog: &RelProgram,
+    prog: &'a RelProgram,
     mem: [&SymRel; 3],
     so: &mut SymRel,
     vars: &mut Vec<VarTerm>,
-) {
+) -> Option<Pending<'a>> {
     let mut wits = Vec::with_capacity(prog.witnesses.len());
     for (i, w) in prog.witnesses.iter().enumerate() {
         let mut pairs = Pairs::new();
@@ -437,6 +469,7 @@ pub(super) fn encode(
         li,
         mem: [sym_pairs(mem[0]), sym_pairs(mem[1]), sym_pairs(mem[2])],
         wits,
+        hb: None,
         memo: BTreeMap::new(),
         fresh: 0,
     };
@@ -448,4 +481,5 @@ pub(super) fn encode(
             so.add(a, b, t);
         }
     }
+    (!prog.hb_axioms.is_empty()).then_some(Pending(c))
 }

@@ -12,33 +12,29 @@ use crate::*;
 
 impl FileSearch<'_> {
     /// The predicate as a [`RelSpec`] whose [`RelSpec::program`] holds the axioms,
-    /// witnesses and so; `None` when an axiom mentions hb (not in that form).
+    /// witnesses and so.
     pub(super) fn rel_spec(&self) -> Option<RelSpec> {
-        if !self.hb_axioms.is_empty() {
-            return None;
-        }
         let n = self.n;
         let spec = &self.lib.spec;
-        // a `let` mentioning hb is used by hb axioms only (so cannot mention hb):
-        // with none of those, it is never reached
-        let lets = self
-            .lets
-            .iter()
-            .zip(&spec.lets)
-            .map(|(e, l)| if l.hb { RelExpr::Rel(BitRel::new(n)) } else { self.rel_expr(e) })
-            .collect();
-        let names = spec.axioms.iter().filter(|a| a.expr.dynamic(&spec.lets) && !a.expr.mentions_hb(&spec.lets));
-        let axioms = names
-            .zip(&self.axioms)
-            .map(|(a, (kind, e, _))| {
-                let kind = match kind {
-                    AxiomKind::Acyclic => SymAxiomKind::Acyclic,
-                    AxiomKind::Irreflexive => SymAxiomKind::Irreflexive,
-                    AxiomKind::Empty => SymAxiomKind::Empty,
-                };
-                (a.name.clone(), kind, self.rel_expr(e))
-            })
-            .collect();
+        let lets = self.lets.iter().map(|e| self.rel_expr(e)).collect();
+        let dynamic = |hb: bool| {
+            spec.axioms.iter().filter(move |a| a.expr.dynamic(&spec.lets) && a.expr.mentions_hb(&spec.lets) == hb)
+        };
+        let named = |axioms: &[(AxiomKind, Expr, bool)], hb: bool| -> Vec<(String, SymAxiomKind, RelExpr)> {
+            dynamic(hb)
+                .zip(axioms)
+                .map(|(a, (kind, e, _))| {
+                    let kind = match kind {
+                        AxiomKind::Acyclic => SymAxiomKind::Acyclic,
+                        AxiomKind::Irreflexive => SymAxiomKind::Irreflexive,
+                        AxiomKind::Empty => SymAxiomKind::Empty,
+                    };
+                    (a.name.clone(), kind, self.rel_expr(e))
+                })
+                .collect()
+        };
+        let axioms = named(&self.axioms, false);
+        let hb_axioms = named(&self.hb_axioms, true);
         let witnesses = self
             .wits
             .iter()
@@ -59,11 +55,11 @@ impl FileSearch<'_> {
             so_orient: false,
             forbid_rb: BitRel::new(n),
             ib: None,
-            program: Some(RelProgram { witnesses, lets, axioms, so }),
+            program: Some(RelProgram { witnesses, lets, axioms, hb_axioms, so }),
         })
     }
 
-    /// A folded expression (hb-free) as a [`RelExpr`].
+    /// A folded expression as a [`RelExpr`].
     fn rel_expr(&self, e: &Expr) -> RelExpr {
         let b = |x: &Expr| Box::new(self.rel_expr(x));
         let constant = |v: &Val| match v {
@@ -77,6 +73,7 @@ impl FileSearch<'_> {
             Expr::Wit(WitRel::Rb) => RelExpr::Rb,
             Expr::Wit(WitRel::Named(i)) => RelExpr::Wit(*i),
             Expr::Let(i, _) => RelExpr::Let(*i),
+            Expr::Base(Base::Hb) => RelExpr::Hb,
             Expr::Ident(a) => RelExpr::Ident(b(a)),
             Expr::Prod(x, y) => RelExpr::Prod(b(x), b(y)),
             Expr::Domain(a) => RelExpr::Domain(b(a)),
@@ -91,8 +88,7 @@ impl FileSearch<'_> {
             Expr::Union(x, y) => RelExpr::Union(b(x), b(y)),
             Expr::Inter(x, y) => RelExpr::Inter(b(x), b(y)),
             Expr::Diff(x, y) => RelExpr::Diff(b(x), b(y)),
-            // what folding left static (it folds every static subexpression; hb
-            // is excluded by the caller): its value
+            // what folding left static (it folds every static subexpression): its value
             other => constant(&self.eval_static(other)),
         }
     }
