@@ -734,3 +734,58 @@ fn linear_conditions_match_the_reference() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
     assert!(compared > 9000, "{compared} pre-executions compared");
 }
+
+// ---------------------------------------------------------------------------
+// The single-server translation (`--to-star`, §5.3)
+// ---------------------------------------------------------------------------
+
+/// Shared-memory programs (SB of App. B.1, message passing, a three-thread IRIW-like
+/// program with a read-modify pattern, and every generated 2 × 2 program of CPU reads
+/// and writes only) translate to programs that are tree-fenced, LDRF and robust, with
+/// exactly the original's SC outcomes (computed on the original by the exact check,
+/// whose SC outcomes are checked against an interleaving interpreter above); and a
+/// program with a put is refused (exit 2 from the command).
+#[test]
+fn to_star_translations_are_tree_fenced_robust_and_keep_the_sc_outcomes() {
+    let order = default_order();
+    let sb = std::fs::read_to_string(root().join("specs/litmus/robustness/ROB-AppB1-SB-SC.litmus")).expect("reads");
+    let mp = "test MP\nlibraries rdmasc\nthread T1 @ 1\nthread T2 @ 1\nloc x @ 1\nloc y @ 1\nT1:\n  Write(x, 1)\n  \
+              Write(y, 1)\nT2:\n  a = Read(y)\n  b = Read(x)\n";
+    let three = "test W3\nlibraries rdmatso\nthread T1 @ 1\nthread T2 @ 1\nthread T3 @ 1\nloc x @ 1 = 1\nloc y @ 1\n\
+                 T1:\n  a = Read(y)\n  Write(x, 2)\nT2:\n  Write(y, 1)\n  b = Read(x)\n  Write(y, 2)\nT3:\n  c = Read(x)\n  \
+                 d = Read(y)\n";
+    let mut texts = vec![sb, mp.to_string(), three.to_string()];
+    // generated programs of CPU reads and writes only
+    texts.extend(generated(2).into_iter().filter(|t| {
+        !["Put(", "Get(", "Poll(", "Rfence(", "CAS("].iter().any(|m| t.contains(m))
+            && t.lines().filter(|l| l.starts_with("thread ")).all(|l| l.ends_with("@ 1"))
+    }));
+    let mut checked = 0;
+    for text in &texts {
+        let r = robust::to_star("<t>", text, &order).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert!(r.ok(), "{r:?}\n{}", r.text);
+        checked += 1;
+    }
+    assert!(checked >= 3, "{checked}");
+    println!("--to-star: {checked} shared-memory programs translated and checked");
+    let put = "test P\nlibraries rdmasc\nthread T1 @ 1\nloc x @ 2\nT1:\n  Put(x, 1)\n";
+    assert!(robust::to_star("<p>", put, &order).is_err());
+    let tmp = std::env::temp_dir().join(format!("mowgli-star-{}", std::process::id()));
+    let (code, out, _) = mowgli(&[
+        "robust",
+        "--to-star",
+        "--star-out",
+        tmp.to_str().expect("utf-8"),
+        "specs/litmus/robustness/ROB-AppB1-SB-SC.litmus",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(tmp.join("ROB-AppB1-SB-SC-star.litmus").exists());
+    std::fs::create_dir_all(&tmp).expect("tmp");
+    let bad = tmp.join("put.litmus");
+    std::fs::write(&bad, put).expect("write");
+    assert_eq!(
+        mowgli(&["robust", "--to-star", "--star-out", tmp.to_str().expect("utf-8"), bad.to_str().expect("utf-8")]).0,
+        2
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -31,14 +31,27 @@ pub struct Args {
     /// With `--fix`: write the fixed programs as `DIR/TEST-fixed-{syntactic,exact}.litmus`.
     #[arg(long, value_name = "DIR", requires = "fix")]
     pub fix_out: Option<PathBuf>,
+    /// The single-server translation (robustness paper §5.3) of shared-memory tests
+    /// (`Read`/`Write`), checked tree-fenced, LDRF, robust and with the original's SC
+    /// outcomes; written as `DIR/TEST-star.litmus` (`--star-out`, default `.`).
+    #[arg(long, conflicts_with_all = ["fix", "syntactic"])]
+    pub to_star: bool,
+    /// With `--to-star`: where to write the translated programs.
+    #[arg(long, value_name = "DIR", requires = "to_star")]
+    pub star_out: Option<PathBuf>,
     /// Run under another stamp order.
     #[arg(long, value_name = "FILE")]
     pub stamp_order: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let Args { paths, model, json, dot, fix, fix_out, syntactic, stamp_order } = a;
+    let Args { paths, model, json, dot, fix, fix_out, syntactic, to_star, star_out, stamp_order } = a;
     match load_order(&stamp_order) {
+        Ok(order) if to_star => {
+            let out = star_out.unwrap_or_else(|| PathBuf::from("."));
+            let (d, doc) = mowgli_check::analyses::robust::star_cli(&paths, json, &out, &order);
+            conclude(&d, doc)
+        }
         Ok(order) => {
             let fix = fix.then_some(fix_out.as_deref());
             let (d, doc) = mowgli_check::analyses::robust::cli(

@@ -51,7 +51,7 @@ pub const FIX_BUDGET: usize = 5_000;
 
 /// The queue-pair operations of a straight-line thread's source line: (method,
 /// arguments) of `[r =] M(a, b)`.
-fn call_of(line: &str) -> Option<(String, Vec<String>)> {
+pub(super) fn call_of(line: &str) -> Option<(String, Vec<String>)> {
     let l = line.trim();
     let call = l.split_once(" = ").map(|(_, c)| c).unwrap_or(l);
     let (m, rest) = call.split_once('(')?;

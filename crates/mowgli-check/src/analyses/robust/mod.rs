@@ -39,12 +39,14 @@ mod fix;
 mod preexec;
 pub mod random;
 mod reference;
+mod star;
 mod syntactic;
 
 pub use exact::*;
 pub use fix::*;
 pub use preexec::*;
 pub use reference::*;
+pub use star::*;
 pub use syntactic::*;
 
 /// The two models of the paper.

@@ -1,0 +1,250 @@
+//! `mowgli robust --to-star`: the robustness paper's single-server translation (§5.3,
+//! "Star Topology: Single Server Multiple Clients"; the tree-fenced condition it
+//! relies on is §5.2's Def. 9). A shared-memory program of k threads (plain `Read`s
+//! and `Write`s) becomes an RDMA program over k nodes: thread i runs on node i; node 1
+//! is the server and holds every shared location; the server's loads and stores stay
+//! CPU reads and writes; a client's store becomes a put, and a client's load a get
+//! into a fresh location of its own node, followed by a remote fence (Def. 9 (2)) and
+//! by polls up to that get (LDRF) before the value is read from the copy.
+//!
+//! The result is checked: tree-fenced, LDRF, robust (exact check), and with exactly
+//! the original's SC outcomes (both projected on the original's registers and
+//! locations).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use mowgli_core::StampOrder;
+use serde::Serialize;
+
+use crate::lang::{syntax, InputError};
+
+use super::*;
+
+/// What `--to-star` found.
+#[derive(Clone, Debug, Serialize)]
+pub struct StarReport {
+    pub file: String,
+    pub name: String,
+    /// The translated program.
+    pub text: String,
+    pub tree_fenced: bool,
+    pub ldrf: bool,
+    pub robust: bool,
+    /// The original's SC outcomes and the translation's outcomes, projected on the
+    /// original's registers and locations.
+    pub original_outcomes: Vec<BTreeMap<String, String>>,
+    pub star_outcomes: Vec<BTreeMap<String, String>>,
+    pub same_outcomes: bool,
+}
+
+impl StarReport {
+    /// All four checks hold.
+    pub fn ok(&self) -> bool {
+        self.tree_fenced && self.ldrf && self.robust && self.same_outcomes
+    }
+}
+
+fn bad(file: &str, text: &str, line: usize, msg: String) -> InputError {
+    InputError::new(mowgli_diag::Pos { line: line.max(1), col: 1 }, msg).in_file(file, text)
+}
+
+/// The single-server translation of a shared-memory test (over `rdmasc` or
+/// `rdmatso`, straight-line threads of `Read`, `Write` and `Mfence`), as litmus text.
+pub fn star_text(file: &str, text: &str) -> Result<String, InputError> {
+    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+    model_of(file, text, &ast, None)?;
+    let src: Vec<&str> = text.lines().collect();
+    let mut out = format!("test {}-star\n", ast.name);
+    out += &format!(
+        "\"{}: the single-server translation (robustness paper §5.3)\"\nlibraries rdmasc\n",
+        ast.description.clone().unwrap_or_else(|| ast.name.clone()).replace('"', "'")
+    );
+    for (i, (name, _)) in ast.threads.iter().enumerate() {
+        out += &format!("thread {} @ {}\n", name.text, i + 1);
+    }
+    let shared: BTreeSet<&str> = ast.locs.iter().map(|d| d.name.text.as_str()).collect();
+    for d in &ast.locs {
+        let init = match &d.init {
+            None => String::new(),
+            Some(syntax::Lit::Int(v)) => format!(" = {v}"),
+            Some(_) => {
+                return Err(bad(file, text, d.name.pos.line, "--to-star: only integer initial values".into()));
+            }
+        };
+        out += &format!("loc {} @ 1{init}\n", d.name.text);
+    }
+    let mut bodies = String::new();
+    let mut copies = String::new();
+    for (i, (name, _)) in ast.threads.iter().enumerate() {
+        let node = i + 1;
+        bodies += &format!("{}:\n", name.text);
+        let mut lines = Vec::new();
+        for (_, b) in ast.bodies.iter().filter(|(n, _)| n.text == name.text) {
+            let Some(ls) = call_lines(b) else {
+                return Err(bad(
+                    file,
+                    text,
+                    name.pos.line,
+                    format!("--to-star: thread {} is not straight-line", name.text),
+                ));
+            };
+            lines.extend(ls);
+        }
+        let mut pending = 0usize;
+        for (k, &l) in lines.iter().enumerate() {
+            let line = src.get(l.wrapping_sub(1)).copied().unwrap_or("");
+            let reg = line.trim().split_once(" = ").map(|(r, _)| r.trim().to_string());
+            let Some((m, args)) = call_of(line) else {
+                return Err(bad(file, text, l, "--to-star: expected a call".into()));
+            };
+            let loc_ok = |x: &str| shared.contains(x);
+            match (m.as_str(), args.as_slice(), reg) {
+                ("Read", [x], Some(r)) if loc_ok(x) => {
+                    if node == 1 {
+                        bodies += &format!("  {r} = Read({x})\n");
+                    } else {
+                        let copy = format!("{}_{x}_{}", name.text.to_lowercase(), k + 1);
+                        copies += &format!("loc {copy} @ {node}\n");
+                        pending += 1;
+                        bodies += &format!("  Get({copy}, {x})\n  Rfence(1)\n");
+                        for _ in 0..pending {
+                            bodies += "  Poll(1)\n";
+                        }
+                        pending = 0;
+                        bodies += &format!("  {r} = Read({copy})\n");
+                    }
+                }
+                ("Write", [x, v], None) if loc_ok(x) && v.parse::<i64>().is_ok() => {
+                    if node == 1 {
+                        bodies += &format!("  Write({x}, {v})\n");
+                    } else {
+                        pending += 1;
+                        bodies += &format!("  Put({x}, {v})\n");
+                    }
+                }
+                ("Mfence", [], None) => {
+                    if node == 1 {
+                        bodies += "  Mfence()\n";
+                    }
+                }
+                _ => {
+                    return Err(bad(
+                        file,
+                        text,
+                        l,
+                        format!(
+                            "--to-star: expected `r = Read(x)`, `Write(x, n)` or `Mfence()` on a declared location, \
+                             found `{}`",
+                            line.trim()
+                        ),
+                    ))
+                }
+            }
+        }
+    }
+    Ok(out + &copies + &bodies)
+}
+
+/// The outcome keys of the original (its registers and locations) kept.
+fn project(outs: &[BTreeMap<String, String>], keys: &BTreeSet<String>) -> BTreeSet<BTreeMap<String, String>> {
+    outs.iter()
+        .map(|o| o.iter().filter(|(k, _)| keys.contains(*k)).map(|(k, v)| (k.clone(), v.clone())).collect())
+        .collect()
+}
+
+/// `--to-star` on one test: the translation and its checks.
+pub fn to_star(file: &str, text: &str, order: &StampOrder) -> Result<StarReport, InputError> {
+    let star = star_text(file, text)?;
+    let orig = check_text(file, text, order, Some(Model::Sc))?;
+    let r = check_text(&format!("{file} (star)"), &star, order, Some(Model::Sc))?;
+    let keys: BTreeSet<String> = orig.outcomes.iter().flat_map(|o| o.keys().cloned()).collect();
+    let (a, b) = (project(&orig.sc_outcomes, &keys), project(&r.outcomes, &keys));
+    Ok(StarReport {
+        file: file.to_string(),
+        name: r.name.clone(),
+        text: star,
+        tree_fenced: r.syntactic.tree_fenced,
+        ldrf: r.syntactic.ldrf,
+        robust: r.robust,
+        same_outcomes: a == b,
+        original_outcomes: a.into_iter().collect(),
+        star_outcomes: b.into_iter().collect(),
+    })
+}
+
+/// The report of `--to-star` as text.
+pub fn render_star(s: &StarReport, written: Option<&str>) -> String {
+    let y = |b: bool| if b { "yes" } else { "NO" };
+    let mut out = format!("test {} ({}): single-server translation", s.name, s.file);
+    if let Some(p) = written {
+        out += &format!(" written to {p}");
+    }
+    out += &format!(
+        "\n  tree-fenced (Def. 9): {}, LDRF (Def. 7): {}, robust (exact check): {}, the original's SC outcomes exactly: \
+         {} ({} outcomes, {} in the original)\n",
+        y(s.tree_fenced),
+        y(s.ldrf),
+        y(s.robust),
+        y(s.same_outcomes),
+        s.star_outcomes.len(),
+        s.original_outcomes.len()
+    );
+    out
+}
+
+/// `mowgli robust --to-star PATH... [--star-out DIR] [--json]`: translates every test,
+/// writes `DIR/TEST-star.litmus`, and checks it. Verdict: `verified` (0) every
+/// translation passes the four checks, `counterexample` (1) one does not, `error` (2)
+/// an input is not a shared-memory test (or cannot be written).
+pub fn star_cli(
+    paths: &[std::path::PathBuf],
+    json: bool,
+    out_dir: &std::path::Path,
+    order: &StampOrder,
+) -> (crate::analyses::verdict::Decided, Option<serde_json::Value>) {
+    use crate::analyses::verdict::{Decided, Verdict};
+    let files = match crate::analyses::litmus::collect(paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("{e}");
+            return (
+                Decided::new(Verdict::Error, e.to_string()),
+                json.then(|| serde_json::json!({ "errors": [e.to_string()] })),
+            );
+        }
+    };
+    let (mut reports, mut errors) = (Vec::new(), Vec::new());
+    for f in &files {
+        let name = f.display().to_string();
+        let done = std::fs::read_to_string(f)
+            .map_err(|e| input_error(&name, 0, 0, format!("cannot read: {e}")))
+            .and_then(|text| to_star(&name, &text, order));
+        match done {
+            Ok(r) => {
+                let p = out_dir.join(format!("{}.litmus", r.name));
+                let w = std::fs::create_dir_all(out_dir).and_then(|_| std::fs::write(&p, &r.text));
+                if let Err(e) = w {
+                    errors.push(format!("{}: cannot write: {e}", p.display()));
+                }
+                if !json {
+                    print!("{}", render_star(&r, Some(&p.display().to_string())));
+                }
+                reports.push(r);
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                errors.push(e.to_string());
+            }
+        }
+    }
+    let failed = reports.iter().filter(|r| !r.ok()).count();
+    let verdict = Verdict::of(!errors.is_empty(), failed > 0, true);
+    let why = format!(
+        "{} of {} translations tree-fenced, LDRF, robust and with the original's SC outcomes{}",
+        reports.len() - failed,
+        reports.len(),
+        if errors.is_empty() { String::new() } else { format!(", {} malformed", errors.len()) }
+    );
+    let doc = json.then(|| serde_json::json!({ "translations": reports, "errors": errors }));
+    (Decided::new(verdict, why), doc)
+}
