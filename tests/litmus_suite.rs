@@ -83,3 +83,8 @@ fn rdmatso_extension() {
 fn loco_library_figures() {
     check_suite("specs/litmus/loco-libs");
 }
+
+#[test]
+fn corerma_paper_suite() {
+    check_suite("specs/litmus/corerma");
+}

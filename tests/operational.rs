@@ -369,13 +369,13 @@ fn generated_programs_engines_agree() {
 /// The bound: 2 threads × 3 instructions, 2 nodes, 2 locations, both PCIe
 /// variants (`cargo test --release --test operational -- --ignored`; about 850,000
 /// programs; `MOWGLI_SHARD=K/N` runs one shard of N, e.g. in a CI matrix). The
-/// full state space on every 50th program.
+/// full state space on every 200th program.
 #[test]
 #[ignore]
 fn generated_programs_engines_agree_3_instrs() {
     let b = SuiteBounds { threads: 2, nodes: 2, instrs: 3, locs: 2, values: 1, min_threads: 2 };
     let part = shard();
-    let t = generated_agree(b, 50, part);
+    let t = generated_agree(b, 200, part);
     assert!(t.programs * part.count > 800_000, "{} programs in shard {}/{}", t.programs, part.index, part.count);
 }
 

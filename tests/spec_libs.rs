@@ -178,17 +178,6 @@ fn generated_rdmawait_programs_agree() {
     assert!(n > 100);
 }
 
-/// A heavier bound (`cargo test --release --test spec_libs -- --ignored`): 3
-/// instructions per thread.
-#[test]
-#[ignore]
-fn generated_programs_agree_heavier_bound() {
-    for lib in ["sv", "rdmawait"] {
-        let n = generated_agree(lib, bounds(2, 2, 3, 2, 1));
-        eprintln!("{lib}: {n} generated programs agree (2 threads, 2 nodes, 3 instructions, 2 locations, value 1)");
-    }
-}
-
 /// docs/spec-language.md argues that rdmawait's `irreflexive ib` is implied by
 /// the acyclicity of hb: without it, the outcome sets of the generated programs
 /// stay the same.

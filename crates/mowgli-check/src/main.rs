@@ -45,6 +45,10 @@ enum Cmd {
     /// imsw 2×2×1; refinement on generated clients of isv, ibal, ibal_all, irbl
     /// 2×2×2, imsw and iw 2×2×1 (threads × nodes × calls per thread).
     Cells(Box<cli::cells::Args>),
+    /// Axiom sensitivity of a library file: drop each named axiom in turn and report
+    /// the corpus tests and smallest generated programs it changes, and the
+    /// implementations (`--impl`) that stop being correct (docs/sensitivity.md).
+    Axioms(Box<cli::axioms::Args>),
     /// Combine the `--json` reports of the shards 1..N of one run (`--partition K/N`
     /// of refine --calls, obligations, generate, explore --search, cells) into the
     /// report of the whole run, with its verdict.
@@ -52,6 +56,9 @@ enum Cmd {
     /// Robustness (robustness paper Def. 5): is every consistent execution
     /// SC-consistent? With the syntactic conditions (LDRF, fenced, tree-fenced).
     Robust(cli::robust::Args),
+    /// coreRMA pivot generation (coreRMA paper §6.1, Table 6): per rule of its Fig. 4,
+    /// every program up to a size bound with an outcome that needs the rule.
+    Pivot(cli::pivot::Args),
     /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
     StampOrder(cli::stamp_order::Args),
 }
@@ -69,8 +76,10 @@ fn main() -> ExitCode {
         Cmd::Explore(a) => cli::explore::run(*a),
         Cmd::Generate(a) => cli::generate::run(a),
         Cmd::Cells(a) => cli::cells::run(&a),
+        Cmd::Axioms(a) => cli::axioms::run(&a),
         Cmd::Merge(a) => cli::merge::run(a),
         Cmd::Robust(a) => cli::robust::run(a),
+        Cmd::Pivot(a) => cli::pivot::run(a),
         Cmd::StampOrder(a) => cli::stamp_order::run(a),
     }
 }

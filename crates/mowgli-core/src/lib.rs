@@ -4,9 +4,11 @@
 //! model: stamps and stamp orders ([`stamp`]), events and the static world ([`model`]),
 //! the program meta-language and its plain semantics ([`program`]), executions with
 //! subevents and ppo ([`exec`]), libraries ([`library`]) and relations ([`rel`]); a
-//! library's consistency predicate as data for symbolic engines ([`symbolic`]).
+//! library's consistency predicate as data for symbolic engines ([`symbolic`]); why a
+//! candidate execution is inconsistent ([`explain`]).
 
 pub mod exec;
+pub mod explain;
 pub mod library;
 pub mod memory;
 pub mod model;

@@ -206,6 +206,15 @@ pub trait WitnessSearch {
     fn relspec(&self) -> Option<crate::symbolic::RelSpec> {
         None
     }
+    /// For a complete assignment: whether it makes a candidate execution at all
+    /// (values, identifiers), and if so whether the candidate is consistent by the
+    /// library's own conditions, and if not the axiom it breaks with a cycle that
+    /// shows it ([`crate::explain`]). `None`: the library cannot say (the
+    /// default). Only the library's own conditions: Λ-consistency's hb
+    /// acyclicity across libraries is the caller's.
+    fn explain(&self) -> Option<crate::explain::Candidate> {
+        None
+    }
 }
 
 /// Λ-consistency (LOCO Def. 3.6) of the current (partial) witnesses, with the least

@@ -16,6 +16,9 @@ pub enum Value {
     Unit,
     /// ⊥
     Bot,
+    /// ⊤, the undefined value of a conflicting non-atomic access (coreRMA §5.2-5.3,
+    /// rule C): any value may be read.
+    Top,
     Bool(bool),
     Int(i64),
     Tuple(Vec<Value>),
@@ -81,6 +84,7 @@ impl fmt::Display for Value {
         match self {
             Value::Unit => write!(f, "()"),
             Value::Bot => write!(f, "bot"),
+            Value::Top => write!(f, "top"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
             Value::Tuple(vs) => {

@@ -564,6 +564,17 @@ impl Unfolder<'_> {
                     };
                     self.hooks.observe(st.calls.len(), &c);
                 }
+                // one return value (a deterministic call): extend `st` itself, not a
+                // copy of its calls (copying made straight-line unfolding quadratic)
+                if rets.len() == 1 {
+                    let mut s = st;
+                    let r = rets.into_iter().next().unwrap_or(Value::Unit);
+                    let origin = s.origin;
+                    s.calls.push(CallRecord { lib: *lib, method: *method, args, ret: r.clone(), origin });
+                    s.value = r;
+                    s.breaks = 0;
+                    return Ok(vec![s]);
+                }
                 Ok(rets
                     .into_iter()
                     .map(|r| {

@@ -18,8 +18,13 @@
 //!   ∪ orient (if so_orient) ∪ [ib.inst]; ib` to the execution's so, whose union with
 //!   ppo must be acyclic (Λ-consistency, LOCO Def. 3.6).
 //!
-//! A mask is a [`BitRel`] of the pairs kept. Libraries whose predicate has another
-//! shape give no `RelSpec`, and a symbolic engine declines them. Each library builds
+//! A mask is a [`BitRel`] of the pairs kept. A library whose predicate is stated in
+//! the relational algebra of `docs/spec-language.md` (a file library) gives instead
+//! a [`RelProgram`] ([`RelSpec::program`]): its memory is the same `RfMo` (masks
+//! empty), and everything else — its declared witnesses, derived relations, named
+//! axioms and so — is a relational expression over this plain execution's
+//! subevents, static parts already evaluated. Libraries whose predicate has
+//! another shape give no `RelSpec`, and a symbolic engine declines them. Each library builds
 //! its `RelSpec` beside its `check`; the two engines agreeing on every test is what
 //! shows that the two descriptions say the same thing.
 
@@ -59,6 +64,82 @@ pub struct RelSpec {
     pub so_orient: bool,
     pub forbid_rb: BitRel,
     pub ib: Option<IbSpec>,
+    /// The rest of the predicate as relational expressions (a file library); the
+    /// masks above are then empty.
+    pub program: Option<RelProgram>,
+}
+
+/// A relational expression over the subevents of one plain execution, its static
+/// parts evaluated to constants: what a library file's expression
+/// (`mowgli_spec::Expr`) becomes once the plain execution is known. Sets and
+/// relations share the operators; which one an operator builds follows from its
+/// operands.
+#[derive(Clone, Debug)]
+pub enum RelExpr {
+    /// A constant set of subevents.
+    Set(Vec<bool>),
+    /// A constant relation.
+    Rel(BitRel),
+    /// The memory's witnesses ([`RelSpec::mem`]): rf, mo, rb = rf⁻¹; mo (a read of
+    /// the initial value before every write of its cell) minus the identity.
+    Rf,
+    Mo,
+    Rb,
+    /// The current relation of declared witness i ([`RelProgram::witnesses`]).
+    Wit(usize),
+    /// The execution's happens-before hb = (ppo ∪ so)⁺ (every library's so), in
+    /// [`RelProgram::hb_axioms`] only.
+    Hb,
+    /// [`RelProgram::lets`]\[i\].
+    Let(usize),
+    /// `[S]`
+    Ident(Box<RelExpr>),
+    /// `S × S'`
+    Prod(Box<RelExpr>, Box<RelExpr>),
+    Domain(Box<RelExpr>),
+    Range(Box<RelExpr>),
+    Inv(Box<RelExpr>),
+    /// Transitive closure (`r*` is written `r⁺ ∪ [own subevents]`).
+    Plus(Box<RelExpr>),
+    Seq(Box<RelExpr>, Box<RelExpr>),
+    Union(Box<RelExpr>, Box<RelExpr>),
+    Inter(Box<RelExpr>, Box<RelExpr>),
+    Diff(Box<RelExpr>, Box<RelExpr>),
+}
+
+/// A declared witness of a [`RelProgram`], with its variables (after the memory's,
+/// in this order).
+#[derive(Clone, Debug)]
+pub enum SymWitness {
+    /// One binary variable per pair: value 0 is `(a, b)`, value 1 is `(b, a)`.
+    Orients(Vec<(usize, usize)>),
+    /// One variable per target `b`: value j relates `(cands[j], b)`.
+    Picks(Vec<(usize, Vec<usize>)>),
+}
+
+/// The kind of a named axiom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymAxiomKind {
+    Acyclic,
+    Irreflexive,
+    Empty,
+}
+
+/// A library predicate in relational form (see [`RelSpec::program`]): the
+/// execution is consistent for it iff every axiom holds; it contributes the union
+/// of `so` to the execution's so.
+#[derive(Clone, Debug)]
+pub struct RelProgram {
+    pub witnesses: Vec<SymWitness>,
+    /// Definitions, each using only earlier ones.
+    pub lets: Vec<RelExpr>,
+    /// (name, kind, expression), the dynamic axioms (static ones are decided in
+    /// [`RelSpec::possible`]).
+    pub axioms: Vec<(String, SymAxiomKind, RelExpr)>,
+    /// The axioms that mention hb (they need every library's so).
+    pub hb_axioms: Vec<(String, SymAxiomKind, RelExpr)>,
+    /// The union terms of so.
+    pub so: Vec<RelExpr>,
 }
 
 impl RelSpec {
@@ -75,6 +156,7 @@ impl RelSpec {
             so_orient: false,
             forbid_rb: BitRel::new(n),
             ib: None,
+            program: None,
         }
     }
 

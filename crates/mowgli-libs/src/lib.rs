@@ -6,9 +6,11 @@
 //! [`tsoext`]), RDMA^WAIT ([`rdmawait`], LOCO
 //! Def. F.2) and shared variables ([`sv`], LOCO Def. 3.8), plus the shipped stamp
 //! orders ([`orders`]), the barrier library ([`bal`], LOCO Def. 4.1 and §4.3) and a
-//! registry of libraries by name ([`registry`]).
+//! registry of libraries by name ([`registry`]); coreRMA ([`corerma`], Dan et al.,
+//! OOPSLA 2016) with each rule of its Fig. 4 switchable.
 
 pub mod bal;
+pub mod corerma;
 pub mod orders;
 pub mod rbl;
 pub mod rdma;

@@ -27,9 +27,7 @@ pub fn rdma_fig9() -> StampOrder {
 /// the table text each time was a tenth of the time of `generate`'s bounds).
 pub fn rdma_fig9_ref() -> &'static StampOrder {
     static FIG9: OnceLock<StampOrder> = OnceLock::new();
-    FIG9.get_or_init(|| {
-        StampOrder::parse(RDMA_FIG9).expect("specs/stamp-orders/rdma-fig9.to is well-formed (tested)")
-    })
+    FIG9.get_or_init(|| StampOrder::parse(RDMA_FIG9).expect("specs/stamp-orders/rdma-fig9.to is well-formed (tested)"))
 }
 
 /// ippo_sc / oppo_sc of the robustness paper's Fig. 4 (RDMA^sc).

@@ -29,6 +29,7 @@
 //! tables; per-thread soundness of `SetIsEmpty` as in Def. F.1). Def. F.1's own
 //! formulation of the consistency predicate is [`crate::rdmatsof1`].
 
+use mowgli_core::explain::{self, Candidate, CycleEdge, Violation};
 use mowgli_core::memory::RfMo;
 use mowgli_core::model::LibId;
 use mowgli_core::{
@@ -231,31 +232,20 @@ impl<'a> TsoSearch<'a> {
     }
 }
 
-impl WitnessSearch for TsoSearch<'_> {
-    fn num_vars(&self) -> usize {
-        if self.ext.stuck {
-            return 0; // no witness can help
-        }
-        self.mem.num_vars() + self.nfo_pairs.len()
-    }
-    fn domain(&self, var: usize) -> usize {
-        if var < self.mem.num_vars() {
-            self.mem.domain(var)
-        } else {
-            2
-        }
-    }
-    fn assign(&mut self, var: usize, val: Option<usize>) {
-        if var < self.mem.num_vars() {
-            self.mem.assign(var, val)
-        } else {
-            self.nfo_choice[var - self.mem.num_vars()] = val;
-        }
-    }
-    fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
-        if self.ext.stuck || !self.mem.values_ok(false) {
-            return false;
-        }
+/// The witness-dependent parts of ib and ob (Def. 4.3-4.4) for the current assignment.
+struct Base {
+    rf: BitRel,
+    mo: BitRel,
+    rb: BitRel,
+    nfo: BitRel,
+    /// rb_b: the part of rb that goes through a buffer.
+    rb_b: BitRel,
+    /// rf_b̄ = rf \ rf_b.
+    rf_nb: BitRel,
+}
+
+impl TsoSearch<'_> {
+    fn base(&self) -> Base {
         let k = self.lib.kinds;
         let rf = self.mem.rf_rel();
         let mo = self.mem.mo_rel();
@@ -281,21 +271,51 @@ impl WitnessSearch for TsoSearch<'_> {
             rb_b = BitRel::new(self.g.len());
         }
         let rf_nb = rf.minus(&rf_b);
+        Base { rf, mo, rb, nfo, rb_b, rf_nb }
+    }
+}
+
+impl WitnessSearch for TsoSearch<'_> {
+    fn num_vars(&self) -> usize {
+        if self.ext.stuck {
+            return 0; // no witness can help
+        }
+        self.mem.num_vars() + self.nfo_pairs.len()
+    }
+    fn domain(&self, var: usize) -> usize {
+        if var < self.mem.num_vars() {
+            self.mem.domain(var)
+        } else {
+            2
+        }
+    }
+    fn assign(&mut self, var: usize, val: Option<usize>) {
+        if var < self.mem.num_vars() {
+            self.mem.assign(var, val)
+        } else {
+            self.nfo_choice[var - self.mem.num_vars()] = val;
+        }
+    }
+    fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
+        if self.ext.stuck || !self.mem.values_ok(false) {
+            return false;
+        }
+        let b = self.base();
         let mut ib = self.ippo.clone();
-        ib.union_with(&rf);
+        ib.union_with(&b.rf);
         ib.union_with(&self.ext.pf);
-        ib.union_with(&nfo);
-        ib.union_with(&rb_b);
+        ib.union_with(&b.nfo);
+        ib.union_with(&b.rb_b);
         ib.close_transitively();
         if !ib.is_irreflexive() {
             return false;
         }
         let mut ob = self.oppo.clone();
-        ob.union_with(&rf_nb);
+        ob.union_with(&b.rf_nb);
         ob.union_with(&self.ext.nlw_pf);
-        ob.union_with(&nfo);
-        ob.union_with(&rb);
-        ob.union_with(&mo);
+        ob.union_with(&b.nfo);
+        ob.union_with(&b.rb);
+        ob.union_with(&b.mo);
         ob.close_transitively();
         if !ob.is_irreflexive() {
             return false;
@@ -307,6 +327,59 @@ impl WitnessSearch for TsoSearch<'_> {
         }
         so.union_with(&ob);
         true
+    }
+    /// Def. 4.4's three conditions in turn, each broken one shown by a shortest
+    /// cycle of its relation's parts (ib's: ippo, rf, pf, nfo, rb_b; ob's: oppo,
+    /// rf_b̄, [nlW]; pf, nfo, rb, mo); for (3), a shortest cycle of
+    /// [Inst]; ib; ob with each step opened into its ib and ob paths.
+    fn explain(&self) -> Option<Candidate> {
+        if self.ext.stuck || !self.mem.values_ok(true) {
+            return Some(Candidate::IllFormed);
+        }
+        let b = self.base();
+        let ib_parts: [(&str, &BitRel); 5] =
+            [("ippo", &self.ippo), ("rf", &b.rf), ("pf", &self.ext.pf), ("nfo", &b.nfo), ("rb_b", &b.rb_b)];
+        let ob_parts: [(&str, &BitRel); 6] = [
+            ("oppo", &self.oppo),
+            ("rf_b̄", &b.rf_nb),
+            ("[nlW];pf", &self.ext.nlw_pf),
+            ("nfo", &b.nfo),
+            ("rb", &b.rb),
+            ("mo", &b.mo),
+        ];
+        let violation = |rank: usize, axiom: &str, cycle| {
+            Some(Candidate::Inconsistent(Violation { axiom: axiom.into(), rank, cycle }))
+        };
+        if let Some(c) = explain::shortest_cycle(&ib_parts) {
+            return violation(0, "Def. 4.4 (1): ib is irreflexive", c);
+        }
+        if let Some(c) = explain::shortest_cycle(&ob_parts) {
+            return violation(1, "Def. 4.4 (2): ob is irreflexive", c);
+        }
+        let union = |parts: &[(&str, &BitRel)]| {
+            let mut u = BitRel::new(self.g.len());
+            for (_, r) in parts {
+                u.union_with(r);
+            }
+            u.close_transitively();
+            u
+        };
+        let (ib, ob) = (union(&ib_parts), union(&ob_parts));
+        let inst = &self.inst;
+        let third = ib.restrict(|a| inst[a], |_| true).compose(&ob);
+        let Some(steps) = explain::shortest_cycle(&[("", &third)]) else { return Some(Candidate::Consistent) };
+        // each step a → b of [Inst]; ib; ob through some c: ib a → c, then ob c → b
+        let mut cycle = Vec::new();
+        for (k, st) in steps.iter().enumerate() {
+            let (a, b) = (st.from, steps[(k + 1) % steps.len()].from);
+            let c = (0..self.g.len()).find(|&c| ib.contains(a, c) && ob.contains(c, b))?;
+            let tag = |p: Vec<CycleEdge>, of: &str| {
+                p.into_iter().map(|e| CycleEdge { from: e.from, rel: format!("{} ({of})", e.rel) }).collect::<Vec<_>>()
+            };
+            cycle.extend(tag(explain::shortest_path(&ib_parts, a, c)?, "ib"));
+            cycle.extend(tag(explain::shortest_path(&ob_parts, c, b)?, "ob"));
+        }
+        violation(2, "Def. 4.4 (3): ([Inst]; ib; ob)⁺ is irreflexive", cycle)
     }
     fn naive_count(&self) -> f64 {
         self.mem.naive_unfiltered() * 2f64.powi(self.nfo_pairs.len() as i32)

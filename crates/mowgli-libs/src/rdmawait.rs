@@ -360,6 +360,7 @@ impl WitnessSearch for WaitSearch<'_> {
                 orient: true,
                 inst: self.inst.clone(),
             }),
+            program: None,
         })
     }
 }

@@ -10,6 +10,7 @@ use std::sync::{Arc, RwLock};
 use mowgli_core::{Library, StampOrder};
 
 use crate::bal::Bal;
+use crate::corerma::CoreRma;
 use crate::rbl::{Rbl, Variant};
 use crate::rdmatso::RdmaTso;
 use crate::rdmatsof1::RdmaTsoF1;
@@ -31,6 +32,8 @@ pub const KNOWN: &[&str] = &[
     "rbl_weak",
     "rbl_rfe",
     "msw",
+    "corerma",
+    "corerma_noir",
 ];
 
 /// Builds a library under a stamp order (an override's constructor).
@@ -103,6 +106,10 @@ pub fn builtin(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibEr
         "rbl" => Box::new(Rbl::new(order, Variant::Def52)?),
         "rbl_weak" => Box::new(Rbl::new(order, Variant::Weak)?),
         "rbl_rfe" => Box::new(Rbl::new(order, Variant::Rfe)?),
+        // coreRMA, stock or with rules of its Fig. 4 switched off (`corerma_noir`, `corerma_nor1`, …)
+        n if CoreRma::parse_name(n).is_some() => {
+            Box::new(CoreRma::without(order, CoreRma::parse_name(n).unwrap_or_default())?)
+        }
         n if KNOWN.contains(&n) => return Err(LibError::NotYetAvailable(n.into())),
         n => return Err(LibError::Unknown(n.into(), KNOWN.join(", "))),
     })

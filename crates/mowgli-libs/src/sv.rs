@@ -289,6 +289,7 @@ impl WitnessSearch for SvSearch<'_> {
             so_orient: false,
             forbid_rb: self.cr_po_inv_cw.clone(),
             ib: None,
+            program: None,
         })
     }
 }

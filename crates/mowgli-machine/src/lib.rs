@@ -17,24 +17,30 @@
 //! sequences with the head on the right, `α · e` has head `e`, and adds new
 //! entries on the left).
 //!
-//! The state space is explored with a visited set and, optionally, a
+//! The state space is explored (`explore.rs`) with a visited set of flat states
+//! (`state.rs`) and, optionally, a
 //! partial-order reduction: transitions that commute with every other
 //! transition and that no other transition can disable are taken eagerly, alone
 //! (singleton persistent sets, see [`Explorer::eager`] and docs/design.md,
 //! "Operational engine").
 
+mod explore;
+pub use explore::explore;
 pub mod graph;
+mod state;
 pub mod trie;
 
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
+pub use state::State;
+use state::*;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
-use std::time::Instant;
 
 use mowgli_core::program::Prog;
 use mowgli_core::{Library, Value, ValueDomain, World};
 
 use graph::Graph;
-use trie::{Op, Trie};
+use trie::{FNode, FOp, Op, Trie};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MachineError {
@@ -216,108 +222,6 @@ impl fmt::Display for Rule {
 /// An event of the run: thread and index of the call in the thread.
 pub type Ev = (u16, u16);
 
-/// The kinds of buffer entry (Fig. 5). The first four live in store buffers,
-/// the others in queue-pair buffers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-enum K {
-    /// `x := v` (a = x, b = v).
-    W = 1,
-    /// A put in the store buffer (a = dst, b = src).
-    SbPut,
-    /// A get in the store buffer (a = dst, b = src).
-    SbGet,
-    /// `rfence(n)` in the store buffer (a = n).
-    SbRf,
-    /// `ȳ := x`: a put not yet read (a = dst, b = src).
-    Put,
-    /// `ȳ := v` (a = dst, b = v).
-    PutV,
-    /// `ack_p`.
-    Ack,
-    /// `x := ȳ`: a get not yet fulfilled (a = dst, b = src).
-    Get,
-    /// `x := v` (a = dst, b = v).
-    GetV,
-    /// `rfence`.
-    Rf,
-    /// `cn`, with the identifier of the operation it completes.
-    Cn,
-}
-
-impl K {
-    fn of(b: u8) -> K {
-        match b {
-            1 => K::W,
-            2 => K::SbPut,
-            3 => K::SbGet,
-            4 => K::SbRf,
-            5 => K::Put,
-            6 => K::PutV,
-            7 => K::Ack,
-            8 => K::Get,
-            9 => K::GetV,
-            10 => K::Rf,
-            11 => K::Cn,
-            _ => unreachable!("buffer entries are written by `E::encode` only"),
-        }
-    }
-}
-
-/// A buffer entry: its kind, two operands (locations, a node, a value — see
-/// [`K`]), the identifier of a put/get (a value), and the event (call) it
-/// belongs to. Values are interned ([`Explorer::vals`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct E {
-    kind: K,
-    a: u32,
-    b: u32,
-    id: u32,
-    ev: Ev,
-}
-
-/// Words per entry in [`State::w`].
-const ENTRY: usize = 4;
-
-impl E {
-    fn new(kind: K, a: u32, b: u32, id: u32, ev: Ev) -> E {
-        E { kind, a, b, id, ev }
-    }
-    fn encode(self) -> [u32; ENTRY] {
-        [self.kind as u32 | (self.a << 8), self.b, self.id, (self.ev.0 as u32) << 16 | self.ev.1 as u32]
-    }
-    fn decode(w: &[u32]) -> E {
-        E { kind: K::of(w[0] as u8), a: w[0] >> 8, b: w[1], id: w[2], ev: ((w[3] >> 16) as u16, w[3] as u16) }
-    }
-    /// A write in a write-back buffer (`ȳ := v` or `x := v`).
-    fn nic_write(&self) -> bool {
-        matches!(self.kind, K::PutV | K::GetV)
-    }
-}
-
-/// The queue-pair buffers, in the order of [`State::w`]. In the simplified
-/// machine `REQ` is the pipe and `IN`, `OUT`, `RSP` stay empty.
-const REQ: usize = 0;
-const IN: usize = 1;
-const WBR: usize = 2;
-const OUT: usize = 3;
-const RSP: usize = 4;
-const WBL: usize = 5;
-const QP_BUFS: usize = 6;
-
-/// A state of the machine: per thread its node in its call tree (`pc`, which
-/// stands for its program counter and registers), and in one flat vector of
-/// words (`w`, hashed and copied as one block): memory (one interned value per
-/// location), where every buffer ends (per thread its store buffer, then per
-/// (thread, node) queue pair its six buffers; the number of entries in this
-/// buffer and all before it), and the buffers' entries one after the other,
-/// oldest first, [`ENTRY`] words each.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct State {
-    pub pc: Vec<u32>,
-    w: Vec<u32>,
-}
-
 /// One transition: the rule, the thread, the queue pair's node (for queue-pair
 /// rules), a position (G3/SP1/SP2/SG14/G6/SG6: which entry) and a choice (which
 /// child of the thread's call, for set operations with two possible values).
@@ -335,115 +239,6 @@ pub struct Step {
 pub enum Src {
     Entry(Ev, u8),
     Memory,
-}
-
-/// A primitive command with interned values (see [`Op`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FOp {
-    Read(u32),
-    Write(u32, u32),
-    Cas(u32, u32, u32),
-    Mfence,
-    Put { dst: u32, src: u32 },
-    Get { dst: u32, src: u32 },
-    Poll(u32),
-    Rfence(u32),
-    SetOp,
-}
-
-/// A node of a thread's call tree with interned values: the next command and
-/// the children by returned value.
-#[derive(Clone, Debug, Default)]
-struct FNode {
-    op: Option<FOp>,
-    kids: Vec<(u32, u32)>,
-    depth: u16,
-    leaf: bool,
-}
-
-impl FNode {
-    fn child(&self, v: u32) -> Option<u32> {
-        self.kids.iter().find(|(k, _)| *k == v).map(|(_, n)| *n)
-    }
-}
-
-/// FxHash (rustc's hasher): the states are vectors of small words.
-#[derive(Default, Clone, Copy)]
-pub struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for c in bytes.chunks(8) {
-            let mut b = [0u8; 8];
-            b[..c.len()].copy_from_slice(c);
-            self.write_u64(u64::from_le_bytes(b));
-        }
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64);
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-}
-
-type FxBuild = std::hash::BuildHasherDefault<Fx>;
-
-/// A state in the visited set, with its hash computed once (the set hashes it
-/// again when it grows, and a lookup plus an insertion would hash it twice).
-#[derive(Clone, Debug)]
-struct Key {
-    hash: u64,
-    s: State,
-}
-
-impl Key {
-    fn new(s: State) -> Key {
-        use std::hash::Hasher;
-        let mut h = Fx::default();
-        for w in s.pc.iter().chain(&s.w) {
-            h.write_u32(*w);
-        }
-        Key { hash: h.finish(), s }
-    }
-}
-
-impl PartialEq for Key {
-    fn eq(&self, o: &Key) -> bool {
-        self.hash == o.hash && self.s == o.s
-    }
-}
-
-impl Eq for Key {}
-
-impl std::hash::Hash for Key {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        h.write_u64(self.hash);
-    }
-}
-
-/// The hasher of [`Key`]: its hash, as it is.
-#[derive(Default, Clone, Copy)]
-struct Id(u64);
-
-impl std::hash::Hasher for Id {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) ^ b as u64;
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = i;
-    }
 }
 
 pub struct Explorer<'a> {
@@ -552,112 +347,6 @@ impl<'a> Explorer<'a> {
 
     fn node_of(&self, l: u32) -> u32 {
         self.homes[l as usize]
-    }
-
-    // ---- the flat state: buffers ----
-
-    /// The buffer number of thread t's store buffer.
-    fn sb(&self, t: usize) -> usize {
-        t
-    }
-
-    /// The buffer number of buffer `k` of queue pair `i`.
-    fn qb(&self, i: usize, k: usize) -> usize {
-        self.tries.len() + i * QP_BUFS + k
-    }
-
-    /// The number of entries in the buffers before buffer b.
-    fn start(&self, s: &State, b: usize) -> usize {
-        if b == 0 {
-            0
-        } else {
-            s.w[self.nlocs + b - 1] as usize
-        }
-    }
-
-    fn len(&self, s: &State, b: usize) -> usize {
-        s.w[self.nlocs + b] as usize - self.start(s, b)
-    }
-
-    fn off(&self, s: &State, b: usize) -> usize {
-        self.nlocs + self.nbufs + ENTRY * self.start(s, b)
-    }
-
-    /// One more (`+1`) or one fewer entry in buffer b.
-    fn resize(&self, s: &mut State, b: usize, grow: bool) {
-        for end in &mut s.w[self.nlocs + b..self.nlocs + self.nbufs] {
-            if grow {
-                *end += 1;
-            } else {
-                *end -= 1;
-            }
-        }
-    }
-
-    fn get(&self, s: &State, b: usize, k: usize) -> E {
-        let o = self.off(s, b) + ENTRY * k;
-        E::decode(&s.w[o..o + ENTRY])
-    }
-
-    fn first(&self, s: &State, b: usize) -> Option<E> {
-        (self.len(s, b) > 0).then(|| self.get(s, b, 0))
-    }
-
-    fn entries(&self, s: &State, b: usize) -> Vec<E> {
-        let o = self.off(s, b);
-        s.w[o..o + ENTRY * self.len(s, b)].chunks(ENTRY).map(E::decode).collect()
-    }
-
-    fn push(&self, s: &mut State, b: usize, e: E) {
-        let o = self.off(s, b) + ENTRY * self.len(s, b);
-        s.w.splice(o..o, e.encode());
-        self.resize(s, b, true);
-    }
-
-    fn remove(&self, s: &mut State, b: usize, k: usize) -> E {
-        let o = self.off(s, b) + ENTRY * k;
-        let e = E::decode(&s.w[o..o + ENTRY]);
-        s.w.drain(o..o + ENTRY);
-        self.resize(s, b, false);
-        e
-    }
-
-    fn set(&self, s: &mut State, b: usize, k: usize, e: E) {
-        let o = self.off(s, b) + ENTRY * k;
-        s.w[o..o + ENTRY].copy_from_slice(&e.encode());
-    }
-
-    fn mem(&self, s: &State, x: u32) -> u32 {
-        s.w[x as usize]
-    }
-
-    /// `(M ◁ B(t))(x)`: the newest write to x in t's store buffer, else memory.
-    fn lookup_sb(&self, s: &State, t: usize, x: u32) -> (u32, Src) {
-        let b = self.sb(t);
-        for k in (0..self.len(s, b)).rev() {
-            let e = self.get(s, b, k);
-            if e.kind == K::W && e.a == x {
-                return (e.b, Src::Entry(e.ev, 0));
-            }
-        }
-        (self.mem(s, x), Src::Memory)
-    }
-
-    /// `(M ◁ α)(x)` over a write-back buffer: the newest pending write to x, else memory.
-    fn lookup_wb(&self, s: &State, b: usize, x: u32) -> (u32, Src) {
-        for k in (0..self.len(s, b)).rev() {
-            let e = self.get(s, b, k);
-            if e.nic_write() && e.a == x {
-                return (e.b, Src::Entry(e.ev, 1));
-            }
-        }
-        (self.mem(s, x), Src::Memory)
-    }
-
-    /// `wb_L ∈ cn*`, and the position of its oldest write if not.
-    fn wbl_write(&self, s: &State, i: usize) -> Option<usize> {
-        let b = self.qb(i, WBL);
-        (0..self.len(s, b)).find(|&k| self.get(s, b, k).kind != K::Cn)
     }
 
     pub fn initial(&self) -> State {
@@ -1070,22 +759,6 @@ impl<'a> Explorer<'a> {
         }
     }
 
-    /// Applies eager transitions until none is enabled (with the reduction).
-    fn close(&self, s: &mut State, reduce: bool, trail: &mut Option<Vec<Step>>, n: &mut usize, buf: &mut Vec<Step>) {
-        if !reduce {
-            return;
-        }
-        loop {
-            self.steps_into(s, buf);
-            let Some(st) = buf.iter().find(|st| self.eager(s, st)).copied() else { return };
-            self.apply_mut(s, &st, None);
-            *n += 1;
-            if let Some(tr) = trail {
-                tr.push(st);
-            }
-        }
-    }
-
     /// Whether every thread has finished and every buffer is drained (pending
     /// cns in wb_L are completions nobody polled, not writes).
     pub fn finished(&self, s: &State) -> bool {
@@ -1112,196 +785,6 @@ impl<'a> Explorer<'a> {
         }
         Outcome { regs, finals }
     }
-
-    /// Every final outcome, exploring the state space depth first.
-    pub fn explore(&self, opts: &Options) -> Result<Explored, MachineError> {
-        let start = Instant::now();
-        let mut res = Explored { bounded: self.tries.iter().any(|t| t.bound_hit), ..Default::default() };
-        let mut none = None;
-        let mut n = 0usize;
-        let mut buf = Vec::new();
-        let mut steps = Vec::new();
-        let mut init = self.initial();
-        self.close(&mut init, opts.reduce, &mut none, &mut n, &mut buf);
-        let mut seen: HashSet<Key, std::hash::BuildHasherDefault<Id>> = HashSet::default();
-        let mut stack = vec![init.clone()];
-        seen.insert(Key::new(init));
-        let mut finals: HashSet<Vec<u32>, FxBuild> = HashSet::default();
-        while let Some(s) = stack.pop() {
-            self.steps_into(&s, &mut steps);
-            if steps.is_empty() {
-                if self.finished(&s) {
-                    // the outcome depends on the tree nodes and memory only
-                    let mut key = s.pc.clone();
-                    key.extend_from_slice(&s.w[..self.nlocs]);
-                    if finals.insert(key) {
-                        res.outcomes.insert(self.outcome(&s));
-                    }
-                } else {
-                    res.deadlocks += 1;
-                }
-                continue;
-            }
-            for st in &steps {
-                n += 1;
-                let mut next = s.clone();
-                self.apply_mut(&mut next, st, None);
-                self.close(&mut next, opts.reduce, &mut none, &mut n, &mut buf);
-                let key = Key::new(next);
-                if !seen.contains(&key) {
-                    if seen.len() >= opts.max_states {
-                        return Err(MachineError::TooManyStates(opts.max_states));
-                    }
-                    stack.push(key.s.clone());
-                    seen.insert(key);
-                }
-            }
-        }
-        res.states = seen.len();
-        res.transitions = n;
-        res.micros = start.elapsed().as_micros();
-        Ok(res)
-    }
-
-    /// A shortest run (fewest transitions) to a final state whose outcome
-    /// satisfies `want`, with the execution graph it builds.
-    pub fn shortest_run(
-        &self,
-        opts: &Options,
-        want: &mut dyn FnMut(&Outcome) -> bool,
-    ) -> Result<Option<Run>, MachineError> {
-        let mut n = 0usize;
-        let mut buf = Vec::new();
-        let mut trail = Some(vec![]);
-        let mut init = self.initial();
-        self.close(&mut init, opts.reduce, &mut trail, &mut n, &mut buf);
-        let init_trail = trail.take().unwrap_or_default();
-        // Dijkstra on the number of transitions (an edge folds eager steps in)
-        let mut ids: HashMap<State, usize> = HashMap::new();
-        let mut states: Vec<State> = vec![init.clone()];
-        let mut parent: Vec<Option<(usize, Vec<Step>)>> = vec![None];
-        let mut dist: Vec<usize> = vec![init_trail.len()];
-        ids.insert(init, 0);
-        let mut heap = BinaryHeap::new();
-        heap.push(std::cmp::Reverse((init_trail.len(), 0usize)));
-        let mut done = vec![false];
-        let mut found = None;
-        while let Some(std::cmp::Reverse((d, i))) = heap.pop() {
-            if done[i] || d > dist[i] {
-                continue;
-            }
-            done[i] = true;
-            let s = states[i].clone();
-            let steps = self.steps(&s);
-            if steps.is_empty() {
-                if self.finished(&s) && want(&self.outcome(&s)) {
-                    found = Some(i);
-                    break;
-                }
-                continue;
-            }
-            for st in steps {
-                let mut tr = Some(vec![st]);
-                let mut next = self.apply(&s, &st, None);
-                self.close(&mut next, opts.reduce, &mut tr, &mut n, &mut buf);
-                let tr = tr.unwrap_or_default();
-                let nd = d + tr.len();
-                let j = match ids.get(&next) {
-                    Some(&j) => j,
-                    None => {
-                        if states.len() >= opts.max_states {
-                            return Err(MachineError::TooManyStates(opts.max_states));
-                        }
-                        states.push(next.clone());
-                        parent.push(None);
-                        dist.push(usize::MAX);
-                        done.push(false);
-                        ids.insert(next, states.len() - 1);
-                        states.len() - 1
-                    }
-                };
-                if nd < dist[j] {
-                    dist[j] = nd;
-                    parent[j] = Some((i, tr));
-                    heap.push(std::cmp::Reverse((nd, j)));
-                }
-            }
-        }
-        let Some(mut i) = found else { return Ok(None) };
-        let mut chunks = Vec::new();
-        while let Some((p, tr)) = parent[i].clone() {
-            chunks.push(tr);
-            i = p;
-        }
-        let mut path = init_trail;
-        for c in chunks.into_iter().rev() {
-            path.extend(c);
-        }
-        // replay, recording the states and the execution graph
-        let mut g = Graph::new(self.prog.world);
-        let mut s = self.initial();
-        let mut steps = Vec::new();
-        for st in path {
-            s = self.apply(&s, &st, Some(&mut g));
-            steps.push((st, s.clone()));
-        }
-        let outcome = self.outcome(&s);
-        Ok(Some(Run { steps, graph: g, outcome }))
-    }
-
-    /// The state as text: store buffers, queue pairs (non-empty buffers), memory.
-    pub fn show_state(&self, s: &State) -> String {
-        let w = self.prog.world;
-        let name = |l: u32| w.locs[l as usize].name.clone();
-        let shv = |v: u32| w.show(&self.vals[v as usize]);
-        let evn = |e: &Ev| format!("{}.{}", w.threads[e.0 as usize].name, e.1);
-        let show = |e: &E| match e.kind {
-            K::W => format!("{} := {}", name(e.a), shv(e.b)),
-            K::SbPut => format!("put {} := {}", name(e.a), name(e.b)),
-            K::SbGet => format!("get {} := {}", name(e.a), name(e.b)),
-            K::SbRf => format!("rfence {}", e.a),
-            K::Put | K::Get => format!("{} := {}", name(e.a), name(e.b)),
-            K::PutV | K::GetV => format!("{} := {}", name(e.a), shv(e.b)),
-            K::Ack => format!("ack_p({})", evn(&e.ev)),
-            K::Rf => "rfence".to_string(),
-            K::Cn => format!("cn({})", evn(&e.ev)),
-        };
-        let list = |v: Vec<E>| format!("[{}]", v.iter().map(show).collect::<Vec<_>>().join(", "));
-        let mut out = String::new();
-        for t in 0..self.tries.len() {
-            if self.len(s, self.sb(t)) > 0 {
-                out +=
-                    &format!("      sb {}: {} (oldest first)\n", w.threads[t].name, list(self.entries(s, self.sb(t))));
-            }
-        }
-        for i in 0..self.tries.len() * self.nodes.len() {
-            let bufs: Vec<(&str, usize)> = match self.machine {
-                Machine::Concrete => {
-                    vec![("req_L", REQ), ("in_R", IN), ("out_R", OUT), ("rsp_L", RSP), ("wb_R", WBR), ("wb_L", WBL)]
-                }
-                Machine::Simplified => vec![("pipe", REQ), ("wb_R", WBR), ("wb_L", WBL)],
-            };
-            let parts: Vec<String> = bufs
-                .into_iter()
-                .filter(|(_, k)| self.len(s, self.qb(i, *k)) > 0)
-                .map(|(nm, k)| format!("{nm} {}", list(self.entries(s, self.qb(i, k)))))
-                .collect();
-            if parts.is_empty() {
-                continue;
-            }
-            let (t, n) = self.qp_node(i);
-            out += &format!("      qp {}->{}: {}\n", w.threads[t].name, n, parts.join("  "));
-        }
-        let mem: Vec<String> = w
-            .locs
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| !l.implicit)
-            .map(|(i, l)| format!("{}@{}={}", l.name, l.home.unwrap_or(0), shv(s.w[i])))
-            .collect();
-        out += &format!("      memory: {}\n", mem.join(" "));
-        out
-    }
 }
 
 /// A run of the machine: each transition with the state after it, the execution
@@ -1310,9 +793,4 @@ pub struct Run {
     pub steps: Vec<(Step, State)>,
     pub graph: Graph,
     pub outcome: Outcome,
-}
-
-/// Explores `prog` on one machine.
-pub fn explore(prog: &Program, opts: &Options) -> Result<Explored, MachineError> {
-    Explorer::new(prog, opts.machine, opts.pcie)?.explore(opts)
 }

@@ -206,3 +206,33 @@ pub fn build(
     }
     Ok(trie)
 }
+
+/// A primitive command with interned values (see [`Op`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FOp {
+    Read(u32),
+    Write(u32, u32),
+    Cas(u32, u32, u32),
+    Mfence,
+    Put { dst: u32, src: u32 },
+    Get { dst: u32, src: u32 },
+    Poll(u32),
+    Rfence(u32),
+    SetOp,
+}
+
+/// A node of a thread's call tree with interned values: the next command and
+/// the children by returned value.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FNode {
+    pub(crate) op: Option<FOp>,
+    pub(crate) kids: Vec<(u32, u32)>,
+    pub(crate) depth: u16,
+    pub(crate) leaf: bool,
+}
+
+impl FNode {
+    pub(crate) fn child(&self, v: u32) -> Option<u32> {
+        self.kids.iter().find(|(k, _)| *k == v).map(|(_, n)| *n)
+    }
+}

@@ -166,6 +166,9 @@ pub enum AccVal {
     Param(usize),
     /// A write of what the event's latest read (in stamp order) read.
     Copy,
+    /// An integer literal: a read that reads exactly it, a write that writes it
+    /// (a lock's `aCAS reads l = 0`, `aCAS writes l = 1`).
+    Int(i64),
 }
 
 /// `aCR reads x@here = ret`: subevents of this method with stamp `stamp` read

@@ -146,6 +146,34 @@ pub fn rename_library(text: &str, from: &str, to: &str) -> String {
     out
 }
 
+/// `text` over library `to` instead of `from`: the library renamed
+/// ([`rename_library`]) and, from coreRMA to RDMA^TSO, coreRMA's `Flush(n)` written
+/// as `Rfence(n); Mfence()` ("flush(n) is tantamount to rfence(n) followed by
+/// mfence", RDMA paper §6; the other methods of the common fragment, Read, Write,
+/// Put and Get, have the same names and meaning).
+pub fn translate_program(text: &str, from: &str, to: &str) -> String {
+    let renamed = rename_library(text, from, to);
+    let tso = to.starts_with("rdmatso") || to == "rdmasc";
+    if !(from.starts_with("corerma") && tso) {
+        return renamed;
+    }
+    let mut out = String::with_capacity(renamed.len());
+    for line in renamed.lines() {
+        let t = line.trim_start();
+        match t.strip_prefix("Flush(") {
+            Some(rest) if !t.starts_with('#') => {
+                let indent = &line[..line.len() - t.len()];
+                out += &format!("{indent}Rfence({rest}\n{indent}Mfence()\n");
+            }
+            _ => {
+                out += line;
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
 fn outcome_set(r: &litmus::TestReport) -> BTreeSet<String> {
     r.outcomes.iter().map(|o| o.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")).collect()
 }
@@ -190,7 +218,7 @@ pub fn compare(
                     cmp.skipped += 1;
                     continue;
                 }
-                (text.clone(), default, rename_library(&text, a, b), default)
+                (text.clone(), default, translate_program(&text, a, b), default)
             }
             _ => {
                 return Err(InputError::whole_file(
@@ -345,7 +373,7 @@ pub fn search(
     };
     let g = crate::analyses::refine::gen::Generator::new(&lib, bo, &opts.bounds)?;
     let variant_program = |text: &str| match (base, variant) {
-        (Model::Library(a), Model::Library(b)) => rename_library(text, a, b),
+        (Model::Library(a), Model::Library(b)) => translate_program(text, a, b),
         _ => text.to_string(),
     };
     let run_with = |m: &Model| match m {

@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use mowgli_core::StampOrder;
 use mowgli_machine::{Explorer, Machine, Options, Rule};
 
-use crate::analyses::litmus;
 use crate::analyses::verdict::{Decided, Verdict};
+use crate::analyses::{litmus, reason};
 use crate::engines::explicit;
 use crate::lang::{lower, syntax};
 
@@ -142,9 +142,16 @@ pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
         return match decl_hit {
             None => {
                 out += &format!(
-                    "  declarative reason: no consistent execution (RDMA paper Def. 4.4) has it: the engine checked {} plain executions ({} candidate witnesses) and every consistent one has another outcome\n",
+                    "  no consistent execution (RDMA paper Def. 4.4) has it: the declarative engine checked {} plain executions ({} candidate witnesses) and every consistent one has another outcome\n",
                     decl.stats.plain, decl.stats.candidates
                 );
+                let prob = lower::problem(&low, to);
+                let holds = |o: &explicit::Outcome| want.holds(o);
+                match reason::reasons(&prob, &holds, reason::TRACE_BUDGET, 3) {
+                    Ok(Some(r)) => out += &reason::render(&low, &r, &low.lib_names.join(", ")),
+                    Ok(None) => out += "  (the cycles are shown for programs over one library only)\n",
+                    Err(e) => return error(format!("{file}: {e}")),
+                }
                 out += &format!("  reachable outcomes ({}):\n", decl.outcomes.len());
                 for o in decl.outcomes.keys() {
                     out += &format!("    {}\n", crate::analyses::litmus::operational::show_full(&low, o));

@@ -3,6 +3,7 @@
 //! they share (stamp order and implementation loading, the verdict line and exit
 //! status).
 
+pub mod axioms;
 pub mod cells;
 pub mod common;
 pub mod explore;
@@ -10,6 +11,7 @@ pub mod generate;
 pub mod litmus;
 pub mod merge;
 pub mod obligations;
+pub mod pivot;
 pub mod refine;
 pub mod robust;
 pub mod stamp_order;

@@ -79,6 +79,7 @@ pub fn lit(l: &Lit) -> String {
         Lit::Int(i) => i.to_string(),
         Lit::Bool(b) => b.to_string(),
         Lit::Bot => "bot".into(),
+        Lit::Top => "top".into(),
         Lit::Unit => "()".into(),
         Lit::Tuple(vs) => format!("[{}]", vs.iter().map(lit).collect::<Vec<_>>().join(", ")),
     }

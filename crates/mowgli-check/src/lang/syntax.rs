@@ -19,6 +19,8 @@ pub enum Lit {
     Int(i64),
     Bool(bool),
     Bot,
+    /// ⊤, coreRMA's undefined value.
+    Top,
     Unit,
     Tuple(Vec<Lit>),
 }
@@ -205,6 +207,10 @@ impl<'a> Line<'a> {
             Some(Tok::Ident(s)) if s == "bot" => {
                 self.i += 1;
                 Ok(Lit::Bot)
+            }
+            Some(Tok::Ident(s)) if s == "top" => {
+                self.i += 1;
+                Ok(Lit::Top)
             }
             Some(Tok::P("(")) => {
                 self.i += 1;

@@ -335,6 +335,7 @@ impl Library for FileLibrary {
                 if let Some(c) = self.cell_of(w, t, args, st, a) {
                     let v = match (&a.val, plain) {
                         (AccVal::Param(i), true) => args.get(*i).cloned(),
+                        (AccVal::Int(v), _) => Some(Value::Int(*v)),
                         _ => None,
                     };
                     out.push((c, v));

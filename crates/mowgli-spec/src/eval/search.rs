@@ -12,6 +12,9 @@ use crate::*;
 
 use super::FileLibrary;
 
+mod objects;
+mod symbolic;
+
 /// A value: a set of subevents or a relation.
 #[derive(Clone, Debug)]
 enum Val {
@@ -130,6 +133,7 @@ impl<'a> FileSearch<'a> {
                             if write {
                                 let val = match &a.val {
                                     AccVal::Param(i) => WriteVal::Known(e.args.get(*i).cloned().unwrap_or(Value::Unit)),
+                                    AccVal::Int(v) => WriteVal::Known(Value::Int(*v)),
                                     _ if rs.is_empty() => WriteVal::Known(Value::Unit),
                                     _ => WriteVal::CopyOf(rs.len() - 1),
                                 };
@@ -141,6 +145,7 @@ impl<'a> FileSearch<'a> {
                                         ret_read[ei] = Some(s);
                                         g.read_val(ei, &e.ret)
                                     }
+                                    AccVal::Int(v) => ReadVal::Known(Value::Int(v)),
                                     _ => ReadVal::Free,
                                 };
                                 rs.push(ReadSpec { sub: s, cell: c, val });
@@ -438,79 +443,6 @@ impl<'a> FileSearch<'a> {
         }
         out
     }
-
-    fn obj_set(&self, which: ObjSet, a: &ArgRef) -> Vec<bool> {
-        let g = self.g;
-        let w = g.world;
-        let obj = |s: usize| match self.arg(s, a) {
-            Some(Value::Obj(o)) => w.objs.get(*o as usize),
-            _ => None,
-        };
-        match which {
-            ObjSet::Participant => (0..self.n)
-                .map(|s| self.mine[s] && obj(s).is_some_and(|o| o.threads.contains(&g.event_of(s).thread)))
-                .collect(),
-            ObjSet::Writer => (0..self.n)
-                .map(|s| self.mine[s] && obj(s).is_some_and(|o| o.writer == Some(g.event_of(s).thread)))
-                .collect(),
-            ObjSet::Balanced => {
-                // per object: every participant calls the method on it equally often
-                let mut ok_obj = vec![true; w.objs.len()];
-                for (oi, o) in w.objs.iter().enumerate() {
-                    let count = |t: usize| {
-                        g.events
-                            .iter()
-                            .enumerate()
-                            .filter(|(ei, e)| {
-                                e.thread == t
-                                    && e.method == a.method
-                                    && g.subs_of[*ei].first().is_some_and(|&s| self.mine[s])
-                                    && matches!(self.arg(g.subs_of[*ei][0], a), Some(Value::Obj(x)) if *x as usize == oi)
-                            })
-                            .count()
-                    };
-                    let counts: Vec<usize> = o.threads.iter().map(|&t| count(t)).collect();
-                    ok_obj[oi] = counts.windows(2).all(|c| c[0] == c[1]);
-                }
-                (0..self.n)
-                    .map(|s| {
-                        self.mine[s]
-                            && matches!(self.arg(s, a), Some(Value::Obj(o)) if ok_obj.get(*o as usize) == Some(&true))
-                    })
-                    .collect()
-            }
-        }
-    }
-
-    fn same_round(&self, a: &ArgRef) -> BitRel {
-        let g = self.g;
-        // rank of each event among its thread's calls of the method with the same argument
-        let mut rank: Vec<Option<usize>> = vec![None; g.events.len()];
-        let mut order: Vec<usize> = (0..g.events.len()).collect();
-        order.sort_by_key(|&e| (g.events[e].thread, g.events[e].index));
-        for (k, &e) in order.iter().enumerate() {
-            let ev = &g.events[e];
-            let Some(&s0) = g.subs_of[e].first() else { continue };
-            if !self.mine[s0] || ev.method != a.method {
-                continue;
-            }
-            let v = self.arg(s0, a);
-            let r = order[..k]
-                .iter()
-                .filter(|&&e2| {
-                    let e2v = &g.events[e2];
-                    e2v.thread == ev.thread
-                        && e2v.method == a.method
-                        && g.subs_of[e2].first().is_some_and(|&s| self.mine[s] && self.arg(s, a) == v)
-                })
-                .count();
-            rank[e] = Some(r);
-        }
-        BitRel::from_fn(self.n, |x, y| {
-            let (ex, ey) = (g.subs[x].event, g.subs[y].event);
-            rank[ex].is_some() && rank[ex] == rank[ey] && self.arg(x, a) == self.arg(y, a)
-        })
-    }
 }
 
 fn flatten_union<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
@@ -782,6 +714,9 @@ impl WitnessSearch for FileSearch<'_> {
                 out.push(FinalValue { loc: l, node, value: v });
             }
         }
+    }
+    fn relspec(&self) -> Option<mowgli_core::symbolic::RelSpec> {
+        self.rel_spec()
     }
     fn relations(&self) -> Vec<(String, BitRel)> {
         let mut out = Vec::new();

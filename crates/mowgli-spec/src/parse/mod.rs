@@ -632,7 +632,11 @@ impl<'a> P<'a> {
             None
         };
         let val = if self.eat_p("=") {
-            let (v, vpos) = self.ident("`ret`, `copy` or a parameter")?;
+            if let T::Int(i) = self.tok().t {
+                self.bump();
+                return Ok(Access { stamp, write, loc, node, val: AccVal::Int(i) });
+            }
+            let (v, vpos) = self.ident("`ret`, `copy`, an integer or a parameter")?;
             match v.as_str() {
                 "ret" if !write => AccVal::Ret,
                 "copy" if write => AccVal::Copy,
@@ -644,7 +648,13 @@ impl<'a> P<'a> {
                         return Err(self.fix(Diagnostic::unknown(vpos, &v, format!("unknown value `{v}`"), known)));
                     }
                 },
-                _ => return self.err(vpos, v.len(), "a read's value is `ret` (what the call returns) or nothing"),
+                _ => {
+                    return self.err(
+                        vpos,
+                        v.len(),
+                        "a read's value is `ret` (what the call returns), an integer or nothing",
+                    )
+                }
             }
         } else if write {
             return self.expected("`=` and the value written (`copy` or a parameter)");

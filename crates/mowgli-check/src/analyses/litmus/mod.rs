@@ -284,7 +284,8 @@ fn show_herd_locations(low: &mut lower::Lowered, h: &herd::HerdInfo) {
     low.shown_locs.dedup();
 }
 
-fn event_label(low: &lower::Lowered, e: &mowgli_core::Event) -> String {
+/// An event as its call: `Put(x, y) = 1`.
+pub fn event_label(low: &lower::Lowered, e: &mowgli_core::Event) -> String {
     let m = low.libs[e.lib].methods()[e.method].name;
     let args: Vec<String> = e.args.iter().map(|a| low.world.show(a)).collect();
     let call = format!("{m}({})", args.join(", "));

@@ -366,25 +366,7 @@ fn check_impl(
         .ok_or_else(|| input_error(file, 1, 1, "the stamp order lacks the tables of rdmasc".into()))?;
     let k = Kinds::of(to).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
     let prob = lower::problem(&low, to);
-    // lines of calls
-    let mut lines: Vec<Option<Vec<usize>>> = vec![Some(Vec::new()); low.world.threads.len()];
-    for (name, body) in &ast.bodies {
-        if let Some(t) = low.world.threads.iter().position(|th| th.name == name.text) {
-            lines[t] = match (lines[t].take(), call_lines(body)) {
-                (Some(mut a), Some(b)) => {
-                    a.extend(b);
-                    Some(a)
-                }
-                _ => None,
-            };
-        }
-    }
-    let places = Places {
-        thread_names: low.world.threads.iter().map(|t| t.name.clone()).collect(),
-        lines: lines.clone(),
-        loc_names: low.world.locs.iter().map(|l| l.name.clone()).collect(),
-        _p: std::marker::PhantomData,
-    };
+    let (lines, places) = lines_and_places(&ast, &low);
     // the syntactic conditions, on every pre-execution
     let (syntactic, syntactic_bound) = syntactic_of(&prob, &k, model, (oppo_sc, oppo_t), &places, &lines)
         .map_err(|e| input_error(file, 1, 1, e.to_string()))?;

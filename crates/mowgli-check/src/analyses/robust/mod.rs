@@ -37,11 +37,14 @@ use crate::lang::InputError;
 mod exact;
 mod fix;
 mod preexec;
+pub mod random;
+mod reference;
 mod syntactic;
 
 pub use exact::*;
 pub use fix::*;
 pub use preexec::*;
+pub use reference::*;
 pub use syntactic::*;
 
 /// The two models of the paper.

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use mowgli_core::{BitRel, ExecGraph, Stamp, StampTable, Value};
+use mowgli_core::{BitRel, Event, ExecGraph, Stamp, StampTable, Value, World};
 use mowgli_libs::rdma::Kinds;
 use serde::Serialize;
 
@@ -89,16 +89,30 @@ pub(super) fn loc_arg(args: &[Value], i: usize) -> Option<usize> {
 impl PreExec {
     /// The pre-execution of a stamped plain execution of rdmatso / rdmasc calls.
     pub fn of_graph(g: &ExecGraph, k: &Kinds) -> PreExec {
-        let nt = g.world.threads.len();
+        let stamps: Vec<Vec<Stamp>> =
+            g.subs_of.iter().map(|ss| ss.iter().map(|&s| g.subs[s].stamp).collect()).collect();
+        Self::of_events(g.world, &g.events, &stamps, k)
+    }
+
+    /// The pre-execution of calls `events` with the stamps of each (`stamps[i]`, in
+    /// order; subevents are numbered as [`ExecGraph::new`] numbers them), without
+    /// building the graph's relations (quadratic in the events).
+    pub fn of_events(world: &World, events: &[Event], stamps: &[Vec<Stamp>], k: &Kinds) -> PreExec {
+        let nt = world.threads.len();
         let mut threads: Vec<Vec<PEv>> = vec![Vec::new(); nt];
-        let mut order: Vec<usize> = (0..g.len()).collect();
-        order.sort_by_key(|&s| {
-            let e = g.event_of(s);
-            (e.thread, e.index, g.subs[s].pos)
-        });
-        for s in order {
-            let e = g.event_of(s);
-            let st = g.subs[s].stamp;
+        let mut first = Vec::with_capacity(events.len());
+        let mut count = 0;
+        for st in stamps {
+            first.push(count);
+            count += st.len();
+        }
+        let mut order: Vec<usize> = (0..events.len()).collect();
+        order.sort_by_key(|&i| (events[i].thread, events[i].index));
+        let subs = order.into_iter().flat_map(|i| (0..stamps[i].len()).map(move |pos| (i, pos)));
+        for (i, pos) in subs {
+            let e = &events[i];
+            let s = first[i] + pos;
+            let st = stamps[i][pos];
             let ty = if st.kind == k.cr {
                 Ty::LR
             } else if st.kind == k.cw {
@@ -158,8 +172,8 @@ impl PreExec {
             .collect();
         PreExec {
             threads,
-            thread_nodes: (0..nt).map(|t| g.world.thread_node(t)).collect(),
-            loc_nodes: (0..g.world.locs.len()).map(|l| g.world.loc_node(l)).collect(),
+            thread_nodes: (0..nt).map(|t| world.thread_node(t)).collect(),
+            loc_nodes: (0..world.locs.len()).map(|l| world.loc_node(l)).collect(),
             pf,
         }
     }
@@ -294,5 +308,147 @@ impl PreExec {
         }
         let keys: Vec<u32> = parent.keys().copied().collect();
         keys.into_iter().map(|k| (k, find(&mut parent, k))).collect()
+    }
+}
+
+/// gb (Def. 6) of one thread as, per event j and per class c of events (type and
+/// remote node), the last event of class c that is gb-before j (-1: none).
+///
+/// This is exact because gb's predecessors of an event are, within each class, a
+/// prefix of the class: if i is gb-before j, so is every earlier i' of i's class.
+/// For an oppo edge the table orders classes; for Fig. 5's (po ∩ sqp) edges i' < i is
+/// on the same queue pair too; for the poll edges ([nlR]; po|imm; [nrW]; pf,
+/// [nrR]; po|imm; [nlW]; pf, [nlW]; pf) the NIC write of i' is polled by an earlier
+/// poll p' (polls of a queue pair poll its writes in order, Def. 2), and a poll is
+/// ordered before everything after it (row P of both oppo tables is all ✓), so i'
+/// gb p' gb p. `tests/robust.rs` checks it against [`PreExec::gb`].
+pub struct GbLast {
+    /// The class of each event.
+    pub class: Vec<usize>,
+    /// The classes, (type, remote node), in order of first occurrence.
+    pub classes: Vec<(Ty, Option<u32>)>,
+    last: Vec<i64>,
+}
+
+impl GbLast {
+    /// The last event of class `c` gb-before `j` (-1: none).
+    pub fn last(&self, j: usize, c: usize) -> i64 {
+        self.last[j * self.classes.len() + c]
+    }
+    /// (i, j) ∈ gb.
+    pub fn contains(&self, i: usize, j: usize) -> bool {
+        i < j && self.last(j, self.class[i]) >= i as i64
+    }
+}
+
+impl PreExec {
+    /// [`PreExec::gb`] in O(n · C²) time and O(n · C) space (C: the thread's classes),
+    /// as [`GbLast`]: one sweep along po, keeping per class the union of the
+    /// gb-predecessors (and itself) of its events so far.
+    pub fn gb_last(&self, t: usize, oppo: &StampTable) -> GbLast {
+        let evs = &self.threads[t];
+        let n = evs.len();
+        let mut classes: Vec<(Ty, Option<u32>)> = Vec::new();
+        let mut index: BTreeMap<(u8, Option<u32>), usize> = BTreeMap::new();
+        let class: Vec<usize> = evs
+            .iter()
+            .map(|e| {
+                *index.entry((e.ty as u8, e.rnode)).or_insert_with(|| {
+                    classes.push((e.ty, e.rnode));
+                    classes.len() - 1
+                })
+            })
+            .collect();
+        let nc = classes.len();
+        let find = |ty: Ty, node: Option<u32>| index.get(&(ty as u8, node)).copied();
+        let stamp = |(ty, node): (Ty, Option<u32>)| -> Option<Stamp> {
+            let kind = oppo.kind(ty.stamp_name())?;
+            Some(Stamp { kind, node: if oppo.family[kind as usize] { node } else { None } })
+        };
+        let stamps: Vec<Option<Stamp>> = classes.iter().map(|&c| stamp(c)).collect();
+        // ordered_into[c]: the classes d with d → c in oppo
+        let ordered_into: Vec<Vec<usize>> = (0..nc)
+            .map(|c| {
+                (0..nc)
+                    .filter(|&d| matches!((stamps[d], stamps[c]), (Some(a), Some(b)) if oppo.ordered(a, b)))
+                    .collect()
+            })
+            .collect();
+        let pf = &self.pf[t];
+        let mut polled_by: Vec<Option<usize>> = vec![None; n];
+        for (w, p) in pf.iter().enumerate() {
+            if let Some(p) = *p {
+                polled_by[p] = Some(w);
+            }
+        }
+        let none = vec![-1i64; nc];
+        // acc[d]: per class c, the last event of c gb-before or equal to an event of
+        // class d so far
+        let mut acc = vec![-1i64; nc * nc];
+        let mut last = vec![-1i64; n * nc];
+        // at each nlW: acc of its node's nrW class; at the last rfence per node: acc
+        // of its node's nrR and nlW classes
+        let mut at_nlw: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
+        let mut at_rfence: BTreeMap<u32, (Vec<i64>, Vec<i64>)> = BTreeMap::new();
+        let acc_of = |acc: &[i64], d: Option<usize>| -> Vec<i64> {
+            d.map(|d| acc[d * nc..(d + 1) * nc].to_vec()).unwrap_or_else(|| none.clone())
+        };
+        let max_into = |row: &mut [i64], other: &[i64]| {
+            for (x, y) in row.iter_mut().zip(other) {
+                *x = (*x).max(*y);
+            }
+        };
+        for j in 0..n {
+            let e = &evs[j];
+            let cj = class[j];
+            let mut row = none.clone();
+            for &d in &ordered_into[cj] {
+                max_into(&mut row, &acc[d * nc..(d + 1) * nc]);
+            }
+            // the gb-predecessors of i and i itself
+            let with = |last: &[i64], i: usize| -> Vec<i64> {
+                let mut r = last[i * nc..(i + 1) * nc].to_vec();
+                r[class[i]] = r[class[i]].max(i as i64);
+                r
+            };
+            if let (Ty::P, Some(w)) = (e.ty, polled_by[j]) {
+                match evs[w].ty {
+                    // [nlR]; po|imm; [nrW]; pf
+                    Ty::NRW if w > 0 && evs[w - 1].ty == Ty::NLR => max_into(&mut row, &with(&last, w - 1)),
+                    Ty::NLW => {
+                        // [nlW]; pf, [nrR]; po|imm; [nlW]; pf, [nrW]; (po ∩ sqp); [nlW]; pf
+                        max_into(&mut row, &with(&last, w));
+                        if w > 0 && evs[w - 1].ty == Ty::NRR {
+                            max_into(&mut row, &with(&last, w - 1));
+                        }
+                        if let Some(r) = at_nlw.get(&w) {
+                            max_into(&mut row, r);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // [nrR]; (po ∩ sqp); [nF]; (po ∩ sqp) and
+            // [nlW]; (po ∩ sqp); [nF]; (po ∩ sqp); [nlR ∪ nrW]
+            if let Some((nrr, nlw)) = e.rnode.and_then(|m| at_rfence.get(&m)) {
+                max_into(&mut row, nrr);
+                if matches!(e.ty, Ty::NLR | Ty::NRW) {
+                    max_into(&mut row, nlw);
+                }
+            }
+            last[j * nc..(j + 1) * nc].copy_from_slice(&row);
+            row[cj] = row[cj].max(j as i64);
+            max_into(&mut acc[cj * nc..(cj + 1) * nc], &row);
+            match (e.ty, e.rnode) {
+                (Ty::NLW, m) => {
+                    at_nlw.insert(j, acc_of(&acc, find(Ty::NRW, m)));
+                }
+                (Ty::NF, Some(m)) => {
+                    at_rfence.insert(m, (acc_of(&acc, find(Ty::NRR, Some(m))), acc_of(&acc, find(Ty::NLW, Some(m)))));
+                }
+                _ => {}
+            }
+        }
+        GbLast { class, classes, last }
     }
 }

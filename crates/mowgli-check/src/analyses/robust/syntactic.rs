@@ -7,12 +7,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use mowgli_core::program::{unfold_with, CallRecord, Hooks};
-use mowgli_core::{Event, StampTable, Value};
+use mowgli_core::{Event, Stamp, StampTable, Value};
 use mowgli_libs::rdma::{self, Kinds};
 use serde::Serialize;
 
 use crate::engines::explicit::{self, Problem};
 use crate::lang::ast::{Rhs, Stmt};
+use crate::lang::{lower, syntax};
 
 use super::*;
 
@@ -57,7 +58,7 @@ pub struct Syntactic {
 pub const MAX_VIOLATIONS: usize = 1000;
 
 impl Syntactic {
-    fn push(&mut self, v: Violation) {
+    pub(super) fn push(&mut self, v: Violation) {
         self.violations_total += 1;
         if self.violations.len() < MAX_VIOLATIONS {
             self.violations.push(v);
@@ -132,151 +133,109 @@ pub(super) fn fig5_fix(model: Model, a: &PEv, b: &PEv) -> (&'static str, String)
     }
 }
 
-/// Checks LDRF, fenced and tree-fenced (with their TSO versions for `Model::Tso`) on
-/// one pre-execution. `oppo` is the model's (gb or gb_tso for fenced); LDRF always
-/// uses gb with RDMA^sc's `oppo_sc` (App. B.2: "our notion of local data-race freedom
-/// (Def. 7) remains unchanged under TSO and does not use the new definition of
-/// gb_tso").
-pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &StampTable, places: &Places) -> Syntactic {
-    let public = pe.public();
-    let is_pub = |e: &PEv| e.loc.is_some_and(|l| public[l]);
-    let mut out = Syntactic { ldrf: true, fenced: true, tree_fenced: true, ..Default::default() };
-    let tname = |t: usize| places.thread_names.get(t).cloned().unwrap_or_else(|| format!("T{}", t + 1));
-    for (t, evs) in pe.threads.iter().enumerate() {
-        let gb = pe.gb(t, oppo);
-        let gb_sc = if model == Model::Sc { gb.clone() } else { pe.gb(t, oppo_sc) };
-        // ⇝* over E^pub \ t
-        let qps = pe.qps(&|e: &PEv| e.thread != t && is_pub(e));
-        let comp = pe.components(&qps);
-        let connected = |n1: u32, n2: u32| n1 == n2 || (comp.contains_key(&n1) && comp.get(&n1) == comp.get(&n2));
-        for i in 0..evs.len() {
-            for j in i + 1..evs.len() {
-                let (a, b) = (&evs[i], &evs[j]);
-                // Def. 7: locally conflicting
-                if !gb_sc.contains(i, j) && a.loc.is_some() && a.loc == b.loc && (a.ty.is_write() || b.ty.is_write()) {
-                    out.ldrf = false;
-                    let (fix, how) = fig5_fix(model, a, b);
-                    out.push(Violation {
-                        condition: "LDRF".into(),
-                        thread: tname(t),
-                        from: places.at(a),
-                        to: Some(places.at(b)),
-                        message: format!(
-                            "not in gb ({} then {}: a data race within the thread, Def. 7): {how}",
-                            places.what(a),
-                            places.what(b)
-                        ),
-                        fix: fix.into(),
-                    });
-                    continue;
-                }
-                // Def. 8 / 13
-                if !gb.contains(i, j) && is_pub(a) && is_pub(b) {
-                    let (na, nb) = (a.loc.and_then(|l| pe.loc_nodes[l]), b.loc.and_then(|l| pe.loc_nodes[l]));
-                    if let (Some(na), Some(nb)) = (na, nb) {
-                        if connected(na, nb) {
-                            out.fenced = false;
-                            let (fix, how) = fig5_fix(model, a, b);
-                            let via = if na == nb {
-                                format!("both on node {na}")
-                            } else {
-                                format!("nodes {na} and {nb} communicate through other threads' queue pairs")
-                            };
-                            out.push(Violation {
-                                condition: "fenced".into(),
-                                thread: tname(t),
-                                from: places.at(a),
-                                to: Some(places.at(b)),
-                                message: format!(
-                                    "not in {} ({} then {} of public locations, {via}; Def. {}): {how}",
-                                    if model == Model::Tso { "gb_tso" } else { "gb" },
-                                    places.what(a),
-                                    places.what(b),
-                                    if model == Model::Tso { "13" } else { "8" }
-                                ),
-                                fix: fix.into(),
-                            });
-                        }
-                    }
-                }
-            }
-        }
-        // Def. 9 (1): local locations of RDMA operations are private
-        for e in evs {
-            if matches!(e.ty, Ty::NLR | Ty::NLW) && is_pub(e) {
-                out.tree_fenced = false;
-                out.push(Violation {
-                    condition: "tree-fenced".into(),
-                    thread: tname(t),
-                    from: places.at(e),
-                    to: None,
-                    message: format!(
-                        "the {} is public (Def. 9 (1): local locations of RDMA operations must be private): copy \
-                         through a location only this thread uses",
-                        places.what(e)
-                    ),
-                    fix: "private copy".into(),
-                });
-            }
-        }
-        // Def. 9 (2): each get followed by an rfence (or polled) before the next remote
-        // operation on its queue pair
-        for i in 0..evs.len() {
-            if evs[i].ty != Ty::NRR {
-                continue;
-            }
-            for j in i + 1..evs.len() {
-                let (a, b) = (&evs[i], &evs[j]);
-                if !matches!(b.ty, Ty::NRR | Ty::NRW) || !PreExec::sqp(a, b) {
-                    continue;
-                }
-                let fenced = (i + 1..j).any(|f| evs[f].ty == Ty::NF && PreExec::sqp(a, &evs[f]));
-                let polled = i + 1 < evs.len() && evs[i + 1].ty == Ty::NLW && pe.pf[t][i + 1].is_some_and(|p| p < j);
-                if !fenced && !polled {
-                    out.tree_fenced = false;
-                    let n = a.rnode.unwrap_or(0);
-                    out.push(Violation {
-                        condition: "tree-fenced".into(),
-                        thread: tname(t),
-                        from: places.at(a),
-                        to: Some(places.at(b)),
-                        message: format!(
-                            "the get is not followed by rfence({n}) (nor polled) before the next remote operation \
-                             towards node {n} (Def. 9 (2))"
-                        ),
-                        fix: "F".into(),
-                    });
-                }
-                break;
-            }
-        }
-        // Def. 14 (2): a fence between a public CPU write and a later public CPU read
-        if model == Model::Tso {
-            for i in 0..evs.len() {
-                for j in i + 1..evs.len() {
-                    let (a, b) = (&evs[i], &evs[j]);
-                    if a.ty == Ty::LW && b.ty == Ty::LR && is_pub(a) && is_pub(b) {
-                        let f = (i + 1..j).any(|f| matches!(evs[f].ty, Ty::F | Ty::Cas));
-                        if !f {
-                            out.tree_fenced = false;
-                            out.push(Violation {
-                                condition: "tree-fenced".into(),
-                                thread: tname(t),
-                                from: places.at(a),
-                                to: Some(places.at(b)),
-                                message: format!(
-                                    "{} then {} of public locations with no Mfence or CAS between (Def. 14 (2))",
-                                    places.what(a),
-                                    places.what(b)
-                                ),
-                                fix: "mfence".into(),
-                            });
-                        }
-                    }
-                }
-            }
-        }
+// ---------------------------------------------------------------------------
+// The violations' messages (shared with the reference check)
+// ---------------------------------------------------------------------------
+
+/// Def. 7: `a` then `b`, same location, one a write, not in gb.
+pub(super) fn v_ldrf(model: Model, places: &Places, thread: String, a: &PEv, b: &PEv) -> Violation {
+    let (fix, how) = fig5_fix(model, a, b);
+    Violation {
+        condition: "LDRF".into(),
+        thread,
+        from: places.at(a),
+        to: Some(places.at(b)),
+        message: format!(
+            "not in gb ({} then {}: a data race within the thread, Def. 7): {how}",
+            places.what(a),
+            places.what(b)
+        ),
+        fix: fix.into(),
     }
+}
+
+/// Def. 8 / 13: `a` then `b` of public locations on connected nodes, not in gb.
+pub(super) fn v_fenced(
+    model: Model,
+    places: &Places,
+    thread: String,
+    a: &PEv,
+    b: &PEv,
+    (na, nb): (u32, u32),
+) -> Violation {
+    let (fix, how) = fig5_fix(model, a, b);
+    let via = if na == nb {
+        format!("both on node {na}")
+    } else {
+        format!("nodes {na} and {nb} communicate through other threads' queue pairs")
+    };
+    Violation {
+        condition: "fenced".into(),
+        thread,
+        from: places.at(a),
+        to: Some(places.at(b)),
+        message: format!(
+            "not in {} ({} then {} of public locations, {via}; Def. {}): {how}",
+            if model == Model::Tso { "gb_tso" } else { "gb" },
+            places.what(a),
+            places.what(b),
+            if model == Model::Tso { "13" } else { "8" }
+        ),
+        fix: fix.into(),
+    }
+}
+
+/// Def. 9 (1): the local location of an RDMA operation is public.
+pub(super) fn v_private(places: &Places, thread: String, e: &PEv) -> Violation {
+    Violation {
+        condition: "tree-fenced".into(),
+        thread,
+        from: places.at(e),
+        to: None,
+        message: format!(
+            "the {} is public (Def. 9 (1): local locations of RDMA operations must be private): copy through a \
+             location only this thread uses",
+            places.what(e)
+        ),
+        fix: "private copy".into(),
+    }
+}
+
+/// Def. 9 (2): the get `a` is neither rfenced nor polled before `b`.
+pub(super) fn v_get_fence(places: &Places, thread: String, a: &PEv, b: &PEv) -> Violation {
+    let n = a.rnode.unwrap_or(0);
+    Violation {
+        condition: "tree-fenced".into(),
+        thread,
+        from: places.at(a),
+        to: Some(places.at(b)),
+        message: format!(
+            "the get is not followed by rfence({n}) (nor polled) before the next remote operation towards node {n} \
+             (Def. 9 (2))"
+        ),
+        fix: "F".into(),
+    }
+}
+
+/// Def. 14 (2): a public CPU write then a public CPU read with no fence between.
+pub(super) fn v_mfence(places: &Places, thread: String, a: &PEv, b: &PEv) -> Violation {
+    Violation {
+        condition: "tree-fenced".into(),
+        thread,
+        from: places.at(a),
+        to: Some(places.at(b)),
+        message: format!(
+            "{} then {} of public locations with no Mfence or CAS between (Def. 14 (2))",
+            places.what(a),
+            places.what(b)
+        ),
+        fix: "mfence".into(),
+    }
+}
+
+/// Def. 9 (3): a single communication path between any two nodes (over the queue
+/// pairs, a small set: quadratic in it).
+pub(super) fn network(pe: &PreExec, tname: &dyn Fn(usize) -> String, out: &mut Syntactic) {
     // Def. 9 (3): a single communication path between any two nodes
     let all = pe.qps(&|_| true);
     let mut edges: BTreeSet<(u32, u32)> = BTreeSet::new();
@@ -345,6 +304,165 @@ pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &Stamp
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// The conditions in O(n · C · log n) per thread (C: the thread's classes)
+// ---------------------------------------------------------------------------
+
+/// The positions in `list` (sorted) strictly between `lo` and `hi`.
+fn between(list: &[usize], lo: i64, hi: usize) -> &[usize] {
+    let a = list.partition_point(|&x| (x as i64) <= lo);
+    let b = list.partition_point(|&x| x < hi);
+    if a < b {
+        &list[a..b]
+    } else {
+        &[]
+    }
+}
+
+/// Checks LDRF, fenced and tree-fenced (with their TSO versions for `Model::Tso`) on
+/// one pre-execution. `oppo` is the model's (gb or gb_tso for fenced); LDRF always
+/// uses gb with RDMA^sc's `oppo_sc` (App. B.2: "our notion of local data-race freedom
+/// (Def. 7) remains unchanged under TSO and does not use the new definition of
+/// gb_tso").
+///
+/// Not pair by pair: gb is [`PreExec::gb_last`] (per event and class, the last
+/// gb-predecessor), so the pairs (i, j) not in gb are, per class, the events of the
+/// class after that last one; they are counted by binary search in the positions of
+/// the class per location (LDRF) and per node component (fenced), and only the first
+/// [`MAX_VIOLATIONS`] are named. Same verdicts and counts as
+/// [`conditions_reference`] (checked in `tests/robust.rs`); past the cap, the named
+/// violations may be other ones.
+pub fn conditions(pe: &PreExec, model: Model, oppo_sc: &StampTable, oppo: &StampTable, places: &Places) -> Syntactic {
+    let public = pe.public();
+    let is_pub = |e: &PEv| e.loc.is_some_and(|l| public[l]);
+    let mut out = Syntactic { ldrf: true, fenced: true, tree_fenced: true, ..Default::default() };
+    let tname = |t: usize| places.thread_names.get(t).cloned().unwrap_or_else(|| format!("T{}", t + 1));
+    let full = |out: &Syntactic| out.violations.len() >= MAX_VIOLATIONS;
+    let pub_qps = pe.qps(&is_pub);
+    for (t, evs) in pe.threads.iter().enumerate() {
+        let n = evs.len();
+        let gb = pe.gb_last(t, oppo);
+        let gb_sc = if model == Model::Sc { None } else { Some(pe.gb_last(t, oppo_sc)) };
+        let gb_sc = gb_sc.as_ref().unwrap_or(&gb);
+        // ⇝* over E^pub \ t: node → its component (a node of no queue pair: itself)
+        let qps: BTreeSet<(usize, u32)> = pub_qps.iter().filter(|(u, _)| *u != t).copied().collect();
+        let comp = pe.components(&qps);
+        let comp_of = |node: u32| comp.get(&node).copied().unwrap_or(node);
+        let loc_node = |e: &PEv| e.loc.and_then(|l| pe.loc_nodes[l]);
+        // positions per (class, location) and, of public events, per (class, component)
+        let mut by_loc: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
+        let mut by_comp: BTreeMap<(usize, u32), Vec<usize>> = BTreeMap::new();
+        for (i, e) in evs.iter().enumerate() {
+            if let Some(l) = e.loc {
+                by_loc.entry((gb.class[i], l)).or_default().push(i);
+                if let (true, Some(m)) = (is_pub(e), loc_node(e)) {
+                    by_comp.entry((gb.class[i], comp_of(m))).or_default().push(i);
+                }
+            }
+        }
+        let empty: Vec<usize> = Vec::new();
+        for j in 0..n {
+            let b = &evs[j];
+            let Some(lj) = b.loc else { continue };
+            let nb = loc_node(b).filter(|_| is_pub(b));
+            for c in 0..gb.classes.len() {
+                let write = gb.classes[c].0.is_write() || b.ty.is_write();
+                let (last_sc, last) = (gb_sc.last(j, c), gb.last(j, c));
+                let same_loc = by_loc.get(&(c, lj)).unwrap_or(&empty);
+                // Def. 7: locally conflicting, not in gb (with RDMA^sc's oppo)
+                let races = if write { between(same_loc, last_sc, j) } else { &[] };
+                if !races.is_empty() {
+                    out.ldrf = false;
+                    out.violations_total += races.len();
+                    for &i in races {
+                        if full(&out) {
+                            break;
+                        }
+                        out.violations.push(v_ldrf(model, places, tname(t), &evs[i], b));
+                    }
+                }
+                // Def. 8 / 13: public, connected nodes, not in gb; the races above are
+                // reported as races only
+                let Some(nb) = nb else { continue };
+                let cands = between(by_comp.get(&(c, comp_of(nb))).unwrap_or(&empty), last, j);
+                let raced = if write { between(same_loc, last.max(last_sc), j).len() } else { 0 };
+                if cands.len() > raced {
+                    out.fenced = false;
+                    out.violations_total += cands.len() - raced;
+                    for &i in cands {
+                        if full(&out) {
+                            break;
+                        }
+                        let a = &evs[i];
+                        if write && a.loc == Some(lj) && (i as i64) > last_sc {
+                            continue;
+                        }
+                        let na = loc_node(a).unwrap_or(nb);
+                        out.violations.push(v_fenced(model, places, tname(t), a, b, (na, nb)));
+                    }
+                }
+            }
+        }
+        // Def. 9 (1): local locations of RDMA operations are private
+        for e in evs {
+            if matches!(e.ty, Ty::NLR | Ty::NLW) && is_pub(e) {
+                out.tree_fenced = false;
+                out.push(v_private(places, tname(t), e));
+            }
+        }
+        // Def. 9 (2): each get followed by an rfence (or polled) before the next remote
+        // operation on its queue pair; backwards: the next remote operation per node
+        let mut next_remote: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut next_of = vec![None; n];
+        for i in (0..n).rev() {
+            if let (Some(m), true) = (evs[i].rnode, matches!(evs[i].ty, Ty::NRR | Ty::NRW)) {
+                next_of[i] = next_remote.get(&m).copied();
+                next_remote.insert(m, i);
+            }
+        }
+        let mut rfences: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for (i, e) in evs.iter().enumerate() {
+            if let (Ty::NF, Some(m)) = (e.ty, e.rnode) {
+                rfences.entry(m).or_default().push(i);
+            }
+        }
+        for i in 0..n {
+            let (Ty::NRR, Some(m), Some(j)) = (evs[i].ty, evs[i].rnode, next_of[i]) else { continue };
+            let fenced = !between(rfences.get(&m).unwrap_or(&empty), i as i64, j).is_empty();
+            let polled = i + 1 < n && evs[i + 1].ty == Ty::NLW && pe.pf[t][i + 1].is_some_and(|p| p < j);
+            if !fenced && !polled {
+                out.tree_fenced = false;
+                out.push(v_get_fence(places, tname(t), &evs[i], &evs[j]));
+            }
+        }
+        // Def. 14 (2): a fence between a public CPU write and a later public CPU read
+        if model == Model::Tso {
+            let writes: Vec<usize> = (0..n).filter(|&i| evs[i].ty == Ty::LW && is_pub(&evs[i])).collect();
+            let mut fence: i64 = -1;
+            for j in 0..n {
+                if matches!(evs[j].ty, Ty::F | Ty::Cas) {
+                    fence = j as i64;
+                }
+                if evs[j].ty != Ty::LR || !is_pub(&evs[j]) {
+                    continue;
+                }
+                let ws = between(&writes, fence, j);
+                if !ws.is_empty() {
+                    out.tree_fenced = false;
+                    out.violations_total += ws.len();
+                    for &i in ws {
+                        if full(&out) {
+                            break;
+                        }
+                        out.violations.push(v_mfence(places, tname(t), &evs[i], &evs[j]));
+                    }
+                }
+            }
+        }
+    }
+    network(pe, &tname, &mut out);
     out.violations.sort();
     out.violations.dedup();
     out
@@ -384,6 +502,33 @@ impl Hooks for PreHooks<'_, '_> {
     }
 }
 
+/// The source line of each call per thread (`None`: the thread has control flow),
+/// and the places for messages.
+pub(super) fn lines_and_places<'a>(
+    ast: &syntax::Litmus,
+    low: &lower::Lowered,
+) -> (Vec<Option<Vec<usize>>>, Places<'a>) {
+    let mut lines: Vec<Option<Vec<usize>>> = vec![Some(Vec::new()); low.world.threads.len()];
+    for (name, body) in &ast.bodies {
+        if let Some(t) = low.world.threads.iter().position(|th| th.name == name.text) {
+            lines[t] = match (lines[t].take(), call_lines(body)) {
+                (Some(mut a), Some(b)) => {
+                    a.extend(b);
+                    Some(a)
+                }
+                _ => None,
+            };
+        }
+    }
+    let places = Places {
+        thread_names: low.world.threads.iter().map(|t| t.name.clone()).collect(),
+        lines: lines.clone(),
+        loc_names: low.world.locs.iter().map(|l| l.name.clone()).collect(),
+        _p: std::marker::PhantomData,
+    };
+    (lines, places)
+}
+
 /// The syntactic conditions over every pre-execution of the program (they must hold
 /// of each; the violations of all are reported).
 pub(super) fn syntactic_of(
@@ -394,6 +539,31 @@ pub(super) fn syntactic_of(
     places: &Places,
     lines: &[Option<Vec<usize>>],
 ) -> Result<(Syntactic, bool), explicit::EngineError> {
+    let mut out = Syntactic { ldrf: true, fenced: true, tree_fenced: true, ..Default::default() };
+    let bound_hit = for_each_pre_execution(prob, k, lines, &mut |pe| {
+        let s = conditions(pe, model, oppo_sc, oppo, places);
+        out.ldrf &= s.ldrf;
+        out.fenced &= s.fenced;
+        out.tree_fenced &= s.tree_fenced;
+        out.violations_total += s.violations_total;
+        for v in s.violations {
+            if out.violations.len() < MAX_VIOLATIONS && !out.violations.contains(&v) {
+                out.violations.push(v);
+            }
+        }
+    })?;
+    Ok((out, bound_hit))
+}
+
+/// Calls `f` on every pre-execution of the program (per combination of the threads'
+/// unfoldings; a straight-line thread's CPU reads return one value only, as their
+/// values change no event); returns whether a loop reached the unrolling bound.
+pub(super) fn for_each_pre_execution(
+    prob: &Problem,
+    k: &Kinds,
+    lines: &[Option<Vec<usize>>],
+    f: &mut dyn FnMut(&PreExec),
+) -> Result<bool, explicit::EngineError> {
     let mut per_thread: Vec<Vec<Vec<CallRecord>>> = Vec::new();
     let mut bound_hit = false;
     for t in 0..prob.threads.len() {
@@ -416,9 +586,8 @@ pub(super) fn syntactic_of(
         }
         per_thread.push(skels);
     }
-    let mut out = Syntactic { ldrf: true, fenced: true, tree_fenced: true, ..Default::default() };
     if per_thread.iter().any(|s| s.is_empty()) {
-        return Ok((out, bound_hit));
+        return Ok(bound_hit);
     }
     let mut choice = vec![0usize; per_thread.len()];
     loop {
@@ -429,22 +598,12 @@ pub(super) fn syntactic_of(
                 events.push(Event { thread: t, index: i, lib, method, args, ret, origin });
             }
         }
-        let g = explicit::graph(prob, events);
-        let pe = PreExec::of_graph(&g, k);
-        let s = conditions(&pe, model, oppo_sc, oppo, places);
-        out.ldrf &= s.ldrf;
-        out.fenced &= s.fenced;
-        out.tree_fenced &= s.tree_fenced;
-        out.violations_total += s.violations_total;
-        for v in s.violations {
-            if out.violations.len() < MAX_VIOLATIONS && !out.violations.contains(&v) {
-                out.violations.push(v);
-            }
-        }
+        let stamps: Vec<Vec<Stamp>> = events.iter().map(|e| prob.libs[e.lib].stamps(&prob.world, e)).collect();
+        f(&PreExec::of_events(&prob.world, &events, &stamps, k));
         let mut t = 0;
         loop {
             if t == choice.len() {
-                return Ok((out, bound_hit));
+                return Ok(bound_hit);
             }
             choice[t] += 1;
             if choice[t] < per_thread[t].len() {

@@ -40,6 +40,7 @@ pub use goal::{Cond, Separation};
 
 /// A solver kept from an earlier encoding ([`Encoding::release`]), for the next.
 pub struct Spare(Solver);
+mod rel;
 
 /// How a search variable is read off a model.
 enum VarTerm {
@@ -121,6 +122,7 @@ impl Encoding {
         let mut so = SymRel::default();
         let mut vars = Vec::with_capacity(specs.len());
         let mut read_terms: HashMap<usize, Int> = HashMap::new();
+        let mut pending = Vec::new();
         for (li, spec) in specs.iter().enumerate() {
             if !spec.possible {
                 solver.assert(Bool::from_bool(false));
@@ -304,6 +306,9 @@ impl Encoding {
                 vs.push(if before.is_empty() { VarTerm::Fixed } else { VarTerm::Mo(Int::add(&before)) });
             }
             vs.extend(orient.into_iter().map(VarTerm::Orient));
+            if let Some(prog) = &spec.program {
+                pending.extend(rel::encode(&solver, li, n, prog, [&rf_rel, &mo_rel, &rb_rel], &mut so, &mut vs));
+            }
             vars.push(vs);
         }
         // Λ-consistency: ppo ∪ so acyclic
@@ -321,6 +326,9 @@ impl Encoding {
         for ((a, b), e) in so.edges() {
             solver.assert(e.implies(hbc[a].lt(&hbc[b])));
             hb_edges.push(((a, b), e));
+        }
+        for p in pending {
+            p.finish(&hb_edges);
         }
         Encoding {
             solver,

@@ -86,6 +86,7 @@ fn lit_value(l: &Lit) -> Value {
         Lit::Int(i) => Value::Int(*i),
         Lit::Bool(b) => Value::Bool(*b),
         Lit::Bot => Value::Bot,
+        Lit::Top => Value::Top,
         Lit::Unit => Value::Unit,
         Lit::Tuple(vs) => Value::Tuple(vs.iter().map(lit_value).collect()),
     }

@@ -196,9 +196,15 @@ fn kind_of(lib: &str) -> Option<Kind> {
     Some(match lib {
         "sv" => Kind::Sv,
         "rdmawait" | "rdmatso" | "rdmatso_nopcie" | "rdmatso_f1" | "rdmasc" => Kind::Rdma,
+        // coreRMA's common fragment with RDMA^TSO (Flush(n) for Poll(n)): locations on a node
+        "corerma" | "corerma_noir" => Kind::Rdma,
         "msw" => Kind::Msw,
         "bal" | "bal_all" => Kind::Bal,
         "rbl" | "rbl_weak" | "rbl_rfe" => Kind::Rbl,
+        // a library from a file (`--lib`, docs/spec-language.md) of another name:
+        // generated as an RDMA-style library (located arguments; with `--nodes 1`
+        // every location is local to every thread)
+        _ if mowgli_libs::registry::override_names().iter().any(|n| n == lib) => Kind::Rdma,
         _ => return None,
     })
 }
@@ -206,7 +212,7 @@ fn kind_of(lib: &str) -> Option<Kind> {
 /// Whether parameter `i` of method `m` of an RDMA-style library is the remote side
 /// of a remote operation (a location or a node).
 fn is_remote(m: &str, i: usize) -> bool {
-    matches!((m, i), ("Put", 0) | ("Get", 1) | ("Poll" | "Rfence", 0))
+    matches!((m, i), ("Put", 0) | ("Get", 1) | ("Poll" | "Rfence" | "Flush", 0))
 }
 
 /// Whether parameter `i` of method `m` of an RDMA-style library must be local.

@@ -1,0 +1,792 @@
+//! Pivot generation for coreRMA (`mowgli pivot`): the test-generation methodology of
+//! "Modeling and Analysis of Remote Memory Access Programming" (OOPSLA 2016, §6.1,
+//! Table 6), with Mowgli's explicit model in place of Alloy.
+//!
+//! The paper asks Alloy for every instance, up to a bound on the number of actions,
+//! whose hb has a cycle through a *pivot* edge induced by one rule of Fig. 4 and
+//! becomes acyclic without it; each instance is turned into a test program,
+//! deduplicated, and given all its expected outputs. Here, for each rule X, a test
+//! is a program up to the size bound with an outcome that coreRMA without X allows
+//! and stock coreRMA forbids (the outcome *needs* X); the programs are enumerated
+//! directly, one per renaming class, and each is run under both models.
+//!
+//! The program space (the paper's constraints, §6.1): 1 or 2 processes (with 2,
+//! both have statements and one accesses the other's memory); every location has
+//! at least one local read ("each test must contain at least one local read (stored
+//! in a unique register)"); initial values and local writes are distinct ("local
+//! writes should have distinct values": location i starts at i, the k-th local
+//! write writes L+k); every access atomic (the generated tests of Figs. 6-9 carry no
+//! annotation and their printed outputs are exactly those of the all-atomic model,
+//! see `specs/litmus/corerma/`). The size of a test is its number of actions,
+//! initial writes included (Fig. 6: "The size of the test is 9").
+//! Programs are kept once up to renaming of locations (within a process) and, with
+//! two processes, swapping them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use mowgli_core::Value;
+use mowgli_libs::corerma::model::{Cand, Graph, Kind, Model, Row, Rule, Rules};
+use mowgli_libs::corerma::{actions_of, init_action, Stmt};
+use serde::Serialize;
+
+/// One statement: its kind and location arguments (by index; `Flush`: the process).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Instr {
+    pub stmt: Stmt,
+    pub args: [u8; 4],
+}
+
+impl Instr {
+    /// Actions it translates into (Table 3).
+    pub fn weight(&self) -> usize {
+        match self.stmt {
+            Stmt::Read | Stmt::Write | Stmt::Flush => 1,
+            Stmt::Get | Stmt::Put => 2,
+            Stmt::Rga => 3,
+            Stmt::Cas => 4,
+        }
+    }
+    fn arity(&self) -> usize {
+        match self.stmt {
+            Stmt::Read | Stmt::Write | Stmt::Flush => 1,
+            Stmt::Get | Stmt::Put => 2,
+            Stmt::Rga => 3,
+            Stmt::Cas => 4,
+        }
+    }
+}
+
+/// A coreRMA program of the generator: processes 0..procs, locations with their
+/// process, and each process's statements.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Program {
+    pub procs: usize,
+    /// Per location, its process (sorted: process 0's locations first).
+    pub homes: Vec<u8>,
+    pub body: Vec<Vec<Instr>>,
+}
+
+impl Program {
+    /// Number of actions, initial writes included.
+    pub fn size(&self) -> usize {
+        self.homes.len() + self.body.iter().flatten().map(Instr::weight).sum::<usize>()
+    }
+
+    fn key(&self) -> Vec<u8> {
+        let mut k = vec![self.procs as u8, self.homes.len() as u8];
+        k.extend(&self.homes);
+        for b in &self.body {
+            k.push(b.len() as u8);
+            for i in b {
+                k.push(i.stmt as u8);
+                k.extend(&i.args[..i.arity()]);
+            }
+        }
+        k
+    }
+
+    /// The program with locations renamed by `loc` and processes by `proc`.
+    fn relabel(&self, loc: &[u8], proc: &[u8]) -> Program {
+        let mut homes = vec![0u8; self.homes.len()];
+        for (l, &h) in self.homes.iter().enumerate() {
+            homes[loc[l] as usize] = proc[h as usize];
+        }
+        let mut body = vec![Vec::new(); self.procs];
+        for (p, b) in self.body.iter().enumerate() {
+            body[proc[p] as usize] = b
+                .iter()
+                .map(|i| {
+                    let mut j = *i;
+                    for a in 0..i.arity() {
+                        j.args[a] =
+                            if i.stmt == Stmt::Flush { proc[i.args[a] as usize] } else { loc[i.args[a] as usize] };
+                    }
+                    j
+                })
+                .collect();
+        }
+        Program { procs: self.procs, homes, body }
+    }
+
+    /// Whether this program is the representative of its renaming class (the least key).
+    pub fn canonical(&self) -> bool {
+        let me = self.key();
+        let procs: Vec<Vec<u8>> = if self.procs == 2 { vec![vec![0, 1], vec![1, 0]] } else { vec![vec![0]] };
+        let n = self.homes.len();
+        for pm in &procs {
+            // locations grouped by new process, in every order within a group
+            let new_home: Vec<u8> = self.homes.iter().map(|&h| pm[h as usize]).collect();
+            let mut groups: Vec<Vec<u8>> = vec![Vec::new(); self.procs];
+            for (l, &h) in new_home.iter().enumerate() {
+                groups[h as usize].push(l as u8);
+            }
+            let orders: Vec<Vec<Vec<u8>>> = groups.iter().map(|g| perms(g)).collect();
+            let mut choice = vec![0usize; self.procs];
+            loop {
+                let mut loc = vec![0u8; n];
+                let mut next = 0u8;
+                for (p, o) in orders.iter().enumerate() {
+                    for &l in &o[choice[p]] {
+                        loc[l as usize] = next;
+                        next += 1;
+                    }
+                }
+                if self.relabel(&loc, pm).key() < me {
+                    return false;
+                }
+                let mut p = 0;
+                loop {
+                    if p == self.procs {
+                        break;
+                    }
+                    choice[p] += 1;
+                    if choice[p] < orders[p].len() {
+                        break;
+                    }
+                    choice[p] = 0;
+                    p += 1;
+                }
+                if p == self.procs {
+                    break;
+                }
+            }
+        }
+        true
+    }
+
+    /// Initial value of location l, and the value of each local write (in process
+    /// order): all distinct.
+    fn values(&self) -> (Vec<i64>, Vec<Vec<i64>>) {
+        let inits: Vec<i64> = (0..self.homes.len() as i64).collect();
+        let mut next = self.homes.len() as i64;
+        let writes = self
+            .body
+            .iter()
+            .map(|b| {
+                b.iter()
+                    .map(|i| {
+                        if i.stmt == Stmt::Write {
+                            next += 1;
+                            next - 1
+                        } else {
+                            -1
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        (inits, writes)
+    }
+
+    /// The actions (Table 3) of the program, every access atomic, with the index of
+    /// each local read's action (the test's registers, in order).
+    pub fn graph(&self) -> (Graph, Vec<usize>) {
+        let (inits, writes) = self.values();
+        let home = |l: usize| self.homes.get(l).map(|&h| h as u32 + 1).unwrap_or(0);
+        let mut acts = Vec::new();
+        let mut regs = Vec::new();
+        let mut stmt = 0;
+        for (p, b) in self.body.iter().enumerate() {
+            for (k, i) in b.iter().enumerate() {
+                let args: Vec<Value> = match i.stmt {
+                    Stmt::Flush => vec![Value::Node(i.args[0] as u32 + 1)],
+                    Stmt::Write => vec![Value::Loc(i.args[0] as usize), Value::Int(writes[p][k])],
+                    _ => i.args[..i.arity()].iter().map(|&l| Value::Loc(l as usize)).collect(),
+                };
+                let first = acts.len();
+                for a in actions_of(i.stmt, &[], &args, p, p as u32 + 1, stmt, first, &home) {
+                    if a.kind == Kind::R {
+                        regs.push(acts.len());
+                    }
+                    acts.push(a);
+                }
+                stmt += 1;
+            }
+        }
+        for (l, &v) in inits.iter().enumerate() {
+            acts.push(init_action(l, home(l), Value::Int(v)));
+        }
+        (Graph::new(acts, self.homes.len()), regs)
+    }
+
+    /// The program as a litmus test over `lib` (locations `x0, x1, …`, registers
+    /// `r0, r1, …` in program order, threads `P0, P1` on nodes 1, 2).
+    pub fn litmus(&self, name: &str, description: &str, lib: &str) -> String {
+        let (inits, writes) = self.values();
+        let mut s = format!("test {name}\n\"{description}\"\nlibraries {lib}\n");
+        for p in 0..self.procs {
+            s += &format!("thread P{p} @ {}\n", p + 1);
+        }
+        for (l, &h) in self.homes.iter().enumerate() {
+            s += &format!("loc x{l} @ {} = {}\n", h + 1, inits[l]);
+        }
+        let mut reg = 0;
+        for (p, b) in self.body.iter().enumerate() {
+            s += &format!("P{p}:\n");
+            for (k, i) in b.iter().enumerate() {
+                let x = |a: usize| format!("x{}", i.args[a]);
+                s += &match i.stmt {
+                    Stmt::Read => {
+                        reg += 1;
+                        format!("  r{} = Read({})\n", reg - 1, x(0))
+                    }
+                    Stmt::Write => format!("  Write({}, {})\n", x(0), writes[p][k]),
+                    Stmt::Get => format!("  Get({}, {})\n", x(0), x(1)),
+                    Stmt::Put => format!("  Put({}, {})\n", x(0), x(1)),
+                    Stmt::Rga => format!("  Rga({}, {}, {})\n", x(0), x(1), x(2)),
+                    Stmt::Cas => format!("  Cas({}, {}, {}, {})\n", x(0), x(1), x(2), x(3)),
+                    Stmt::Flush => format!("  Flush({})\n", i.args[0] + 1),
+                };
+            }
+        }
+        s
+    }
+
+    /// The register names of [`Program::litmus`], in order, with their threads.
+    pub fn registers(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (p, b) in self.body.iter().enumerate() {
+            for i in b {
+                if i.stmt == Stmt::Read {
+                    out.push(format!("P{p}:r{}", out.len()));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn perms(xs: &[u8]) -> Vec<Vec<u8>> {
+    mowgli_libs::corerma::model::permutations(&xs.iter().map(|&x| x as usize).collect::<Vec<_>>())
+        .into_iter()
+        .map(|p| p.into_iter().map(|x| x as u8).collect())
+        .collect()
+}
+
+/// Every statement process `p` may execute (its own locations `local`, any location `all`).
+fn alphabet(p: usize, procs: usize, local: &[u8], all: &[u8]) -> Vec<Instr> {
+    let _ = p;
+    let mut out = Vec::new();
+    let i = |stmt, a: &[u8]| {
+        let mut args = [0u8; 4];
+        args[..a.len()].copy_from_slice(a);
+        Instr { stmt, args }
+    };
+    for &x in local {
+        out.push(i(Stmt::Read, &[x]));
+        out.push(i(Stmt::Write, &[x]));
+    }
+    for q in 0..procs {
+        out.push(i(Stmt::Flush, &[q as u8]));
+    }
+    for &x in local {
+        for &z in all {
+            out.push(i(Stmt::Get, &[x, z]));
+            out.push(i(Stmt::Put, &[z, x]));
+            for &y in local {
+                out.push(i(Stmt::Rga, &[x, z, y]));
+                for &w in local {
+                    out.push(i(Stmt::Cas, &[x, z, y, w]));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every statement sequence of exactly `w` actions over `alpha`.
+fn sequences(alpha: &[Instr], w: usize) -> Vec<Vec<Instr>> {
+    let mut out = Vec::new();
+    let mut cur = Vec::new();
+    fn go(alpha: &[Instr], w: usize, cur: &mut Vec<Instr>, out: &mut Vec<Vec<Instr>>) {
+        if w == 0 {
+            out.push(cur.clone());
+            return;
+        }
+        for i in alpha {
+            if i.weight() <= w {
+                cur.push(*i);
+                go(alpha, w - i.weight(), cur, out);
+                cur.pop();
+            }
+        }
+    }
+    go(alpha, w, &mut cur, &mut out);
+    out
+}
+
+/// Every program of exactly `size` actions with `procs` processes satisfying the
+/// constraints of the module documentation, one per renaming class, passed to `f`.
+pub fn programs(procs: usize, size: usize, max_locs: usize, f: &mut dyn FnMut(Program)) {
+    for nlocs in 1..=max_locs.min(size) {
+        let w = size - nlocs;
+        // homes: n0 locations on process 0, the rest on process 1
+        let splits: Vec<usize> = if procs == 1 { vec![nlocs] } else { (0..=nlocs).collect() };
+        for n0 in splits {
+            let homes: Vec<u8> = (0..nlocs).map(|l| if l < n0 { 0 } else { 1 }).collect();
+            let all: Vec<u8> = (0..nlocs as u8).collect();
+            let local = |p: u8| -> Vec<u8> { (0..nlocs as u8).filter(|&l| homes[l as usize] == p).collect() };
+            let alphas: Vec<Vec<Instr>> = (0..procs).map(|p| alphabet(p, procs, &local(p as u8), &all)).collect();
+            if procs == 1 {
+                for s in sequences(&alphas[0], w) {
+                    let p = Program { procs, homes: homes.clone(), body: vec![s] };
+                    if admissible(&p) && p.canonical() {
+                        f(p);
+                    }
+                }
+            } else {
+                for w0 in 1..w {
+                    let s1s = sequences(&alphas[1], w - w0);
+                    for s0 in sequences(&alphas[0], w0) {
+                        for s1 in &s1s {
+                            let p = Program { procs, homes: homes.clone(), body: vec![s0.clone(), s1.clone()] };
+                            if admissible(&p) && p.canonical() {
+                                f(p);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every location is read locally; with two processes, each has a statement and
+/// one accesses the other's memory.
+fn admissible(p: &Program) -> bool {
+    let mut read = vec![false; p.homes.len()];
+    for i in p.body.iter().flatten() {
+        if i.stmt == Stmt::Read {
+            read[i.args[0] as usize] = true;
+        }
+    }
+    if !read.iter().all(|&r| r) {
+        return false;
+    }
+    if p.procs == 2 {
+        if p.body.iter().any(Vec::is_empty) {
+            return false;
+        }
+        let remote = |i: &Instr| match i.stmt {
+            Stmt::Get | Stmt::Put | Stmt::Rga | Stmt::Cas => Some(i.args[if i.stmt == Stmt::Put { 0 } else { 1 }]),
+            _ => None,
+        };
+        let cross = p
+            .body
+            .iter()
+            .enumerate()
+            .any(|(q, b)| b.iter().filter_map(remote).any(|z| p.homes[z as usize] as usize != q));
+        if !cross {
+            return false;
+        }
+    }
+    true
+}
+
+/// Outcomes (local reads' values, in order) of a program under stock coreRMA and
+/// under coreRMA without each rule of `rules`.
+#[derive(Clone, Debug, Default)]
+pub struct Outcomes {
+    pub stock: BTreeSet<Vec<Value>>,
+    pub without: BTreeMap<Rule, BTreeSet<Vec<Value>>>,
+    /// Candidate executions visited (complete and partial).
+    pub visited: u64,
+}
+
+/// The rules whose removal can change something in `g`.
+fn relevant(g: &Graph, rules: &[Rule]) -> Vec<Rule> {
+    rules
+        .iter()
+        .copied()
+        .filter(|r| match r {
+            Rule::R1 | Rule::R2 | Rule::WS => true,
+            Rule::CasF | Rule::CasT => !g.cas.is_empty(),
+            Rule::NoC | Rule::C => false,
+            r => g.static_edges.iter().any(|e| e.0 == *r),
+        })
+        .collect()
+}
+
+/// Outcomes of `p` under stock coreRMA and without each of `rules` (every access
+/// atomic, so values depend on rf and the CAS outcomes only).
+pub fn outcomes(p: &Program, rules: &[Rule]) -> Outcomes {
+    let (g, regs) = p.graph();
+    let rules = relevant(&g, rules);
+    let models: Vec<Model> =
+        std::iter::once(Model::stock()).chain(rules.iter().map(|r| Model::without(Rules::of(&[*r])))).collect();
+    let fixed: Vec<Vec<Row>> = models.iter().map(|m| g.fixed_hb(m.off)).collect();
+    let mut st = Dfs {
+        g: &g,
+        models: &models,
+        fixed: &fixed,
+        regs: &regs,
+        sets: vec![BTreeSet::new(); models.len()],
+        visited: 0,
+        perms: g.ws_writers.iter().map(|w| mowgli_libs::corerma::model::permutations(w)).collect(),
+    };
+    let mut c = Cand {
+        rf: vec![None; g.readers.len()],
+        ws: vec![Vec::new(); g.ws_writers.len()],
+        cas_ok: vec![None; g.cas.len()],
+        pairs: Vec::new(),
+    };
+    st.go(&mut c, 0, (1u32 << models.len()) - 1);
+    let mut out = Outcomes { visited: st.visited, ..Default::default() };
+    let mut sets = st.sets.into_iter();
+    out.stock = sets.next().unwrap_or_default();
+    // a variant allows what stock allows, and the outcomes of the candidates only it admits
+    for (r, s) in rules.iter().zip(sets) {
+        let mut all = out.stock.clone();
+        all.extend(s);
+        out.without.insert(*r, all);
+    }
+    out
+}
+
+struct Dfs<'a> {
+    g: &'a Graph,
+    models: &'a [Model],
+    fixed: &'a [Vec<Row>],
+    regs: &'a [usize],
+    /// Per model: the outcomes it allows (for the variants, only those of candidates
+    /// stock coreRMA rejects: a candidate stock admits every variant admits, since
+    /// removing a rule only removes hb edges and, every access being atomic, values
+    /// do not depend on hb).
+    sets: Vec<BTreeSet<Vec<Value>>>,
+    visited: u64,
+    perms: Vec<Vec<Vec<usize>>>,
+}
+
+impl Dfs<'_> {
+    /// The models (bit set, model 0 = stock) that admit the partial candidate, among `alive`.
+    fn alive(&self, c: &Cand, alive: u32) -> u32 {
+        if alive & 1 != 0 && self.models[0].hb(self.g, &self.fixed[0], &[], c).is_some() {
+            return alive; // stock admits it: so does every variant
+        }
+        let mut out = 0;
+        for m in 1..self.models.len() {
+            if alive & (1 << m) != 0 && self.models[m].hb(self.g, &self.fixed[m], &[], c).is_some() {
+                out |= 1 << m;
+            }
+        }
+        out
+    }
+
+    fn go(&mut self, c: &mut Cand, k: usize, alive: u32) {
+        self.visited += 1;
+        let nr = self.g.readers.len();
+        let nl = self.g.ws_writers.len();
+        let nc = self.g.cas.len();
+        let alive = if k > 0 { self.alive(c, alive) } else { alive };
+        if alive == 0 {
+            return;
+        }
+        if k < nr {
+            for si in 0..self.g.sources[k].len() {
+                c.rf[k] = Some(self.g.sources[k][si]);
+                self.go(c, k + 1, alive);
+            }
+            c.rf[k] = None;
+        } else if k < nr + nl {
+            let l = k - nr;
+            for pi in 0..self.perms[l].len() {
+                c.ws[l] = self.perms[l][pi].clone();
+                self.go(c, k + 1, alive);
+            }
+            c.ws[l].clear();
+        } else if k < nr + nl + nc {
+            for ok in [false, true] {
+                c.cas_ok[k - nr - nl] = Some(ok);
+                self.go(c, k + 1, alive);
+            }
+            c.cas_ok[k - nr - nl] = None;
+        } else {
+            // every access atomic: no conflicts, so the values do not depend on hb
+            let Some(e) = self.models[0].values(self.g, &vec![0; self.g.len()], c) else { return };
+            let vals: Vec<Value> = self.regs.iter().map(|&a| e.rval[a].clone()).collect();
+            if alive & 1 != 0 {
+                self.sets[0].insert(vals);
+                return;
+            }
+            for m in 1..self.models.len() {
+                if alive & (1 << m) != 0 && !self.sets[0].contains(&vals) {
+                    self.sets[m].insert(vals.clone());
+                }
+            }
+        }
+    }
+}
+
+/// A row of Table 6: a rule, a number of processes and a size bound, with the
+/// paper's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row6 {
+    pub rule: String,
+    pub procs: usize,
+    pub size: usize,
+    pub paper_tests: usize,
+    pub paper_ms_per_test: f64,
+    pub paper_outputs: usize,
+}
+
+/// Table 6 of the paper (rule, # proc, size, # tests, ms/test, # outputs).
+pub fn table6() -> Vec<Row6> {
+    let rows: [(&str, usize, usize, usize, f64, usize); 24] = [
+        ("R1", 1, 8, 863, 20.0, 1492),
+        ("R1", 2, 9, 1040, 25.0, 3616),
+        ("R2", 1, 7, 419, 15.0, 532),
+        ("R2", 2, 8, 684, 22.0, 1514),
+        ("F1", 1, 9, 326, 34.0, 338),
+        ("F1", 2, 10, 172, 49.0, 452),
+        ("F2", 1, 9, 350, 35.0, 374),
+        ("F2", 2, 10, 188, 47.0, 492),
+        ("F3", 1, 10, 810, 49.0, 1320),
+        ("F3", 2, 11, 200, 52.0, 356),
+        ("IR", 1, 10, 104, 55.0, 104),
+        ("IR", 2, 11, 127, 120.0, 368),
+        ("GA", 1, 10, 299, 27.0, 1091),
+        ("GA", 2, 11, 48, 84.0, 624),
+        ("PG", 1, 8, 164, 15.0, 276),
+        ("PG", 2, 10, 260, 27.0, 1024),
+        ("CAS-F", 1, 10, 12, 36.0, 12),
+        ("CAS-F", 2, 12, 48, 75.0, 288),
+        ("CAS-T", 1, 10, 12, 36.0, 12),
+        ("CAS-T", 2, 12, 48, 75.0, 288),
+        ("LO", 1, 7, 146, 21.0, 250),
+        ("LO", 2, 8, 362, 19.0, 1004),
+        ("WS", 1, 9, 282, 34.0, 934),
+        ("WS", 2, 10, 477, 47.0, 3176),
+    ];
+    rows.iter()
+        .map(|&(rule, procs, size, t, ms, o)| Row6 {
+            rule: rule.into(),
+            procs,
+            size,
+            paper_tests: t,
+            paper_ms_per_test: ms,
+            paper_outputs: o,
+        })
+        .collect()
+}
+
+/// A generated test.
+#[derive(Clone, Debug, Serialize)]
+pub struct PivotTest {
+    pub rule: String,
+    pub procs: usize,
+    pub size: usize,
+    /// The outcomes of stock coreRMA (the test's expected outputs).
+    pub outputs: Vec<String>,
+    /// The outcomes that need the rule (allowed without it, forbidden with it).
+    pub needs_rule: Vec<String>,
+    pub text: String,
+}
+
+/// Results of one row.
+#[derive(Clone, Debug, Serialize)]
+pub struct RowReport {
+    pub row: Row6,
+    /// The size bound used (the row's, or the `--size` override).
+    pub size: usize,
+    pub tests: usize,
+    pub outputs: usize,
+    /// Time to enumerate and run every program up to the row's size, per test found.
+    pub ms_per_test: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PivotReport {
+    pub rows: Vec<RowReport>,
+    /// Programs enumerated (one per renaming class) and candidate executions visited.
+    pub programs: u64,
+    pub visited: u64,
+    pub tests: usize,
+    pub millis: f64,
+    #[serde(skip)]
+    pub generated: Vec<PivotTest>,
+}
+
+/// Options of a pivot-generation run.
+#[derive(Clone, Debug)]
+pub struct PivotOptions {
+    /// The rows to generate (Table 6's by default).
+    pub rows: Vec<Row6>,
+    /// Replaces every row's size bound by `min(size, row's)` when set; otherwise
+    /// [`DEFAULT_CAPS`] apply.
+    pub max_size: Option<usize>,
+    /// Most locations in a program.
+    pub max_locs: usize,
+    pub jobs: usize,
+    /// Keep the tests' texts (for `--out`).
+    pub keep: bool,
+}
+
+fn show(regs: &[String], o: &[Value]) -> String {
+    regs.iter().zip(o).map(|(r, v)| format!("{r} = {v}")).collect::<Vec<_>>().join(" /\\ ")
+}
+
+/// Programs searched together (bounds the memory of a run).
+const CHUNK: usize = 20_000;
+
+/// What a run accumulates: tests per (rule, processes, size) with their stock
+/// outputs, the tests' texts, candidate executions visited.
+struct Acc<'a> {
+    found: &'a mut BTreeMap<(Rule, usize, usize), (usize, usize)>,
+    generated: &'a mut Vec<PivotTest>,
+    visited: &'a mut u64,
+}
+
+/// Searches `batch` (programs of `procs` processes and `size` actions) on `opts.jobs`
+/// threads and records its tests in `acc`.
+fn run_chunk(acc: &mut Acc, batch: &[Program], rules: &[Rule], procs: usize, size: usize, opts: &PivotOptions) {
+    // per test program: its index, the stock outputs, and per rule the outcomes needing it
+    type Found = (usize, Vec<Vec<Value>>, Vec<(Rule, Vec<Vec<Value>>)>);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Found>> = Mutex::new(Vec::new());
+    let seen = AtomicU64::new(0);
+    std::thread::scope(|sc| {
+        for _ in 0..opts.jobs.max(1) {
+            sc.spawn(|| {
+                let mut mine = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= batch.len() {
+                        break;
+                    }
+                    let o = outcomes(&batch[i], rules);
+                    seen.fetch_add(o.visited, Ordering::Relaxed);
+                    let needs: Vec<(Rule, Vec<Vec<Value>>)> = o
+                        .without
+                        .iter()
+                        .map(|(r, s)| (*r, s.difference(&o.stock).cloned().collect::<Vec<_>>()))
+                        .filter(|(_, n)| !n.is_empty())
+                        .collect();
+                    if !needs.is_empty() {
+                        mine.push((i, o.stock.into_iter().collect(), needs));
+                    }
+                }
+                results.lock().expect("results").extend(mine);
+            });
+        }
+    });
+    let mut res = results.into_inner().expect("results");
+    res.sort_by_key(|r| r.0);
+    *acc.visited += seen.load(Ordering::Relaxed);
+    for (i, stock, needs) in res {
+        let p = &batch[i];
+        let regs = p.registers();
+        for (r, needs) in needs {
+            let e = acc.found.entry((r, procs, size)).or_default();
+            e.0 += 1;
+            e.1 += stock.len();
+            if opts.keep {
+                let name = format!("PIVOT-{}-{}p-s{}-{}", r.name(), procs, size, e.0);
+                let mut text = p.litmus(
+                    &name,
+                    &format!(
+                        "pivot {}: outcomes allowed without {} and forbidden by stock coreRMA",
+                        r.name(),
+                        r.name()
+                    ),
+                    "corerma",
+                );
+                for out in &stock {
+                    text += &format!("expect allowed {}\n", show(&regs, out));
+                }
+                for n in &needs {
+                    text += &format!("expect forbidden {}\n", show(&regs, n));
+                }
+                acc.generated.push(PivotTest {
+                    rule: r.name().into(),
+                    procs,
+                    size,
+                    outputs: stock.iter().map(|v| show(&regs, v)).collect(),
+                    needs_rule: needs.iter().map(|v| show(&regs, v)).collect(),
+                    text,
+                });
+            }
+        }
+    }
+}
+
+/// The default size caps (1 process, 2 processes): what this enumeration covers in
+/// about six minutes on a 2-core machine (Table 6 goes to 10 and 12: 1-process
+/// programs of 10 actions alone are about 600,000 classes, some 20 minutes).
+pub const DEFAULT_CAPS: (usize, usize) = (9, 11);
+
+/// Runs pivot generation for the rows of `opts`.
+pub fn generate(opts: &PivotOptions) -> PivotReport {
+    let start = Instant::now();
+    let bound = |r: &Row6| {
+        let cap = if r.procs == 1 { DEFAULT_CAPS.0 } else { DEFAULT_CAPS.1 };
+        r.size.min(opts.max_size.unwrap_or(cap))
+    };
+    let rules_of = |procs: usize| -> Vec<Rule> {
+        let mut v: Vec<Rule> =
+            opts.rows.iter().filter(|r| r.procs == procs).filter_map(|r| Rule::parse(&r.rule)).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    // per (rule, procs, size): tests and outputs; per (procs, size): cumulative time
+    let mut found: BTreeMap<(Rule, usize, usize), (usize, usize)> = BTreeMap::new();
+    let mut time_upto: BTreeMap<(usize, usize), f64> = BTreeMap::new();
+    let mut generated = Vec::new();
+    let mut programs_n = 0u64;
+    let mut visited = 0u64;
+    for procs in [1usize, 2] {
+        let rules = rules_of(procs);
+        let max = opts.rows.iter().filter(|r| r.procs == procs).map(bound).max().unwrap_or(0);
+        if rules.is_empty() {
+            continue;
+        }
+        let t0 = Instant::now();
+        for size in 1..=max {
+            let mut batch = Vec::new();
+            let mut acc = Acc { found: &mut found, generated: &mut generated, visited: &mut visited };
+            programs(procs, size, opts.max_locs, &mut |p| {
+                batch.push(p);
+                if batch.len() >= CHUNK {
+                    run_chunk(&mut acc, &batch, &rules, procs, size, opts);
+                    programs_n += batch.len() as u64;
+                    batch.clear();
+                }
+            });
+            run_chunk(&mut acc, &batch, &rules, procs, size, opts);
+            programs_n += batch.len() as u64;
+            time_upto.insert((procs, size), t0.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let rows: Vec<RowReport> = opts
+        .rows
+        .iter()
+        .map(|r| {
+            let size = bound(r);
+            let rule = Rule::parse(&r.rule);
+            let (tests, outputs) = found
+                .iter()
+                .filter(|((ru, p, s), _)| Some(*ru) == rule && *p == r.procs && *s <= size)
+                .fold((0, 0), |acc, (_, v)| (acc.0 + v.0, acc.1 + v.1));
+            let t = time_upto.get(&(r.procs, size)).copied().unwrap_or(0.0);
+            RowReport {
+                row: r.clone(),
+                size,
+                tests,
+                outputs,
+                ms_per_test: if tests > 0 { t / tests as f64 } else { 0.0 },
+            }
+        })
+        .collect();
+    let tests = generated.len();
+    PivotReport {
+        tests: if opts.keep { tests } else { found.values().map(|v| v.0).sum() },
+        rows,
+        programs: programs_n,
+        visited,
+        millis: start.elapsed().as_secs_f64() * 1e3,
+        generated,
+    }
+}

@@ -1,0 +1,95 @@
+//! A file library's predicate over one plain execution as data for a symbolic
+//! engine ([`mowgli_core::symbolic::RelProgram`]): the folded expressions (static
+//! parts already evaluated by this evaluator) with the witness relations left as
+//! unknowns, and the same variables in the same order as the search.
+
+use mowgli_core::memory::RfMo;
+use mowgli_core::symbolic::{RelExpr, RelProgram, RelSpec, SymAxiomKind, SymWitness};
+use mowgli_core::BitRel;
+
+use super::{FileSearch, Val, WState};
+use crate::*;
+
+impl FileSearch<'_> {
+    /// The predicate as a [`RelSpec`] whose [`RelSpec::program`] holds the axioms,
+    /// witnesses and so.
+    pub(super) fn rel_spec(&self) -> Option<RelSpec> {
+        let n = self.n;
+        let spec = &self.lib.spec;
+        let lets = self.lets.iter().map(|e| self.rel_expr(e)).collect();
+        let dynamic = |hb: bool| {
+            spec.axioms.iter().filter(move |a| a.expr.dynamic(&spec.lets) && a.expr.mentions_hb(&spec.lets) == hb)
+        };
+        let named = |axioms: &[(AxiomKind, Expr, bool)], hb: bool| -> Vec<(String, SymAxiomKind, RelExpr)> {
+            dynamic(hb)
+                .zip(axioms)
+                .map(|(a, (kind, e, _))| {
+                    let kind = match kind {
+                        AxiomKind::Acyclic => SymAxiomKind::Acyclic,
+                        AxiomKind::Irreflexive => SymAxiomKind::Irreflexive,
+                        AxiomKind::Empty => SymAxiomKind::Empty,
+                    };
+                    (a.name.clone(), kind, self.rel_expr(e))
+                })
+                .collect()
+        };
+        let axioms = named(&self.axioms, false);
+        let hb_axioms = named(&self.hb_axioms, true);
+        let witnesses = self
+            .wits
+            .iter()
+            .map(|w| match w {
+                WState::Orients { pairs, .. } => SymWitness::Orients(pairs.clone()),
+                WState::Picks { targets, .. } => SymWitness::Picks(targets.clone()),
+            })
+            .collect();
+        let so = self.so.iter().map(|(e, _)| self.rel_expr(e)).collect();
+        Some(RelSpec {
+            possible: self.static_ok,
+            mem: self.mem.clone().unwrap_or_else(|| RfMo::new(n, vec![], vec![], vec![])),
+            orient: vec![],
+            so_fixed: BitRel::new(n),
+            so_rf: BitRel::new(n),
+            so_rb: BitRel::new(n),
+            so_mo: BitRel::new(n),
+            so_orient: false,
+            forbid_rb: BitRel::new(n),
+            ib: None,
+            program: Some(RelProgram { witnesses, lets, axioms, hb_axioms, so }),
+        })
+    }
+
+    /// A folded expression as a [`RelExpr`].
+    fn rel_expr(&self, e: &Expr) -> RelExpr {
+        let b = |x: &Expr| Box::new(self.rel_expr(x));
+        let constant = |v: &Val| match v {
+            Val::Set(s) => RelExpr::Set(s.clone()),
+            Val::Rel(r) => RelExpr::Rel(r.clone()),
+        };
+        match e {
+            Expr::Const(i, _) => constant(&self.consts[*i]),
+            Expr::Wit(WitRel::Rf) => RelExpr::Rf,
+            Expr::Wit(WitRel::Mo) => RelExpr::Mo,
+            Expr::Wit(WitRel::Rb) => RelExpr::Rb,
+            Expr::Wit(WitRel::Named(i)) => RelExpr::Wit(*i),
+            Expr::Let(i, _) => RelExpr::Let(*i),
+            Expr::Base(Base::Hb) => RelExpr::Hb,
+            Expr::Ident(a) => RelExpr::Ident(b(a)),
+            Expr::Prod(x, y) => RelExpr::Prod(b(x), b(y)),
+            Expr::Domain(a) => RelExpr::Domain(b(a)),
+            Expr::Range(a) => RelExpr::Range(b(a)),
+            Expr::Inv(a) => RelExpr::Inv(b(a)),
+            Expr::Plus(a) => RelExpr::Plus(b(a)),
+            Expr::Star(a) => {
+                let id = BitRel::identity_on(self.n, |x| self.mine[x]);
+                RelExpr::Union(Box::new(RelExpr::Plus(b(a))), Box::new(RelExpr::Rel(id)))
+            }
+            Expr::Seq(x, y) => RelExpr::Seq(b(x), b(y)),
+            Expr::Union(x, y) => RelExpr::Union(b(x), b(y)),
+            Expr::Inter(x, y) => RelExpr::Inter(b(x), b(y)),
+            Expr::Diff(x, y) => RelExpr::Diff(b(x), b(y)),
+            // what folding left static (it folds every static subexpression): its value
+            other => constant(&self.eval_static(other)),
+        }
+    }
+}
