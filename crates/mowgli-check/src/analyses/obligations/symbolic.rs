@@ -127,6 +127,11 @@ pub(super) fn check_groups(
         }
         enc.require(&Cond::any(&disjuncts));
         loop {
+            // the time limit also between the models of one group (a group with
+            // many abstract executions can take minutes)
+            if past() {
+                return Ok(false);
+            }
             let Some(vals) = enc.next().map_err(|e| e.to_string())? else {
                 for c in combos.into_iter().filter(|c| c.negated && !c.refuted) {
                     discharged.push(c.methods);
