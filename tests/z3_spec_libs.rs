@@ -87,7 +87,11 @@ fn paper_tests_and_clients_agree_under_z3() {
         let text = std::fs::read_to_string(f).expect("readable");
         let libs = libraries_of(&text);
         let used: Vec<&str> = FILE_LIBS.iter().copied().filter(|t| libs.iter().any(|l| l == t)).collect();
-        if used.is_empty() {
+        // a library that exists only as a file (lock) has no Rust twin to compare with
+        let file_only = libs
+            .iter()
+            .any(|l| !FILE_LIBS.contains(&l.as_str()) && root().join("specs/libs").join(format!("{l}.lib")).exists());
+        if used.is_empty() || file_only {
             continue;
         }
         match agree(&f.display().to_string(), &text, &used) {

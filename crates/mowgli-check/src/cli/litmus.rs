@@ -32,8 +32,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub dot: Option<PathBuf>,
     /// The engine: `explicit` (declarative, backtracking), `z3` (declarative,
-    /// SMT; libraries rdmawait, msw, sv, bal and `--lib` files without hb
-    /// axioms), `operational` /
+    /// SMT; libraries rdmawait, msw, sv, bal and `--lib` files),
+    /// `operational` /
     /// `operational-simplified` (RDMA^TSO's machines, RDMA paper §3), or `both`
     /// (declarative and operational; a difference fails the test).
     #[arg(long, value_enum, default_value = "explicit")]

@@ -12,10 +12,15 @@ use crate::*;
 
 impl FileSearch<'_> {
     /// The predicate as a [`RelSpec`] whose [`RelSpec::program`] holds the axioms,
-    /// witnesses and so.
+    /// witnesses and so; `None` when an axiom subtracts something mentioning hb
+    /// (hb's term is exact only from below: it is built from every library's so,
+    /// whose terms may be true where so is not, `engines/z3/rel.rs`).
     pub(super) fn rel_spec(&self) -> Option<RelSpec> {
         let n = self.n;
         let spec = &self.lib.spec;
+        if spec.axioms.iter().any(|a| hb_subtracted(&a.expr, &spec.lets)) {
+            return None;
+        }
         let lets = self.lets.iter().map(|e| self.rel_expr(e)).collect();
         let dynamic = |hb: bool| {
             spec.axioms.iter().filter(move |a| a.expr.dynamic(&spec.lets) && a.expr.mentions_hb(&spec.lets) == hb)
@@ -91,5 +96,17 @@ impl FileSearch<'_> {
             // what folding left static (it folds every static subexpression): its value
             other => constant(&self.eval_static(other)),
         }
+    }
+}
+
+/// Whether hb occurs in the subtrahend of a `\\` (through `lets`).
+fn hb_subtracted(e: &Expr, lets: &[Let]) -> bool {
+    use Expr::*;
+    match e {
+        Let(i, _) => lets.get(*i).is_some_and(|l| hb_subtracted(&l.expr, lets)),
+        Diff(a, b) => hb_subtracted(a, lets) || b.mentions_hb(lets),
+        Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) => hb_subtracted(a, lets),
+        Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) => hb_subtracted(a, lets) || hb_subtracted(b, lets),
+        _ => false,
     }
 }
