@@ -55,7 +55,8 @@ impl Generator {
         if b.values == 0 {
             return Err("values must be at least 1".into());
         }
-        Ok(Generator { lib: lib.to_string(), kind, sigs, observer, bounds: bounds.clone(), obs_ids })
+        let local_params = if kind_of_builtin(lib) { Vec::new() } else { probe_local(l.as_ref()) };
+        Ok(Generator { lib: lib.to_string(), local_params, kind, sigs, observer, bounds: bounds.clone(), obs_ids })
     }
 
     /// The largest size (total calls).
@@ -164,7 +165,11 @@ impl Generator {
             for (pi, p) in sig.params.iter().enumerate() {
                 let opts: Vec<Arg> = match p {
                     Param::Loc => (0..self.nlocs() as u8)
-                        .filter(|&l| !self.placed() || !must_be_local(sig.name, pi) || homes[l as usize] == node)
+                        .filter(|&l| {
+                            !self.placed()
+                                || !must_be_local_in(&self.local_params, sig.name, pi)
+                                || homes[l as usize] == node
+                        })
                         .filter(|&l| !remote_only || !is_remote(sig.name, pi) || homes[l as usize] != node)
                         .map(Arg::Loc)
                         .collect(),

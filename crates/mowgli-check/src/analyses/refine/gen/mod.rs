@@ -192,6 +192,30 @@ enum Kind {
     Rbl,
 }
 
+/// Whether `lib` is a built-in the generator knows by name.
+fn kind_of_builtin(lib: &str) -> bool {
+    !mowgli_libs::registry::override_names().iter().any(|n| n == lib) || kind_of_named(lib)
+}
+
+fn kind_of_named(lib: &str) -> bool {
+    matches!(
+        lib,
+        "sv" | "rdmawait"
+            | "rdmatso"
+            | "rdmatso_nopcie"
+            | "rdmatso_f1"
+            | "rdmasc"
+            | "corerma"
+            | "corerma_noir"
+            | "msw"
+            | "bal"
+            | "bal_all"
+            | "rbl"
+            | "rbl_weak"
+            | "rbl_rfe"
+    )
+}
+
 fn kind_of(lib: &str) -> Option<Kind> {
     Some(match lib {
         "sv" => Kind::Sv,
@@ -215,9 +239,48 @@ fn is_remote(m: &str, i: usize) -> bool {
     matches!((m, i), ("Put", 0) | ("Get", 1) | ("Poll" | "Rfence" | "Flush", 0))
 }
 
-/// Whether parameter `i` of method `m` of an RDMA-style library must be local.
-fn must_be_local(m: &str, i: usize) -> bool {
+/// Whether parameter `i` of method `m` of an RDMA-style library must be local
+/// (the built-ins by name; a file library's `local loc` parameters are found by
+/// [`probe_local`] and listed in `extra`).
+fn must_be_local_in(extra: &[(&'static str, usize)], m: &str, i: usize) -> bool {
     matches!((m, i), ("Read" | "Write" | "CAS" | "TryRead", 0) | ("Get", 0) | ("Put", 1))
+        || extra.iter().any(|&(n, j)| n == m && j == i)
+}
+
+/// The location parameters of a library's methods that must be on the caller's
+/// node, found by asking the library: a call whose only location argument is on
+/// the caller's node passes [`Library::check_call`] and the same call with the
+/// location on another node does not.
+fn probe_local(l: &dyn Library) -> Vec<(&'static str, usize)> {
+    use mowgli_core::{LocInfo, ThreadInfo, Value, World};
+    let world = |home: u32| World {
+        threads: vec![ThreadInfo { name: "T1".into(), node: 1 }],
+        locs: vec![LocInfo { name: "x".into(), home: Some(home), init: Value::Int(0), size: None, implicit: false }],
+        nodes: vec![1, 2],
+        ..World::default()
+    };
+    let (here, there) = (world(1), world(2));
+    let mut out = Vec::new();
+    for (mi, sig) in l.methods().iter().enumerate() {
+        for (pi, p) in sig.params.iter().enumerate() {
+            if !matches!(p, Param::Loc) {
+                continue;
+            }
+            let args: Vec<Value> = sig
+                .params
+                .iter()
+                .map(|q| match q {
+                    Param::Loc | Param::Src => Value::Loc(0),
+                    Param::Node => Value::Node(1),
+                    _ => Value::Int(1),
+                })
+                .collect();
+            if l.check_call(&here, 0, mi, &args).is_ok() && l.check_call(&there, 0, mi, &args).is_err() {
+                out.push((sig.name, pi));
+            }
+        }
+    }
+    out
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -334,6 +397,8 @@ impl SizeClass {
 /// Generates the clients of a library up to bounds, one size class at a time.
 pub struct Generator {
     lib: String,
+    /// A file library's parameters that must be local ([`probe_local`]).
+    local_params: Vec<(&'static str, usize)>,
     kind: Kind,
     sigs: Vec<mowgli_core::MethodSig>,
     observer: Option<(String, Vec<mowgli_core::MethodSig>)>,
