@@ -75,29 +75,7 @@ enum Group {
 }
 
 fn outcome_of(p: &Problem, regs: Vec<Vec<Option<mowgli_core::Value>>>, finals: Vec<FinalValue>) -> Outcome {
-    // the explicit engine's shape: every declared location, its initial value unless written
-    let mut fm = BTreeMap::new();
-    for (l, li) in p.world.locs.iter().enumerate() {
-        if li.implicit {
-            continue;
-        }
-        match li.home {
-            Some(_) => {
-                fm.insert((l, None), li.init.clone());
-            }
-            None => {
-                for &n in &p.world.nodes {
-                    fm.insert((l, Some(n)), li.init.clone());
-                }
-            }
-        }
-    }
-    for f in finals {
-        if let Some(slot) = fm.get_mut(&(f.loc, f.node)) {
-            *slot = f.value;
-        }
-    }
-    Outcome { regs, finals: fm }
+    Outcome { regs, finals: crate::engines::explicit::final_memory(&p.world, finals) }
 }
 
 /// Every candidate execution of `p` (a program over one library) whose outcome

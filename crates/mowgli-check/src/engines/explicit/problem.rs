@@ -259,3 +259,33 @@ pub enum EngineError {
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
+
+/// The final memory of an outcome: every declared location (each copy of a
+/// replicated one) with its initial value, unless `finals` says what was written.
+pub fn final_memory(
+    world: &World,
+    finals: Vec<mowgli_core::library::FinalValue>,
+) -> BTreeMap<(usize, Option<NodeId>), Value> {
+    let mut fm = BTreeMap::new();
+    for (l, li) in world.locs.iter().enumerate() {
+        if li.implicit {
+            continue;
+        }
+        match li.home {
+            Some(_) => {
+                fm.insert((l, None), li.init.clone());
+            }
+            None => {
+                for &n in &world.nodes {
+                    fm.insert((l, Some(n)), li.init.clone());
+                }
+            }
+        }
+    }
+    for f in finals {
+        if let Some(slot) = fm.get_mut(&(f.loc, f.node)) {
+            *slot = f.value;
+        }
+    }
+    fm
+}

@@ -484,27 +484,7 @@ fn outcome_of(
     for s in searches.iter() {
         s.finals(&mut finals);
     }
-    let mut fm = BTreeMap::new();
-    for (l, li) in g.world.locs.iter().enumerate() {
-        if li.implicit {
-            continue;
-        }
-        match li.home {
-            Some(_) => {
-                fm.insert((l, None), li.init.clone());
-            }
-            None => {
-                for &n in &g.world.nodes {
-                    fm.insert((l, Some(n)), li.init.clone());
-                }
-            }
-        }
-    }
-    for f in finals {
-        if let Some(slot) = fm.get_mut(&(f.loc, f.node)) {
-            *slot = f.value;
-        }
-    }
+    let fm = final_memory(g.world, finals);
     Some((Outcome { regs, finals: fm }, chosen))
 }
 
