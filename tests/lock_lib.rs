@@ -59,6 +59,11 @@ fn the_mutants_are_refuted() {
         assert_eq!(code, 1, "{m}: {out}");
         // mutual exclusion is what they break: the lost update of lock-counter
         assert!(out.contains("FAIL  lock-counter") || out.contains("FAIL lock-counter"), "{m}: {out}");
+        // and at the default generated bound with no flags: the lock's methods return
+        // nothing, so rdmawait observes the clients unasked
+        let (code, out) = mowgli(&[&LIB[..], &["refine", &imp, "--first-fail"]].concat());
+        assert_eq!(code, 1, "{m}: {out}");
+        assert!(out.contains("`rdmawait` locations"), "{m}: {out}");
     }
 }
 

@@ -113,6 +113,20 @@ fn refine_generated_clients() {
     assert_eq!(g["failed"], 0);
     // a limit the run does not reach leaves the verdict alone
     verdict(&["refine", "specs/impls/isv.impl", "--calls", "1", "--time-limit", "600"], 0);
+    // a bound without a single client verifies nothing: an input error that says how
+    // to get clients (the lock's methods return nothing and the observer is off)
+    let args =
+        ["refine", "specs/impls/ilock.impl", "--lib", "specs/libs/lock.lib", "--calls", "2", "--observer", "none"];
+    let (out, doc) = verdict(&args, 2);
+    assert!(out.contains("the bound has no client") && out.contains("--observer rdmawait"), "{out}");
+    assert_eq!(doc["generated"]["distinct"], 0);
+    // with no client option at all, the default bound is every client of at most 4
+    // calls in all; `--size` caps the total under `--calls`
+    let (out, doc) = verdict(&["refine", "specs/impls/mutants/ibal_nolocalgf.impl", "--first-fail"], 1);
+    assert!(out.contains("4 calls per thread and 4 in all"), "{out}");
+    assert_eq!(doc["generated"]["bounds"]["size"], 4);
+    let (_, doc) = verdict(&["refine", "specs/impls/isv.impl", "--calls", "2", "--size", "1"], 0);
+    assert_eq!(doc["generated"]["classes"].as_array().map(Vec::len), Some(1), "{doc}");
 }
 
 #[test]

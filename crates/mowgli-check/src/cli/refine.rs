@@ -10,13 +10,16 @@ use mowgli_check::analyses::verdict::{Decided, Verdict};
 
 use super::common::{conclude, input_error, load_impl, progress_bar, BOUNDED};
 
+/// The default generated bound: clients of at most this many calls in all.
+const DEFAULT_SIZE: usize = 4;
+
 /// The arguments of `mowgli refine`.
 #[derive(clap::Args)]
 pub struct Args {
     /// The implementation file (`specs/impls/*.impl`).
     pub implementation: PathBuf,
     /// Client litmus files or directories over the implemented library.
-    #[arg(long, value_name = "PATH", num_args = 1.., required_unless_present = "calls")]
+    #[arg(long, value_name = "PATH", num_args = 1..)]
     pub clients: Vec<PathBuf>,
     #[command(flatten)]
     pub gen: Box<GenArgs>,
@@ -70,6 +73,11 @@ pub struct GenArgs {
     /// (instead of `--clients`).
     #[arg(long, value_name = "C", help_heading = "Generated clients")]
     pub calls: Option<usize>,
+    /// Calls in the whole client, at most (default: threads × calls). With neither
+    /// `--clients` nor `--calls`, the default bound is every client of at most
+    /// 4 calls in all (`--calls 4 --size 4`).
+    #[arg(long, value_name = "S", help_heading = "Generated clients")]
+    pub size: Option<usize>,
     /// Threads (at most).
     #[arg(long, value_name = "T", default_value_t = 2, help_heading = "Generated clients")]
     pub threads: usize,
@@ -94,7 +102,8 @@ pub struct GenArgs {
     pub tuple_size: usize,
     /// A library whose CPU reads, writes, puts and fence observe the client
     /// (`rdmawait`: Read, Write, Put, Mfence; `sv`: Read, Write, GF; or `none`;
-    /// default rdmawait for bal and bal_all, sv for rbl, none otherwise).
+    /// default rdmawait for bal, bal_all and libraries whose methods return nothing,
+    /// sv for rbl, none otherwise).
     #[arg(long, value_name = "LIB", help_heading = "Generated clients")]
     pub observer: Option<String>,
     /// Locations of the observer library (at most; default 1 for rbl, 2 otherwise).
@@ -127,7 +136,7 @@ pub struct GenArgs {
 pub fn run(a: Args) -> ExitCode {
     let Args { implementation, clients, gen, json, stamp_order, loop_bound, dot, spec, screen, minimise, engine } = a;
     mowgli_check::analyses::refine::set_impl_engine(engine);
-    if gen.calls.is_some() {
+    if gen.calls.is_some() || gen.size.is_some() || clients.is_empty() {
         if !clients.is_empty() {
             return input_error(json, "give either `--clients` or generated clients (`--calls`), not both");
         }
@@ -335,8 +344,12 @@ fn refine_generated(
         Ok(p) => p.unwrap_or(Partition::ALL),
         Err(e) => return input_error(json, e),
     };
-    let calls = args.calls.unwrap_or(1);
+    // the default bound (no `--clients`, `--calls` or `--size`): every client of at
+    // most DEFAULT_SIZE calls in all, however they are spread over the threads
+    let size = args.size.or(if args.calls.is_none() { Some(DEFAULT_SIZE) } else { None });
+    let calls = args.calls.or(size).unwrap_or(1);
     let mut bounds = Bounds::new(&imp.implements, args.threads, args.nodes.unwrap_or(args.threads), calls);
+    bounds.size = size;
     if let Some(l) = args.locs {
         bounds.locs = l;
     }
@@ -351,7 +364,7 @@ fn refine_generated(
     match args.observer.as_deref() {
         Some("none") => bounds.observer = None,
         Some(o) => bounds.observer = Some(o.to_string()),
-        None => {}
+        None => bounds.observe_if_silent(&imp.implements, &order),
     }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let time_limit = args.time_limit.map(std::time::Duration::from_secs_f64);
@@ -449,7 +462,7 @@ fn refine_generated(
     // the options that define the run: every shard of it has the same (`mowgli merge`)
     let run = serde_json::json!({
         "implementation": implementation.display().to_string(),
-        "calls": calls, "threads": args.threads, "nodes": args.nodes, "locs": args.locs,
+        "calls": calls, "size": size, "threads": args.threads, "nodes": args.nodes, "locs": args.locs,
         "values": args.values, "objects": args.objects, "wids": args.wids, "tuple_size": args.tuple_size,
         "observer": args.observer, "observer_locs": args.observer_locs, "no_symmetry": args.no_symmetry,
         "first_fail": args.first_fail, "time_limit": args.time_limit,
@@ -476,11 +489,12 @@ fn refine_generated(
     } else {
         let b = &rep.bounds;
         println!(
-            "generated clients of `{}`: up to {} threads on up to {} nodes, {} calls per thread, {} locations{}, values 1..={}{}{}",
+            "generated clients of `{}`: up to {} threads on up to {} nodes, {} calls per thread{}, {} locations{}, values 1..={}{}{}",
             rep.library,
             b.threads,
             b.nodes,
             b.calls,
+            b.size.map(|s| format!(" and {s} in all")).unwrap_or_default(),
             b.locs,
             match &b.observer {
                 Some(o) => format!(" (+ {} `{o}` locations)", b.observer_locs),

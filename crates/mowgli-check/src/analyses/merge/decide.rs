@@ -8,14 +8,27 @@ use super::*;
 pub fn decide_refine(doc: &Value, write_errors: usize) -> Decided {
     let g = &doc["generated"];
     let covered = b(g, "complete") && !b(g, "timed_out") && u(g, "errors") == 0;
-    let verdict = Verdict::of(write_errors > 0, u(g, "failed") > 0, covered);
+    // a bound without a single client verifies nothing: that is an input problem
+    let empty = u(g, "distinct") == 0 && u(g, "failed") == 0;
+    let verdict = Verdict::of(write_errors > 0 || empty, u(g, "failed") > 0, covered);
+    let bounds = &g["bounds"];
+    let all = u(bounds, "threads") * u(bounds, "calls");
+    let max = bounds["size"].as_u64().map_or(all, |s| s.min(all));
     let reached = match arr(g, "classes").last() {
-        Some(c) => {
-            format!("in sizes 1..={} of 1..={}", u(c, "size"), u(&g["bounds"], "threads") * u(&g["bounds"], "calls"))
-        }
+        Some(c) => format!("in sizes 1..={} of 1..={max}", u(c, "size")),
         None => "before the first size class".to_string(),
     };
     let why = match verdict {
+        Verdict::Error if empty => format!(
+            "the bound has no client to check ({} generated, none of which {}): raise `--calls`/`--size`, or let an \
+             observer library read the client's state (`--observer rdmawait` or `--observer sv`)",
+            u(g, "generated"),
+            if bounds["need_register"].as_bool().unwrap_or(true) {
+                "reads a register (refinement compares registers)"
+            } else {
+                "survives the generator's filters"
+            }
+        ),
         Verdict::Error => format!("{write_errors} outputs could not be written"),
         Verdict::Counterexample => format!(
             "{} of {} clients checked reach an outcome the specification forbids",

@@ -61,7 +61,8 @@ impl Generator {
 
     /// The largest size (total calls).
     pub fn max_size(&self) -> usize {
-        self.bounds.threads * self.bounds.calls
+        let all = self.bounds.threads * self.bounds.calls;
+        self.bounds.size.map_or(all, |s| s.min(all))
     }
 
     pub fn library(&self) -> &str {

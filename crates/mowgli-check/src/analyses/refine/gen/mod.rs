@@ -86,6 +86,8 @@ pub struct Bounds {
     pub nodes: usize,
     /// Calls per thread (at most; at least one).
     pub calls: usize,
+    /// Calls in the whole client (at most; `None`: `threads × calls`).
+    pub size: Option<usize>,
     /// Locations of the implemented library (at most).
     pub locs: usize,
     /// Barriers or rings (at most).
@@ -144,6 +146,7 @@ impl Bounds {
             threads,
             nodes,
             calls,
+            size: None,
             locs: if bal || rbl {
                 0
             } else if lib == "sv" {
@@ -175,6 +178,22 @@ impl Bounds {
             methods: None,
             remote_only: false,
             bind_ids: true,
+        }
+    }
+}
+
+impl Bounds {
+    /// A library whose methods return nothing (e.g. a lock) gives clients without a
+    /// register, which refinement cannot compare: unless an observer was chosen,
+    /// observe them through rdmawait's CPU reads and writes.
+    pub fn observe_if_silent(&mut self, lib: &str, order: &StampOrder) {
+        if self.observer.is_some() || !self.need_register || lib == "rdmawait" {
+            return;
+        }
+        if let Ok(l) = registry::library(lib, order) {
+            if !l.methods().iter().any(|m| m.returns) {
+                self.observer = Some("rdmawait".to_string());
+            }
         }
     }
 }
@@ -385,6 +404,12 @@ impl SizeClass {
     /// The canonical encoding of client `i`.
     pub fn key(&self, i: usize) -> &[u8] {
         &self.keys[i]
+    }
+
+    /// Client `i`'s threads, calls of its longest thread and nodes: within a size
+    /// class, clients are checked in this order (their indices stay canonical).
+    pub fn smallness(&self, i: usize) -> (u8, u8, u8) {
+        canon::smallness(&self.keys[i])
     }
 
     /// The position of the client with canonical encoding `key` (see

@@ -42,13 +42,14 @@ impl Generator {
         let b = &self.bounds;
         let size = class.size;
         let description = format!(
-            "generated client for {} ({} call{}; bounds: {} threads, {} nodes, {} calls per thread)",
+            "generated client for {} ({} call{}; bounds: {} threads, {} nodes, {} calls per thread{})",
             self.lib,
             size,
             if size == 1 { "" } else { "s" },
             b.threads,
             b.nodes,
-            b.calls
+            b.calls,
+            b.size.map(|s| format!(", {s} calls in all")).unwrap_or_default()
         );
         self.render_with(class, i, name, &description)
     }

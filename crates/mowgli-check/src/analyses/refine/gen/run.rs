@@ -184,7 +184,10 @@ pub fn run(
     for size in 1..=g.max_size() {
         let class = g.class(size);
         let base = rep.distinct;
-        let mine: Vec<usize> = (0..class.distinct()).filter(|i| opts.partition.contains(base + i)).collect();
+        let mut mine: Vec<usize> = (0..class.distinct()).filter(|i| opts.partition.contains(base + i)).collect();
+        // fewest threads first, then the shortest longest thread, then fewest nodes, so
+        // that the first counterexample of a class is one of its smallest
+        mine.sort_by_key(|&i| (class.smallness(i), i));
         progress(Progress::Class { size, distinct: class.distinct(), to_check: mine.len() });
         let next = AtomicUsize::new(0);
         let out_of_time = AtomicBool::new(false);
