@@ -6,6 +6,7 @@ pub use mowgli_diag::Diagnostic;
 pub use mowgli_diag::Pos;
 
 use super::ast::{BinOp, Block, CallEx, Ex, FamilyDecl, ImplFile, MethodDecl, Rhs, Stmt};
+use super::cursor::Cursor;
 pub use super::lex::{lex, lex_lines, Tok, Token};
 
 /// A syntax error (a [`Diagnostic`] whose file is added by the caller).
@@ -13,63 +14,31 @@ pub type SyntaxError = Diagnostic;
 
 type R<T> = Result<T, SyntaxError>;
 
-struct Parser {
-    toks: Vec<Token>,
-    i: usize,
-    /// Where the input ends, and how to call it in messages.
-    end: Pos,
-    end_desc: String,
+/// A statement body or `.impl` file: the shared cursor, where the end of the input
+/// ends a statement as a new line does.
+struct Parser<'a>(Cursor<'a>);
+
+impl<'a> std::ops::Deref for Parser<'a> {
+    type Target = Cursor<'a>;
+    fn deref(&self) -> &Cursor<'a> {
+        &self.0
+    }
 }
 
-impl Parser {
-    fn peek(&self) -> &Tok {
-        self.toks.get(self.i).map(|t| &t.tok).unwrap_or(&Tok::Newline)
+impl std::ops::DerefMut for Parser<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
     }
-    fn peek_at(&self, k: usize) -> &Tok {
-        self.toks.get(self.i + k).map(|t| &t.tok).unwrap_or(&Tok::Newline)
-    }
-    fn new(toks: Vec<Token>) -> Parser {
+}
+
+impl<'a> Parser<'a> {
+    /// A parser of a whole file's tokens.
+    fn new(toks: &'a [Token]) -> Parser<'a> {
         let end = toks.last().map(|t| Pos { line: t.pos.line + 1, col: 1 }).unwrap_or(Pos { line: 1, col: 1 });
-        Parser { toks, i: 0, end, end_desc: "the end of the file".into() }
-    }
-    fn pos(&self) -> Pos {
-        self.toks.get(self.i).map(|t| t.pos).unwrap_or(self.end)
-    }
-    fn at_end(&self) -> bool {
-        self.i >= self.toks.len()
-    }
-    fn err<T>(&self, what: &str) -> R<T> {
-        let (found, len) = if self.at_end() {
-            (self.end_desc.clone(), 1)
-        } else {
-            let t = self.peek();
-            (t.describe(), t.width())
-        };
-        Err(Diagnostic::expected_found(self.pos(), what, &found, len))
-    }
-    fn is(&self, p: &str) -> bool {
-        matches!(self.peek(), Tok::P(q) if *q == p)
-    }
-    fn is_kw(&self, k: &str) -> bool {
-        matches!(self.peek(), Tok::Ident(s) if s == k)
-    }
-    fn eat(&mut self, p: &str) -> bool {
-        if self.is(p) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn expect(&mut self, p: &str) -> R<()> {
-        if self.eat(p) {
-            Ok(())
-        } else {
-            self.err(&format!("`{p}`"))
-        }
+        Parser(Cursor::new(toks, end, "the end of the file"))
     }
     fn skip_newlines(&mut self) {
-        while !self.at_end() && (matches!(self.peek(), Tok::Newline) || self.is(";")) {
+        while !self.at_end() && (matches!(self.tok(), Tok::Newline) || self.is(";")) {
             self.i += 1;
         }
     }
@@ -77,31 +46,12 @@ impl Parser {
         if self.at_end() || self.is("}") {
             return Ok(());
         }
-        if matches!(self.peek(), Tok::Newline) || self.is(";") {
+        if matches!(self.tok(), Tok::Newline) || self.is(";") {
             self.skip_newlines();
             return Ok(());
         }
         self.err("the end of the statement (a new line or `;`)")
     }
-    fn ident(&mut self, what: &str) -> R<Name> {
-        match self.peek().clone() {
-            Tok::Ident(s) => {
-                let n = Name { text: s, pos: self.pos() };
-                self.i += 1;
-                Ok(n)
-            }
-            _ => self.err(what),
-        }
-    }
-    fn keyword(&mut self, k: &str) -> R<()> {
-        if self.is_kw(k) {
-            self.i += 1;
-            Ok(())
-        } else {
-            self.err(&format!("`{k}`"))
-        }
-    }
-
     fn file(&mut self) -> R<ImplFile> {
         self.skip_newlines();
         self.keyword("implementation")?;
@@ -112,7 +62,7 @@ impl Parser {
         let mut families = Vec::new();
         let mut methods = Vec::new();
         while !self.at_end() {
-            match self.peek().clone() {
+            match self.tok().clone() {
                 Tok::Ident(k) if k == "implements" => {
                     self.i += 1;
                     if implements.is_some() {
@@ -233,7 +183,7 @@ impl Parser {
 
     fn is_call_start(&self) -> bool {
         // Method(…) with an upper-case initial, or lib.Method(…)
-        match (self.peek(), self.peek_at(1), self.peek_at(2), self.peek_at(3)) {
+        match (self.tok(), self.tok_at(1), self.tok_at(2), self.tok_at(3)) {
             (Tok::Ident(m), Tok::P("("), _, _) => m.starts_with(|c: char| c.is_ascii_uppercase()),
             // `.` has no other use: a qualified name is always a call
             (Tok::Ident(_), Tok::P("."), Tok::Ident(_), Tok::P("(")) => true,
@@ -304,7 +254,7 @@ impl Parser {
         let pos = self.pos();
         // a keyword followed by `=` is a name being assigned (litmus registers may
         // be called `loop`, `if`, …: the litmus format has no keywords)
-        if matches!(self.peek(), Tok::Ident(_)) && matches!(self.peek_at(1), Tok::P("=")) {
+        if matches!(self.tok(), Tok::Ident(_)) && matches!(self.tok_at(1), Tok::P("=")) {
             let name = self.ident("a variable")?;
             self.expect("=")?;
             let rhs = self.rhs()?;
@@ -335,7 +285,7 @@ impl Parser {
         }
         if self.is_kw("break") {
             self.i += 1;
-            let v = if matches!(self.peek(), Tok::Newline) || self.is(";") || self.is("}") {
+            let v = if matches!(self.tok(), Tok::Newline) || self.is(";") || self.is("}") {
                 None
             } else {
                 Some(self.expr()?)
@@ -379,7 +329,7 @@ impl Parser {
     }
     fn cmp(&mut self) -> R<Ex> {
         let l = self.sum()?;
-        let op = match self.peek() {
+        let op = match self.tok() {
             Tok::P("==") => BinOp::Eq,
             Tok::P("!=") => BinOp::Ne,
             Tok::P("<") => BinOp::Lt,
@@ -397,7 +347,7 @@ impl Parser {
     fn sum(&mut self) -> R<Ex> {
         let mut l = self.product()?;
         loop {
-            let op = match self.peek() {
+            let op = match self.tok() {
                 Tok::P("+") => BinOp::Add,
                 Tok::P("-") => BinOp::Sub,
                 _ => return Ok(l),
@@ -411,7 +361,7 @@ impl Parser {
     fn product(&mut self) -> R<Ex> {
         let mut l = self.unary()?;
         loop {
-            let op = match self.peek() {
+            let op = match self.tok() {
                 Tok::P("*") => BinOp::Mul,
                 Tok::P("/") => BinOp::Div,
                 Tok::P("%") => BinOp::Mod,
@@ -449,7 +399,7 @@ impl Parser {
     }
     fn primary(&mut self) -> R<Ex> {
         let p = self.pos();
-        match self.peek().clone() {
+        match self.tok().clone() {
             Tok::Int(v) => {
                 self.i += 1;
                 Ok(Ex::Int(v, p))
@@ -537,14 +487,14 @@ impl Parser {
 /// Parses an implementation file.
 pub fn parse(text: &str) -> R<ImplFile> {
     let toks = lex(text)?;
-    let mut p = Parser::new(toks);
+    let mut p = Parser::new(&toks);
     p.file()
 }
 
 /// Parses a block of statements.
 pub fn parse_block(text: &str) -> R<Block> {
     let toks = lex(&format!("{{\n{text}\n}}"))?;
-    let mut p = Parser::new(toks);
+    let mut p = Parser::new(&toks);
     p.block()
 }
 
@@ -557,7 +507,7 @@ pub fn parse_stmts_lines<'t>(
     end_desc: String,
 ) -> R<Vec<Stmt>> {
     let toks = lex_lines(lines)?;
-    let mut p = Parser { toks, i: 0, end, end_desc };
+    let mut p = Parser(Cursor::new(&toks, end, end_desc));
     p.skip_newlines();
     let mut out = Vec::new();
     while !p.at_end() {

@@ -5,6 +5,7 @@
 //! engine, whose `Problem` they produce.
 
 pub mod ast;
+pub mod cursor;
 pub mod grammar;
 pub mod herd;
 pub mod implementation;

@@ -7,6 +7,7 @@
 //! ...)`, is one of its statements. An error on such a line is reported as the
 //! base format's parser reports it.
 
+use super::cursor::Cursor;
 use super::lex::{lex_line, Dialect, Tok, Token};
 use crate::lang::ast::{Block, CallEx, Ex, Rhs, Stmt};
 use crate::lang::grammar as lang;
@@ -103,66 +104,25 @@ pub type SyntaxError = Diagnostic;
 
 type R<T> = Result<T, SyntaxError>;
 
-struct Line<'a> {
-    toks: &'a [Token],
-    i: usize,
-    line: usize,
-    end_col: usize,
+/// A litmus statement line: the shared cursor, ending at the end of the line.
+struct Line<'a>(Cursor<'a>);
+
+impl<'a> std::ops::Deref for Line<'a> {
+    type Target = Cursor<'a>;
+    fn deref(&self) -> &Cursor<'a> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Line<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
 }
 
 impl<'a> Line<'a> {
-    fn pos(&self) -> Pos {
-        Pos { line: self.line, col: self.toks.get(self.i).map(|t| t.pos.col).unwrap_or(self.end_col) }
-    }
-    fn err<T>(&self, what: &str) -> R<T> {
-        let (found, len) = match self.toks.get(self.i) {
-            Some(t) => (t.tok.describe(), t.tok.width()),
-            None => ("the end of the line".into(), 1),
-        };
-        Err(Diagnostic::expected_found(self.pos(), what, &found, len))
-    }
-    fn peek(&self) -> Option<&Tok> {
-        self.toks.get(self.i).map(|t| &t.tok)
-    }
-    fn peek_at(&self, k: usize) -> Option<&Tok> {
-        self.toks.get(self.i + k).map(|t| &t.tok)
-    }
-    fn is(&self, p: &str) -> bool {
-        matches!(self.peek(), Some(Tok::P(q)) if *q == p)
-    }
-    fn eat(&mut self, p: &str) -> bool {
-        if self.is(p) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn expect(&mut self, p: &str) -> R<()> {
-        if self.eat(p) {
-            Ok(())
-        } else {
-            self.err(&format!("`{p}`"))
-        }
-    }
-    fn ident(&mut self, what: &str) -> R<Name> {
-        match self.peek() {
-            Some(Tok::Ident(s)) => {
-                let n = Name { text: s.clone(), pos: self.pos() };
-                self.i += 1;
-                Ok(n)
-            }
-            _ => self.err(what),
-        }
-    }
-    fn keyword(&mut self, kw: &str) -> R<()> {
-        match self.peek() {
-            Some(Tok::Ident(s)) if s == kw => {
-                self.i += 1;
-                Ok(())
-            }
-            _ => self.err(&format!("`{kw}`")),
-        }
+    fn new(toks: &'a [Token], line: usize, end_col: usize) -> Line<'a> {
+        Line(Cursor::new(toks, Pos { line, col: end_col }, "the end of the line"))
     }
     fn int(&mut self, what: &str) -> R<i64> {
         match self.peek() {
@@ -404,7 +364,7 @@ pub fn parse(text: &str) -> R<Litmus> {
             continue;
         }
         let end_col = raw.chars().count() + 1;
-        let mut l = Line { toks: &toks, i: 0, line, end_col };
+        let mut l = Line::new(&toks, line, end_col);
         let first_kw = match &toks[0].tok {
             Tok::Ident(s) => s.as_str(),
             _ => "",
@@ -657,7 +617,7 @@ fn base_format_error(lines: &[(usize, &str)], e: &SyntaxError) -> Option<SyntaxE
         Some(Tok::Ident(w)) if !LANG_KEYWORDS.contains(&w.as_str()) => {}
         _ => return None,
     }
-    let mut l = Line { toks: &toks, i: 0, line: e.line, end_col: raw.chars().count() + 1 };
+    let mut l = Line::new(&toks, e.line, raw.chars().count() + 1);
     match parse_instr(&mut l) {
         Err(old) if old.col >= e.col => Some(old),
         _ => None,
