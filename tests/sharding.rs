@@ -268,7 +268,7 @@ fn an_incomplete_shard_makes_the_merge_inconclusive() {
             &part,
             "--json",
         ]);
-        assert_eq!(code, 3);
+        assert_eq!(code, 3, "{out}");
         let p = d.join(format!("shard-{k}.json"));
         std::fs::write(&p, out).expect("written");
         files.push(p.to_str().expect("utf-8").to_string());

@@ -141,3 +141,56 @@ impl SuiteArgs {
         }
     }
 }
+
+/// The shape of generated clients (`refine`) and abstract programs
+/// (`obligations`): how many threads, nodes, locations, values, work identifiers.
+#[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "Bounds")]
+pub struct ShapeArgs {
+    /// Threads (at most).
+    #[arg(long, value_name = "T", default_value_t = 2)]
+    pub threads: usize,
+    /// Nodes (at most; default: as many as threads).
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<usize>,
+    /// Locations of the implemented library (at most; default 1 for sv, 2 for msw and
+    /// rdmawait, 0 for bal and rbl).
+    #[arg(long, value_name = "L")]
+    pub locs: Option<usize>,
+    /// Values 1..=V for value arguments, tuple components and messages.
+    #[arg(long, value_name = "V", default_value_t = 1)]
+    pub values: usize,
+    /// Work identifiers per thread besides `_`.
+    #[arg(long, value_name = "W", default_value_t = 1)]
+    pub wids: usize,
+    /// Size K of msw locations (`loc x @ n size K`).
+    #[arg(long, value_name = "K", default_value_t = 2)]
+    pub tuple_size: usize,
+}
+
+impl ShapeArgs {
+    /// The generator's bounds for library `lib` with `calls` calls per thread.
+    pub fn bounds(&self, lib: &str, calls: usize) -> mowgli_check::analyses::refine::gen::Bounds {
+        let mut b = mowgli_check::analyses::refine::gen::Bounds::new(
+            lib,
+            self.threads,
+            self.nodes.unwrap_or(self.threads),
+            calls,
+        );
+        if let Some(l) = self.locs {
+            b.locs = l;
+        }
+        b.values = self.values;
+        b.wids = self.wids;
+        b.tuple_size = self.tuple_size;
+        b
+    }
+
+    /// The options as a run's identity records them (`mowgli merge`).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "threads": self.threads, "nodes": self.nodes, "locs": self.locs,
+            "values": self.values, "wids": self.wids, "tuple_size": self.tuple_size,
+        })
+    }
+}

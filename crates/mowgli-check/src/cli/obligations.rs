@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::common::{conclude, input_error, load_impl, progress_bar};
+use super::common::{conclude, input_error, load_impl, progress_bar, ShapeArgs};
 
 /// `mowgli obligations --engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -21,24 +21,8 @@ pub struct Args {
     /// Abstract calls per thread.
     #[arg(long, value_name = "C", default_value_t = 2)]
     pub calls: usize,
-    /// Threads (at most).
-    #[arg(long, value_name = "T", default_value_t = 2)]
-    pub threads: usize,
-    /// Nodes (at most; default: as many as threads).
-    #[arg(long, value_name = "N")]
-    pub nodes: Option<usize>,
-    /// Locations of the implemented library (at most; default as for `refine`).
-    #[arg(long, value_name = "L")]
-    pub locs: Option<usize>,
-    /// Values 1..=V for value arguments.
-    #[arg(long, value_name = "V", default_value_t = 1)]
-    pub values: usize,
-    /// Work identifiers per thread besides `_`.
-    #[arg(long, value_name = "W", default_value_t = 1)]
-    pub wids: usize,
-    /// Size K of msw locations.
-    #[arg(long, value_name = "K", default_value_t = 2)]
-    pub tuple_size: usize,
+    #[command(flatten)]
+    pub shape: ShapeArgs,
     /// Ignore the file's `concretise` lines: infer the whole map.
     #[arg(long)]
     pub infer_map: bool,
@@ -100,17 +84,12 @@ pub struct Args {
 
 pub fn run(a: &Args) -> ExitCode {
     use mowgli_check::analyses::obligations::{self, Obligation};
-    use mowgli_check::analyses::refine::gen::{Bounds, Partition};
+    use mowgli_check::analyses::refine::gen::Partition;
     use mowgli_check::lang::maps;
     let Args {
         implementation,
         calls,
-        threads,
-        nodes,
-        locs,
-        values,
-        wids,
-        tuple_size,
+        shape,
         infer_map,
         no_self_ring,
         first_fail,
@@ -138,13 +117,7 @@ pub fn run(a: &Args) -> ExitCode {
         Err(e) => return input_error(*json, e),
     };
     let map = if *infer_map { maps::ConcMap::default() } else { imp.map.clone() };
-    let mut bounds = Bounds::new(&imp.implements, *threads, nodes.unwrap_or(*threads), *calls);
-    if let Some(l) = locs {
-        bounds.locs = *l;
-    }
-    bounds.values = *values;
-    bounds.wids = *wids;
-    bounds.tuple_size = *tuple_size;
+    let mut bounds = shape.bounds(&imp.implements, *calls);
     bounds.self_ring = !no_self_ring;
     bounds.self_reading_writers = !no_self_ring;
     let all = match obligations::abstract_programs(&imp, &order, &bounds) {
@@ -237,14 +210,16 @@ pub fn run(a: &Args) -> ExitCode {
         }
     }
     // the options that define the run: every shard of it has the same (`mowgli merge`)
-    let run = serde_json::json!({
-        "implementation": file, "calls": calls, "threads": threads, "nodes": nodes, "locs": locs,
-        "values": values, "wids": wids, "tuple_size": tuple_size, "infer_map": infer_map,
+    let mut run = serde_json::json!({
+        "implementation": file, "calls": calls, "infer_map": infer_map,
         "no_self_ring": no_self_ring, "first_fail": first_fail, "timeout": timeout,
         "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "loop_bound": loop_bound,
         "engine": format!("{engine:?}"), "every_execution": every_execution, "check_specs": check_specs,
         "spec": spec, "observe_budget": observe_budget,
     });
+    if let (Some(r), serde_json::Value::Object(shape)) = (run.as_object_mut(), shape.json()) {
+        r.extend(shape);
+    }
     let mut doc = serde_json::to_value(&rep).unwrap_or_default();
     doc["abstract_programs"] = serde_json::Value::from(all.len());
     let doc = mowgli_check::analyses::merge::stamp(doc, "obligations", partition, run);
@@ -260,10 +235,10 @@ pub fn run(a: &Args) -> ExitCode {
             rep.implementation,
             rep.implements,
             rep.uses.join(", "),
-            threads,
-            nodes.unwrap_or(*threads),
+            shape.threads,
+            shape.nodes.unwrap_or(shape.threads),
             calls,
-            values,
+            shape.values,
             if partition.count > 1 {
                 format!(
                     "; partition {}/{}: {} of the {} abstract programs",

@@ -8,7 +8,7 @@ use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::refine::ClientVerdict;
 use mowgli_check::analyses::verdict::{Decided, Verdict};
 
-use super::common::{conclude, input_error, load_impl, progress_bar, BOUNDED};
+use super::common::{conclude, input_error, load_impl, progress_bar, ShapeArgs, BOUNDED};
 
 /// The default generated bound: clients of at most this many calls in all.
 const DEFAULT_SIZE: usize = 4;
@@ -78,28 +78,11 @@ pub struct GenArgs {
     /// 4 calls in all (`--calls 4 --size 4`).
     #[arg(long, value_name = "S", help_heading = "Generated clients")]
     pub size: Option<usize>,
-    /// Threads (at most).
-    #[arg(long, value_name = "T", default_value_t = 2, help_heading = "Generated clients")]
-    pub threads: usize,
-    /// Nodes (at most; default: as many as threads).
-    #[arg(long, value_name = "N", help_heading = "Generated clients")]
-    pub nodes: Option<usize>,
-    /// Locations of the implemented library (at most; default 1 for sv, 2 for msw and
-    /// rdmawait, 0 for bal and rbl).
-    #[arg(long, value_name = "L", help_heading = "Generated clients")]
-    pub locs: Option<usize>,
-    /// Values 1..=V for value arguments, tuple components and messages.
-    #[arg(long, value_name = "V", default_value_t = 1, help_heading = "Generated clients")]
-    pub values: usize,
+    #[command(flatten)]
+    pub shape: ShapeArgs,
     /// Barriers (bal) or rings (rbl), at most.
     #[arg(long, value_name = "B", default_value_t = 1, help_heading = "Generated clients")]
     pub objects: usize,
-    /// Work identifiers per thread besides `_`.
-    #[arg(long, value_name = "W", default_value_t = 1, help_heading = "Generated clients")]
-    pub wids: usize,
-    /// Size K of msw locations (`loc x @ n size K`).
-    #[arg(long, value_name = "K", default_value_t = 2, help_heading = "Generated clients")]
-    pub tuple_size: usize,
     /// A library whose CPU reads, writes, puts and fence observe the client
     /// (`rdmawait`: Read, Write, Put, Mfence; `sv`: Read, Write, GF; or `none`;
     /// default rdmawait for bal, bal_all and libraries whose methods return nothing,
@@ -334,7 +317,7 @@ fn refine_generated(
     (dot, minimise): (&Option<PathBuf>, &Option<PathBuf>),
     screen: bool,
 ) -> ExitCode {
-    use mowgli_check::analyses::refine::gen::{self, Bounds, Partition, Progress, RunOptions};
+    use mowgli_check::analyses::refine::gen::{self, Partition, Progress, RunOptions};
 
     let (order, imp) = match load_impl(implementation, stamp_order, spec) {
         Ok(x) => x,
@@ -348,15 +331,9 @@ fn refine_generated(
     // most DEFAULT_SIZE calls in all, however they are spread over the threads
     let size = args.size.or(if args.calls.is_none() { Some(DEFAULT_SIZE) } else { None });
     let calls = args.calls.or(size).unwrap_or(1);
-    let mut bounds = Bounds::new(&imp.implements, args.threads, args.nodes.unwrap_or(args.threads), calls);
+    let mut bounds = args.shape.bounds(&imp.implements, calls);
     bounds.size = size;
-    if let Some(l) = args.locs {
-        bounds.locs = l;
-    }
-    bounds.values = args.values;
     bounds.objects = args.objects;
-    bounds.wids = args.wids;
-    bounds.tuple_size = args.tuple_size;
     if let Some(m) = args.observer_locs {
         bounds.observer_locs = m;
     }
@@ -460,15 +437,17 @@ fn refine_generated(
         eprintln!("{e}");
     }
     // the options that define the run: every shard of it has the same (`mowgli merge`)
-    let run = serde_json::json!({
+    let mut run = serde_json::json!({
         "implementation": implementation.display().to_string(),
-        "calls": calls, "size": size, "threads": args.threads, "nodes": args.nodes, "locs": args.locs,
-        "values": args.values, "objects": args.objects, "wids": args.wids, "tuple_size": args.tuple_size,
+        "calls": calls, "size": size, "objects": args.objects,
         "observer": args.observer, "observer_locs": args.observer_locs, "no_symmetry": args.no_symmetry,
         "first_fail": args.first_fail, "time_limit": args.time_limit,
         "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "spec": spec,
         "loop_bound": loop_bound, "screen": screen,
     });
+    if let (Some(r), serde_json::Value::Object(shape)) = (run.as_object_mut(), args.shape.json()) {
+        r.extend(shape);
+    }
     let doc = mowgli_check::analyses::merge::stamp(
         serde_json::json!({
             "implementation": imp.name,

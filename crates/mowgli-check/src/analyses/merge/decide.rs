@@ -9,7 +9,8 @@ pub fn decide_refine(doc: &Value, write_errors: usize) -> Decided {
     let g = &doc["generated"];
     let covered = b(g, "complete") && !b(g, "timed_out") && u(g, "errors") == 0;
     // a bound without a single client verifies nothing: that is an input problem
-    let empty = u(g, "distinct") == 0 && u(g, "failed") == 0;
+    // (a run a limit stopped before its first size class is inconclusive instead)
+    let empty = covered && u(g, "distinct") == 0 && u(g, "failed") == 0;
     let verdict = Verdict::of(write_errors > 0 || empty, u(g, "failed") > 0, covered);
     let bounds = &g["bounds"];
     let all = u(bounds, "threads") * u(bounds, "calls");
