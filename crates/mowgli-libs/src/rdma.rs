@@ -243,6 +243,71 @@ pub fn nfo_pairs(k: &Kinds, g: &ExecGraph, lib: usize) -> Vec<(usize, usize)> {
     pairs
 }
 
+/// The witness variables of the RDMA libraries: rf and mo first ([`RfMo`]), then
+/// one orientation per nfo pair of [`nfo_pairs`] (0: the pair's first subevent
+/// flushes first). Orientations decide consistency only, not values.
+pub struct RdmaVars {
+    pub mem: RfMo,
+    nfo_pairs: Vec<(usize, usize)>,
+    nfo_choice: Vec<Option<usize>>,
+}
+
+impl RdmaVars {
+    pub fn new(mem: RfMo, nfo_pairs: Vec<(usize, usize)>) -> RdmaVars {
+        RdmaVars { mem, nfo_choice: vec![None; nfo_pairs.len()], nfo_pairs }
+    }
+    pub fn num_vars(&self) -> usize {
+        self.mem.num_vars() + self.nfo_pairs.len()
+    }
+    pub fn domain(&self, var: usize) -> usize {
+        if var < self.mem.num_vars() {
+            self.mem.domain(var)
+        } else {
+            2
+        }
+    }
+    pub fn assign(&mut self, var: usize, val: Option<usize>) {
+        if var < self.mem.num_vars() {
+            self.mem.assign(var, val)
+        } else {
+            self.nfo_choice[var - self.mem.num_vars()] = val;
+        }
+    }
+    /// The pairs the orientations are about.
+    pub fn nfo_pairs(&self) -> &[(usize, usize)] {
+        &self.nfo_pairs
+    }
+    /// Whether `var` orients an nfo pair.
+    pub fn is_orientation(&self, var: usize) -> bool {
+        var >= self.mem.num_vars()
+    }
+    /// The subevents variable `var` is about.
+    pub fn subevents(&self, var: usize) -> Vec<usize> {
+        if var < self.mem.num_vars() {
+            vec![self.mem.var_subevent(var)]
+        } else {
+            let (a, b) = self.nfo_pairs[var - self.mem.num_vars()];
+            vec![a, b]
+        }
+    }
+    /// nfo as oriented so far, over `n` subevents.
+    pub fn nfo(&self, n: usize) -> BitRel {
+        let mut nfo = BitRel::new(n);
+        for (&(a, b), c) in self.nfo_pairs.iter().zip(&self.nfo_choice) {
+            match c {
+                Some(0) => nfo.add(a, b),
+                Some(_) => nfo.add(b, a),
+                None => {}
+            }
+        }
+        nfo
+    }
+    /// Every assignment, valid or not.
+    pub fn naive_count(&self) -> f64 {
+        self.mem.naive_unfiltered() * 2f64.powi(self.nfo_pairs.len() as i32)
+    }
+}
+
 /// The parts of an RDMA^WAIT-style consistency check (LOCO Def. F.1, F.2) fixed by
 /// the plain execution.
 pub struct StaticParts<'a> {

@@ -30,7 +30,6 @@
 //! formulation of the consistency predicate is [`crate::rdmatsof1`].
 
 use mowgli_core::explain::{self, Candidate, CycleEdge, Violation};
-use mowgli_core::memory::RfMo;
 use mowgli_core::model::LibId;
 use mowgli_core::{
     BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Stamp, StampOrder, StampTable, Value, ValueDomain,
@@ -178,10 +177,8 @@ impl Library for RdmaTso {
 struct TsoSearch<'a> {
     lib: &'a RdmaTso,
     g: &'a ExecGraph<'a>,
-    mem: RfMo,
-    /// nfo choice pairs (a, b): value 0 puts a before b, 1 b before a.
-    nfo_pairs: Vec<(usize, usize)>,
-    nfo_choice: Vec<Option<usize>>,
+    /// rf, mo and the nfo orientations.
+    vars: rdma::RdmaVars,
     ippo: BitRel,
     oppo: BitRel,
     /// pf, [nlW]; pf, identifiers; `stuck` when the plain execution cannot be
@@ -215,20 +212,7 @@ impl<'a> TsoSearch<'a> {
         // RDMA^sc: CPU writes are issued and observed at once (robustness §3.2)
         let inst = (0..n).map(|s| k.inst(g.subs[s].stamp) || (lib.cpu == Cpu::Sc && kind_of(s) == k.cw)).collect();
         let is = (0..n).map(kind_of).collect();
-        TsoSearch {
-            lib,
-            g,
-            nfo_choice: vec![None; nfo_pairs.len()],
-            mem,
-            nfo_pairs,
-            ippo,
-            oppo,
-            ext,
-            sthd,
-            sqp,
-            inst,
-            is,
-        }
+        TsoSearch { lib, g, vars: rdma::RdmaVars::new(mem, nfo_pairs), ippo, oppo, ext, sthd, sqp, inst, is }
     }
 }
 
@@ -247,17 +231,10 @@ struct Base {
 impl TsoSearch<'_> {
     fn base(&self) -> Base {
         let k = self.lib.kinds;
-        let rf = self.mem.rf_rel();
-        let mo = self.mem.mo_rel();
-        let rb = self.mem.rb_rel();
-        let mut nfo = BitRel::new(self.g.len());
-        for (i, &(a, b)) in self.nfo_pairs.iter().enumerate() {
-            match self.nfo_choice[i] {
-                Some(0) => nfo.add(a, b),
-                Some(_) => nfo.add(b, a),
-                None => {}
-            }
-        }
+        let rf = self.vars.mem.rf_rel();
+        let mo = self.vars.mem.mo_rel();
+        let rb = self.vars.mem.rb_rel();
+        let nfo = self.vars.nfo(self.g.len());
         let is = &self.is;
         let mut rf_b = rf.intersect(&self.sthd).restrict(|a| is[a] == k.cw, |b| is[b] == k.cr);
         let mut rb_b = rb.intersect(&self.sthd).restrict(|a| is[a] == k.cr, |b| is[b] == k.cw);
@@ -280,24 +257,16 @@ impl WitnessSearch for TsoSearch<'_> {
         if self.ext.stuck {
             return 0; // no witness can help
         }
-        self.mem.num_vars() + self.nfo_pairs.len()
+        self.vars.num_vars()
     }
     fn domain(&self, var: usize) -> usize {
-        if var < self.mem.num_vars() {
-            self.mem.domain(var)
-        } else {
-            2
-        }
+        self.vars.domain(var)
     }
     fn assign(&mut self, var: usize, val: Option<usize>) {
-        if var < self.mem.num_vars() {
-            self.mem.assign(var, val)
-        } else {
-            self.nfo_choice[var - self.mem.num_vars()] = val;
-        }
+        self.vars.assign(var, val)
     }
     fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
-        if self.ext.stuck || !self.mem.values_ok(false) {
+        if self.ext.stuck || !self.vars.mem.values_ok(false) {
             return false;
         }
         let b = self.base();
@@ -333,7 +302,7 @@ impl WitnessSearch for TsoSearch<'_> {
     /// rf_b̄, [nlW]; pf, nfo, rb, mo); for (3), a shortest cycle of
     /// [Inst]; ib; ob with each step opened into its ib and ob paths.
     fn explain(&self) -> Option<Candidate> {
-        if self.ext.stuck || !self.mem.values_ok(true) {
+        if self.ext.stuck || !self.vars.mem.values_ok(true) {
             return Some(Candidate::IllFormed);
         }
         let b = self.base();
@@ -382,43 +351,36 @@ impl WitnessSearch for TsoSearch<'_> {
         violation(2, "Def. 4.4 (3): ([Inst]; ib; ob)⁺ is irreflexive", cycle)
     }
     fn naive_count(&self) -> f64 {
-        self.mem.naive_unfiltered() * 2f64.powi(self.nfo_pairs.len() as i32)
+        self.vars.naive_count()
     }
     /// nfo orientations decide consistency only, not values.
     fn existential(&self, var: usize) -> bool {
-        var >= self.mem.num_vars()
+        self.vars.is_orientation(var)
     }
     /// Return values are read along rf (identifiers are fixed per plain execution).
     fn affects_returns(&self, var: usize) -> bool {
-        self.mem.changes_returns(var)
+        self.vars.mem.changes_returns(var)
     }
     fn returned(&self, event: usize) -> Option<Value> {
         if self.g.events[event].method == rdma::READ {
-            rdma::returned(&self.lib.kinds, self.g, &self.mem, event)
+            rdma::returned(&self.lib.kinds, self.g, &self.vars.mem, event)
         } else {
             self.ext.returned(event)
         }
     }
     fn finals(&self, out: &mut Vec<FinalValue>) {
-        for c in (0..self.mem.num_cells()).filter(|&c| self.mem.touched(c)) {
-            if let Some(v) = self.mem.final_value(c) {
+        for c in (0..self.vars.mem.num_cells()).filter(|&c| self.vars.mem.touched(c)) {
+            if let Some(v) = self.vars.mem.final_value(c) {
                 out.push(FinalValue { loc: c, node: None, value: v });
             }
         }
     }
     fn relations(&self) -> Vec<(String, BitRel)> {
-        let mut nfo = BitRel::new(self.g.len());
-        for (i, &(a, b)) in self.nfo_pairs.iter().enumerate() {
-            match self.nfo_choice[i] {
-                Some(0) => nfo.add(a, b),
-                Some(_) => nfo.add(b, a),
-                None => {}
-            }
-        }
+        let nfo = self.vars.nfo(self.g.len());
         vec![
-            ("rf".into(), self.mem.rf_rel()),
-            ("mo".into(), self.mem.mo_rel()),
-            ("rb".into(), self.mem.rb_rel()),
+            ("rf".into(), self.vars.mem.rf_rel()),
+            ("mo".into(), self.vars.mem.mo_rel()),
+            ("rb".into(), self.vars.mem.rb_rel()),
             ("pf".into(), self.ext.pf.clone()),
             ("nfo".into(), nfo),
         ]

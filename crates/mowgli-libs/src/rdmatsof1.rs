@@ -37,7 +37,6 @@
 //! fixes so, and the engine's hb is exactly (ppo ∪ so)⁺ when this is the only
 //! library of the program, as App. F.1 requires.
 
-use mowgli_core::memory::RfMo;
 use mowgli_core::model::LibId;
 use mowgli_core::{
     BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Stamp, StampOrder, StampTable, Value, ValueDomain,
@@ -104,9 +103,8 @@ impl Library for RdmaTsoF1 {
 struct F1Search<'a> {
     kinds: Kinds,
     g: &'a ExecGraph<'a>,
-    mem: RfMo,
-    nfo_pairs: Vec<(usize, usize)>,
-    nfo_choice: Vec<Option<usize>>,
+    /// rf, mo and the nfo orientations.
+    vars: rdma::RdmaVars,
     ext: Extras,
     /// ippo ∪ iso ∪ pf: the fixed part of ib.
     ib_static: BitRel,
@@ -146,9 +144,7 @@ impl<'a> F1Search<'a> {
         F1Search {
             kinds: k,
             g,
-            mem,
-            nfo_choice: vec![None; nfo_pairs.len()],
-            nfo_pairs,
+            vars: rdma::RdmaVars::new(mem, nfo_pairs),
             ext,
             ib_static,
             so_static,
@@ -159,15 +155,7 @@ impl<'a> F1Search<'a> {
     }
 
     fn nfo(&self) -> BitRel {
-        let mut nfo = BitRel::new(self.g.len());
-        for (i, &(a, b)) in self.nfo_pairs.iter().enumerate() {
-            match self.nfo_choice[i] {
-                Some(0) => nfo.add(a, b),
-                Some(_) => nfo.add(b, a),
-                None => {}
-            }
-        }
-        nfo
+        self.vars.nfo(self.g.len())
     }
 }
 
@@ -176,31 +164,23 @@ impl WitnessSearch for F1Search<'_> {
         if self.ext.stuck {
             return 0; // no witness can help
         }
-        self.mem.num_vars() + self.nfo_pairs.len()
+        self.vars.num_vars()
     }
     fn domain(&self, var: usize) -> usize {
-        if var < self.mem.num_vars() {
-            self.mem.domain(var)
-        } else {
-            2
-        }
+        self.vars.domain(var)
     }
     fn assign(&mut self, var: usize, val: Option<usize>) {
-        if var < self.mem.num_vars() {
-            self.mem.assign(var, val)
-        } else {
-            self.nfo_choice[var - self.mem.num_vars()] = val;
-        }
+        self.vars.assign(var, val)
     }
     fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
-        if self.ext.stuck || !self.mem.values_ok(false) {
+        if self.ext.stuck || !self.vars.mem.values_ok(false) {
             return false;
         }
         // ib = (ippo ∪ iso ∪ rf ∪ pf ∪ nfo ∪ rb_i)⁺ irreflexive;
         // so = iso ∪ rf_e ∪ [aNLW]; pf ∪ nfo ∪ rb ∪ mo ∪ ([Inst]; ib)
         let nfo = self.nfo();
         rdma::check_ib_so(
-            &self.mem,
+            &self.vars.mem,
             &nfo,
             &rdma::StaticParts {
                 ib: &self.ib_static,
@@ -213,35 +193,35 @@ impl WitnessSearch for F1Search<'_> {
         )
     }
     fn naive_count(&self) -> f64 {
-        self.mem.naive_unfiltered() * 2f64.powi(self.nfo_pairs.len() as i32)
+        self.vars.naive_count()
     }
     /// nfo orientations decide consistency only, not values.
     fn existential(&self, var: usize) -> bool {
-        var >= self.mem.num_vars()
+        self.vars.is_orientation(var)
     }
     /// Return values are read along rf (identifiers are fixed per plain execution).
     fn affects_returns(&self, var: usize) -> bool {
-        self.mem.changes_returns(var)
+        self.vars.mem.changes_returns(var)
     }
     fn returned(&self, event: usize) -> Option<Value> {
         if self.g.events[event].method == rdma::READ {
-            rdma::returned(&self.kinds, self.g, &self.mem, event)
+            rdma::returned(&self.kinds, self.g, &self.vars.mem, event)
         } else {
             self.ext.returned(event)
         }
     }
     fn finals(&self, out: &mut Vec<FinalValue>) {
-        for c in (0..self.mem.num_cells()).filter(|&c| self.mem.touched(c)) {
-            if let Some(v) = self.mem.final_value(c) {
+        for c in (0..self.vars.mem.num_cells()).filter(|&c| self.vars.mem.touched(c)) {
+            if let Some(v) = self.vars.mem.final_value(c) {
                 out.push(FinalValue { loc: c, node: None, value: v });
             }
         }
     }
     fn relations(&self) -> Vec<(String, BitRel)> {
         vec![
-            ("rf".into(), self.mem.rf_rel()),
-            ("mo".into(), self.mem.mo_rel()),
-            ("rb".into(), self.mem.rb_rel()),
+            ("rf".into(), self.vars.mem.rf_rel()),
+            ("mo".into(), self.vars.mem.mo_rel()),
+            ("rb".into(), self.vars.mem.rb_rel()),
             ("pf".into(), self.ext.pf.clone()),
             ("nfo".into(), self.nfo()),
         ]

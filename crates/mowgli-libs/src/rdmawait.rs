@@ -14,7 +14,6 @@
 //! Initial values: a read without rf edge reads the location's declared initial
 //! value (the paper fixes it to 0; the litmus format allows `loc x @ n = v`).
 
-use mowgli_core::memory::RfMo;
 use mowgli_core::model::LibId;
 use mowgli_core::symbolic::{IbSpec, RelSpec};
 use mowgli_core::{
@@ -166,9 +165,8 @@ impl Library for RdmaWait {
 struct WaitSearch<'a> {
     kinds: Kinds,
     g: &'a ExecGraph<'a>,
-    mem: RfMo,
-    nfo_pairs: Vec<(usize, usize)>,
-    nfo_choice: Vec<Option<usize>>,
+    /// rf, mo and the nfo orientations.
+    vars: rdma::RdmaVars,
     /// ippo ∪ iso ∪ pfg ∪ pfp: the fixed part of ib.
     ib_static: BitRel,
     /// iso ∪ pfg: the fixed part of so.
@@ -241,9 +239,7 @@ impl<'a> WaitSearch<'a> {
         WaitSearch {
             kinds: k,
             g,
-            mem,
-            nfo_choice: vec![None; nfo_pairs.len()],
-            nfo_pairs,
+            vars: rdma::RdmaVars::new(mem, nfo_pairs),
             ib_static,
             so_static,
             cw_po_cr,
@@ -253,53 +249,32 @@ impl<'a> WaitSearch<'a> {
     }
 
     fn nfo(&self) -> BitRel {
-        let mut nfo = BitRel::new(self.g.len());
-        for (i, &(a, b)) in self.nfo_pairs.iter().enumerate() {
-            match self.nfo_choice[i] {
-                Some(0) => nfo.add(a, b),
-                Some(_) => nfo.add(b, a),
-                None => {}
-            }
-        }
-        nfo
+        self.vars.nfo(self.g.len())
     }
 }
 
 impl WitnessSearch for WaitSearch<'_> {
     fn num_vars(&self) -> usize {
-        self.mem.num_vars() + self.nfo_pairs.len()
+        self.vars.num_vars()
     }
     fn domain(&self, var: usize) -> usize {
-        if var < self.mem.num_vars() {
-            self.mem.domain(var)
-        } else {
-            2
-        }
+        self.vars.domain(var)
     }
     fn assign(&mut self, var: usize, val: Option<usize>) {
-        if var < self.mem.num_vars() {
-            self.mem.assign(var, val)
-        } else {
-            self.nfo_choice[var - self.mem.num_vars()] = val;
-        }
+        self.vars.assign(var, val)
     }
     fn var_subevents(&self, var: usize) -> Vec<usize> {
-        if var < self.mem.num_vars() {
-            vec![self.mem.var_subevent(var)]
-        } else {
-            let (a, b) = self.nfo_pairs[var - self.mem.num_vars()];
-            vec![a, b]
-        }
+        self.vars.subevents(var)
     }
     fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
-        if !self.mem.values_ok(false) {
+        if !self.vars.mem.values_ok(false) {
             return false;
         }
         // ib = (ippo ∪ iso ∪ rf ∪ pfg ∪ pfp ∪ nfo ∪ rb_i)⁺ irreflexive;
         // so = iso ∪ rf_e ∪ pfg ∪ nfo ∪ rb ∪ mo ∪ ([Inst]; ib)  (Def. F.2)
         let nfo = self.nfo();
         rdma::check_ib_so(
-            &self.mem,
+            &self.vars.mem,
             &nfo,
             &rdma::StaticParts {
                 ib: &self.ib_static,
@@ -312,31 +287,31 @@ impl WitnessSearch for WaitSearch<'_> {
         )
     }
     fn naive_count(&self) -> f64 {
-        self.mem.naive_unfiltered() * 2f64.powi(self.nfo_pairs.len() as i32)
+        self.vars.naive_count()
     }
     /// nfo orientations decide consistency only, not values.
     fn existential(&self, var: usize) -> bool {
-        var >= self.mem.num_vars()
+        self.vars.is_orientation(var)
     }
     /// Return values are read along rf (identifiers are fixed per plain execution).
     fn affects_returns(&self, var: usize) -> bool {
-        self.mem.changes_returns(var)
+        self.vars.mem.changes_returns(var)
     }
     fn returned(&self, event: usize) -> Option<Value> {
-        rdma::returned(&self.kinds, self.g, &self.mem, event)
+        rdma::returned(&self.kinds, self.g, &self.vars.mem, event)
     }
     fn finals(&self, out: &mut Vec<FinalValue>) {
-        for c in (0..self.mem.num_cells()).filter(|&c| self.mem.touched(c)) {
-            if let Some(v) = self.mem.final_value(c) {
+        for c in (0..self.vars.mem.num_cells()).filter(|&c| self.vars.mem.touched(c)) {
+            if let Some(v) = self.vars.mem.final_value(c) {
                 out.push(FinalValue { loc: c, node: None, value: v });
             }
         }
     }
     fn relations(&self) -> Vec<(String, BitRel)> {
         vec![
-            ("rf".into(), self.mem.rf_rel()),
-            ("mo".into(), self.mem.mo_rel()),
-            ("rb".into(), self.mem.rb_rel()),
+            ("rf".into(), self.vars.mem.rf_rel()),
+            ("mo".into(), self.vars.mem.mo_rel()),
+            ("rb".into(), self.vars.mem.rb_rel()),
             ("nfo".into(), self.nfo()),
         ]
     }
@@ -345,8 +320,8 @@ impl WitnessSearch for WaitSearch<'_> {
         let n = self.g.len();
         Some(RelSpec {
             possible: true,
-            mem: self.mem.clone(),
-            orient: self.nfo_pairs.clone(),
+            mem: self.vars.mem.clone(),
+            orient: self.vars.nfo_pairs().to_vec(),
             so_fixed: self.so_static.clone(),
             so_rf: RelSpec::all(n).minus(&self.cw_po_cr),
             so_rb: RelSpec::all(n),
