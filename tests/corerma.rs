@@ -193,10 +193,28 @@ fn independent_counts(procs: usize, size: usize, max_locs: usize) -> (BTreeMap<R
 
 fn generator_counts(procs: usize, size: usize, max_locs: usize) -> (BTreeMap<Rule, usize>, u64) {
     let rows = pivot::table6().into_iter().filter(|r| r.procs == procs).collect();
-    let rep = pivot::generate(&PivotOptions { rows, max_size: Some(size), max_locs, jobs: 2, keep: false });
+    let rep =
+        pivot::generate(&PivotOptions { rows, max_size: Some(size), max_locs, jobs: 2, keep: false, plain: false });
     let counts =
         rep.rows.iter().filter(|r| r.tests > 0).map(|r| (Rule::parse(&r.row.rule).expect("a rule"), r.tests)).collect();
     (counts, rep.programs)
+}
+
+/// Per rule, (tests, outputs) of the rows of `procs` processes up to `size` actions,
+/// each rule run alone (so the per-rule enumeration visits only that rule's shapes),
+/// or all rules over the plain enumeration.
+fn row_counts(procs: usize, size: usize, plain: bool) -> BTreeMap<Rule, (usize, usize)> {
+    let mut out = BTreeMap::new();
+    let rows: Vec<_> = pivot::table6().into_iter().filter(|r| r.procs == procs).collect();
+    let runs: Vec<Vec<_>> = if plain { vec![rows] } else { rows.into_iter().map(|r| vec![r]).collect() };
+    for rows in runs {
+        let rep =
+            pivot::generate(&PivotOptions { rows, max_size: Some(size), max_locs: 3, jobs: 2, keep: false, plain });
+        for r in rep.rows {
+            out.insert(Rule::parse(&r.row.rule).expect("a rule"), (r.tests, r.outputs));
+        }
+    }
+    out
 }
 
 #[test]
@@ -218,6 +236,67 @@ fn pivot_counts_match_an_independent_computation_two_processes() {
     // at 6 actions two processes only leave room for R2 and LO tests (IR needs 8: two
     // remote statements towards the other process, two locations, two reads)
     assert!(gen.contains_key(&Rule::R2) && gen.contains_key(&Rule::LO), "{gen:?}");
+}
+
+/// The per-rule enumeration (each row only over the programs with its rule's shape)
+/// finds exactly the tests of the plain one (every program, every rule), which the
+/// two tests above tie to the independent computation.
+#[test]
+fn per_rule_counts_equal_the_plain_enumerations() {
+    for (procs, size) in [(1, 8), (2, 8)] {
+        let plain = row_counts(procs, size, true);
+        let per_rule = row_counts(procs, size, false);
+        assert_eq!(per_rule, plain, "{procs} processes up to {size} actions");
+        assert!(plain.values().filter(|c| c.0 > 0).count() >= 6, "{plain:?}");
+    }
+}
+
+/// `has_shape` is exactly "the rule puts a static edge (or, for CAS, the program has
+/// a cas)", and the per-rule enumeration is the plain one filtered by it.
+#[test]
+fn shapes_are_the_rules_static_edges_and_filter_the_plain_enumeration() {
+    for (procs, size) in [(1, 7), (2, 7)] {
+        let mut plain = Vec::new();
+        for s in 1..=size {
+            pivot::programs(procs, s, 3, &mut |p| plain.push(p));
+        }
+        for r in Rule::PIVOTS {
+            let mut shaped = BTreeSet::new();
+            for p in &plain {
+                let (g, _) = p.graph();
+                let edge = match r {
+                    Rule::R1 | Rule::R2 | Rule::WS => true,
+                    Rule::CasF | Rule::CasT => !g.cas.is_empty(),
+                    _ => g.static_edges.iter().any(|e| e.0 == r),
+                };
+                assert_eq!(pivot::has_shape(p, r), edge, "{} {}", r.name(), p.litmus("t", "", "corerma"));
+                if edge {
+                    shaped.insert(p.litmus("t", "", "corerma"));
+                }
+            }
+            let mut needing = BTreeSet::new();
+            for s in 1..=size {
+                pivot::programs_needing(procs, s, 3, &pivot::Need::any_of(&[r]), &mut |p| {
+                    assert!(needing.insert(p.litmus("t", "", "corerma")), "enumerated twice");
+                });
+            }
+            assert_eq!(needing, shaped, "{} with {procs} processes", r.name());
+        }
+        // a union of shapes: programs with one of the rules' shapes
+        let two = [Rule::F3, Rule::CasT];
+        let want: BTreeSet<String> = plain
+            .iter()
+            .filter(|p| two.iter().any(|&r| pivot::has_shape(p, r)))
+            .map(|p| p.litmus("t", "", "corerma"))
+            .collect();
+        let mut got = BTreeSet::new();
+        for s in 1..=size {
+            pivot::programs_needing(procs, s, 3, &pivot::Need::any_of(&two), &mut |p| {
+                got.insert(p.litmus("t", "", "corerma"));
+            });
+        }
+        assert_eq!(got, want);
+    }
 }
 
 #[test]

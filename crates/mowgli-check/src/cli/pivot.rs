@@ -21,7 +21,7 @@ pub struct Args {
     #[arg(long, value_name = "P")]
     pub procs: Option<usize>,
     /// Cap every row's size bound (number of actions, initial writes included) at N
-    /// (default: 9 for one process, 11 for two; Table 6 goes to 10 and 12).
+    /// (default: each row's Table 6 size, 7 to 12).
     #[arg(long, value_name = "N")]
     pub size: Option<usize>,
     /// Most locations in a program.
@@ -34,6 +34,10 @@ pub struct Args {
     /// `expect allowed`, the outcomes that need the rule as `expect forbidden`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Enumerate and search every program at every size for every rule, instead of
+    /// only the programs with the shape a row's rule needs (same counts, slower).
+    #[arg(long)]
+    pub plain: bool,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
@@ -66,7 +70,8 @@ pub fn run(a: Args) -> ExitCode {
         rows.retain(|row| row.procs == p);
     }
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let opts = PivotOptions { rows, max_size: a.size, max_locs: a.max_locs, jobs, keep: a.out.is_some() };
+    let opts =
+        PivotOptions { rows, max_size: a.size, max_locs: a.max_locs, jobs, keep: a.out.is_some(), plain: a.plain };
     let rep = pivot::generate(&opts);
     if let Some(dir) = &a.out {
         if let Err(e) = std::fs::create_dir_all(dir) {
