@@ -65,7 +65,7 @@ pub fn outcomes(p: &Program, rules: &[Rule]) -> Outcomes {
     let rules = relevant(&g, rules);
     let models: Vec<Model> =
         std::iter::once(Model::stock()).chain(rules.iter().map(|r| Model::without(Rules::of(&[*r])))).collect();
-    let fixed: Vec<Vec<Row>> = models.iter().map(|m| g.fixed_hb(m.off)).collect();
+    let fixed: Vec<Vec<Row>> = models.iter().map(|m| m.fixed(&g)).collect();
     let mut st = Dfs {
         g: &g,
         models: &models,
