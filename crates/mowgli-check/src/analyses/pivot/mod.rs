@@ -243,6 +243,9 @@ pub struct RowReport {
     pub outputs: usize,
     /// Time to enumerate and run every program up to the row's size, per test found.
     pub ms_per_test: f64,
+    /// The same in CPU time of the process (all worker threads; 0 where the
+    /// platform does not give it): independent of the machine's load.
+    pub cpu_ms_per_test: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -253,6 +256,8 @@ pub struct PivotReport {
     pub visited: u64,
     pub tests: usize,
     pub millis: f64,
+    /// CPU time of the run (user + system, all threads; 0 where unknown).
+    pub cpu_millis: f64,
     #[serde(skip)]
     pub generated: Vec<PivotTest>,
 }
@@ -388,13 +393,15 @@ pub fn generate(opts: &PivotOptions) -> PivotReport {
     };
     // per (rule, procs, size): tests and outputs; per (procs, size): cumulative time
     let mut found: BTreeMap<(Rule, usize, usize), (usize, usize)> = BTreeMap::new();
-    let mut time_upto: BTreeMap<(usize, usize), f64> = BTreeMap::new();
+    let mut time_upto: BTreeMap<(usize, usize), (f64, f64)> = BTreeMap::new();
+    let cpu0 = cpu_millis();
     let mut generated = Vec::new();
     let mut programs_n = 0u64;
     let mut visited = 0u64;
     for procs in [1usize, 2] {
         let max = opts.rows.iter().filter(|r| r.procs == procs).map(bound).max().unwrap_or(0);
         let t0 = Instant::now();
+        let c0 = cpu_millis();
         for size in 1..=max {
             let rules = rules_of(procs, size);
             if rules.is_empty() {
@@ -418,7 +425,7 @@ pub fn generate(opts: &PivotOptions) -> PivotReport {
             }
             run_chunk(&mut acc, &batch, &rules, procs, size, opts);
             programs_n += batch.len() as u64;
-            time_upto.insert((procs, size), t0.elapsed().as_secs_f64() * 1e3);
+            time_upto.insert((procs, size), (t0.elapsed().as_secs_f64() * 1e3, cpu_millis() - c0));
         }
     }
     let rows: Vec<RowReport> = opts
@@ -431,14 +438,9 @@ pub fn generate(opts: &PivotOptions) -> PivotReport {
                 .iter()
                 .filter(|((ru, p, s), _)| Some(*ru) == rule && *p == r.procs && *s <= size)
                 .fold((0, 0), |acc, (_, v)| (acc.0 + v.0, acc.1 + v.1));
-            let t = time_upto.get(&(r.procs, size)).copied().unwrap_or(0.0);
-            RowReport {
-                row: r.clone(),
-                size,
-                tests,
-                outputs,
-                ms_per_test: if tests > 0 { t / tests as f64 } else { 0.0 },
-            }
+            let (t, c) = time_upto.get(&(r.procs, size)).copied().unwrap_or((0.0, 0.0));
+            let per = |t: f64| if tests > 0 { t / tests as f64 } else { 0.0 };
+            RowReport { row: r.clone(), size, tests, outputs, ms_per_test: per(t), cpu_ms_per_test: per(c) }
         })
         .collect();
     let tests = generated.len();
@@ -448,6 +450,19 @@ pub fn generate(opts: &PivotOptions) -> PivotReport {
         programs: programs_n,
         visited,
         millis: start.elapsed().as_secs_f64() * 1e3,
+        cpu_millis: cpu_millis() - cpu0,
         generated,
     }
+}
+
+/// CPU time (user + system) of this process so far, in ms, from `/proc/self/stat`
+/// (Linux; fields 14 and 15, in clock ticks of 1/100 s); 0 elsewhere.
+fn cpu_millis() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
+    // the command name (field 2) is in parentheses and may hold spaces
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { return 0.0 };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // `rest` starts at field 3: utime is field 14, stime field 15
+    let tick = |i: usize| f.get(i - 3).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(14) + tick(15)) * 10.0
 }
