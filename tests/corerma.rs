@@ -19,13 +19,14 @@ use mowgli_libs::orders::default_order;
 fn ins(stmt: Stmt, a: &[u8]) -> Instr {
     let mut args = [0u8; 4];
     args[..a.len()].copy_from_slice(a);
-    Instr { stmt, args }
+    Instr { stmt, args, na: 0 }
 }
 
 /// Every labelled program of `procs` processes and exactly `size` actions (every
 /// location read locally; with two processes both non-empty and one accessing the
 /// other's memory), written as litmus text with its locations renamed by `perm`.
-fn naive(procs: usize, size: usize, max_locs: usize) -> Vec<Program> {
+/// With `non_atomic`, every atomicity of every access.
+fn naive_with(procs: usize, size: usize, max_locs: usize, non_atomic: bool) -> Vec<Program> {
     let mut out = Vec::new();
     for nlocs in 1..=max_locs.min(size) {
         for n0 in if procs == 1 { nlocs..=nlocs } else { 0..=nlocs } {
@@ -46,6 +47,15 @@ fn naive(procs: usize, size: usize, max_locs: usize) -> Vec<Program> {
                             }
                         }
                     }
+                }
+                if non_atomic {
+                    let accesses = |i: &Instr| match i.stmt {
+                        Stmt::Read | Stmt::Write => 1,
+                        Stmt::Get | Stmt::Put => 2,
+                        Stmt::Rga => 3,
+                        _ => 4,
+                    };
+                    v = v.iter().flat_map(|i| (0..1u8 << accesses(i)).map(move |na| Instr { na, ..*i })).collect();
                 }
                 for q in 0..procs as u8 {
                     v.push(ins(Stmt::Flush, &[q]));
@@ -170,10 +180,19 @@ fn regs_only(os: Vec<BTreeMap<String, String>>) -> BTreeSet<String> {
 /// Per rule, the number of programs (one per class) up to `size` actions whose
 /// outcomes under `corerma_no<rule>` are not all outcomes of `corerma`, by the engine.
 fn independent_counts(procs: usize, size: usize, max_locs: usize) -> (BTreeMap<Rule, usize>, usize) {
+    independent_counts_with(procs, size, max_locs, false)
+}
+
+fn independent_counts_with(
+    procs: usize,
+    size: usize,
+    max_locs: usize,
+    non_atomic: bool,
+) -> (BTreeMap<Rule, usize>, usize) {
     let order = default_order();
     let mut classes: BTreeMap<String, Program> = BTreeMap::new();
     for s in 1..=size {
-        for p in naive(procs, s, max_locs) {
+        for p in naive_with(procs, s, max_locs, non_atomic) {
             classes.entry(class_key(&p)).or_insert(p);
         }
     }
@@ -193,8 +212,15 @@ fn independent_counts(procs: usize, size: usize, max_locs: usize) -> (BTreeMap<R
 
 fn generator_counts(procs: usize, size: usize, max_locs: usize) -> (BTreeMap<Rule, usize>, u64) {
     let rows = pivot::table6().into_iter().filter(|r| r.procs == procs).collect();
-    let rep =
-        pivot::generate(&PivotOptions { rows, max_size: Some(size), max_locs, jobs: 2, keep: false, plain: false });
+    let rep = pivot::generate(&PivotOptions {
+        rows,
+        max_size: Some(size),
+        max_locs,
+        jobs: 2,
+        keep: false,
+        plain: false,
+        non_atomic: false,
+    });
     let counts =
         rep.rows.iter().filter(|r| r.tests > 0).map(|r| (Rule::parse(&r.row.rule).expect("a rule"), r.tests)).collect();
     (counts, rep.programs)
@@ -208,8 +234,15 @@ fn row_counts(procs: usize, size: usize, plain: bool) -> BTreeMap<Rule, (usize, 
     let rows: Vec<_> = pivot::table6().into_iter().filter(|r| r.procs == procs).collect();
     let runs: Vec<Vec<_>> = if plain { vec![rows] } else { rows.into_iter().map(|r| vec![r]).collect() };
     for rows in runs {
-        let rep =
-            pivot::generate(&PivotOptions { rows, max_size: Some(size), max_locs: 3, jobs: 2, keep: false, plain });
+        let rep = pivot::generate(&PivotOptions {
+            rows,
+            max_size: Some(size),
+            max_locs: 3,
+            jobs: 2,
+            keep: false,
+            plain,
+            non_atomic: false,
+        });
         for r in rep.rows {
             out.insert(Rule::parse(&r.row.rule).expect("a rule"), (r.tests, r.outputs));
         }
@@ -236,6 +269,34 @@ fn pivot_counts_match_an_independent_computation_two_processes() {
     // at 6 actions two processes only leave room for R2 and LO tests (IR needs 8: two
     // remote statements towards the other process, two locations, two reads)
     assert!(gen.contains_key(&Rule::R2) && gen.contains_key(&Rule::LO), "{gen:?}");
+}
+
+/// With non-atomic accesses (`--non-atomic`: outcomes may be ⊤, each program searched
+/// by the model's brute force), the counts equal the independent computation's too.
+#[test]
+fn non_atomic_pivot_counts_match_an_independent_computation() {
+    for (procs, size) in [(1, 5), (2, 6)] {
+        let rows = pivot::table6().into_iter().filter(|r| r.procs == procs).collect();
+        let rep = pivot::generate(&PivotOptions {
+            rows,
+            max_size: Some(size),
+            max_locs: 2,
+            jobs: 2,
+            keep: false,
+            plain: false,
+            non_atomic: true,
+        });
+        let gen: BTreeMap<Rule, usize> = rep
+            .rows
+            .iter()
+            .filter(|r| r.tests > 0)
+            .map(|r| (Rule::parse(&r.row.rule).expect("a rule"), r.tests))
+            .collect();
+        let (ind, classes) = independent_counts_with(procs, size, 2, true);
+        assert_eq!(rep.programs as usize, classes, "programs per renaming class");
+        assert_eq!(gen, ind, "{procs} processes up to {size} actions");
+        assert!(!gen.is_empty());
+    }
 }
 
 /// The per-rule enumeration (each row only over the programs with its rule's shape)
@@ -276,7 +337,7 @@ fn shapes_are_the_rules_static_edges_and_filter_the_plain_enumeration() {
             }
             let mut needing = BTreeSet::new();
             for s in 1..=size {
-                pivot::programs_needing(procs, s, 3, &pivot::Need::any_of(&[r]), &mut |p| {
+                pivot::programs_needing(procs, s, 3, &pivot::Need::any_of(&[r]), false, &mut |p| {
                     assert!(needing.insert(p.litmus("t", "", "corerma")), "enumerated twice");
                 });
             }
@@ -291,7 +352,7 @@ fn shapes_are_the_rules_static_edges_and_filter_the_plain_enumeration() {
             .collect();
         let mut got = BTreeSet::new();
         for s in 1..=size {
-            pivot::programs_needing(procs, s, 3, &pivot::Need::any_of(&two), &mut |p| {
+            pivot::programs_needing(procs, s, 3, &pivot::Need::any_of(&two), false, &mut |p| {
                 got.insert(p.litmus("t", "", "corerma"));
             });
         }

@@ -38,6 +38,10 @@ pub struct Args {
     /// only the programs with the shape a row's rule needs (same counts, slower).
     #[arg(long)]
     pub plain: bool,
+    /// Also programs with non-atomic accesses (Table 1's `*` = n; outcomes may be
+    /// `top`): many more programs, each searched by brute force; use a small --size.
+    #[arg(long, conflicts_with = "plain")]
+    pub non_atomic: bool,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
@@ -70,8 +74,15 @@ pub fn run(a: Args) -> ExitCode {
         rows.retain(|row| row.procs == p);
     }
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let opts =
-        PivotOptions { rows, max_size: a.size, max_locs: a.max_locs, jobs, keep: a.out.is_some(), plain: a.plain };
+    let opts = PivotOptions {
+        rows,
+        max_size: a.size,
+        max_locs: a.max_locs,
+        jobs,
+        keep: a.out.is_some(),
+        plain: a.plain,
+        non_atomic: a.non_atomic,
+    };
     let rep = pivot::generate(&opts);
     if let Some(dir) = &a.out {
         if let Err(e) = std::fs::create_dir_all(dir) {

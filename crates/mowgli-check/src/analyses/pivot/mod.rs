@@ -63,6 +63,9 @@ fn relevant(g: &Graph, rules: &[Rule]) -> Vec<Rule> {
 pub fn outcomes(p: &Program, rules: &[Rule]) -> Outcomes {
     let (g, regs) = p.graph();
     let rules = relevant(&g, rules);
+    if p.body.iter().flatten().any(|i| i.na != 0) {
+        return outcomes_non_atomic(&g, &regs, &rules);
+    }
     let models: Vec<Model> =
         std::iter::once(Model::stock()).chain(rules.iter().map(|r| Model::without(Rules::of(&[*r])))).collect();
     let fixed: Vec<Vec<Row>> = models.iter().map(|m| m.fixed(&g)).collect();
@@ -92,6 +95,19 @@ pub fn outcomes(p: &Program, rules: &[Rule]) -> Outcomes {
         out.without.insert(*r, all);
     }
     out
+}
+
+/// [`outcomes`] of a program with non-atomic accesses: values depend on hb (conflicts
+/// give ⊤), so every model's consistent executions are enumerated by the model's
+/// brute force (`Model::executions`, which also orients the pairs that could
+/// conflict).
+fn outcomes_non_atomic(g: &Graph, regs: &[usize], rules: &[Rule]) -> Outcomes {
+    let of = |m: Model| -> BTreeSet<Vec<Value>> {
+        m.executions(g).into_iter().map(|e| regs.iter().map(|&a| e.rval[a].clone()).collect()).collect()
+    };
+    let stock = of(Model::stock());
+    let without = rules.iter().map(|&r| (r, of(Model::without(Rules::of(&[r]))))).collect();
+    Outcomes { stock, without, visited: 0 }
 }
 
 struct Dfs<'a> {
@@ -278,6 +294,8 @@ pub struct PivotOptions {
     /// Enumerate every program of every size and search it for every rule (the
     /// reference for the per-rule enumeration; much slower at Table 6's sizes).
     pub plain: bool,
+    /// Programs with non-atomic accesses too (outcomes may be ⊤); not with `plain`.
+    pub non_atomic: bool,
 }
 
 fn show(regs: &[String], o: &[Value]) -> String {
@@ -421,7 +439,7 @@ pub fn generate(opts: &PivotOptions) -> PivotReport {
             if opts.plain {
                 programs(procs, size, opts.max_locs, &mut each);
             } else {
-                programs_needing(procs, size, opts.max_locs, &need, &mut each);
+                programs_needing(procs, size, opts.max_locs, &need, opts.non_atomic, &mut each);
             }
             run_chunk(&mut acc, &batch, &rules, procs, size, opts);
             programs_n += batch.len() as u64;

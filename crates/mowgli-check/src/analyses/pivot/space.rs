@@ -18,11 +18,13 @@ use mowgli_core::Value;
 use mowgli_libs::corerma::model::{Graph, Kind, Rule};
 use mowgli_libs::corerma::{actions_of, init_action, Stmt};
 
-/// One statement: its kind and location arguments (by index; `Flush`: the process).
+/// One statement: its kind, location arguments (by index; `Flush`: the process) and
+/// which of its accesses are non-atomic (bit k: argument k; 0 = every access atomic).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Instr {
     pub stmt: Stmt,
     pub args: [u8; 4],
+    pub na: u8,
 }
 
 impl Instr {
@@ -69,6 +71,7 @@ impl Program {
             for i in b {
                 k.push(i.stmt as u8);
                 k.extend(&i.args[..i.arity()]);
+                k.push(i.na);
             }
         }
         k
@@ -183,7 +186,8 @@ impl Program {
                     _ => i.args[..i.arity()].iter().map(|&l| Value::Loc(l as usize)).collect(),
                 };
                 let first = acts.len();
-                for a in actions_of(i.stmt, &[], &args, p, p as u32 + 1, stmt, first, &home) {
+                let atoms: Vec<bool> = (0..i.arity()).map(|k| i.na & (1 << k) == 0).collect();
+                for a in actions_of(i.stmt, &atoms, &args, p, p as u32 + 1, stmt, first, &home) {
                     if a.kind == Kind::R {
                         regs.push(acts.len());
                     }
@@ -214,16 +218,23 @@ impl Program {
             s += &format!("P{p}:\n");
             for (k, i) in b.iter().enumerate() {
                 let x = |a: usize| format!("x{}", i.args[a]);
+                // atomicity suffix (docs/formats.md): one `a`/`n` per location argument
+                let at: String = if i.na == 0 {
+                    String::new()
+                } else {
+                    "_".to_string()
+                        + &(0..i.arity()).map(|k| if i.na & (1 << k) != 0 { 'n' } else { 'a' }).collect::<String>()
+                };
                 s += &match i.stmt {
                     Stmt::Read => {
                         reg += 1;
-                        format!("  r{} = Read({})\n", reg - 1, x(0))
+                        format!("  r{} = Read{at}({})\n", reg - 1, x(0))
                     }
-                    Stmt::Write => format!("  Write({}, {})\n", x(0), writes[p][k]),
-                    Stmt::Get => format!("  Get({}, {})\n", x(0), x(1)),
-                    Stmt::Put => format!("  Put({}, {})\n", x(0), x(1)),
-                    Stmt::Rga => format!("  Rga({}, {}, {})\n", x(0), x(1), x(2)),
-                    Stmt::Cas => format!("  Cas({}, {}, {}, {})\n", x(0), x(1), x(2), x(3)),
+                    Stmt::Write => format!("  Write{at}({}, {})\n", x(0), writes[p][k]),
+                    Stmt::Get => format!("  Get{at}({}, {})\n", x(0), x(1)),
+                    Stmt::Put => format!("  Put{at}({}, {})\n", x(0), x(1)),
+                    Stmt::Rga => format!("  Rga{at}({}, {}, {})\n", x(0), x(1), x(2)),
+                    Stmt::Cas => format!("  Cas{at}({}, {}, {}, {})\n", x(0), x(1), x(2), x(3)),
                     Stmt::Flush => format!("  Flush({})\n", i.args[0] + 1),
                 };
             }
@@ -255,11 +266,16 @@ fn perms(xs: &[u8]) -> Vec<Vec<u8>> {
 /// Every statement process `p` may execute (its own locations `local`, any location `all`).
 fn alphabet(p: usize, procs: usize, local: &[u8], all: &[u8]) -> Vec<Instr> {
     let _ = p;
+    alphabet_with(procs, local, all, false)
+}
+
+/// [`alphabet`], with every atomicity of each statement's accesses when `non_atomic`.
+fn alphabet_with(procs: usize, local: &[u8], all: &[u8], non_atomic: bool) -> Vec<Instr> {
     let mut out = Vec::new();
     let i = |stmt, a: &[u8]| {
         let mut args = [0u8; 4];
         args[..a.len()].copy_from_slice(a);
-        Instr { stmt, args }
+        Instr { stmt, args, na: 0 }
     };
     for &x in local {
         out.push(i(Stmt::Read, &[x]));
@@ -279,6 +295,15 @@ fn alphabet(p: usize, procs: usize, local: &[u8], all: &[u8]) -> Vec<Instr> {
                 }
             }
         }
+    }
+    if non_atomic {
+        out = out
+            .into_iter()
+            .flat_map(|i| {
+                let n = if i.stmt == Stmt::Flush { 1 } else { 1u8 << i.arity() };
+                (0..n).map(move |na| Instr { na, ..i })
+            })
+            .collect();
     }
     out
 }
@@ -560,7 +585,17 @@ fn sequences_of(
 /// renaming class, passed to `f`. Sequences are built statement by statement and a
 /// prefix is dropped as soon as the actions left cannot read the unread locations
 /// and complete a shape ([`Shape::left_to_go`]).
-pub fn programs_needing(procs: usize, size: usize, max_locs: usize, need: &Need, f: &mut dyn FnMut(Program)) {
+///
+/// With `non_atomic`, each access of a statement may also be non-atomic (the
+/// paper's `*` ∈ {a, n} of Table 1): programs then differ by their atomicity too.
+pub fn programs_needing(
+    procs: usize,
+    size: usize,
+    max_locs: usize,
+    need: &Need,
+    non_atomic: bool,
+    f: &mut dyn FnMut(Program),
+) {
     for nlocs in 1..=max_locs.min(size) {
         let w = size - nlocs;
         let splits: Vec<usize> = if procs == 1 { vec![nlocs] } else { (0..=nlocs).collect() };
@@ -568,7 +603,8 @@ pub fn programs_needing(procs: usize, size: usize, max_locs: usize, need: &Need,
             let homes: Vec<u8> = (0..nlocs).map(|l| if l < n0 { 0 } else { 1 }).collect();
             let all: Vec<u8> = (0..nlocs as u8).collect();
             let local = |p: u8| -> Vec<u8> { (0..nlocs as u8).filter(|&l| homes[l as usize] == p).collect() };
-            let alphas: Vec<Vec<Instr>> = (0..procs).map(|p| alphabet(p, procs, &local(p as u8), &all)).collect();
+            let alphas: Vec<Vec<Instr>> =
+                (0..procs).map(|p| alphabet_with(procs, &local(p as u8), &all, non_atomic)).collect();
             // with `need`: the sequences having a shape; without: every sequence
             let seqs = |p: usize, w: usize, need: Option<&Need>| {
                 sequences_of(&alphas[p], w, (p as u8, procs), &homes, &local(p as u8), need)
