@@ -375,6 +375,17 @@ fn generator_search_equals_brute_force_enumeration() {
     }
 }
 
+/// Table 6 as transcribed against the totals the paper states in its prose and
+/// Summary row (7,441 tests, 3,654 of them with two processes; 19,937 outputs).
+#[test]
+fn table6_matches_the_papers_totals() {
+    let t = pivot::table6();
+    assert_eq!(t.len(), 24);
+    assert_eq!(t.iter().map(|r| r.paper_tests).sum::<usize>(), 7441);
+    assert_eq!(t.iter().filter(|r| r.procs == 2).map(|r| r.paper_tests).sum::<usize>(), 3654);
+    assert_eq!(t.iter().map(|r| r.paper_outputs).sum::<usize>(), 19937);
+}
+
 /// coreRMA Fig. 6, "Test generated automatically with IR rule as pivot": the outcomes
 /// that need IR are the two observed on Cray DMAPP, "<a = 0, b = 1> and <a = 1, b = 1>".
 #[test]

@@ -197,6 +197,13 @@ pub struct Row6 {
 }
 
 /// Table 6 of the paper (rule, # proc, size, # tests, ms/test, # outputs).
+///
+/// Read from the text export, whose rows lost their rule names on the 2-process
+/// lines (each follows its 1-process line, in Table 6's order). The transcription is
+/// checked by three sums the paper states elsewhere: the tests add up to 7,441 (the
+/// Summary row and §7, "We generated 7,441 tests"), the outputs to 19,937 (Summary
+/// row), and the 2-process tests to 3,654 (§7: "Out of these tests, 3,654 have two
+/// interacting processes"); `table6_matches_the_papers_totals` in tests/corerma.rs.
 pub fn table6() -> Vec<Row6> {
     let rows: [(&str, usize, usize, usize, f64, usize); 24] = [
         ("R1", 1, 8, 863, 20.0, 1492),
