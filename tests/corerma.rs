@@ -19,13 +19,14 @@ use mowgli_libs::orders::default_order;
 fn ins(stmt: Stmt, a: &[u8]) -> Instr {
     let mut args = [0u8; 4];
     args[..a.len()].copy_from_slice(a);
-    Instr { stmt, args }
+    Instr { stmt, args, na: 0 }
 }
 
 /// Every labelled program of `procs` processes and exactly `size` actions (every
 /// location read locally; with two processes both non-empty and one accessing the
 /// other's memory), written as litmus text with its locations renamed by `perm`.
-fn naive(procs: usize, size: usize, max_locs: usize) -> Vec<Program> {
+/// With `non_atomic`, every atomicity of every access.
+fn naive_with(procs: usize, size: usize, max_locs: usize, non_atomic: bool) -> Vec<Program> {
     let mut out = Vec::new();
     for nlocs in 1..=max_locs.min(size) {
         for n0 in if procs == 1 { nlocs..=nlocs } else { 0..=nlocs } {
@@ -46,6 +47,15 @@ fn naive(procs: usize, size: usize, max_locs: usize) -> Vec<Program> {
                             }
                         }
                     }
+                }
+                if non_atomic {
+                    let accesses = |i: &Instr| match i.stmt {
+                        Stmt::Read | Stmt::Write => 1,
+                        Stmt::Get | Stmt::Put => 2,
+                        Stmt::Rga => 3,
+                        _ => 4,
+                    };
+                    v = v.iter().flat_map(|i| (0..1u8 << accesses(i)).map(move |na| Instr { na, ..*i })).collect();
                 }
                 for q in 0..procs as u8 {
                     v.push(ins(Stmt::Flush, &[q]));
@@ -170,10 +180,19 @@ fn regs_only(os: Vec<BTreeMap<String, String>>) -> BTreeSet<String> {
 /// Per rule, the number of programs (one per class) up to `size` actions whose
 /// outcomes under `corerma_no<rule>` are not all outcomes of `corerma`, by the engine.
 fn independent_counts(procs: usize, size: usize, max_locs: usize) -> (BTreeMap<Rule, usize>, usize) {
+    independent_counts_with(procs, size, max_locs, false)
+}
+
+fn independent_counts_with(
+    procs: usize,
+    size: usize,
+    max_locs: usize,
+    non_atomic: bool,
+) -> (BTreeMap<Rule, usize>, usize) {
     let order = default_order();
     let mut classes: BTreeMap<String, Program> = BTreeMap::new();
     for s in 1..=size {
-        for p in naive(procs, s, max_locs) {
+        for p in naive_with(procs, s, max_locs, non_atomic) {
             classes.entry(class_key(&p)).or_insert(p);
         }
     }
@@ -193,10 +212,42 @@ fn independent_counts(procs: usize, size: usize, max_locs: usize) -> (BTreeMap<R
 
 fn generator_counts(procs: usize, size: usize, max_locs: usize) -> (BTreeMap<Rule, usize>, u64) {
     let rows = pivot::table6().into_iter().filter(|r| r.procs == procs).collect();
-    let rep = pivot::generate(&PivotOptions { rows, max_size: Some(size), max_locs, jobs: 2, keep: false });
+    let rep = pivot::generate(&PivotOptions {
+        rows,
+        max_size: Some(size),
+        max_locs,
+        jobs: 2,
+        keep: false,
+        plain: false,
+        non_atomic: false,
+    });
     let counts =
         rep.rows.iter().filter(|r| r.tests > 0).map(|r| (Rule::parse(&r.row.rule).expect("a rule"), r.tests)).collect();
     (counts, rep.programs)
+}
+
+/// Per rule, (tests, outputs) of the rows of `procs` processes up to `size` actions,
+/// each rule run alone (so the per-rule enumeration visits only that rule's shapes),
+/// or all rules over the plain enumeration.
+fn row_counts(procs: usize, size: usize, plain: bool) -> BTreeMap<Rule, (usize, usize)> {
+    let mut out = BTreeMap::new();
+    let rows: Vec<_> = pivot::table6().into_iter().filter(|r| r.procs == procs).collect();
+    let runs: Vec<Vec<_>> = if plain { vec![rows] } else { rows.into_iter().map(|r| vec![r]).collect() };
+    for rows in runs {
+        let rep = pivot::generate(&PivotOptions {
+            rows,
+            max_size: Some(size),
+            max_locs: 3,
+            jobs: 2,
+            keep: false,
+            plain,
+            non_atomic: false,
+        });
+        for r in rep.rows {
+            out.insert(Rule::parse(&r.row.rule).expect("a rule"), (r.tests, r.outputs));
+        }
+    }
+    out
 }
 
 #[test]
@@ -220,6 +271,95 @@ fn pivot_counts_match_an_independent_computation_two_processes() {
     assert!(gen.contains_key(&Rule::R2) && gen.contains_key(&Rule::LO), "{gen:?}");
 }
 
+/// With non-atomic accesses (`--non-atomic`: outcomes may be ⊤, each program searched
+/// by the model's brute force), the counts equal the independent computation's too.
+#[test]
+fn non_atomic_pivot_counts_match_an_independent_computation() {
+    for (procs, size) in [(1, 5), (2, 6)] {
+        let rows = pivot::table6().into_iter().filter(|r| r.procs == procs).collect();
+        let rep = pivot::generate(&PivotOptions {
+            rows,
+            max_size: Some(size),
+            max_locs: 2,
+            jobs: 2,
+            keep: false,
+            plain: false,
+            non_atomic: true,
+        });
+        let gen: BTreeMap<Rule, usize> = rep
+            .rows
+            .iter()
+            .filter(|r| r.tests > 0)
+            .map(|r| (Rule::parse(&r.row.rule).expect("a rule"), r.tests))
+            .collect();
+        let (ind, classes) = independent_counts_with(procs, size, 2, true);
+        assert_eq!(rep.programs as usize, classes, "programs per renaming class");
+        assert_eq!(gen, ind, "{procs} processes up to {size} actions");
+        assert!(!gen.is_empty());
+    }
+}
+
+/// The per-rule enumeration (each row only over the programs with its rule's shape)
+/// finds exactly the tests of the plain one (every program, every rule), which the
+/// two tests above tie to the independent computation.
+#[test]
+fn per_rule_counts_equal_the_plain_enumerations() {
+    for (procs, size) in [(1, 8), (2, 8)] {
+        let plain = row_counts(procs, size, true);
+        let per_rule = row_counts(procs, size, false);
+        assert_eq!(per_rule, plain, "{procs} processes up to {size} actions");
+        assert!(plain.values().filter(|c| c.0 > 0).count() >= 6, "{plain:?}");
+    }
+}
+
+/// `has_shape` is exactly "the rule puts a static edge (or, for CAS, the program has
+/// a cas)", and the per-rule enumeration is the plain one filtered by it.
+#[test]
+fn shapes_are_the_rules_static_edges_and_filter_the_plain_enumeration() {
+    for (procs, size) in [(1, 7), (2, 7)] {
+        let mut plain = Vec::new();
+        for s in 1..=size {
+            pivot::programs(procs, s, 3, &mut |p| plain.push(p));
+        }
+        for r in Rule::PIVOTS {
+            let mut shaped = BTreeSet::new();
+            for p in &plain {
+                let (g, _) = p.graph();
+                let edge = match r {
+                    Rule::R1 | Rule::R2 | Rule::WS => true,
+                    Rule::CasF | Rule::CasT => !g.cas.is_empty(),
+                    _ => g.static_edges.iter().any(|e| e.0 == r),
+                };
+                assert_eq!(pivot::has_shape(p, r), edge, "{} {}", r.name(), p.litmus("t", "", "corerma"));
+                if edge {
+                    shaped.insert(p.litmus("t", "", "corerma"));
+                }
+            }
+            let mut needing = BTreeSet::new();
+            for s in 1..=size {
+                pivot::programs_needing(procs, s, 3, &pivot::Need::any_of(&[r]), false, &mut |p| {
+                    assert!(needing.insert(p.litmus("t", "", "corerma")), "enumerated twice");
+                });
+            }
+            assert_eq!(needing, shaped, "{} with {procs} processes", r.name());
+        }
+        // a union of shapes: programs with one of the rules' shapes
+        let two = [Rule::F3, Rule::CasT];
+        let want: BTreeSet<String> = plain
+            .iter()
+            .filter(|p| two.iter().any(|&r| pivot::has_shape(p, r)))
+            .map(|p| p.litmus("t", "", "corerma"))
+            .collect();
+        let mut got = BTreeSet::new();
+        for s in 1..=size {
+            pivot::programs_needing(procs, s, 3, &pivot::Need::any_of(&two), false, &mut |p| {
+                got.insert(p.litmus("t", "", "corerma"));
+            });
+        }
+        assert_eq!(got, want);
+    }
+}
+
 #[test]
 fn generator_search_equals_brute_force_enumeration() {
     for s in 1..=6 {
@@ -233,6 +373,17 @@ fn generator_search_equals_brute_force_enumeration() {
             assert_eq!(pivot::outcomes(&p, &[]).stock, brute, "{}", p.litmus("t", "", "corerma"));
         });
     }
+}
+
+/// Table 6 as transcribed against the totals the paper states in its prose and
+/// Summary row (7,441 tests, 3,654 of them with two processes; 19,937 outputs).
+#[test]
+fn table6_matches_the_papers_totals() {
+    let t = pivot::table6();
+    assert_eq!(t.len(), 24);
+    assert_eq!(t.iter().map(|r| r.paper_tests).sum::<usize>(), 7441);
+    assert_eq!(t.iter().filter(|r| r.procs == 2).map(|r| r.paper_tests).sum::<usize>(), 3654);
+    assert_eq!(t.iter().map(|r| r.paper_outputs).sum::<usize>(), 19937);
 }
 
 /// coreRMA Fig. 6, "Test generated automatically with IR rule as pivot": the outcomes

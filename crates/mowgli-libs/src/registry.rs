@@ -106,6 +106,8 @@ pub fn builtin(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibEr
         "rbl" => Box::new(Rbl::new(order, Variant::Def52)?),
         "rbl_weak" => Box::new(Rbl::new(order, Variant::Weak)?),
         "rbl_rfe" => Box::new(Rbl::new(order, Variant::Rfe)?),
+        // coreRMA customised for VPI Verbs (coreRMA paper §7)
+        "corerma_vpi" => Box::new(CoreRma::vpi(order)?),
         // coreRMA, stock or with rules of its Fig. 4 switched off (`corerma_noir`, `corerma_nor1`, …)
         n if CoreRma::parse_name(n).is_some() => {
             Box::new(CoreRma::without(order, CoreRma::parse_name(n).unwrap_or_default())?)

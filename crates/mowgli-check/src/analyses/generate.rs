@@ -37,8 +37,8 @@ use crate::analyses::litmus;
 use crate::analyses::refine::gen::{client_name, Bounds, Generator, Partition};
 
 /// The libraries `mowgli generate` writes programs for.
-pub const LIBRARIES: [&str; 8] =
-    ["rdmatso", "rdmatso_nopcie", "rdmatso_f1", "rdmasc", "rdmawait", "sv", "corerma", "corerma_noir"];
+pub const LIBRARIES: [&str; 9] =
+    ["rdmatso", "rdmatso_nopcie", "rdmatso_f1", "rdmasc", "rdmawait", "sv", "corerma", "corerma_noir", "corerma_vpi"];
 
 /// The methods of `lib` in the litmus format (`shared/litmus-format.md`): the
 /// generator leaves out the others (e.g. `rdmatso`'s set operations of LOCO App. F.1).
@@ -50,7 +50,7 @@ pub fn methods_of(lib: &str) -> Option<&'static [&'static str]> {
         "rdmawait" => &["Read", "Write", "CAS", "Mfence", "Put", "Get", "Wait", "Rfence"],
         "sv" => &["Write", "Read", "Bcast", "Wait", "GF"],
         // coreRMA on its common fragment with RDMA^TSO (RDMA paper App. A.10), every access atomic
-        "corerma" | "corerma_noir" => &["Read", "Write", "Put", "Get", "Flush"],
+        "corerma" | "corerma_noir" | "corerma_vpi" => &["Read", "Write", "Put", "Get", "Flush"],
         _ => return None,
     })
 }

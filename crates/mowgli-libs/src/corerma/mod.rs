@@ -72,6 +72,26 @@ impl CoreRma {
 
     /// coreRMA without the rules in `off` (e.g. `IR` for networks without in-order routing).
     pub fn without(order: &StampOrder, off: Rules) -> Result<Self, LibError> {
+        let name = if off == Rules::none() {
+            "corerma".to_string()
+        } else {
+            let mut s = "corerma".to_string();
+            for r in off.iter() {
+                s.push_str("_no");
+                s.push_str(&r.name().to_ascii_lowercase().replace('-', ""));
+            }
+            s
+        };
+        Self::of_model(order, Model::without(off), name)
+    }
+
+    /// coreRMA for VPI Verbs (`corerma_vpi`, §7): no IR, put–put and get–get ordered
+    /// ([`Model::vpi`]).
+    pub fn vpi(order: &StampOrder) -> Result<Self, LibError> {
+        Self::of_model(order, Model::vpi(), "corerma_vpi".into())
+    }
+
+    fn of_model(order: &StampOrder, model: Model, name: String) -> Result<Self, LibError> {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
         let mut methods = Vec::new();
@@ -98,17 +118,7 @@ impl CoreRma {
         add("Cas", Stmt::Cas, &[Loc, Loc, Src, Src], false, 4);
         methods.push(MethodSig { name: "Flush", params: vec![Node], returns: false });
         info.push(MethodInfo { stmt: Stmt::Flush, atoms: vec![] });
-        let name = if off == Rules::none() {
-            "corerma".to_string()
-        } else {
-            let mut s = "corerma".to_string();
-            for r in off.iter() {
-                s.push_str("_no");
-                s.push_str(&r.name().to_ascii_lowercase().replace('-', ""));
-            }
-            s
-        };
-        Ok(CoreRma { name, model: Model::without(off), kinds, methods, info })
+        Ok(CoreRma { name, model, kinds, methods, info })
     }
 
     /// A library name of the form `corerma`, `corerma_noir`, `corerma_nor1_nows`, …
@@ -397,7 +407,7 @@ impl<'a> RmaSearch<'a> {
             }
         }
         let g = Graph::new(acts, nlocs);
-        let fixed = g.fixed_hb(lib.model.off);
+        let fixed = lib.model.fixed(&g);
         let pairs = g.conflict_pairs(&fixed);
         let mut ws_vars = Vec::new();
         for (l, ws) in g.ws_writers.iter().enumerate() {

@@ -470,19 +470,47 @@ fn add_val(a: &Value, b: &Value) -> Value {
     }
 }
 
-/// The model: the rules of Fig. 4 minus `off`.
+/// The model: the rules of Fig. 4 minus `off`, and, for VPI Verbs, in-order routing
+/// of put–put and get–get pairs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Model {
     pub off: Rules,
+    /// The IR edges between two puts or between two gets (IR's premise, both remote
+    /// statements of the same kind), whether or not IR is on.
+    pub put_put_get_get: bool,
 }
 
 impl Model {
     pub fn stock() -> Model {
-        Model { off: Rules::none() }
+        Model { off: Rules::none(), put_put_get_get: false }
     }
 
     pub fn without(off: Rules) -> Model {
-        Model { off }
+        Model { off, put_put_get_get: false }
+    }
+
+    /// coreRMA customised for VPI Verbs on InfiniBand (§7, RQ1): "removing rule IR
+    /// and imposing ordering between put - put and get - get". The ordering is read
+    /// as IR restricted to pairs of puts and pairs of gets: remote actions of two
+    /// such statements of a process towards the same other process, in po.
+    pub fn vpi() -> Model {
+        Model { off: Rules::of(&[Rule::IR]), put_put_get_get: true }
+    }
+
+    /// The hb edges every execution has under this model ([`Graph::fixed_hb`] with
+    /// the put–put/get–get edges of [`Model::vpi`]), closed transitively.
+    pub fn fixed(&self, g: &Graph) -> Vec<Row> {
+        let mut hb = g.fixed_hb(self.off);
+        if self.put_put_get_get {
+            for &(r, x, y) in &g.static_edges {
+                let (kx, ky) = (g.acts[x].stmt_kind, g.acts[y].stmt_kind);
+                if r == Rule::IR && kx == ky && matches!(kx, Some(Stmt::Put | Stmt::Get)) {
+                    hb[x] |= 1 << y;
+                }
+            }
+            close(&mut hb);
+        }
+        hb
     }
 
     /// hb of a (partial) candidate: `fixed` (see [`Graph::fixed_hb`] with the same
@@ -638,7 +666,7 @@ impl Model {
     /// CAS outcomes and conflict-pair orientations (a reference enumeration: the
     /// library's witness search and the pivot generator prune, this does not).
     pub fn executions(&self, g: &Graph) -> Vec<Eval> {
-        let fixed = g.fixed_hb(self.off);
+        let fixed = self.fixed(g);
         let pairs = g.conflict_pairs(&fixed);
         let mut out = Vec::new();
         let mut c = Cand {

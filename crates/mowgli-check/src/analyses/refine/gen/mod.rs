@@ -226,6 +226,7 @@ fn kind_of_named(lib: &str) -> bool {
             | "rdmasc"
             | "corerma"
             | "corerma_noir"
+            | "corerma_vpi"
             | "msw"
             | "bal"
             | "bal_all"
@@ -240,7 +241,7 @@ fn kind_of(lib: &str) -> Option<Kind> {
         "sv" => Kind::Sv,
         "rdmawait" | "rdmatso" | "rdmatso_nopcie" | "rdmatso_f1" | "rdmasc" => Kind::Rdma,
         // coreRMA's common fragment with RDMA^TSO (Flush(n) for Poll(n)): locations on a node
-        "corerma" | "corerma_noir" => Kind::Rdma,
+        "corerma" | "corerma_noir" | "corerma_vpi" => Kind::Rdma,
         "msw" => Kind::Msw,
         "bal" | "bal_all" => Kind::Bal,
         "rbl" | "rbl_weak" | "rbl_rfe" => Kind::Rbl,
