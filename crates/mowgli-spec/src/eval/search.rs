@@ -14,6 +14,9 @@ use super::FileLibrary;
 
 mod objects;
 mod symbolic;
+mod values;
+
+pub(super) use values::Values;
 
 /// A value: a set of subevents or a relation.
 #[derive(Clone, Debug)]
@@ -42,6 +45,10 @@ enum WState {
     Orients { pairs: Vec<(usize, usize)>, choice: Vec<Option<usize>> },
     /// Per picking subevent: candidates; the chosen one.
     Picks { targets: Vec<(usize, Vec<usize>)>, choice: Vec<Option<usize>> },
+    /// Pairs and the chosen orientation of each: 0 as given, 1 inverse, 2 neither.
+    OrientsOpt { pairs: Vec<(usize, usize)>, choice: Vec<Option<usize>> },
+    /// Subevents and the chosen set of each: 1 the first, 0 the second.
+    Splits { elems: Vec<usize>, choice: Vec<Option<usize>> },
 }
 
 pub(super) struct FileSearch<'a> {
@@ -75,6 +82,12 @@ pub(super) struct FileSearch<'a> {
     so: Vec<(Expr, bool)>,
     /// The static base relations computed so far.
     bases: std::cell::RefCell<Vec<(Base, BitRel)>>,
+    /// Per tag: its subevents.
+    tags: Vec<Vec<bool>>,
+    /// Per let: whether it is recursive (a least fixpoint).
+    rec: Vec<bool>,
+    /// Memory with `undefined`: the values computed after the witness.
+    vals: Option<Values>,
 }
 
 impl<'a> FileSearch<'a> {
@@ -88,6 +101,7 @@ impl<'a> FileSearch<'a> {
         let mut writes = vec![false; n];
         let mut ret_read = vec![None; g.events.len()];
         let mut cells = Vec::new();
+        let (mut vreads, mut vwrites) = (Vec::new(), Vec::new());
         let mem = spec.memory.map(|mk| {
             let nnodes = w.nodes.len().max(1);
             let node_ix = |x: u32| w.nodes.iter().position(|&m| m == x).unwrap_or(0);
@@ -125,11 +139,30 @@ impl<'a> FileSearch<'a> {
                 for &s in &g.subs_of[ei] {
                     let st = g.subs[s].stamp;
                     let Some(d) = lib.decl_of(st.kind) else { continue };
+                    let occ = values::occurrence(g, lib, s);
                     for write in [false, true] {
-                        for a in m.accesses.iter().filter(|a| a.stamp == d && a.write == write) {
+                        for a in m.accesses.iter().filter(|a| {
+                            a.stamp == d && a.write == write && a.occ.is_none_or(|k| k == occ)
+                        }) {
                             let Some(c) = lib.cell_of(w, e.thread, &e.args, st, a).and_then(cell_ix) else {
                                 continue;
                             };
+                            if spec.computes_values() {
+                                // values are computed after the witness (values.rs)
+                                if write {
+                                    ws.push(WriteSpec { sub: s, cell: c, val: WriteVal::Known(Value::Unit) });
+                                    vwrites.push((s, a.val.clone()));
+                                    writes[s] = true;
+                                } else {
+                                    if a.val == AccVal::Ret {
+                                        ret_read[ei] = Some(s);
+                                    }
+                                    rs.push(ReadSpec { sub: s, cell: c, val: ReadVal::Free });
+                                    vreads.push((s, a.val.clone()));
+                                    reads[s] = true;
+                                }
+                                continue;
+                            }
                             if write {
                                 let val = match &a.val {
                                     AccVal::Param(i) => WriteVal::Known(e.args.get(*i).cloned().unwrap_or(Value::Unit)),
@@ -181,10 +214,17 @@ impl<'a> FileSearch<'a> {
             hb_axioms: vec![],
             so: vec![],
             bases: Default::default(),
+            tags: vec![],
+            rec: spec.lets.iter().map(|l| l.rec).collect(),
+            vals: None,
         };
+        me_.tags = values::tag_sets(lib, g, &me_.mine);
+        if spec.computes_values() {
+            me_.vals = Some(Values::new(n, vreads, vwrites));
+        }
         // fold the lets in order (a static let becomes a constant)
-        for l in &spec.lets {
-            let e = me_.fold(&l.expr);
+        for i in 0..spec.lets.len() {
+            let e = me_.fold(&spec.let_expr(i));
             me_.lets.push(e);
         }
         // witnesses
@@ -205,17 +245,39 @@ impl<'a> FileSearch<'a> {
                         (0..n).filter(|&b| t.get(b) == Some(&true)).map(|b| (b, ct.successors(b).collect())).collect();
                     WState::Picks { choice: vec![None; targets.len()], targets }
                 }
+                WitnessKind::OrientsOptionally(r) => {
+                    // every unordered pair once
+                    let r = me_.eval_static(r).rel(n);
+                    let pairs: Vec<(usize, usize)> =
+                        r.pairs().filter(|&(a, b)| a < b || (a > b && !r.contains(b, a))).collect();
+                    WState::OrientsOpt { choice: vec![None; pairs.len()], pairs }
+                }
+                WitnessKind::Splits { set, .. } => {
+                    let t = me_.eval_static(set).set();
+                    let elems: Vec<usize> = (0..n).filter(|&b| t.get(b) == Some(&true)).collect();
+                    WState::Splits { choice: vec![None; elems.len()], elems }
+                }
             };
             nv += match &st {
-                WState::Orients { pairs, .. } => pairs.len(),
+                WState::Orients { pairs, .. } | WState::OrientsOpt { pairs, .. } => pairs.len(),
                 WState::Picks { targets, .. } => targets.len(),
+                WState::Splits { elems, .. } => elems.len(),
             };
             me_.wits.push(st);
         }
         me_.nvars = nv;
         me_.assigned = vec![false; nv];
-        // axioms
+        // axioms (value rules and clauses are not checked here)
         for a in &spec.axioms {
+            if !matches!(a.kind, AxiomKind::Acyclic | AxiomKind::Irreflexive | AxiomKind::Empty) {
+                if me_.vals.is_some() && !matches!(a.kind, AxiomKind::Clause(_)) {
+                    let e = me_.fold(&a.expr);
+                    if let Some(v) = me_.vals.as_mut() {
+                        v.rules.push((a.kind, e));
+                    }
+                }
+                continue;
+            }
             let e = me_.fold(&a.expr);
             let mono = a.expr.monotone(&spec.lets);
             if !a.expr.dynamic(&spec.lets) {
@@ -365,8 +427,31 @@ impl<'a> FileSearch<'a> {
                     }
                 }
             }
+            WState::OrientsOpt { pairs, choice } => {
+                for (k, &(a, b)) in pairs.iter().enumerate() {
+                    match choice[k] {
+                        Some(0) => r.add(a, b),
+                        Some(1) => r.add(b, a),
+                        _ => {}
+                    }
+                }
+            }
+            WState::Splits { .. } => {}
         }
         r
+    }
+
+    /// One of the two sets of a `splits` witness.
+    fn wit_set(&self, i: usize, first: bool) -> Vec<bool> {
+        let mut out = vec![false; self.n];
+        if let WState::Splits { elems, choice } = &self.wits[i] {
+            for (k, &b) in elems.iter().enumerate() {
+                if choice[k] == Some(usize::from(first)) {
+                    out[b] = true;
+                }
+            }
+        }
+        out
     }
 
     /// (witness, index in it) of a variable after the memory's.
@@ -459,6 +544,7 @@ fn ty_of(e: &Expr) -> Ty {
     use Expr::*;
     match e {
         All | Stamp(_) | Method(_) | MethodStamp(..) | Reads | Writes | Obj(..) | Domain(_) | Range(_) => Ty::Set,
+        Tag(_) | InitReads | WitSet(..) => Ty::Set,
         Let(_, t) | Empty(t) | Const(_, t) => *t,
         Union(a, _) | Inter(a, _) | Diff(a, _) => ty_of(a),
         _ => Ty::Rel,
@@ -572,9 +658,22 @@ impl Ev<'_, '_> {
                 if let Some(v) = &self.memo[*i] {
                     return v.clone();
                 }
+                if s.rec[*i] {
+                    return self.fixpoint(*i);
+                }
                 let v = self.eval(&s.lets[*i]);
                 self.memo[*i] = Some(v.clone());
                 v
+            }
+            Expr::Tag(t) => Val::Set(s.tags[*t].clone()),
+            Expr::InitReads => Val::Set(s.init_reads()),
+            Expr::WitSet(i, first) => Val::Set(s.wit_set(*i, *first)),
+            Expr::ValEq(r) => {
+                let r = self.eval(r).rel(n);
+                Val::Rel(match &s.vals {
+                    Some(v) => v.val_eq(&r),
+                    None => BitRel::new(n),
+                })
             }
             Expr::Union(a, b) => {
                 let x = self.eval(a);
@@ -595,6 +694,31 @@ impl Ev<'_, '_> {
     }
 }
 
+impl Ev<'_, '_> {
+    /// The least fixpoint of a `let rec`: from the empty relation, its definition
+    /// evaluated with the previous approximation until nothing changes (the lets
+    /// memoised meanwhile are forgotten at each round: they may depend on it).
+    fn fixpoint(&mut self, i: usize) -> Val {
+        let n = self.s.n;
+        let before: Vec<bool> = self.memo.iter().map(Option::is_some).collect();
+        let mut cur = BitRel::new(n);
+        loop {
+            self.memo[i] = Some(Val::Rel(cur.clone()));
+            let next = self.eval(&self.s.lets[i]).rel(n);
+            for (k, b) in before.iter().enumerate() {
+                if !b {
+                    self.memo[k] = None;
+                }
+            }
+            if next == cur {
+                self.memo[i] = Some(Val::Rel(next.clone()));
+                return Val::Rel(next);
+            }
+            cur = next;
+        }
+    }
+}
+
 impl WitnessSearch for FileSearch<'_> {
     fn num_vars(&self) -> usize {
         self.nvars
@@ -606,7 +730,8 @@ impl WitnessSearch for FileSearch<'_> {
         }
         let (i, k) = self.wit_var(var);
         match &self.wits[i] {
-            WState::Orients { .. } => 2,
+            WState::Orients { .. } | WState::Splits { .. } => 2,
+            WState::OrientsOpt { .. } => 3,
             WState::Picks { targets, .. } => targets[k].1.len(),
         }
     }
@@ -628,7 +753,10 @@ impl WitnessSearch for FileSearch<'_> {
         }
         let (i, k) = self.wit_var(var);
         match &mut self.wits[i] {
-            WState::Orients { choice, .. } | WState::Picks { choice, .. } => choice[k] = val,
+            WState::Orients { choice, .. }
+            | WState::Picks { choice, .. }
+            | WState::OrientsOpt { choice, .. }
+            | WState::Splits { choice, .. } => choice[k] = val,
         }
     }
     fn var_subevents(&self, var: usize) -> Vec<usize> {
@@ -638,8 +766,9 @@ impl WitnessSearch for FileSearch<'_> {
         }
         let (i, k) = self.wit_var(var);
         match &self.wits[i] {
-            WState::Orients { pairs, .. } => vec![pairs[k].0, pairs[k].1],
+            WState::Orients { pairs, .. } | WState::OrientsOpt { pairs, .. } => vec![pairs[k].0, pairs[k].1],
             WState::Picks { targets, .. } => vec![targets[k].0],
+            WState::Splits { elems, .. } => vec![elems[k]],
         }
     }
     fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
@@ -652,6 +781,9 @@ impl WitnessSearch for FileSearch<'_> {
             }
         }
         let complete = self.complete();
+        if complete && self.vals.is_some() && !self.compute_values() {
+            return false;
+        }
         let mut ev = Ev { s: self, hb: None, memo: vec![None; self.lets.len()] };
         for (kind, e, mono) in &self.axioms {
             if *mono || complete {
@@ -691,9 +823,18 @@ impl WitnessSearch for FileSearch<'_> {
     }
     fn existential(&self, var: usize) -> bool {
         let mv = self.mem_vars();
-        var >= mv && matches!(self.wits[self.wit_var(var).0], WState::Orients { .. })
+        self.vals.is_none()
+            && var >= mv
+            && matches!(
+                self.wits[self.wit_var(var).0],
+                WState::Orients { .. } | WState::OrientsOpt { .. } | WState::Splits { .. }
+            )
     }
     fn affects_returns(&self, var: usize) -> bool {
+        if self.vals.is_some() {
+            // computed values depend on every choice (through hb and conflicts)
+            return true;
+        }
         let mv = self.mem_vars();
         if var < mv {
             return self.mem.as_ref().is_some_and(|m| m.changes_returns(var));
@@ -702,9 +843,15 @@ impl WitnessSearch for FileSearch<'_> {
     }
     fn returned(&self, event: usize) -> Option<Value> {
         let s = self.ret_read.get(event).copied().flatten()?;
+        if let Some(v) = &self.vals {
+            return v.read_value(s);
+        }
         self.mem.as_ref()?.value_read_by(s)
     }
     fn finals(&self, out: &mut Vec<FinalValue>) {
+        if self.vals.is_some() {
+            return self.value_finals(out);
+        }
         let Some(m) = &self.mem else { return };
         for (c, &(l, node)) in self.cells.iter().enumerate() {
             if !m.touched(c) {

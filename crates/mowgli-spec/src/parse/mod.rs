@@ -10,8 +10,23 @@ use crate::*;
 
 mod expr;
 
-const TOP: [&str; 11] =
-    ["library", "include", "stamps", "memory", "method", "witness", "let", "so", "acyclic", "irreflexive", "empty"];
+const TOP: [&str; 15] = [
+    "library",
+    "include",
+    "stamps",
+    "tags",
+    "ppo",
+    "memory",
+    "method",
+    "witness",
+    "let",
+    "so",
+    "acyclic",
+    "irreflexive",
+    "empty",
+    "defined",
+    "undefined",
+];
 pub(super) const BASES: [(&str, Base); 9] = [
     ("po", Base::Po),
     ("ppo", Base::Ppo),
@@ -23,7 +38,8 @@ pub(super) const BASES: [(&str, Base); 9] = [
     ("same_stamp", Base::SameStamp),
     ("same_loc", Base::SameLoc),
 ];
-pub(super) const FUNCS: [&str; 7] = ["same", "same_round", "participant", "writer", "balanced", "domain", "range"];
+pub(super) const FUNCS: [&str; 8] =
+    ["same", "same_round", "participant", "writer", "balanced", "domain", "range", "val_eq"];
 
 pub fn parse(file: &str, text: &str, dir: Option<&Path>) -> Result<Spec, Diagnostic> {
     let mut spec = Spec {
@@ -35,8 +51,11 @@ pub fn parse(file: &str, text: &str, dir: Option<&Path>) -> Result<Spec, Diagnos
         lets: vec![],
         so: None,
         axioms: vec![],
+        tags: vec![],
+        own_order: false,
     };
     parse_into(&mut spec, file, text, dir, 0)?;
+    spec.refresh_flags();
     if spec.name.is_empty() {
         return Err(Diagnostic::new(Pos { line: 1, col: 1 }, "expected `library NAME`: this file names no library")
             .in_file(file, text));
@@ -204,7 +223,27 @@ impl<'a> P<'a> {
                     return self.expected("`replicated` or `located`");
                 };
                 let tuples = self.eat_kw("tuples");
-                self.spec.memory = Some(Memory { kind, tuples });
+                let undefined = self.eat_kw("undefined");
+                self.spec.memory = Some(Memory { kind, tuples, undefined });
+            }
+            "tags" => {
+                self.bump();
+                while let T::Ident(s) = &self.tok().t {
+                    if TOP.contains(&s.as_str()) {
+                        break;
+                    }
+                    let (s, pos) = (s.clone(), self.tok().pos);
+                    self.bump();
+                    if self.spec.tags.contains(&s) {
+                        return self.err(pos, s.len(), format!("tag `{s}` declared twice"));
+                    }
+                    self.spec.tags.push(s);
+                }
+            }
+            "ppo" => {
+                self.bump();
+                self.want_kw("own")?;
+                self.spec.own_order = true;
             }
             "method" => {
                 self.bump();
@@ -219,7 +258,26 @@ impl<'a> P<'a> {
                 let kind = if self.eat_kw("orients") {
                     let e = self.rel_expr("a relation")?;
                     self.static_only(&e, pos, "the pairs a witness orients")?;
-                    WitnessKind::Orients(e)
+                    if self.eat_kw("optionally") {
+                        WitnessKind::OrientsOptionally(e)
+                    } else {
+                        WitnessKind::Orients(e)
+                    }
+                } else if self.eat_kw("splits") {
+                    let at = self.tok().pos;
+                    let (set, ty) = self.expr()?;
+                    if ty != Ty::Set {
+                        return self.err(at, 1, "`splits` takes a set of subevents");
+                    }
+                    self.static_only(&set, pos, "the subevents a witness splits")?;
+                    self.want_kw("into")?;
+                    let (a, _) = self.ident("a set name")?;
+                    self.want_p(",")?;
+                    let (b, bpos) = self.ident("a set name")?;
+                    if a == b {
+                        return self.err(bpos, b.len(), "the two sets need different names");
+                    }
+                    WitnessKind::Splits { set, names: [a, b] }
                 } else if self.eat_kw("picks") {
                     let cands = self.rel_expr("a relation")?;
                     self.static_only(&cands, pos, "the candidates of a witness")?;
@@ -232,18 +290,56 @@ impl<'a> P<'a> {
                     self.static_only(&targets, pos, "the subevents that pick")?;
                     WitnessKind::Picks { cands, targets }
                 } else {
-                    return self.expected("`orients` or `picks`");
+                    return self.expected("`orients`, `picks` or `splits`");
                 };
                 self.spec.witnesses.push(Witness { name, kind });
             }
             "let" => {
                 self.bump();
+                let rec = self.eat_kw("rec");
                 let (name, _) = self.ident("a name")?;
-                self.want_p("=")?;
+                if rec {
+                    // the name is in scope in its own definition: a relation
+                    self.want_p("=")?;
+                    let i = self.spec.lets.len();
+                    self.spec.lets.push(Let {
+                        name,
+                        ty: Ty::Rel,
+                        expr: Expr::Empty(Ty::Rel),
+                        dynamic: true,
+                        monotone: true,
+                        hb: false,
+                        rec: true,
+                    });
+                    let expr = self.rel_expr("a relation (a `let rec` defines a relation)")?;
+                    self.spec.lets[i].expr = expr;
+                    self.spec.refresh_flags();
+                } else {
+                    self.want_p("=")?;
+                    let (expr, ty) = self.expr()?;
+                    let lets = &self.spec.lets;
+                    let (dynamic, monotone, hb) = (expr.dynamic(lets), expr.monotone(lets), expr.mentions_hb(lets));
+                    self.spec.lets.push(Let { name, ty, expr, dynamic, monotone, hb, rec: false });
+                }
+            }
+            "defined" | "undefined" => {
+                self.bump();
+                let at = format!("{}:{}", self.file, t.pos.line);
+                if !self.spec.computes_values() {
+                    return self.err(t.pos, kw.len(), format!("`{kw}` needs `memory … undefined` before it"));
+                }
+                let fin = kw == "undefined" && self.eat_kw("final");
+                let pos = self.tok().pos;
                 let (expr, ty) = self.expr()?;
-                let lets = &self.spec.lets;
-                let (dynamic, monotone, hb) = (expr.dynamic(lets), expr.monotone(lets), expr.mentions_hb(lets));
-                self.spec.lets.push(Let { name, ty, expr, dynamic, monotone, hb });
+                if ty != Ty::Set {
+                    return self.err(pos, 1, format!("`{kw}` takes a set of subevents, this is a relation"));
+                }
+                let kind = match (kw.as_str(), fin) {
+                    ("defined", _) => AxiomKind::Defined,
+                    (_, false) => AxiomKind::Undefined,
+                    _ => AxiomKind::FinalUndefined,
+                };
+                self.named_axiom(kind, expr, at)?;
             }
             "so" => {
                 self.bump();
@@ -275,12 +371,31 @@ impl<'a> P<'a> {
                 if ty != Ty::Rel && kind != AxiomKind::Empty {
                     return self.err(pos, 1, format!("`{kw}` needs a relation, this is a set"));
                 }
-                self.want_kw("as")?;
-                let (name, npos) = self.ident("an axiom name")?;
-                if self.spec.axioms.iter().any(|a| a.name == name) {
-                    return self.err(npos, name.len(), format!("axiom `{name}` is already stated"));
+                self.named_axiom(kind, expr, at)?;
+            }
+            _ if matches!(self.toks.get(self.i + 1).map(|t| &t.t), Some(T::P("|")))
+                && matches!(self.toks.get(self.i + 2).map(|t| &t.t), Some(T::P("="))) =>
+            {
+                // NAME |= E as RULE: a named term of a `let`
+                let at = format!("{}:{}", self.file, t.pos.line);
+                let Some(i) = self.spec.lets.iter().rposition(|l| l.name == *kw) else {
+                    return Err(self.fix(Diagnostic::unknown(
+                        t.pos,
+                        kw,
+                        format!("`{kw} |= …` adds to a `let`, and there is no `let {kw}`"),
+                        self.spec.lets.iter().map(|l| l.name.as_str()),
+                    )));
+                };
+                self.bump();
+                self.bump();
+                self.bump();
+                let pos = self.tok().pos;
+                let (expr, ty) = self.expr()?;
+                if ty != self.spec.lets[i].ty {
+                    return self.err(pos, 1, format!("`{kw}` is a {}, this is not", ty_name(self.spec.lets[i].ty)));
                 }
-                self.spec.axioms.push(Axiom { name, kind, expr, at });
+                self.named_axiom(AxiomKind::Clause(i), expr, at)?;
+                self.spec.refresh_flags();
             }
             _ => {
                 let d = Diagnostic::expected_found(t.pos, "a declaration", &t.shown(), t.len)
@@ -290,6 +405,17 @@ impl<'a> P<'a> {
                 return Err(self.fix(d));
             }
         }
+        Ok(())
+    }
+
+    /// `… as NAME`: an axiom, value rule or clause, by its unique name.
+    fn named_axiom(&mut self, kind: AxiomKind, expr: Expr, at: String) -> R<()> {
+        self.want_kw("as")?;
+        let (name, npos) = self.ident("an axiom name")?;
+        if self.spec.axioms.iter().any(|a| a.name == name) {
+            return self.err(npos, name.len(), format!("axiom `{name}` is already stated"));
+        }
+        self.spec.axioms.push(Axiom { name, kind, expr, at });
         Ok(())
     }
 
@@ -337,6 +463,7 @@ impl<'a> P<'a> {
         self.want_p("{")?;
         let mut stamps = None;
         let mut accesses = Vec::new();
+        let mut tags = Vec::new();
         while !self.eat_p("}") {
             if self.is_kw("stamps") {
                 let pos = self.tok().pos;
@@ -347,7 +474,10 @@ impl<'a> P<'a> {
                 let sc = Scope { params: &params, var: None };
                 stamps = Some(self.sitems(&sc)?);
             } else if let T::Ident(_) = &self.tok().t {
-                accesses.push(self.access(&params)?);
+                match self.access(&params)? {
+                    Ok(a) => accesses.push(a),
+                    Err(t) => tags.push(t),
+                }
             } else {
                 return self.expected("`stamps`, an access (`aCR reads x = ret`) or `}`");
             }
@@ -355,7 +485,7 @@ impl<'a> P<'a> {
         let Some(stamps) = stamps else {
             return self.err(npos, name.len(), format!("method `{name}` has no `stamps` line"));
         };
-        self.spec.methods.push(Method { name, params, ret, readonly, stamps, accesses });
+        self.spec.methods.push(Method { name, params, ret, readonly, stamps, accesses, tags });
         Ok(())
     }
 
@@ -432,8 +562,15 @@ impl<'a> P<'a> {
             "bool" => RetKind::Bool,
             "message" => RetKind::Message,
             "bot" => RetKind::Bot,
+            "top" => RetKind::Top,
+            "sum" => {
+                self.want_p("(")?;
+                let i = self.param(params, "a location parameter", is_loc)?;
+                self.want_p(")")?;
+                RetKind::Sums(i)
+            }
             _ => {
-                let kinds = ["value", "tuple", "bool", "message", "bot"];
+                let kinds = ["value", "tuple", "bool", "message", "bot", "sum", "top"];
                 return Err(self.fix(Diagnostic::unknown(
                     pos,
                     &k,
@@ -601,12 +738,50 @@ impl<'a> P<'a> {
         Ok(Cond { eq, val })
     }
 
-    fn access(&mut self, params: &[(String, Kind)]) -> R<Access> {
+    /// `aX[.k]`, a subevent reference in a method body: (reference, bound variable).
+    fn sub_ref(&mut self, family_var: bool) -> R<(SubRef, Option<String>, Pos, usize)> {
         let (s, pos) = self.ident("a stamp")?;
         let (stamp, var) = self.stamp_name(&s, pos)?;
-        if self.spec.stamps[stamp].family && var.is_none() {
+        let family = self.spec.stamps[stamp].family;
+        if family_var && family && var.is_none() {
             return self.err(pos, s.len(), format!("`{s}` is a family: write `{s}_n`"));
         }
+        let occ = if self.eat_p(".") {
+            let t = self.tok().clone();
+            match t.t {
+                T::Int(k) if k >= 1 => {
+                    self.bump();
+                    Some(k as usize)
+                }
+                _ => return self.expected("the number of the subevent (`aNLR.2`: the second aNLR of the call)"),
+            }
+        } else {
+            None
+        };
+        Ok((SubRef { stamp, occ }, var, pos, s.len()))
+    }
+
+    /// An access (`aX reads …`, `aX writes …`) or a tag (`aX in TAG`).
+    fn access(&mut self, params: &[(String, Kind)]) -> R<Result<Access, (SubRef, usize)>> {
+        let (sr, var, pos, slen) = self.sub_ref(false)?;
+        if self.eat_kw("in") {
+            let (tn, tpos) = self.ident("a tag (declared with `tags`)")?;
+            let Some(t) = self.spec.tags.iter().position(|x| *x == tn) else {
+                return Err(self.fix(Diagnostic::unknown(
+                    tpos,
+                    &tn,
+                    format!("unknown tag `{tn}` (declare it with `tags`)"),
+                    self.spec.tags.iter().map(String::as_str),
+                )));
+            };
+            return Ok(Err((sr, t)));
+        }
+        let SubRef { stamp, occ } = sr;
+        if self.spec.stamps[stamp].family && var.is_none() {
+            let s = self.spec.stamps[stamp].name.clone();
+            return self.err(pos, slen, format!("`{s}` is a family: write `{s}_n`"));
+        }
+        let s = self.spec.stamps[stamp].name.clone();
         let write = if self.eat_kw("writes") {
             true
         } else if self.eat_kw("reads") {
@@ -634,7 +809,14 @@ impl<'a> P<'a> {
         let val = if self.eat_p("=") {
             if let T::Int(i) = self.tok().t {
                 self.bump();
-                return Ok(Access { stamp, write, loc, node, val: AccVal::Int(i) });
+                if !(write && self.is_p("+")) {
+                    return Ok(Ok(Access { stamp, occ, write, loc, node, val: AccVal::Int(i) }));
+                }
+                self.i -= 1;
+            }
+            if write && mem.undefined && (self.is_kw("val") || self.is_kw("if") || matches!(self.tok().t, T::Int(_))) {
+                let v = self.val_expr(params)?;
+                return Ok(Ok(Access { stamp, occ, write, loc, node, val: AccVal::Expr(v) }));
             }
             let (v, vpos) = self.ident("`ret`, `copy`, an integer or a parameter")?;
             match v.as_str() {
@@ -661,6 +843,71 @@ impl<'a> P<'a> {
         } else {
             AccVal::Free
         };
-        Ok(Access { stamp, write, loc, node, val })
+        let _ = &s;
+        Ok(Ok(Access { stamp, occ, write, loc, node, val }))
+    }
+
+    /// A computed value: `val(aX.k)`, a parameter, an integer, `a + b`,
+    /// `if a == b then c else d`.
+    fn val_expr(&mut self, params: &[(String, Kind)]) -> R<ValExpr> {
+        let mut e = self.val_atom(params)?;
+        while self.eat_p("+") {
+            let r = self.val_atom(params)?;
+            e = ValExpr::Add(Box::new(e), Box::new(r));
+        }
+        Ok(e)
+    }
+
+    fn val_atom(&mut self, params: &[(String, Kind)]) -> R<ValExpr> {
+        let t = self.tok().clone();
+        match &t.t {
+            T::Int(i) => {
+                self.bump();
+                Ok(ValExpr::Int(*i))
+            }
+            T::P("(") => {
+                self.bump();
+                let e = self.val_expr(params)?;
+                self.want_p(")")?;
+                Ok(e)
+            }
+            T::Ident(k) if k == "val" => {
+                self.bump();
+                self.want_p("(")?;
+                let (sr, _, _, _) = self.sub_ref(false)?;
+                self.want_p(")")?;
+                Ok(ValExpr::Read(sr))
+            }
+            T::Ident(k) if k == "if" => {
+                self.bump();
+                let a = self.val_expr(params)?;
+                self.want_p("==")?;
+                let b = self.val_expr(params)?;
+                self.want_kw("then")?;
+                let c = self.val_expr(params)?;
+                self.want_kw("else")?;
+                let d = self.val_expr(params)?;
+                Ok(ValExpr::IfEq(Box::new(a), Box::new(b), Box::new(c), Box::new(d)))
+            }
+            T::Ident(k) => match params.iter().position(|(q, _)| q == k) {
+                Some(i) => {
+                    self.bump();
+                    Ok(ValExpr::Param(i))
+                }
+                None => {
+                    let mut known = vec!["val", "if"];
+                    known.extend(params.iter().map(|(q, _)| q.as_str()));
+                    Err(self.fix(Diagnostic::unknown(t.pos, k, format!("unknown value `{k}`"), known)))
+                }
+            },
+            _ => self.expected("a value (`val(aX)`, `if`, an integer or a parameter)"),
+        }
+    }
+}
+
+fn ty_name(t: Ty) -> &'static str {
+    match t {
+        Ty::Set => "set",
+        Ty::Rel => "relation",
     }
 }
