@@ -55,7 +55,8 @@ pub(super) fn tag_sets(lib: &FileLibrary, g: &ExecGraph, mine: &[bool]) -> Vec<V
         let Some(m) = lib.spec.methods.get(e.method) else { continue };
         for (r, t) in &m.tags {
             for &s in &g.subs_of[ei] {
-                if lib.decl_of(g.subs[s].stamp.kind) == Some(r.stamp) && r.occ.is_none_or(|k| occurrence(g, lib, s) == k)
+                if lib.decl_of(g.subs[s].stamp.kind) == Some(r.stamp)
+                    && r.occ.is_none_or(|k| occurrence(g, lib, s) == k)
                 {
                     out[*t][s] = true;
                 }
