@@ -3,7 +3,7 @@
 use mowgli_core::memory::RfMo;
 use mowgli_core::BitRel;
 
-use super::{union, FileSearch, Val};
+use super::{flatten_union, union, FileSearch, Val};
 use crate::*;
 
 /// One evaluation (of one check): lets memoised.
@@ -132,20 +132,45 @@ impl Ev<'_, '_> {
 }
 
 impl Ev<'_, '_> {
-    /// The least fixpoint of a `let rec`: from the empty relation, its definition
-    /// evaluated with the previous approximation until nothing changes (the lets
-    /// memoised meanwhile are forgotten at each round: they may depend on it).
+    /// The least fixpoint of a `let rec`, from the empty relation. Its union terms
+    /// that do not refer to it (through other lets either) are evaluated once;
+    /// the others are re-evaluated with the previous approximation until nothing
+    /// changes (the lets memoised meanwhile are forgotten at each round: they may
+    /// depend on it). A term `X ; X` is replaced by closing each approximation
+    /// transitively: lfp(X ;X ∪ G(X)) is the least transitive relation containing
+    /// G of it, lfp(G(X)⁺).
     fn fixpoint(&mut self, i: usize) -> Val {
-        let n = self.s.n;
+        let s = self.s;
+        let n = s.n;
+        let mut terms = Vec::new();
+        flatten_union(&s.lets[i], &mut terms);
+        let is_sq = |t: &Expr| matches!(t, Expr::Seq(a, b) if matches!(**a, Expr::Let(j, _) if j == i) && matches!(**b, Expr::Let(k, _) if k == i));
+        let closed = terms.iter().any(|t| is_sq(t));
+        let (selfs, others): (Vec<&Expr>, Vec<&Expr>) =
+            terms.into_iter().filter(|t| !is_sq(t)).partition(|t| refers(s, t, i, &mut vec![false; s.lets.len()]));
+        let mut base = BitRel::new(n);
+        for t in others {
+            base.union_with(&self.eval(t).rel(n));
+        }
         let before: Vec<bool> = self.memo.iter().map(Option::is_some).collect();
-        let mut cur = BitRel::new(n);
+        let mut cur = base.clone();
+        if closed {
+            cur.close_transitively();
+        }
         loop {
             self.memo[i] = Some(Val::Rel(cur.clone()));
-            let next = self.eval(&self.s.lets[i]).rel(n);
+            let mut next = base.clone();
+            for t in &selfs {
+                next.union_with(&self.eval(t).rel(n));
+            }
             for (k, b) in before.iter().enumerate() {
                 if !b {
                     self.memo[k] = None;
                 }
+            }
+            next.union_with(&cur);
+            if closed {
+                next.close_transitively();
             }
             if next == cur {
                 self.memo[i] = Some(Val::Rel(next.clone()));
@@ -153,5 +178,25 @@ impl Ev<'_, '_> {
             }
             cur = next;
         }
+    }
+}
+
+/// Whether `e` refers to let `i` (through the lets it names).
+fn refers(s: &FileSearch, e: &Expr, i: usize, seen: &mut Vec<bool>) -> bool {
+    use Expr::*;
+    match e {
+        Let(j, _) if *j == i => true,
+        Let(j, _) => {
+            if seen[*j] {
+                return false;
+            }
+            seen[*j] = true;
+            refers(s, &s.lets[*j], i, seen)
+        }
+        Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) | ValEq(a) => refers(s, a, i, seen),
+        Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) | Diff(a, b) => {
+            refers(s, a, i, seen) || refers(s, b, i, seen)
+        }
+        _ => false,
     }
 }
