@@ -617,4 +617,69 @@ mod tests {
             matches!(&t.lets[0].expr, Expr::Union(a, _) if matches!(&**a, Expr::Inter(b, _) if matches!(**b, Expr::Seq(..))))
         );
     }
+
+    const VALUES: &str = "library v\nstamps aCR aCW aNLR_n aNRW_n\ntags A\nppo own\nmemory located undefined\n\
+        method R(x: local loc) -> value(x) | sum(x) | top readonly { stamps aCR\n aCR reads x = ret\n aCR in A }\n\
+        method Acc(z: loc, y: local src) { stamps aNLR[here], aNRW[node(z)]\n aNLR_n reads y\n aNRW_n reads z\n\
+          aNRW_n writes z = if val(aNLR.1) == val(aNRW) then 0 else val(aNLR) + val(aNRW) }\n\
+        witness o orients [aCR] ; po ; [aCR] optionally\n\
+        witness c splits aNRW into yes, no\n\
+        let rec h = h ; h | o\n\
+        h |= po as P\n\
+        h |= [A] ; rf as RF\n\
+        irreflexive h as hb\n\
+        defined R as def\n\
+        undefined R & yes as undef\n\
+        empty yes & range(val_eq([aNLR] ; int ; [aNRW])) as agree\n\
+        so = h\n";
+
+    #[test]
+    fn value_rules_and_clauses_are_named_axioms() {
+        let s = parse_text("v.lib", VALUES, None).unwrap_or_else(|d| panic!("{}", d.render()));
+        assert!(s.own_order && s.computes_values());
+        let h = s.lets.iter().position(|l| l.name == "h").expect("h");
+        assert!(s.lets[h].rec && s.lets[h].dynamic && s.lets[h].monotone);
+        let kinds: Vec<(&str, AxiomKind)> = s.axioms.iter().map(|a| (a.name.as_str(), a.kind)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("P", AxiomKind::Clause(h)),
+                ("RF", AxiomKind::Clause(h)),
+                ("hb", AxiomKind::Irreflexive),
+                ("def", AxiomKind::Defined),
+                ("undef", AxiomKind::Undefined),
+                ("agree", AxiomKind::Empty),
+            ]
+        );
+        // the whole definition of h has its two clauses; dropping one removes it
+        assert!(matches!(s.let_expr(h), Expr::Union(..)));
+        let w = s.without_axiom("RF").expect("exists");
+        assert_eq!(w.axioms.iter().filter(|a| a.kind == AxiomKind::Clause(h)).count(), 1);
+        // a computed value and an occurrence reference
+        let acc = &s.methods[1];
+        assert!(matches!(&acc.accesses[2].val, AccVal::Expr(ValExpr::IfEq(..))));
+        assert_eq!(acc.accesses[0].occ, None);
+        assert!(s.methods[0].symbolic(), "value(x) | sum(x) | top stays symbolic");
+        // `val_eq` is known only on complete witnesses: not monotone
+        assert!(!s.axioms[5].expr.monotone(&s.lets));
+    }
+
+    #[test]
+    fn errors_of_the_value_language() {
+        let bad = |text: &str, want: &str| {
+            let d = parse_text("b.lib", text, None).expect_err("rejected");
+            let r = d.render();
+            assert!(r.contains(want), "{r}");
+        };
+        let head = "library b\nstamps aCR aCW\nmemory located\n";
+        bad(&format!("{head}defined R as d\n"), "needs `memory … undefined`");
+        bad(&format!("{head}let g = po\nh |= po as P\n"), "there is no `let h`");
+        bad(&format!("{head}let rec g = g | po\ng |= aCR as P\n"), "is a relation");
+        bad(&format!("{head}tags A\nmethod W(x: local loc) {{ stamps aCW\n aCW in B }}\n"), "unknown tag `B`");
+        bad(
+            "library b\nstamps aCR aCW\nmemory located undefined\nmethod W(x: local loc, v: val) { stamps aCW\n aCW writes x = val(aCR) + w }\n",
+            "unknown value `w`",
+        );
+        bad(&format!("{head}witness c splits aCR into a, a\n"), "different names");
+    }
 }
