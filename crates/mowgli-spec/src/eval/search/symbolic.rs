@@ -18,9 +18,6 @@ impl FileSearch<'_> {
     pub(super) fn rel_spec(&self) -> Option<RelSpec> {
         let n = self.n;
         let spec = &self.lib.spec;
-        if spec.axioms.iter().any(|a| hb_subtracted(&a.expr, &spec.lets)) {
-            return None;
-        }
         // not compiled to SMT (yet): computed values, least fixpoints, and the
         // three-way and splitting witnesses (coreRMA's); Z3 declines the library
         let plain = |k: &AxiomKind| matches!(k, AxiomKind::Acyclic | AxiomKind::Irreflexive | AxiomKind::Empty);
@@ -29,6 +26,9 @@ impl FileSearch<'_> {
             || spec.axioms.iter().any(|a| !plain(&a.kind))
             || self.wits.iter().any(|w| matches!(w, WState::OrientsOpt { .. } | WState::Splits { .. }))
         {
+            return None;
+        }
+        if spec.axioms.iter().any(|a| hb_subtracted(&a.expr, &spec.lets)) {
             return None;
         }
         let lets = self.lets.iter().map(|e| self.rel_expr(e)).collect();
@@ -114,7 +114,8 @@ impl FileSearch<'_> {
 fn hb_subtracted(e: &Expr, lets: &[Let]) -> bool {
     use Expr::*;
     match e {
-        Let(i, _) => lets.get(*i).is_some_and(|l| hb_subtracted(&l.expr, lets)),
+        // (a `let rec` names itself: such libraries are declined before this walk)
+        Let(i, _) => lets.get(*i).is_some_and(|l| !l.rec && hb_subtracted(&l.expr, lets)),
         Diff(a, b) => hb_subtracted(a, lets) || b.mentions_hb(lets),
         Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) => hb_subtracted(a, lets),
         Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) => hb_subtracted(a, lets) || hb_subtracted(b, lets),
