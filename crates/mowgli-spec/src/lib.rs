@@ -54,6 +54,11 @@ pub struct Memory {
     pub kind: MemoryKind,
     /// Locations hold tuples of their declared size (`size K`; msw).
     pub tuples: bool,
+    /// `memory … undefined`: values are computed after the witness is chosen
+    /// (coreRMA): a read reads ⊤ ("any value") unless a `defined` rule ties it
+    /// to its rf source and no `undefined` rule makes it ⊤; writes may compute
+    /// their values ([`ValExpr`]).
+    pub undefined: bool,
 }
 
 /// The kind of a method parameter.
@@ -91,6 +96,11 @@ pub enum RetKind {
     /// Any message (tuple) the program sends.
     Message,
     Bot,
+    /// Sums of two or three integers location parameter i may hold (what
+    /// get-accumulates compute from them).
+    Sums(usize),
+    /// The undefined value ⊤.
+    Top,
 }
 
 /// A node in a stamping rule or an access.
@@ -169,6 +179,29 @@ pub enum AccVal {
     /// An integer literal: a read that reads exactly it, a write that writes it
     /// (a lock's `aCAS reads l = 0`, `aCAS writes l = 1`).
     Int(i64),
+    /// A computed value (memory with `undefined`): `val(aX.k) + …`, `if … then … else …`.
+    Expr(ValExpr),
+}
+
+/// The subevents of one call a name in a method body stands for: every
+/// subevent with stamp `stamp`, or only the `occ`-th of them (1-based, `aNLR.2`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubRef {
+    pub stamp: usize,
+    pub occ: Option<usize>,
+}
+
+/// A value computed by a write (memory with `undefined`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValExpr {
+    Param(usize),
+    Int(i64),
+    /// `val(aX.k)`: what that subevent of the same call read.
+    Read(SubRef),
+    /// `a + b` (⊤ + v = ⊤).
+    Add(Box<ValExpr>, Box<ValExpr>),
+    /// `if a == b then t else e` (values compared as written: ⊤ equals ⊤).
+    IfEq(Box<ValExpr>, Box<ValExpr>, Box<ValExpr>, Box<ValExpr>),
 }
 
 /// `aCR reads x@here = ret`: subevents of this method with stamp `stamp` read
@@ -176,6 +209,8 @@ pub enum AccVal {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Access {
     pub stamp: usize,
+    /// `aX.k`: only the k-th subevent of stamp aX of the call (1-based).
+    pub occ: Option<usize>,
     pub write: bool,
     pub loc: usize,
     pub node: Option<NodeExpr>,
@@ -190,6 +225,8 @@ pub struct Method {
     pub readonly: bool,
     pub stamps: Vec<StampItem>,
     pub accesses: Vec<Access>,
+    /// `aX.k in TAG`: the subevents put in a tag set ([`Spec::tags`]).
+    pub tags: Vec<(SubRef, usize)>,
 }
 
 impl Method {
@@ -210,7 +247,11 @@ impl Method {
     /// method returns `value(x)`, its stamping does not look at the returned
     /// value, and it has exactly one access, a read `= ret`.
     pub fn symbolic(&self) -> bool {
-        matches!(self.ret.as_slice(), [RetKind::ValueOf(_)])
+        let ret_ok = match self.ret.as_slice() {
+            [RetKind::ValueOf(_), rest @ ..] => rest.iter().all(|r| matches!(r, RetKind::Sums(_) | RetKind::Top)),
+            _ => false,
+        };
+        ret_ok
             && !self.stamps_depend_on_ret()
             && matches!(self.accesses.as_slice(), [Access { write: false, val: AccVal::Ret, .. }])
     }
@@ -289,6 +330,15 @@ pub enum Expr {
     Reads,
     Writes,
     Obj(ObjSet, ArgRef),
+    /// A tag set (`tags NA`, `aNLR in NA`).
+    Tag(usize),
+    /// Reads that read the initial value (a dynamic set).
+    InitReads,
+    /// One of the two sets of a `splits` witness: (witness, first set?).
+    WitSet(usize, bool),
+    /// `val_eq(r)`: the pairs of r whose two subevents read equal values (memory
+    /// with `undefined`; known once the witness is complete).
+    ValEq(Box<Expr>),
     Domain(Box<Expr>),
     Range(Box<Expr>),
     // relations
@@ -321,7 +371,7 @@ impl Expr {
     pub fn dynamic(&self, lets: &[Let]) -> bool {
         use Expr::*;
         match self {
-            Wit(_) | Base(self::Base::Hb) => true,
+            Wit(_) | Base(self::Base::Hb) | InitReads | WitSet(..) | ValEq(_) => true,
             Let(i, _) => lets[*i].dynamic,
             Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) => a.dynamic(lets),
             Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) | Diff(a, b) => a.dynamic(lets) || b.dynamic(lets),
@@ -337,6 +387,7 @@ impl Expr {
         use Expr::*;
         match self {
             Let(i, _) => lets[*i].monotone,
+            ValEq(_) => false,
             Diff(a, b) => a.monotone(lets) && !b.dynamic(lets),
             Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) => a.monotone(lets),
             Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) => a.monotone(lets) && b.monotone(lets),
@@ -350,7 +401,7 @@ impl Expr {
         match self {
             Base(self::Base::Hb) => true,
             Let(i, _) => lets[*i].hb,
-            Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) => a.mentions_hb(lets),
+            Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) | ValEq(a) => a.mentions_hb(lets),
             Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) | Diff(a, b) => {
                 a.mentions_hb(lets) || b.mentions_hb(lets)
             }
@@ -368,6 +419,9 @@ pub struct Let {
     pub dynamic: bool,
     pub monotone: bool,
     pub hb: bool,
+    /// `let rec`: the least fixpoint of its definition (with its clauses,
+    /// `NAME |= E as RULE`); it may name itself.
+    pub rec: bool,
 }
 
 /// A witness declared with `witness`.
@@ -379,6 +433,12 @@ pub enum WitnessKind {
     /// `witness rf picks R for S`: every subevent b of S picks one a with
     /// (a, b) ∈ R (the static candidates); the witness relates the pairs picked.
     Picks { cands: Expr, targets: Expr },
+    /// `witness c orients R optionally`: every pair of R is ordered one way, the
+    /// other, or not at all (three choices per pair).
+    OrientsOptionally(Expr),
+    /// `witness cas splits S into T, F`: every subevent of the static set S goes
+    /// to set T or to set F (named by the two names).
+    Splits { set: Expr, names: [String; 2] },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -392,6 +452,16 @@ pub enum AxiomKind {
     Acyclic,
     Irreflexive,
     Empty,
+    /// `defined S as NAME` (memory with `undefined`): the reads of S read their
+    /// rf source's value.
+    Defined,
+    /// `undefined S as NAME`: the reads of S read ⊤, whatever else holds.
+    Undefined,
+    /// `undefined final S as NAME`: a cell whose mo-last write is in S ends ⊤.
+    FinalUndefined,
+    /// `NAME |= E as RULE`: a named term of `let` number i (dropping it removes
+    /// the term from the definition).
+    Clause(usize),
 }
 
 /// `acyclic R as NAME`, `irreflexive R as NAME`, `empty R as NAME`.
@@ -418,6 +488,12 @@ pub struct Spec {
     /// The synchronisation order (LOCO Def. 3.6); `None`: empty.
     pub so: Option<Expr>,
     pub axioms: Vec<Axiom>,
+    /// `tags A NA …`: sets of subevents named in method bodies (`aX in A`).
+    pub tags: Vec<String>,
+    /// `ppo own`: the library orders its own subevents (its so says how), the
+    /// stamp order's ppo applies only between its subevents and other libraries'
+    /// (`Library::own_program_order`).
+    pub own_order: bool,
 }
 
 impl Spec {
@@ -426,7 +502,45 @@ impl Spec {
         let mut s = self.clone();
         let before = s.axioms.len();
         s.axioms.retain(|a| a.name != name);
+        s.refresh_flags();
         (s.axioms.len() < before).then_some(s)
+    }
+
+    /// Let `i`'s whole definition: its expression and its clauses (`|=`).
+    pub fn let_expr(&self, i: usize) -> Expr {
+        let mut e = self.lets[i].expr.clone();
+        for a in &self.axioms {
+            if a.kind == AxiomKind::Clause(i) {
+                e = Expr::Union(Box::new(e), Box::new(a.expr.clone()));
+            }
+        }
+        e
+    }
+
+    /// Recomputes the `dynamic`, `monotone` and `hb` flags of every `let` (in
+    /// order) from its whole definition, clauses included.
+    pub fn refresh_flags(&mut self) {
+        for i in 0..self.lets.len() {
+            let e = self.let_expr(i);
+            let rec = self.lets[i].rec;
+            if rec {
+                // a recursive let names itself: start from the neutral flags
+                let l = &mut self.lets[i];
+                (l.dynamic, l.monotone, l.hb) = (true, true, false);
+                let (m, h) = (e.monotone(&self.lets), e.mentions_hb(&self.lets));
+                let l = &mut self.lets[i];
+                (l.monotone, l.hb) = (m, h);
+            } else {
+                let f = (e.dynamic(&self.lets), e.monotone(&self.lets), e.mentions_hb(&self.lets));
+                let l = &mut self.lets[i];
+                (l.dynamic, l.monotone, l.hb) = f;
+            }
+        }
+    }
+
+    /// Whether values are computed after the witness (`memory … undefined`).
+    pub fn computes_values(&self) -> bool {
+        self.memory.is_some_and(|m| m.undefined)
     }
 
     pub fn method(&self, name: &str) -> Option<usize> {
@@ -502,5 +616,70 @@ mod tests {
         assert!(
             matches!(&t.lets[0].expr, Expr::Union(a, _) if matches!(&**a, Expr::Inter(b, _) if matches!(**b, Expr::Seq(..))))
         );
+    }
+
+    const VALUES: &str = "library v\nstamps aCR aCW aNLR_n aNRW_n\ntags A\nppo own\nmemory located undefined\n\
+        method R(x: local loc) -> value(x) | sum(x) | top readonly { stamps aCR\n aCR reads x = ret\n aCR in A }\n\
+        method Acc(z: loc, y: local src) { stamps aNLR[here], aNRW[node(z)]\n aNLR_n reads y\n aNRW_n reads z\n\
+          aNRW_n writes z = if val(aNLR.1) == val(aNRW) then 0 else val(aNLR) + val(aNRW) }\n\
+        witness o orients [aCR] ; po ; [aCR] optionally\n\
+        witness c splits aNRW into yes, no\n\
+        let rec h = h ; h | o\n\
+        h |= po as P\n\
+        h |= [A] ; rf as RF\n\
+        irreflexive h as hb\n\
+        defined R as def\n\
+        undefined R & yes as undef\n\
+        empty yes & range(val_eq([aNLR] ; int ; [aNRW])) as agree\n\
+        so = h\n";
+
+    #[test]
+    fn value_rules_and_clauses_are_named_axioms() {
+        let s = parse_text("v.lib", VALUES, None).unwrap_or_else(|d| panic!("{}", d.render()));
+        assert!(s.own_order && s.computes_values());
+        let h = s.lets.iter().position(|l| l.name == "h").expect("h");
+        assert!(s.lets[h].rec && s.lets[h].dynamic && s.lets[h].monotone);
+        let kinds: Vec<(&str, AxiomKind)> = s.axioms.iter().map(|a| (a.name.as_str(), a.kind)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("P", AxiomKind::Clause(h)),
+                ("RF", AxiomKind::Clause(h)),
+                ("hb", AxiomKind::Irreflexive),
+                ("def", AxiomKind::Defined),
+                ("undef", AxiomKind::Undefined),
+                ("agree", AxiomKind::Empty),
+            ]
+        );
+        // the whole definition of h has its two clauses; dropping one removes it
+        assert!(matches!(s.let_expr(h), Expr::Union(..)));
+        let w = s.without_axiom("RF").expect("exists");
+        assert_eq!(w.axioms.iter().filter(|a| a.kind == AxiomKind::Clause(h)).count(), 1);
+        // a computed value and an occurrence reference
+        let acc = &s.methods[1];
+        assert!(matches!(&acc.accesses[2].val, AccVal::Expr(ValExpr::IfEq(..))));
+        assert_eq!(acc.accesses[0].occ, None);
+        assert!(s.methods[0].symbolic(), "value(x) | sum(x) | top stays symbolic");
+        // `val_eq` is known only on complete witnesses: not monotone
+        assert!(!s.axioms[5].expr.monotone(&s.lets));
+    }
+
+    #[test]
+    fn errors_of_the_value_language() {
+        let bad = |text: &str, want: &str| {
+            let d = parse_text("b.lib", text, None).expect_err("rejected");
+            let r = d.render();
+            assert!(r.contains(want), "{r}");
+        };
+        let head = "library b\nstamps aCR aCW\nmemory located\n";
+        bad(&format!("{head}defined R as d\n"), "needs `memory … undefined`");
+        bad(&format!("{head}let g = po\nh |= po as P\n"), "there is no `let h`");
+        bad(&format!("{head}let rec g = g | po\ng |= aCR as P\n"), "is a relation");
+        bad(&format!("{head}tags A\nmethod W(x: local loc) {{ stamps aCW\n aCW in B }}\n"), "unknown tag `B`");
+        bad(
+            "library b\nstamps aCR aCW\nmemory located undefined\nmethod W(x: local loc, v: val) { stamps aCW\n aCW writes x = val(aCR) + w }\n",
+            "unknown value `w`",
+        );
+        bad(&format!("{head}witness c splits aCR into a, a\n"), "different names");
     }
 }

@@ -38,6 +38,24 @@ fn intern(s: &str) -> &'static str {
     n
 }
 
+/// Sums of two and of three of the integers among `vals` (what chains of up to
+/// two get-accumulates compute from them), at most 256 values.
+fn sums(vals: &[Value]) -> Vec<Value> {
+    let ints: Vec<i64> = vals.iter().filter_map(Value::as_int).collect();
+    let mut out: std::collections::BTreeSet<Value> = vals.iter().cloned().collect();
+    for a in &ints {
+        for b in &ints {
+            out.insert(Value::Int(a + b));
+            for c in &ints {
+                if out.len() < 256 {
+                    out.insert(Value::Int(a + b + c));
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// A library read from a file.
 pub struct FileLibrary {
     pub spec: std::sync::Arc<Spec>,
@@ -308,9 +326,22 @@ impl Library for FileLibrary {
                 RetKind::Bool => out.extend([Value::Bool(true), Value::Bool(false)]),
                 RetKind::Message => out.extend(dom.messages.iter().cloned()),
                 RetKind::Bot => out.push(Value::Bot),
+                RetKind::Top => out.push(Value::Top),
+                RetKind::Sums(i) => {
+                    let vals = loc(*i).and_then(|l| dom.per_loc.get(l)).cloned().unwrap_or_default();
+                    out.extend(sums(&vals));
+                }
             }
         }
+        if m.ret.iter().any(|r| matches!(r, RetKind::Sums(_) | RetKind::Top)) {
+            // alternatives that overlap: each value once, in order
+            let set: std::collections::BTreeSet<Value> = out.into_iter().collect();
+            out = set.into_iter().collect();
+        }
         out
+    }
+    fn own_program_order(&self) -> bool {
+        self.spec.own_order
     }
     fn symbolic_return(&self, method: usize) -> bool {
         self.spec.methods.get(method).is_some_and(Method::symbolic)
@@ -326,6 +357,10 @@ impl Library for FileLibrary {
     }
     fn written_cells(&self, w: &World, t: usize, method: usize, args: &[Value]) -> Vec<(MemCell, Option<Value>)> {
         let Some(m) = self.spec.methods.get(method) else { return vec![] };
+        if self.spec.computes_values() {
+            // a read need not read the thread's own latest write (⊤, dropped rules)
+            return vec![];
+        }
         let mut stamps = Vec::new();
         self.stamp_items(w, t, args, None, &m.stamps, None, &mut stamps);
         let plain = !m.stamps_depend_on_ret();

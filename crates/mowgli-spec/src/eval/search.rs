@@ -12,8 +12,13 @@ use crate::*;
 
 use super::FileLibrary;
 
+mod ev;
 mod objects;
 mod symbolic;
+mod values;
+
+use ev::Ev;
+pub(super) use values::Values;
 
 /// A value: a set of subevents or a relation.
 #[derive(Clone, Debug)]
@@ -42,6 +47,10 @@ enum WState {
     Orients { pairs: Vec<(usize, usize)>, choice: Vec<Option<usize>> },
     /// Per picking subevent: candidates; the chosen one.
     Picks { targets: Vec<(usize, Vec<usize>)>, choice: Vec<Option<usize>> },
+    /// Pairs and the chosen orientation of each: 0 as given, 1 inverse, 2 neither.
+    OrientsOpt { pairs: Vec<(usize, usize)>, choice: Vec<Option<usize>> },
+    /// Subevents and the chosen set of each: 1 the first, 0 the second.
+    Splits { elems: Vec<usize>, choice: Vec<Option<usize>> },
 }
 
 pub(super) struct FileSearch<'a> {
@@ -75,6 +84,12 @@ pub(super) struct FileSearch<'a> {
     so: Vec<(Expr, bool)>,
     /// The static base relations computed so far.
     bases: std::cell::RefCell<Vec<(Base, BitRel)>>,
+    /// Per tag: its subevents.
+    tags: Vec<Vec<bool>>,
+    /// Per let: whether it is recursive (a least fixpoint).
+    rec: Vec<bool>,
+    /// Memory with `undefined`: the values computed after the witness.
+    vals: Option<Values>,
 }
 
 impl<'a> FileSearch<'a> {
@@ -88,6 +103,7 @@ impl<'a> FileSearch<'a> {
         let mut writes = vec![false; n];
         let mut ret_read = vec![None; g.events.len()];
         let mut cells = Vec::new();
+        let (mut vreads, mut vwrites) = (Vec::new(), Vec::new());
         let mem = spec.memory.map(|mk| {
             let nnodes = w.nodes.len().max(1);
             let node_ix = |x: u32| w.nodes.iter().position(|&m| m == x).unwrap_or(0);
@@ -125,11 +141,32 @@ impl<'a> FileSearch<'a> {
                 for &s in &g.subs_of[ei] {
                     let st = g.subs[s].stamp;
                     let Some(d) = lib.decl_of(st.kind) else { continue };
+                    let occ = values::occurrence(g, lib, s);
                     for write in [false, true] {
-                        for a in m.accesses.iter().filter(|a| a.stamp == d && a.write == write) {
+                        for a in m
+                            .accesses
+                            .iter()
+                            .filter(|a| a.stamp == d && a.write == write && a.occ.is_none_or(|k| k == occ))
+                        {
                             let Some(c) = lib.cell_of(w, e.thread, &e.args, st, a).and_then(cell_ix) else {
                                 continue;
                             };
+                            if spec.computes_values() {
+                                // values are computed after the witness (values.rs)
+                                if write {
+                                    ws.push(WriteSpec { sub: s, cell: c, val: WriteVal::Known(Value::Unit) });
+                                    vwrites.push((s, a.val.clone()));
+                                    writes[s] = true;
+                                } else {
+                                    if a.val == AccVal::Ret {
+                                        ret_read[ei] = Some(s);
+                                    }
+                                    rs.push(ReadSpec { sub: s, cell: c, val: ReadVal::Free });
+                                    vreads.push((s, a.val.clone()));
+                                    reads[s] = true;
+                                }
+                                continue;
+                            }
                             if write {
                                 let val = match &a.val {
                                     AccVal::Param(i) => WriteVal::Known(e.args.get(*i).cloned().unwrap_or(Value::Unit)),
@@ -181,10 +218,17 @@ impl<'a> FileSearch<'a> {
             hb_axioms: vec![],
             so: vec![],
             bases: Default::default(),
+            tags: vec![],
+            rec: spec.lets.iter().map(|l| l.rec).collect(),
+            vals: None,
         };
+        me_.tags = values::tag_sets(lib, g, &me_.mine);
+        if spec.computes_values() {
+            me_.vals = Some(Values::new(n, vreads, vwrites));
+        }
         // fold the lets in order (a static let becomes a constant)
-        for l in &spec.lets {
-            let e = me_.fold(&l.expr);
+        for i in 0..spec.lets.len() {
+            let e = me_.fold(&spec.let_expr(i));
             me_.lets.push(e);
         }
         // witnesses
@@ -205,17 +249,39 @@ impl<'a> FileSearch<'a> {
                         (0..n).filter(|&b| t.get(b) == Some(&true)).map(|b| (b, ct.successors(b).collect())).collect();
                     WState::Picks { choice: vec![None; targets.len()], targets }
                 }
+                WitnessKind::OrientsOptionally(r) => {
+                    // every unordered pair once
+                    let r = me_.eval_static(r).rel(n);
+                    let pairs: Vec<(usize, usize)> =
+                        r.pairs().filter(|&(a, b)| a < b || (a > b && !r.contains(b, a))).collect();
+                    WState::OrientsOpt { choice: vec![None; pairs.len()], pairs }
+                }
+                WitnessKind::Splits { set, .. } => {
+                    let t = me_.eval_static(set).set();
+                    let elems: Vec<usize> = (0..n).filter(|&b| t.get(b) == Some(&true)).collect();
+                    WState::Splits { choice: vec![None; elems.len()], elems }
+                }
             };
             nv += match &st {
-                WState::Orients { pairs, .. } => pairs.len(),
+                WState::Orients { pairs, .. } | WState::OrientsOpt { pairs, .. } => pairs.len(),
                 WState::Picks { targets, .. } => targets.len(),
+                WState::Splits { elems, .. } => elems.len(),
             };
             me_.wits.push(st);
         }
         me_.nvars = nv;
         me_.assigned = vec![false; nv];
-        // axioms
+        // axioms (value rules and clauses are not checked here)
         for a in &spec.axioms {
+            if !matches!(a.kind, AxiomKind::Acyclic | AxiomKind::Irreflexive | AxiomKind::Empty) {
+                if me_.vals.is_some() && !matches!(a.kind, AxiomKind::Clause(_)) {
+                    let e = me_.fold(&a.expr);
+                    if let Some(v) = me_.vals.as_mut() {
+                        v.rules.push((a.kind, e));
+                    }
+                }
+                continue;
+            }
             let e = me_.fold(&a.expr);
             let mono = a.expr.monotone(&spec.lets);
             if !a.expr.dynamic(&spec.lets) {
@@ -365,8 +431,31 @@ impl<'a> FileSearch<'a> {
                     }
                 }
             }
+            WState::OrientsOpt { pairs, choice } => {
+                for (k, &(a, b)) in pairs.iter().enumerate() {
+                    match choice[k] {
+                        Some(0) => r.add(a, b),
+                        Some(1) => r.add(b, a),
+                        _ => {}
+                    }
+                }
+            }
+            WState::Splits { .. } => {}
         }
         r
+    }
+
+    /// One of the two sets of a `splits` witness.
+    fn wit_set(&self, i: usize, first: bool) -> Vec<bool> {
+        let mut out = vec![false; self.n];
+        if let WState::Splits { elems, choice } = &self.wits[i] {
+            for (k, &b) in elems.iter().enumerate() {
+                if choice[k] == Some(usize::from(first)) {
+                    out[b] = true;
+                }
+            }
+        }
+        out
     }
 
     /// (witness, index in it) of a variable after the memory's.
@@ -459,6 +548,7 @@ fn ty_of(e: &Expr) -> Ty {
     use Expr::*;
     match e {
         All | Stamp(_) | Method(_) | MethodStamp(..) | Reads | Writes | Obj(..) | Domain(_) | Range(_) => Ty::Set,
+        Tag(_) | InitReads | WitSet(..) => Ty::Set,
         Let(_, t) | Empty(t) | Const(_, t) => *t,
         Union(a, _) | Inter(a, _) | Diff(a, _) => ty_of(a),
         _ => Ty::Rel,
@@ -483,118 +573,6 @@ fn union(a: Val, b: Val) -> Val {
     }
 }
 
-/// One evaluation (of one check): lets memoised.
-struct Ev<'s, 'a> {
-    s: &'s FileSearch<'a>,
-    hb: Option<&'s BitRel>,
-    memo: Vec<Option<Val>>,
-}
-
-impl Ev<'_, '_> {
-    fn eval(&mut self, e: &Expr) -> Val {
-        let s = self.s;
-        let n = s.n;
-        let g = s.g;
-        let mine = &s.mine;
-        let sub_set = |f: &dyn Fn(usize) -> bool| Val::Set((0..n).map(|x| mine[x] && f(x)).collect());
-        match e {
-            Expr::All => Val::Set(mine.clone()),
-            Expr::Stamp(k) => {
-                let kind = s.lib.kinds[*k];
-                sub_set(&|x| g.subs[x].stamp.kind == kind)
-            }
-            Expr::Method(m) => sub_set(&|x| g.event_of(x).method == *m),
-            Expr::MethodStamp(m, k) => {
-                let kind = s.lib.kinds[*k];
-                sub_set(&|x| g.event_of(x).method == *m && g.subs[x].stamp.kind == kind)
-            }
-            Expr::Reads => Val::Set(s.reads.clone()),
-            Expr::Writes => Val::Set(s.writes.clone()),
-            Expr::Obj(w, a) => Val::Set(s.obj_set(*w, a)),
-            Expr::Domain(r) => {
-                let r = self.eval(r).rel(n);
-                Val::Set((0..n).map(|x| r.successors(x).next().is_some()).collect())
-            }
-            Expr::Range(r) => {
-                let r = self.eval(r).rel(n).inverse();
-                Val::Set((0..n).map(|x| r.successors(x).next().is_some()).collect())
-            }
-            Expr::Base(b) => Val::Rel(s.base(*b, self.hb)),
-            Expr::Same(a, b) => Val::Rel(BitRel::from_fn(n, |x, y| {
-                mine[x] && mine[y] && s.arg(x, a).is_some() && s.arg(x, a) == s.arg(y, b)
-            })),
-            Expr::SameRound(a) => Val::Rel(s.same_round(a)),
-            Expr::Wit(w) => Val::Rel(match w {
-                WitRel::Rf => s.mem.as_ref().map(RfMo::rf_rel).unwrap_or_else(|| BitRel::new(n)),
-                WitRel::Mo => s.mem.as_ref().map(RfMo::mo_rel).unwrap_or_else(|| BitRel::new(n)),
-                WitRel::Rb => s.mem.as_ref().map(RfMo::rb_rel).unwrap_or_else(|| BitRel::new(n)),
-                WitRel::Named(i) => s.wit_rel(*i),
-            }),
-            Expr::Ident(a) => {
-                let set = self.eval(a).set();
-                Val::Rel(BitRel::identity_on(n, |x| set.get(x) == Some(&true)))
-            }
-            Expr::Prod(a, b) => {
-                let (x, y) = (self.eval(a).set(), self.eval(b).set());
-                Val::Rel(BitRel::from_fn(n, |i, j| x.get(i) == Some(&true) && y.get(j) == Some(&true)))
-            }
-            Expr::Inv(a) => Val::Rel(self.eval(a).rel(n).inverse()),
-            Expr::Plus(a) => {
-                let mut r = self.eval(a).rel(n);
-                r.close_transitively();
-                Val::Rel(r)
-            }
-            Expr::Star(a) => {
-                let mut r = self.eval(a).rel(n);
-                r.close_transitively();
-                for (x, _) in mine.iter().enumerate().filter(|(_, m)| **m) {
-                    r.add(x, x);
-                }
-                Val::Rel(r)
-            }
-            Expr::Seq(a, b) => {
-                // [S]; r and r; [S] as restrictions
-                if let Expr::Ident(sa) = &**a {
-                    let set = self.eval(sa).set();
-                    let r = self.eval(b).rel(n);
-                    return Val::Rel(r.restrict(|x| set.get(x) == Some(&true), |_| true));
-                }
-                if let Expr::Ident(sb) = &**b {
-                    let r = self.eval(a).rel(n);
-                    let set = self.eval(sb).set();
-                    return Val::Rel(r.restrict(|_| true, |y| set.get(y) == Some(&true)));
-                }
-                let x = self.eval(a).rel(n);
-                let y = self.eval(b).rel(n);
-                Val::Rel(x.compose(&y))
-            }
-            Expr::Let(i, _) => {
-                if let Some(v) = &self.memo[*i] {
-                    return v.clone();
-                }
-                let v = self.eval(&s.lets[*i]);
-                self.memo[*i] = Some(v.clone());
-                v
-            }
-            Expr::Union(a, b) => {
-                let x = self.eval(a);
-                union(x, self.eval(b))
-            }
-            Expr::Inter(a, b) => match (self.eval(a), self.eval(b)) {
-                (Val::Set(x), Val::Set(y)) => Val::Set(x.iter().zip(&y).map(|(p, q)| *p && *q).collect()),
-                (x, y) => Val::Rel(x.rel(n).intersect(&y.rel(n))),
-            },
-            Expr::Diff(a, b) => match (self.eval(a), self.eval(b)) {
-                (Val::Set(x), Val::Set(y)) => Val::Set(x.iter().zip(&y).map(|(p, q)| *p && !*q).collect()),
-                (x, y) => Val::Rel(x.rel(n).minus(&y.rel(n))),
-            },
-            Expr::Empty(Ty::Set) => Val::Set(vec![false; n]),
-            Expr::Empty(Ty::Rel) => Val::Rel(BitRel::new(n)),
-            Expr::Const(i, _) => s.consts[*i].clone(),
-        }
-    }
-}
-
 impl WitnessSearch for FileSearch<'_> {
     fn num_vars(&self) -> usize {
         self.nvars
@@ -606,7 +584,8 @@ impl WitnessSearch for FileSearch<'_> {
         }
         let (i, k) = self.wit_var(var);
         match &self.wits[i] {
-            WState::Orients { .. } => 2,
+            WState::Orients { .. } | WState::Splits { .. } => 2,
+            WState::OrientsOpt { .. } => 3,
             WState::Picks { targets, .. } => targets[k].1.len(),
         }
     }
@@ -628,7 +607,10 @@ impl WitnessSearch for FileSearch<'_> {
         }
         let (i, k) = self.wit_var(var);
         match &mut self.wits[i] {
-            WState::Orients { choice, .. } | WState::Picks { choice, .. } => choice[k] = val,
+            WState::Orients { choice, .. }
+            | WState::Picks { choice, .. }
+            | WState::OrientsOpt { choice, .. }
+            | WState::Splits { choice, .. } => choice[k] = val,
         }
     }
     fn var_subevents(&self, var: usize) -> Vec<usize> {
@@ -638,8 +620,9 @@ impl WitnessSearch for FileSearch<'_> {
         }
         let (i, k) = self.wit_var(var);
         match &self.wits[i] {
-            WState::Orients { pairs, .. } => vec![pairs[k].0, pairs[k].1],
+            WState::Orients { pairs, .. } | WState::OrientsOpt { pairs, .. } => vec![pairs[k].0, pairs[k].1],
             WState::Picks { targets, .. } => vec![targets[k].0],
+            WState::Splits { elems, .. } => vec![elems[k]],
         }
     }
     fn check(&mut self, _hb: &BitRel, so: &mut BitRel) -> bool {
@@ -652,6 +635,9 @@ impl WitnessSearch for FileSearch<'_> {
             }
         }
         let complete = self.complete();
+        if complete && self.vals.is_some() && !self.compute_values() {
+            return false;
+        }
         let mut ev = Ev { s: self, hb: None, memo: vec![None; self.lets.len()] };
         for (kind, e, mono) in &self.axioms {
             if *mono || complete {
@@ -691,9 +677,18 @@ impl WitnessSearch for FileSearch<'_> {
     }
     fn existential(&self, var: usize) -> bool {
         let mv = self.mem_vars();
-        var >= mv && matches!(self.wits[self.wit_var(var).0], WState::Orients { .. })
+        self.vals.is_none()
+            && var >= mv
+            && matches!(
+                self.wits[self.wit_var(var).0],
+                WState::Orients { .. } | WState::OrientsOpt { .. } | WState::Splits { .. }
+            )
     }
     fn affects_returns(&self, var: usize) -> bool {
+        if self.vals.is_some() {
+            // computed values depend on every choice (through hb and conflicts)
+            return true;
+        }
         let mv = self.mem_vars();
         if var < mv {
             return self.mem.as_ref().is_some_and(|m| m.changes_returns(var));
@@ -702,9 +697,15 @@ impl WitnessSearch for FileSearch<'_> {
     }
     fn returned(&self, event: usize) -> Option<Value> {
         let s = self.ret_read.get(event).copied().flatten()?;
+        if let Some(v) = &self.vals {
+            return v.read_value(s);
+        }
         self.mem.as_ref()?.value_read_by(s)
     }
     fn finals(&self, out: &mut Vec<FinalValue>) {
+        if self.vals.is_some() {
+            return self.value_finals(out);
+        }
         let Some(m) = &self.mem else { return };
         for (c, &(l, node)) in self.cells.iter().enumerate() {
             if !m.touched(c) {

@@ -144,6 +144,12 @@ impl P<'_> {
                         "participant" => (Expr::Obj(ObjSet::Participant, self.obj_arg()?), Ty::Set),
                         "writer" => (Expr::Obj(ObjSet::Writer, self.obj_arg()?), Ty::Set),
                         "balanced" => (Expr::Obj(ObjSet::Balanced, self.obj_arg()?), Ty::Set),
+                        "val_eq" => {
+                            if !self.spec.computes_values() {
+                                return self.err(t.pos, 6, "`val_eq` needs `memory … undefined`");
+                            }
+                            (Expr::ValEq(Box::new(self.rel_expr("a relation")?)), Ty::Rel)
+                        }
                         _ => {
                             let e = self.rel_expr("a relation")?;
                             let e = Box::new(e);
@@ -177,6 +183,16 @@ impl P<'_> {
         if let Some(i) = self.spec.witnesses.iter().position(|w| w.name == s) {
             return Ok((Expr::Wit(WitRel::Named(i)), Ty::Rel));
         }
+        for (i, w) in self.spec.witnesses.iter().enumerate() {
+            if let WitnessKind::Splits { names, .. } = &w.kind {
+                if let Some(k) = names.iter().position(|n| n == s) {
+                    return Ok((Expr::WitSet(i, k == 0), Ty::Set));
+                }
+            }
+        }
+        if let Some(i) = self.spec.tags.iter().position(|t| t == s) {
+            return Ok((Expr::Tag(i), Ty::Set));
+        }
         if self.spec.memory.is_some() {
             match s {
                 "rf" => return Ok((Expr::Wit(WitRel::Rf), Ty::Rel)),
@@ -184,6 +200,7 @@ impl P<'_> {
                 "rb" => return Ok((Expr::Wit(WitRel::Rb), Ty::Rel)),
                 "R" => return Ok((Expr::Reads, Ty::Set)),
                 "W" => return Ok((Expr::Writes, Ty::Set)),
+                "init_reads" => return Ok((Expr::InitReads, Ty::Set)),
                 _ => {}
             }
         }
@@ -214,7 +231,13 @@ impl P<'_> {
         let mut known: Vec<&str> = self.spec.lets.iter().map(|l| l.name.as_str()).collect();
         known.extend(self.spec.witnesses.iter().map(|w| w.name.as_str()));
         if self.spec.memory.is_some() {
-            known.extend(["rf", "mo", "rb", "R", "W"]);
+            known.extend(["rf", "mo", "rb", "R", "W", "init_reads"]);
+        }
+        known.extend(self.spec.tags.iter().map(String::as_str));
+        for w in &self.spec.witnesses {
+            if let WitnessKind::Splits { names, .. } = &w.kind {
+                known.extend(names.iter().map(String::as_str));
+            }
         }
         known.extend(BASES.iter().map(|(n, _)| *n));
         known.extend(FUNCS);

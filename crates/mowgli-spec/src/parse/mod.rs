@@ -9,9 +9,25 @@ use crate::lex::{lex, Tok, T};
 use crate::*;
 
 mod expr;
+mod method;
 
-const TOP: [&str; 11] =
-    ["library", "include", "stamps", "memory", "method", "witness", "let", "so", "acyclic", "irreflexive", "empty"];
+const TOP: [&str; 15] = [
+    "library",
+    "include",
+    "stamps",
+    "tags",
+    "ppo",
+    "memory",
+    "method",
+    "witness",
+    "let",
+    "so",
+    "acyclic",
+    "irreflexive",
+    "empty",
+    "defined",
+    "undefined",
+];
 pub(super) const BASES: [(&str, Base); 9] = [
     ("po", Base::Po),
     ("ppo", Base::Ppo),
@@ -23,7 +39,8 @@ pub(super) const BASES: [(&str, Base); 9] = [
     ("same_stamp", Base::SameStamp),
     ("same_loc", Base::SameLoc),
 ];
-pub(super) const FUNCS: [&str; 7] = ["same", "same_round", "participant", "writer", "balanced", "domain", "range"];
+pub(super) const FUNCS: [&str; 8] =
+    ["same", "same_round", "participant", "writer", "balanced", "domain", "range", "val_eq"];
 
 pub fn parse(file: &str, text: &str, dir: Option<&Path>) -> Result<Spec, Diagnostic> {
     let mut spec = Spec {
@@ -35,8 +52,11 @@ pub fn parse(file: &str, text: &str, dir: Option<&Path>) -> Result<Spec, Diagnos
         lets: vec![],
         so: None,
         axioms: vec![],
+        tags: vec![],
+        own_order: false,
     };
     parse_into(&mut spec, file, text, dir, 0)?;
+    spec.refresh_flags();
     if spec.name.is_empty() {
         return Err(Diagnostic::new(Pos { line: 1, col: 1 }, "expected `library NAME`: this file names no library")
             .in_file(file, text));
@@ -53,7 +73,7 @@ fn parse_into(spec: &mut Spec, file: &str, text: &str, dir: Option<&Path>, depth
     Ok(())
 }
 
-struct P<'a> {
+pub(super) struct P<'a> {
     toks: Vec<Tok>,
     i: usize,
     file: &'a str,
@@ -64,7 +84,7 @@ struct P<'a> {
 }
 
 /// Names bound while parsing a method: its parameters and the node variable.
-struct Scope<'s> {
+pub(super) struct Scope<'s> {
     params: &'s [(String, Kind)],
     var: Option<String>,
 }
@@ -204,7 +224,27 @@ impl<'a> P<'a> {
                     return self.expected("`replicated` or `located`");
                 };
                 let tuples = self.eat_kw("tuples");
-                self.spec.memory = Some(Memory { kind, tuples });
+                let undefined = self.eat_kw("undefined");
+                self.spec.memory = Some(Memory { kind, tuples, undefined });
+            }
+            "tags" => {
+                self.bump();
+                while let T::Ident(s) = &self.tok().t {
+                    if TOP.contains(&s.as_str()) {
+                        break;
+                    }
+                    let (s, pos) = (s.clone(), self.tok().pos);
+                    self.bump();
+                    if self.spec.tags.contains(&s) {
+                        return self.err(pos, s.len(), format!("tag `{s}` declared twice"));
+                    }
+                    self.spec.tags.push(s);
+                }
+            }
+            "ppo" => {
+                self.bump();
+                self.want_kw("own")?;
+                self.spec.own_order = true;
             }
             "method" => {
                 self.bump();
@@ -219,7 +259,26 @@ impl<'a> P<'a> {
                 let kind = if self.eat_kw("orients") {
                     let e = self.rel_expr("a relation")?;
                     self.static_only(&e, pos, "the pairs a witness orients")?;
-                    WitnessKind::Orients(e)
+                    if self.eat_kw("optionally") {
+                        WitnessKind::OrientsOptionally(e)
+                    } else {
+                        WitnessKind::Orients(e)
+                    }
+                } else if self.eat_kw("splits") {
+                    let at = self.tok().pos;
+                    let (set, ty) = self.expr()?;
+                    if ty != Ty::Set {
+                        return self.err(at, 1, "`splits` takes a set of subevents");
+                    }
+                    self.static_only(&set, pos, "the subevents a witness splits")?;
+                    self.want_kw("into")?;
+                    let (a, _) = self.ident("a set name")?;
+                    self.want_p(",")?;
+                    let (b, bpos) = self.ident("a set name")?;
+                    if a == b {
+                        return self.err(bpos, b.len(), "the two sets need different names");
+                    }
+                    WitnessKind::Splits { set, names: [a, b] }
                 } else if self.eat_kw("picks") {
                     let cands = self.rel_expr("a relation")?;
                     self.static_only(&cands, pos, "the candidates of a witness")?;
@@ -232,18 +291,56 @@ impl<'a> P<'a> {
                     self.static_only(&targets, pos, "the subevents that pick")?;
                     WitnessKind::Picks { cands, targets }
                 } else {
-                    return self.expected("`orients` or `picks`");
+                    return self.expected("`orients`, `picks` or `splits`");
                 };
                 self.spec.witnesses.push(Witness { name, kind });
             }
             "let" => {
                 self.bump();
+                let rec = self.eat_kw("rec");
                 let (name, _) = self.ident("a name")?;
-                self.want_p("=")?;
+                if rec {
+                    // the name is in scope in its own definition: a relation
+                    self.want_p("=")?;
+                    let i = self.spec.lets.len();
+                    self.spec.lets.push(Let {
+                        name,
+                        ty: Ty::Rel,
+                        expr: Expr::Empty(Ty::Rel),
+                        dynamic: true,
+                        monotone: true,
+                        hb: false,
+                        rec: true,
+                    });
+                    let expr = self.rel_expr("a relation (a `let rec` defines a relation)")?;
+                    self.spec.lets[i].expr = expr;
+                    self.spec.refresh_flags();
+                } else {
+                    self.want_p("=")?;
+                    let (expr, ty) = self.expr()?;
+                    let lets = &self.spec.lets;
+                    let (dynamic, monotone, hb) = (expr.dynamic(lets), expr.monotone(lets), expr.mentions_hb(lets));
+                    self.spec.lets.push(Let { name, ty, expr, dynamic, monotone, hb, rec: false });
+                }
+            }
+            "defined" | "undefined" => {
+                self.bump();
+                let at = format!("{}:{}", self.file, t.pos.line);
+                if !self.spec.computes_values() {
+                    return self.err(t.pos, kw.len(), format!("`{kw}` needs `memory … undefined` before it"));
+                }
+                let fin = kw == "undefined" && self.eat_kw("final");
+                let pos = self.tok().pos;
                 let (expr, ty) = self.expr()?;
-                let lets = &self.spec.lets;
-                let (dynamic, monotone, hb) = (expr.dynamic(lets), expr.monotone(lets), expr.mentions_hb(lets));
-                self.spec.lets.push(Let { name, ty, expr, dynamic, monotone, hb });
+                if ty != Ty::Set {
+                    return self.err(pos, 1, format!("`{kw}` takes a set of subevents, this is a relation"));
+                }
+                let kind = match (kw.as_str(), fin) {
+                    ("defined", _) => AxiomKind::Defined,
+                    (_, false) => AxiomKind::Undefined,
+                    _ => AxiomKind::FinalUndefined,
+                };
+                self.named_axiom(kind, expr, at)?;
             }
             "so" => {
                 self.bump();
@@ -275,12 +372,31 @@ impl<'a> P<'a> {
                 if ty != Ty::Rel && kind != AxiomKind::Empty {
                     return self.err(pos, 1, format!("`{kw}` needs a relation, this is a set"));
                 }
-                self.want_kw("as")?;
-                let (name, npos) = self.ident("an axiom name")?;
-                if self.spec.axioms.iter().any(|a| a.name == name) {
-                    return self.err(npos, name.len(), format!("axiom `{name}` is already stated"));
+                self.named_axiom(kind, expr, at)?;
+            }
+            _ if matches!(self.toks.get(self.i + 1).map(|t| &t.t), Some(T::P("|")))
+                && matches!(self.toks.get(self.i + 2).map(|t| &t.t), Some(T::P("="))) =>
+            {
+                // NAME |= E as RULE: a named term of a `let`
+                let at = format!("{}:{}", self.file, t.pos.line);
+                let Some(i) = self.spec.lets.iter().rposition(|l| l.name == *kw) else {
+                    return Err(self.fix(Diagnostic::unknown(
+                        t.pos,
+                        kw,
+                        format!("`{kw} |= …` adds to a `let`, and there is no `let {kw}`"),
+                        self.spec.lets.iter().map(|l| l.name.as_str()),
+                    )));
+                };
+                self.bump();
+                self.bump();
+                self.bump();
+                let pos = self.tok().pos;
+                let (expr, ty) = self.expr()?;
+                if ty != self.spec.lets[i].ty {
+                    return self.err(pos, 1, format!("`{kw}` is a {}, this is not", ty_name(self.spec.lets[i].ty)));
                 }
-                self.spec.axioms.push(Axiom { name, kind, expr, at });
+                self.named_axiom(AxiomKind::Clause(i), expr, at)?;
+                self.spec.refresh_flags();
             }
             _ => {
                 let d = Diagnostic::expected_found(t.pos, "a declaration", &t.shown(), t.len)
@@ -293,374 +409,28 @@ impl<'a> P<'a> {
         Ok(())
     }
 
+    /// `… as NAME`: an axiom, value rule or clause, by its unique name.
+    fn named_axiom(&mut self, kind: AxiomKind, expr: Expr, at: String) -> R<()> {
+        self.want_kw("as")?;
+        let (name, npos) = self.ident("an axiom name")?;
+        if self.spec.axioms.iter().any(|a| a.name == name) {
+            return self.err(npos, name.len(), format!("axiom `{name}` is already stated"));
+        }
+        self.spec.axioms.push(Axiom { name, kind, expr, at });
+        Ok(())
+    }
+
     fn static_only(&self, e: &Expr, pos: Pos, what: &str) -> R<()> {
         if e.dynamic(&self.spec.lets) {
             return self.err(pos, 1, format!("{what} must not depend on a witness or hb"));
         }
         Ok(())
     }
+}
 
-    // ---------- methods ----------
-
-    fn method(&mut self) -> R<()> {
-        let (name, npos) = self.ident("a method name")?;
-        if self.spec.method(&name).is_some() {
-            return self.err(npos, name.len(), format!("method `{name}` declared twice"));
-        }
-        self.want_p("(")?;
-        let mut params: Vec<(String, Kind)> = Vec::new();
-        if !self.is_p(")") {
-            loop {
-                let (pn, ppos) = self.ident("a parameter name")?;
-                if params.iter().any(|(q, _)| *q == pn) || pn == "ret" {
-                    return self.err(ppos, pn.len(), format!("parameter `{pn}` given twice (or named `ret`)"));
-                }
-                self.want_p(":")?;
-                let k = self.kind(&params)?;
-                params.push((pn, k));
-                if !self.eat_p(",") {
-                    break;
-                }
-            }
-        }
-        self.want_p(")")?;
-        let mut ret = Vec::new();
-        if self.eat_p("->") {
-            loop {
-                ret.push(self.ret_kind(&params)?);
-                if !self.eat_p("|") {
-                    break;
-                }
-            }
-        }
-        let readonly = self.eat_kw("readonly");
-        self.want_p("{")?;
-        let mut stamps = None;
-        let mut accesses = Vec::new();
-        while !self.eat_p("}") {
-            if self.is_kw("stamps") {
-                let pos = self.tok().pos;
-                self.bump();
-                if stamps.is_some() {
-                    return self.err(pos, 6, "`stamps` given twice for this method");
-                }
-                let sc = Scope { params: &params, var: None };
-                stamps = Some(self.sitems(&sc)?);
-            } else if let T::Ident(_) = &self.tok().t {
-                accesses.push(self.access(&params)?);
-            } else {
-                return self.expected("`stamps`, an access (`aCR reads x = ret`) or `}`");
-            }
-        }
-        let Some(stamps) = stamps else {
-            return self.err(npos, name.len(), format!("method `{name}` has no `stamps` line"));
-        };
-        self.spec.methods.push(Method { name, params, ret, readonly, stamps, accesses });
-        Ok(())
-    }
-
-    fn param(&mut self, params: &[(String, Kind)], what: &str, ok: impl Fn(&Kind) -> bool) -> R<usize> {
-        let (n, pos) = self.ident(what)?;
-        match params.iter().position(|(q, _)| *q == n) {
-            Some(i) if ok(&params[i].1) => Ok(i),
-            Some(_) => self.err(pos, n.len(), format!("`{n}` is not {what}")),
-            None => Err(self.fix(Diagnostic::unknown(
-                pos,
-                &n,
-                format!("unknown parameter `{n}`: expected {what}"),
-                params.iter().map(|(q, _)| q.as_str()),
-            ))),
-        }
-    }
-
-    fn kind(&mut self, params: &[(String, Kind)]) -> R<Kind> {
-        let local = self.eat_kw("local");
-        let is_loc = |k: &Kind| matches!(k, Kind::Loc { .. } | Kind::Src { .. });
-        if self.eat_kw("loc") {
-            let sized_like = if self.eat_kw("sized") {
-                self.want_kw("like")?;
-                Some(self.param(params, "a location parameter", is_loc)?)
-            } else {
-                None
-            };
-            return Ok(Kind::Loc { local, sized_like });
-        }
-        if self.eat_kw("src") {
-            return Ok(Kind::Src { local });
-        }
-        if local {
-            return self.expected("`loc` or `src` after `local`");
-        }
-        let (k, pos) = self.ident("a parameter kind")?;
-        Ok(match k.as_str() {
-            "val" => Kind::Val,
-            "tuple" => {
-                self.want_p("(")?;
-                let i = self.param(params, "a location parameter", is_loc)?;
-                self.want_p(")")?;
-                Kind::Tuple(i)
-            }
-            "wid" => Kind::Wid,
-            "node" => Kind::Node,
-            "nodes" => Kind::Nodes,
-            "barrier" => Kind::Barrier,
-            "ring" => Kind::Ring,
-            _ => {
-                let kinds = ["loc", "local", "src", "val", "tuple", "wid", "node", "nodes", "barrier", "ring"];
-                let mut d =
-                    Diagnostic::unknown(pos, &k, format!("unknown parameter kind `{k}`"), kinds.iter().copied());
-                d.expected = kinds.iter().map(|k| format!("`{k}`")).collect();
-                return Err(self.fix(d));
-            }
-        })
-    }
-
-    fn ret_kind(&mut self, params: &[(String, Kind)]) -> R<RetKind> {
-        let (k, pos) = self.ident("a return kind")?;
-        let is_loc = |k: &Kind| matches!(k, Kind::Loc { .. } | Kind::Src { .. });
-        Ok(match k.as_str() {
-            "value" | "tuple" => {
-                self.want_p("(")?;
-                let i = self.param(params, "a location parameter", is_loc)?;
-                self.want_p(")")?;
-                if k == "value" {
-                    RetKind::ValueOf(i)
-                } else {
-                    RetKind::TupleOf(i)
-                }
-            }
-            "bool" => RetKind::Bool,
-            "message" => RetKind::Message,
-            "bot" => RetKind::Bot,
-            _ => {
-                let kinds = ["value", "tuple", "bool", "message", "bot"];
-                return Err(self.fix(Diagnostic::unknown(
-                    pos,
-                    &k,
-                    format!("unknown return kind `{k}`"),
-                    kinds.iter().copied(),
-                )));
-            }
-        })
-    }
-
-    /// A stamp name, as a single stamp or family member; returns (kind, bound variable).
-    fn stamp_name(&self, s: &str, pos: Pos) -> R<(usize, Option<String>)> {
-        if let Some(k) = self.spec.stamps.iter().position(|d| d.name == s) {
-            return Ok((k, None));
-        }
-        if let Some((base, var)) = s.rsplit_once('_') {
-            if let Some(k) = self.spec.stamps.iter().position(|d| d.name == base && d.family) {
-                return Ok((k, Some(var.to_string())));
-            }
-        }
-        Err(self.fix(Diagnostic::unknown(
-            pos,
-            s,
-            format!("unknown stamp `{s}` (declare it with `stamps`)"),
-            self.spec.stamps.iter().map(|d| d.name.as_str()),
-        )))
-    }
-
-    fn sitems(&mut self, sc: &Scope) -> R<Vec<StampItem>> {
-        let mut out = vec![self.sitem(sc)?];
-        while self.eat_p(",") {
-            out.push(self.sitem(sc)?);
-        }
-        Ok(out)
-    }
-
-    fn sitem(&mut self, sc: &Scope) -> R<StampItem> {
-        if self.eat_kw("for") {
-            let (v, _) = self.ident("a node variable")?;
-            self.want_kw("in")?;
-            let set = self.node_set(sc)?;
-            self.want_p("{")?;
-            let inner = Scope { params: sc.params, var: Some(v) };
-            let body = self.sitems(&inner)?;
-            self.want_p("}")?;
-            return Ok(StampItem::For { set, body });
-        }
-        if self.eat_kw("if") {
-            let cond = self.cond(sc)?;
-            self.want_kw("then")?;
-            self.want_p("{")?;
-            let then = self.sitems(sc)?;
-            self.want_p("}")?;
-            self.want_kw("else")?;
-            self.want_p("{")?;
-            let els = self.sitems(sc)?;
-            self.want_p("}")?;
-            return Ok(StampItem::If { cond, then, els });
-        }
-        let (s, pos) = self.ident("a stamp, `for` or `if`")?;
-        let (kind, var) = self.stamp_name(&s, pos)?;
-        let family = self.spec.stamps[kind].family;
-        let node = if let Some(v) = var {
-            if sc.var.as_deref() != Some(v.as_str()) {
-                return self.err(pos, s.len(), format!("`{v}` is not the variable of an enclosing `for`"));
-            }
-            Some(NodeExpr::Var)
-        } else if self.eat_p("[") {
-            let n = self.node_expr(sc)?;
-            self.want_p("]")?;
-            Some(n)
-        } else {
-            None
-        };
-        if family != node.is_some() {
-            let msg = if family {
-                format!("`{s}` is a family: give its node (`{s}_n` inside `for n in …`, or `{s}[node(x)]`)")
-            } else {
-                format!("`{s}` is a single stamp, it takes no node")
-            };
-            return self.err(pos, s.len(), msg);
-        }
-        Ok(StampItem::Stamp { kind, node })
-    }
-
-    fn node_expr(&mut self, sc: &Scope) -> R<NodeExpr> {
-        let (n, pos) = self.ident("a node (`here`, `node(x)`, a node parameter or variable)")?;
-        if n == "here" {
-            return Ok(NodeExpr::Here);
-        }
-        if n == "node" && self.eat_p("(") {
-            let i =
-                self.param(sc.params, "a location parameter", |k| matches!(k, Kind::Loc { .. } | Kind::Src { .. }))?;
-            self.want_p(")")?;
-            return Ok(NodeExpr::NodeOf(i));
-        }
-        if sc.var.as_deref() == Some(n.as_str()) {
-            return Ok(NodeExpr::Var);
-        }
-        match sc.params.iter().position(|(q, _)| *q == n) {
-            Some(i) if sc.params[i].1 == Kind::Node => Ok(NodeExpr::Param(i)),
-            _ => {
-                let mut known: Vec<&str> = vec!["here", "node"];
-                known.extend(sc.var.as_deref());
-                known.extend(sc.params.iter().filter(|(_, k)| *k == Kind::Node).map(|(q, _)| q.as_str()));
-                Err(self.fix(Diagnostic::unknown(pos, &n, format!("`{n}` is not a node"), known)))
-            }
-        }
-    }
-
-    fn node_set(&mut self, sc: &Scope) -> R<NodeSet> {
-        let (n, pos) = self.ident("a set of nodes (`nodes`, `nodes(z)`, a `nodes` parameter)")?;
-        let mut set = if n == "nodes" {
-            if self.eat_p("(") {
-                let i =
-                    self.param(sc.params, "a barrier or ring parameter", |k| matches!(k, Kind::Barrier | Kind::Ring))?;
-                self.want_p(")")?;
-                NodeSet::Of(i)
-            } else {
-                NodeSet::All
-            }
-        } else {
-            match sc.params.iter().position(|(q, _)| *q == n) {
-                Some(i) if sc.params[i].1 == Kind::Nodes => NodeSet::Param(i),
-                _ => {
-                    let mut known = vec!["nodes"];
-                    known.extend(sc.params.iter().filter(|(_, k)| *k == Kind::Nodes).map(|(q, _)| q.as_str()));
-                    return Err(self.fix(Diagnostic::unknown(pos, &n, format!("`{n}` is not a set of nodes"), known)));
-                }
-            }
-        };
-        while self.eat_p("\\") {
-            let n = self.node_expr(sc)?;
-            set = NodeSet::Minus(Box::new(set), n);
-        }
-        Ok(set)
-    }
-
-    fn cond(&mut self, sc: &Scope) -> R<Cond> {
-        self.want_kw("ret")?;
-        let eq = if self.eat_p("==") {
-            true
-        } else if self.eat_p("!=") {
-            false
-        } else {
-            return self.expected("`==` or `!=`");
-        };
-        let t = self.tok().clone();
-        let val = match &t.t {
-            T::Int(i) => ValRef::Int(*i),
-            T::Ident(s) if s == "bot" => ValRef::Bot,
-            T::Ident(s) if s == "true" => ValRef::Bool(true),
-            T::Ident(s) if s == "false" => ValRef::Bool(false),
-            T::Ident(s) => match sc.params.iter().position(|(q, _)| q == s) {
-                Some(i) => ValRef::Param(i),
-                None => {
-                    let mut known = vec!["bot", "true", "false"];
-                    known.extend(sc.params.iter().map(|(q, _)| q.as_str()));
-                    return Err(self.fix(Diagnostic::unknown(t.pos, s, format!("unknown value `{s}`"), known)));
-                }
-            },
-            _ => return self.expected("a value (`bot`, `true`, `false`, an integer or a parameter)"),
-        };
-        self.bump();
-        Ok(Cond { eq, val })
-    }
-
-    fn access(&mut self, params: &[(String, Kind)]) -> R<Access> {
-        let (s, pos) = self.ident("a stamp")?;
-        let (stamp, var) = self.stamp_name(&s, pos)?;
-        if self.spec.stamps[stamp].family && var.is_none() {
-            return self.err(pos, s.len(), format!("`{s}` is a family: write `{s}_n`"));
-        }
-        let write = if self.eat_kw("writes") {
-            true
-        } else if self.eat_kw("reads") {
-            false
-        } else {
-            return self.expected("`reads` or `writes`");
-        };
-        let Some(mem) = self.spec.memory else {
-            return self.err(pos, s.len(), "an access needs a `memory` declaration before the method");
-        };
-        let loc = self.param(params, "a location parameter", |k| matches!(k, Kind::Loc { .. } | Kind::Src { .. }))?;
-        let sc = Scope { params, var };
-        let node = if self.eat_p("@") {
-            if mem.kind == MemoryKind::Located {
-                let t = self.toks[self.i - 1].clone();
-                return self.err(t.pos, 1, "located memory has one cell per location: no `@node`");
-            }
-            Some(self.node_expr(&sc)?)
-        } else {
-            if mem.kind == MemoryKind::Replicated {
-                return self.expected("`@` and a node (replicated memory has one cell per node: `x@here`)");
-            }
-            None
-        };
-        let val = if self.eat_p("=") {
-            if let T::Int(i) = self.tok().t {
-                self.bump();
-                return Ok(Access { stamp, write, loc, node, val: AccVal::Int(i) });
-            }
-            let (v, vpos) = self.ident("`ret`, `copy`, an integer or a parameter")?;
-            match v.as_str() {
-                "ret" if !write => AccVal::Ret,
-                "copy" if write => AccVal::Copy,
-                _ if write => match params.iter().position(|(q, _)| *q == v) {
-                    Some(i) => AccVal::Param(i),
-                    None => {
-                        let mut known = vec!["copy"];
-                        known.extend(params.iter().map(|(q, _)| q.as_str()));
-                        return Err(self.fix(Diagnostic::unknown(vpos, &v, format!("unknown value `{v}`"), known)));
-                    }
-                },
-                _ => {
-                    return self.err(
-                        vpos,
-                        v.len(),
-                        "a read's value is `ret` (what the call returns), an integer or nothing",
-                    )
-                }
-            }
-        } else if write {
-            return self.expected("`=` and the value written (`copy` or a parameter)");
-        } else {
-            AccVal::Free
-        };
-        Ok(Access { stamp, write, loc, node, val })
+fn ty_name(t: Ty) -> &'static str {
+    match t {
+        Ty::Set => "set",
+        Ty::Rel => "relation",
     }
 }
