@@ -84,6 +84,8 @@ fn compare(text: &str, rules: &[Rule], stock: &[(String, Factory)], without: &BT
     diffs
 }
 
+/// The paper suite's tests over `corerma` and `corerma_noir` (three `CRMA-VPI-*`
+/// tests name `corerma_vpi`, which has no file twin).
 fn suite() -> Vec<(PathBuf, String)> {
     litmus::collect(&[root().join("specs/litmus/corerma")])
         .expect("directory exists")
@@ -92,6 +94,7 @@ fn suite() -> Vec<(PathBuf, String)> {
             let t = std::fs::read_to_string(&f).expect("readable");
             (f, t)
         })
+        .filter(|(_, t)| !t.lines().any(|l| l.starts_with("libraries") && l.contains("corerma_vpi")))
         .collect()
 }
 
@@ -119,7 +122,7 @@ fn both_files_parse_and_name_every_rule() {
 fn paper_tests_agree_with_the_rust_library() {
     let (stock, _) = files();
     let files = suite();
-    assert_eq!(files.len(), 23);
+    assert_eq!(files.len(), 24);
     let mut diffs = Vec::new();
     for (f, text) in &files {
         let rust = run(text, &[]).expect("runs");
