@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use mowgli_core::StampOrder;
 use serde::Serialize;
 
-use crate::lang::{syntax, InputError};
+use crate::engines::explicit::{self, Visited};
+use crate::lang::{lower, syntax, InputError};
 
 use super::*;
 
@@ -59,13 +60,403 @@ pub(super) fn call_of(line: &str) -> Option<(String, Vec<String>)> {
     Some((m.trim().to_string(), args.split(',').map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect()))
 }
 
+/// The candidate insertions of a test and how to write a chosen set of them into it.
+pub(super) struct Candidates {
+    src: Vec<String>,
+    /// The last `loc` line (0-based), after which `GP`'s fresh locations are declared.
+    last_loc: Option<usize>,
+    /// (source line the insertion goes after, the insertion)
+    pub(super) cands: Vec<(usize, Insertion)>,
+}
+
+impl Candidates {
+    /// Polls, rfences (under RDMA^TSO also mfences) and Fig. 5's `GP` blocks after
+    /// every call but a thread's last; `None` when a thread has control flow.
+    pub(super) fn of(file: &str, text: &str, model: Model) -> Result<Option<Candidates>, InputError> {
+        let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+        let mut nodes: BTreeSet<i64> = ast.threads.iter().map(|(_, n)| *n).collect();
+        nodes.extend(ast.locs.iter().filter_map(|d| d.node));
+        let node_of = |x: &str| ast.locs.iter().find(|d| d.name.text == x).and_then(|d| d.node);
+        let src: Vec<&str> = text.lines().collect();
+        let mut cands: Vec<(usize, Insertion)> = Vec::new();
+        for (name, body) in &ast.bodies {
+            let Some(lines) = call_lines(body) else { return Ok(None) };
+            let Some(&(_, here)) = ast.threads.iter().find(|(n, _)| n.text == name.text) else { continue };
+            let indent = "  ";
+            // per remote node: NIC operations not yet polled, and the last put's destination
+            let mut pending: BTreeMap<i64, usize> = BTreeMap::new();
+            let mut put_dst: BTreeMap<i64, String> = BTreeMap::new();
+            for (k, &l) in lines.iter().enumerate() {
+                if let Some((m, args)) = src.get(l.wrapping_sub(1)).and_then(|s| call_of(s)) {
+                    match (m.as_str(), args.as_slice()) {
+                        ("Put", [x, ..]) => {
+                            if let Some(n) = node_of(x) {
+                                *pending.entry(n).or_default() += 1;
+                                put_dst.insert(n, x.clone());
+                            }
+                        }
+                        ("Get", [_, y, ..]) => {
+                            if let Some(n) = node_of(y) {
+                                *pending.entry(n).or_default() += 1;
+                            }
+                        }
+                        ("Poll", [n, ..]) => {
+                            if let Some(c) = n.parse::<i64>().ok().and_then(|n| pending.get_mut(&n)) {
+                                *c = c.saturating_sub(1);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if k + 1 == lines.len() {
+                    break;
+                }
+                let ins = |instr: String, cost: u32, decl: Option<String>| {
+                    (l, Insertion { thread: name.text.clone(), after_line: l, instr, cost, decl })
+                };
+                for &n in nodes.iter().filter(|&&n| n != here) {
+                    cands.push(ins(format!("{indent}Rfence({n})"), 1, None));
+                    cands.push(ins(format!("{indent}Poll({n})"), 3, None));
+                    // Fig. 5 C1-C6 (GP): a get on the put's queue pair, polled; the get reads
+                    // the put's destination (already accessed by this thread, so no
+                    // location becomes public) into a fresh location of this node
+                    if let Some(x) = put_dst.get(&n) {
+                        let polls = pending.get(&n).copied().unwrap_or(0) + 1;
+                        let fresh = format!("gp_{}_{l}", name.text);
+                        let mut block = format!("{indent}Get({fresh}, {x})");
+                        for _ in 0..polls {
+                            block += &format!("\n{indent}Poll({n})");
+                        }
+                        cands.push(ins(block, 4 + 3 * polls as u32, Some(format!("loc {fresh} @ {here}"))));
+                    }
+                }
+                if model == Model::Tso {
+                    cands.push(ins(format!("{indent}Mfence()"), 2, None));
+                }
+            }
+        }
+        let last_loc = src.iter().rposition(|l| l.trim_start().starts_with("loc "));
+        Ok(Some(Candidates { src: src.iter().map(|s| s.to_string()).collect(), last_loc, cands }))
+    }
+
+    /// The test with the insertions `set`, and per line of it (0-based) where it stands
+    /// in the original: `2 l` for the original line `l`, `2 l + 1` for a line inserted
+    /// after it.
+    pub(super) fn render(&self, set: &[usize]) -> (String, Vec<usize>) {
+        let mut out = String::new();
+        let mut at = Vec::new();
+        for (ln, line) in self.src.iter().enumerate() {
+            out += line;
+            out.push('\n');
+            at.push(2 * (ln + 1));
+            if Some(ln) == self.last_loc {
+                for &c in set {
+                    if let Some(d) = &self.cands[c].1.decl {
+                        out += d;
+                        out.push('\n');
+                        at.push(2 * (ln + 1));
+                    }
+                }
+            }
+            for &c in set {
+                if self.cands[c].0 == ln + 1 {
+                    for l in self.cands[c].1.instr.lines() {
+                        out += l;
+                        out.push('\n');
+                        at.push(2 * (ln + 1) + 1);
+                    }
+                }
+            }
+        }
+        (out, at)
+    }
+
+    /// The insertions of `set` as reported (a block's lines joined by `; `).
+    fn insertions(&self, set: &[usize]) -> Vec<Insertion> {
+        set.iter()
+            .map(|&c| {
+                let mut i = self.cands[c].1.clone();
+                i.instr = i.instr.lines().map(str::trim).collect::<Vec<_>>().join("; ");
+                i
+            })
+            .collect()
+    }
+
+    /// The candidates that can break a counterexample spanning, per thread, the
+    /// original positions `lo..=hi` (see [`Candidates::render`]): an insertion inside
+    /// the span, or a poll anywhere before its end (a poll shifts which operation the
+    /// later polls of its thread complete, Fig. 5 B/C). None when no thread of the
+    /// counterexample has a span with a candidate: then no set breaks it.
+    fn breaking(&self, spans: &BTreeMap<String, (usize, usize)>) -> Vec<bool> {
+        let hit: Vec<bool> = self
+            .cands
+            .iter()
+            .map(|(l, i)| {
+                let p = 2 * l + 1;
+                spans
+                    .get(&i.thread)
+                    .is_some_and(|&(lo, hi)| lo < hi && p <= hi && (p >= lo || i.instr.contains("Poll(")))
+            })
+            .collect();
+        hit
+    }
+}
+
+/// The sets of `k` of `m` candidates, cheapest first (then by index), or `None`
+/// when there are more than `cap`.
+fn subsets_by_cost(cands: &[(usize, Insertion)], k: usize, cap: usize) -> Option<Vec<(u32, Vec<usize>)>> {
+    let m = cands.len();
+    let binom = (0..k).fold(1usize, |acc, i| acc.saturating_mul(m - i) / (i + 1));
+    if binom > cap {
+        return None;
+    }
+    let mut subsets: Vec<(u32, Vec<usize>)> = Vec::with_capacity(binom);
+    let mut idx: Vec<usize> = (0..k).collect();
+    loop {
+        subsets.push((idx.iter().map(|&i| cands[i].1.cost).sum(), idx.clone()));
+        let Some(i) = (0..k).rev().find(|&i| idx[i] < m - k + i) else { break };
+        idx[i] += 1;
+        for j in i + 1..k {
+            idx[j] = idx[j - 1] + 1;
+        }
+    }
+    subsets.sort();
+    Some(subsets)
+}
+
+/// Most distinct sc cycles one check of the exact goal collects (each a
+/// counterexample the fix must break).
+const MAX_CYCLES: usize = 1;
+
+/// Most candidate sets of one count [`fix`] enumerates.
+pub const FIX_SETS: usize = 1_000_000;
+
+/// How a checked program falls short of the goal: per thread, the span of original
+/// positions of a counterexample (an sc cycle, a pair not in gb), or nothing known.
+type Shortfall = Option<Vec<BTreeMap<String, (usize, usize)>>>;
+
+/// Checks `text` (a rendering of `c` whose lines stand at `at`) against `goal`:
+/// `Ok(None)` when reached, else what falls short.
+fn shortfall(
+    file: &str,
+    text: &str,
+    at: &[usize],
+    order: &StampOrder,
+    model: Model,
+    goal: FixGoal,
+) -> Result<Option<Shortfall>, InputError> {
+    let pos = |line: usize| at.get(line.wrapping_sub(1)).copied();
+    match goal {
+        FixGoal::Exact => {
+            let (executions, cycles) = sc_cycles(file, text, order, model, MAX_CYCLES)?;
+            if executions == 0 {
+                return Ok(Some(None));
+            }
+            if cycles.is_empty() {
+                return Ok(None);
+            }
+            let mut all = Vec::new();
+            for cycle in cycles {
+                let mut spans: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+                for (t, line) in cycle {
+                    let Some(p) = pos(line) else { return Ok(Some(None)) };
+                    let s = spans.entry(t).or_insert((p, p));
+                    *s = (s.0.min(p), s.1.max(p));
+                }
+                if !all.contains(&spans) {
+                    all.push(spans);
+                }
+            }
+            Ok(Some(Some(all)))
+        }
+        FixGoal::Syntactic => {
+            let r = check_text_with(file, text, order, Some(model), false)?;
+            if r.syntactic.sufficient() {
+                // the fixed program must still run (a poll with nothing to complete blocks)
+                return Ok(if has_execution(file, text, order, model)? { None } else { Some(None) });
+            }
+            if r.syntactic.violations.len() < r.syntactic.violations_total {
+                return Ok(Some(None));
+            }
+            let line = |s: &str| s.strip_prefix("line ").and_then(|n| n.parse::<usize>().ok()).and_then(pos);
+            let mut all = Vec::new();
+            // tree-fenced (Def. 9) is not part of the goal
+            for v in r.syntactic.violations.iter().filter(|v| v.condition != "tree-fenced") {
+                let (Some(a), Some(b)) = (line(&v.from), v.to.as_deref().and_then(line)) else { return Ok(Some(None)) };
+                all.push(BTreeMap::from([(v.thread.clone(), (a.min(b), a.max(b)))]));
+            }
+            Ok(Some(Some(all)))
+        }
+    }
+}
+
 /// Searches a smallest set of polls, rfences (under RDMA^TSO also mfences) and
 /// Fig. 5's `GP` blocks (a get on the queue pair of an earlier put, into a fresh
 /// private location, and the polls that reach it) between the instructions of
-/// straight-line threads that makes the test reach `goal`, by increasing count;
-/// `None` when no set within [`FIX_BUDGET`] checked programs does (or a thread has
-/// control flow).
+/// straight-line threads that makes the test reach `goal`: smallest by count, then
+/// by cost, then first in candidate order, as [`fix_exhaustive`] finds it.
+///
+/// Counterexample-guided: each checked program that falls short yields
+/// counterexamples (a shortest sc cycle of each of its non-SC-consistent executions,
+/// up to [`MAX_CYCLES`] distinct ones; for the syntactic goal every pair not in gb),
+/// and only a set with a candidate that can break it (one inside
+/// its span in a thread, or a poll before the span's end: [`Candidates::breaking`])
+/// is checked afterwards. The sets are visited in [`fix_exhaustive`]'s order, so the
+/// first set reaching the goal is the same one as long as no skipped set reaches it
+/// (`tests/robust.rs` compares the two). `None` when a counterexample has no
+/// candidate that can break it, when no set within [`FIX_BUDGET`] checked programs
+/// (and [`FIX_SETS`] sets per count) reaches the goal, or when a thread has control
+/// flow.
 pub fn fix(file: &str, text: &str, order: &StampOrder, model: Model, goal: FixGoal) -> Result<Option<Fix>, InputError> {
+    let Some(c) = Candidates::of(file, text, model)? else { return Ok(None) };
+    let (_, at) = c.render(&[]);
+    // per counterexample found, the candidates that can break it
+    let mut conflicts: Vec<Vec<bool>> = Vec::new();
+    // false when a counterexample no candidate can break is found
+    let learn = |s: Shortfall, conflicts: &mut Vec<Vec<bool>>| {
+        for spans in s.iter().flatten() {
+            let hit = c.breaking(spans);
+            if !hit.iter().any(|&h| h) {
+                return false;
+            }
+            conflicts.push(hit);
+        }
+        true
+    };
+    match shortfall(file, text, &at, order, model, goal)? {
+        None => return Ok(Some(Fix { goal, insertions: vec![], text: text.to_string(), tried: 1 })),
+        Some(_) if !has_execution(file, text, order, model)? => return Ok(None),
+        Some(s) => {
+            if !learn(s, &mut conflicts) {
+                return Ok(None);
+            }
+        }
+    }
+    let mut tried = 1;
+    for k in 1..=c.cands.len() {
+        let Some(sets) = subsets_by_cost(&c.cands, k, FIX_SETS) else { break };
+        for (_, set) in sets {
+            if !conflicts.iter().all(|h| set.iter().any(|&i| h[i])) {
+                continue;
+            }
+            if tried >= FIX_BUDGET {
+                return Ok(None);
+            }
+            tried += 1;
+            let (out, at) = c.render(&set);
+            match shortfall(file, &out, &at, order, model, goal) {
+                Ok(None) => return Ok(Some(Fix { goal, insertions: c.insertions(&set), text: out, tried })),
+                Ok(Some(s)) => {
+                    if !learn(s, &mut conflicts) {
+                        return Ok(None);
+                    }
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Whether the test has a consistent execution (the search stops at the first).
+fn has_execution(file: &str, text: &str, order: &StampOrder, model: Model) -> Result<bool, InputError> {
+    let (_, low) = lowered(file, text, order, model)?;
+    let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
+    let prob = lower::problem(&low, to);
+    let mut any = false;
+    explicit::for_each_execution(&prob, &mut |_| {
+        any = true;
+        false
+    })
+    .map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+    Ok(any)
+}
+
+/// The test parsed and lowered under `model`.
+fn lowered(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    model: Model,
+) -> Result<(syntax::Litmus, lower::Lowered), InputError> {
+    let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+    let (model, from) = model_of(file, text, &ast0, Some(model))?;
+    let (ast, text) = if from != model.library() {
+        let t = crate::analyses::explore::rename_library(text, &from, model.library());
+        (syntax::parse(&t).map_err(|e| e.in_file(file, &t))?, t)
+    } else {
+        (ast0, text.to_string())
+    };
+    let low = lower::lower(&ast, order).map_err(|e| e.in_file(file, &text))?;
+    Ok((ast, low))
+}
+
+/// The exact check, stopping at the first consistent execution that is not
+/// SC-consistent: the consistent executions visited, and a shortest sc cycle of
+/// that execution as (thread, source line) per subevent (`None`: robust, when the
+/// count is positive).
+pub fn first_sc_cycle(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    model: Model,
+) -> Result<(u64, Option<Vec<(String, usize)>>), InputError> {
+    let (n, mut cycles) = sc_cycles(file, text, order, model, 1)?;
+    Ok((n, cycles.pop()))
+}
+
+/// The exact check, collecting a shortest sc cycle (as (thread, source line) per
+/// subevent) of each consistent execution that is not SC-consistent, distinct ones
+/// only, until there are `max`: the consistent executions visited, and the cycles
+/// (none: robust, when the count is positive).
+pub fn sc_cycles(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    model: Model,
+    max: usize,
+) -> Result<(u64, Vec<Vec<(String, usize)>>), InputError> {
+    let (ast, low) = lowered(file, text, order, model)?;
+    let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
+    let prob = lower::problem(&low, to);
+    let (lines, _) = lines_and_places(&ast, &low);
+    let mut executions = 0u64;
+    let mut cycles: Vec<Vec<(String, usize)>> = Vec::new();
+    explicit::for_each_execution(&prob, &mut |v: &Visited| {
+        executions += 1;
+        let sc = sc_of(v);
+        if sc.is_acyclic() {
+            return true;
+        }
+        let steps = shortest_cycle(&sc).unwrap_or_default();
+        let cycle: Vec<(String, usize)> = steps
+            .iter()
+            .map(|&s| {
+                let e = v.g.event_of(s);
+                let line = lines.get(e.thread).and_then(|l| l.as_ref()).and_then(|l| l.get(e.index)).copied();
+                (low.world.threads[e.thread].name.clone(), line.unwrap_or(0))
+            })
+            .collect();
+        if !cycles.contains(&cycle) {
+            cycles.push(cycle);
+        }
+        cycles.len() < max
+    })
+    .map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+    Ok((executions, cycles))
+}
+
+/// The search [`fix`] replaced, kept as its reference: every set of candidates by
+/// increasing count (then cost, then candidate order), each written into the text and
+/// checked in full; it stops before a count whose sets would take it past
+/// [`FIX_BUDGET`] checked programs.
+pub fn fix_exhaustive(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    model: Model,
+    goal: FixGoal,
+) -> Result<Option<Fix>, InputError> {
     let reached = |r: &RobustReport| {
         r.executions > 0
             && match goal {
@@ -80,134 +471,22 @@ pub fn fix(file: &str, text: &str, order: &StampOrder, model: Model, goal: FixGo
     if base.executions == 0 {
         return Ok(None);
     }
-    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let mut nodes: BTreeSet<i64> = ast.threads.iter().map(|(_, n)| *n).collect();
-    nodes.extend(ast.locs.iter().filter_map(|d| d.node));
-    let node_of = |x: &str| ast.locs.iter().find(|d| d.name.text == x).and_then(|d| d.node);
-    let src: Vec<&str> = text.lines().collect();
-    // candidate insertions: after every call but a thread's last
-    let mut cands: Vec<(usize, Insertion)> = Vec::new();
-    for (name, body) in &ast.bodies {
-        let Some(lines) = call_lines(body) else { return Ok(None) };
-        let Some(&(_, here)) = ast.threads.iter().find(|(n, _)| n.text == name.text) else { continue };
-        let indent = "  ";
-        // per remote node: NIC operations not yet polled, and the last put's destination
-        let mut pending: BTreeMap<i64, usize> = BTreeMap::new();
-        let mut put_dst: BTreeMap<i64, String> = BTreeMap::new();
-        for (k, &l) in lines.iter().enumerate() {
-            if let Some((m, args)) = src.get(l.wrapping_sub(1)).and_then(|s| call_of(s)) {
-                match (m.as_str(), args.as_slice()) {
-                    ("Put", [x, ..]) => {
-                        if let Some(n) = node_of(x) {
-                            *pending.entry(n).or_default() += 1;
-                            put_dst.insert(n, x.clone());
-                        }
-                    }
-                    ("Get", [_, y, ..]) => {
-                        if let Some(n) = node_of(y) {
-                            *pending.entry(n).or_default() += 1;
-                        }
-                    }
-                    ("Poll", [n, ..]) => {
-                        if let Some(c) = n.parse::<i64>().ok().and_then(|n| pending.get_mut(&n)) {
-                            *c = c.saturating_sub(1);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            if k + 1 == lines.len() {
-                break;
-            }
-            let ins = |instr: String, cost: u32, decl: Option<String>| {
-                (l, Insertion { thread: name.text.clone(), after_line: l, instr, cost, decl })
-            };
-            for &n in nodes.iter().filter(|&&n| n != here) {
-                cands.push(ins(format!("{indent}Rfence({n})"), 1, None));
-                cands.push(ins(format!("{indent}Poll({n})"), 3, None));
-                // Fig. 5 C1-C6 (GP): a get on the put's queue pair, polled; the get reads
-                // the put's destination (already accessed by this thread, so no
-                // location becomes public) into a fresh location of this node
-                if let Some(x) = put_dst.get(&n) {
-                    let polls = pending.get(&n).copied().unwrap_or(0) + 1;
-                    let fresh = format!("gp_{}_{l}", name.text);
-                    let mut block = format!("{indent}Get({fresh}, {x})");
-                    for _ in 0..polls {
-                        block += &format!("\n{indent}Poll({n})");
-                    }
-                    cands.push(ins(block, 4 + 3 * polls as u32, Some(format!("loc {fresh} @ {here}"))));
-                }
-            }
-            if model == Model::Tso {
-                cands.push(ins(format!("{indent}Mfence()"), 2, None));
-            }
-        }
-    }
-    let last_loc = src.iter().rposition(|l| l.trim_start().starts_with("loc "));
+    let Some(c) = Candidates::of(file, text, model)? else { return Ok(None) };
     let mut tried = 1;
-    let binom = |m: usize, k: usize| -> usize { (0..k).fold(1usize, |acc, i| acc.saturating_mul(m - i) / (i + 1)) };
-    for k in 1..=cands.len() {
-        if tried + binom(cands.len(), k) > FIX_BUDGET {
+    for k in 1..=c.cands.len() {
+        let Some(sets) = subsets_by_cost(&c.cands, k, FIX_BUDGET - tried) else { break };
+        if tried + sets.len() > FIX_BUDGET {
             break;
         }
-        // every k-subset, cheapest first
-        let mut subsets: Vec<(u32, Vec<usize>)> = Vec::new();
-        let mut idx: Vec<usize> = (0..k).collect();
-        loop {
-            subsets.push((idx.iter().map(|&i| cands[i].1.cost).sum(), idx.clone()));
-            let mut i = k;
-            let mut advanced = false;
-            while i > 0 {
-                i -= 1;
-                if idx[i] < cands.len() - k + i {
-                    idx[i] += 1;
-                    for j in i + 1..k {
-                        idx[j] = idx[j - 1] + 1;
-                    }
-                    advanced = true;
-                    break;
-                }
-            }
-            if !advanced {
-                break;
-            }
-        }
-        subsets.sort();
-        for (_, set) in subsets {
-            let mut out = String::new();
-            for (ln, line) in src.iter().enumerate() {
-                out += line;
-                out.push('\n');
-                if Some(ln) == last_loc {
-                    for &c in &set {
-                        if let Some(d) = &cands[c].1.decl {
-                            out += d;
-                            out.push('\n');
-                        }
-                    }
-                }
-                for &c in &set {
-                    if cands[c].0 == ln + 1 {
-                        out += &cands[c].1.instr;
-                        out.push('\n');
-                    }
-                }
-            }
+        for (_, set) in sets {
+            let (out, _) = c.render(&set);
             tried += 1;
             let r = match check_text(file, &out, order, Some(model)) {
                 Ok(r) => r,
                 Err(_) => continue,
             };
             if reached(&r) {
-                let insertions = set
-                    .iter()
-                    .map(|&c| {
-                        let mut i = cands[c].1.clone();
-                        i.instr = i.instr.lines().map(str::trim).collect::<Vec<_>>().join("; ");
-                        i
-                    })
-                    .collect();
-                return Ok(Some(Fix { goal, insertions, text: out, tried }));
+                return Ok(Some(Fix { goal, insertions: c.insertions(&set), text: out, tried }));
             }
         }
     }
