@@ -542,6 +542,69 @@ fn fixes_at_2x3() {
     }
 }
 
+/// Why the programs printed as `no Exact fix` / `no Syntactic fix` by
+/// [`fixes_at_2x3`] (the files `MOWGLI_NOFIX_FILES`, separated by `,`) have none:
+/// counts per goal, model and reason.
+#[test]
+#[ignore]
+fn no_fix_reasons() {
+    use rayon::prelude::*;
+    let files = std::env::var("MOWGLI_NOFIX_FILES").unwrap_or_default();
+    let mut programs: Vec<(String, String, String)> = Vec::new();
+    for f in files.split(',').filter(|f| !f.is_empty()) {
+        let text = std::fs::read_to_string(f).expect("reads");
+        let mut cur: Option<(String, String, String)> = None;
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("no ") {
+                if let Some(p) = cur.take() {
+                    programs.push(p);
+                }
+                let mut w = rest.split_whitespace();
+                let goal = w.next().unwrap_or_default().to_string();
+                let model = w.nth(2).unwrap_or_default().trim_end_matches(':').to_string();
+                cur = Some((goal, model, String::new()));
+            } else if let Some((_, _, t)) = cur.as_mut() {
+                if line.starts_with("test ") && !t.is_empty()
+                    || line.starts_with("  row")
+                    || line.starts_with("fixes under")
+                {
+                    programs.push(cur.take().expect("some"));
+                } else {
+                    t.push_str(line);
+                    t.push('\n');
+                }
+            }
+        }
+        programs.extend(cur);
+    }
+    let reasons: Vec<String> = programs
+        .par_iter()
+        .map(|(goal, model, text)| {
+            let order = default_order();
+            let m = if model == "Sc" { Model::Sc } else { Model::Tso };
+            let g = if goal == "Exact" { robust::FixGoal::Exact } else { robust::FixGoal::Syntactic };
+            let why = match robust::fix_why("<gen>", text, &order, m, g).expect("runs") {
+                Ok(_) => "fixed".to_string(),
+                Err(robust::NoFix::Unbreakable { spans, .. }) => {
+                    let one_line = spans.split(", ").all(|s| {
+                        s.split_once(' ').is_some_and(|(_, r)| r.split_once("..").is_some_and(|(a, b)| a == b))
+                    });
+                    format!("unbreakable ({})", if one_line { "one instruction per thread" } else { "spans several" })
+                }
+                Err(e) => format!("{e:?}").split([' ', '{']).next().unwrap_or_default().to_string(),
+            };
+            format!("{goal} {model} {why}")
+        })
+        .collect();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for r in reasons {
+        *counts.entry(r).or_default() += 1;
+    }
+    for (r, n) in &counts {
+        println!("  reason | {r} | {n}");
+    }
+}
+
 /// The counterexample-guided search against the exhaustive one it replaced, on
 /// `texts` under `model`: wherever the exhaustive search finds a fix, the new one
 /// finds one with the same count and cost. Returns (fixes compared, same
@@ -893,4 +956,23 @@ fn to_star_translations_are_tree_fenced_robust_and_keep_the_sc_outcomes() {
         2
     );
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Debugging aid: the first sc cycle and the fix search's verdict on the test
+/// `MOWGLI_DEBUG_FILE` under both models.
+#[test]
+#[ignore]
+fn debug_fix() {
+    let Ok(f) = std::env::var("MOWGLI_DEBUG_FILE") else { return };
+    let text = std::fs::read_to_string(f).expect("reads");
+    let order = default_order();
+    for model in [Model::Sc, Model::Tso] {
+        println!("{model:?}: cycle {:?}", robust::first_sc_cycle("<d>", &text, &order, model).expect("runs"));
+        for goal in [robust::FixGoal::Exact, robust::FixGoal::Syntactic] {
+            println!(
+                "  {goal:?}: {:?}",
+                robust::fix_why("<d>", &text, &order, model, goal).expect("runs").map(|f| f.insertions)
+            );
+        }
+    }
 }

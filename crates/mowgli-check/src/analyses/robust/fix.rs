@@ -67,6 +67,8 @@ pub(super) struct Candidates {
     last_loc: Option<usize>,
     /// (source line the insertion goes after, the insertion)
     pub(super) cands: Vec<(usize, Insertion)>,
+    /// The node of each declared location.
+    loc_node: BTreeMap<String, i64>,
 }
 
 impl Candidates {
@@ -136,7 +138,8 @@ impl Candidates {
             }
         }
         let last_loc = src.iter().rposition(|l| l.trim_start().starts_with("loc "));
-        Ok(Some(Candidates { src: src.iter().map(|s| s.to_string()).collect(), last_loc, cands }))
+        let loc_node = ast.locs.iter().filter_map(|d| Some((d.name.text.clone(), d.node?))).collect();
+        Ok(Some(Candidates { src: src.iter().map(|s| s.to_string()).collect(), last_loc, cands, loc_node }))
     }
 
     /// The test with the insertions `set`, and per line of it (0-based) where it stands
@@ -180,6 +183,44 @@ impl Candidates {
                 i
             })
             .collect()
+    }
+
+    /// Whether the test with the insertions `set` has a poll with no NIC operation
+    /// left to complete (in some thread, more `Poll(n)` than puts and gets towards
+    /// n so far): that thread blocks, and the test has no execution.
+    fn blocks(&self, set: &[usize]) -> bool {
+        let (text, _) = self.render(set);
+        let mut ops: BTreeMap<i64, usize> = BTreeMap::new();
+        let mut polls: BTreeMap<i64, usize> = BTreeMap::new();
+        let node = |x: &str| self.loc_node.get(x).copied();
+        for line in text.lines() {
+            let l = line.trim();
+            if l.ends_with(':') && !l.contains(' ') {
+                ops.clear();
+                polls.clear();
+                continue;
+            }
+            match call_of(l) {
+                Some((m, args)) => match (m.as_str(), args.as_slice()) {
+                    ("Put", [x, ..]) | ("Get", [_, x, ..]) => {
+                        if let Some(n) = node(x) {
+                            *ops.entry(n).or_default() += 1;
+                        }
+                    }
+                    ("Poll", [n]) => {
+                        let Ok(n) = n.parse::<i64>() else { continue };
+                        let p = polls.entry(n).or_default();
+                        *p += 1;
+                        if *p > ops.get(&n).copied().unwrap_or(0) {
+                            return true;
+                        }
+                    }
+                    _ => {}
+                },
+                None => continue,
+            }
+        }
+        false
     }
 
     /// The candidates that can break a counterexample spanning, per thread, the
@@ -300,62 +341,99 @@ fn shortfall(
 /// counterexamples (a shortest sc cycle of each of its non-SC-consistent executions,
 /// up to [`MAX_CYCLES`] distinct ones; for the syntactic goal every pair not in gb),
 /// and only a set with a candidate that can break it (one inside
-/// its span in a thread, or a poll before the span's end: [`Candidates::breaking`])
-/// is checked afterwards. The sets are visited in [`fix_exhaustive`]'s order, so the
+/// its span in a thread, or a poll before the span's end: [`Candidates::breaking`],
+/// other than the candidates of the set it survived) is checked afterwards. A set
+/// with a poll that has nothing to complete is not checked ([`Candidates::blocks`]). The sets are visited in [`fix_exhaustive`]'s order, so the
 /// first set reaching the goal is the same one as long as no skipped set reaches it
 /// (`tests/robust.rs` compares the two). `None` when a counterexample has no
 /// candidate that can break it, when no set within [`FIX_BUDGET`] checked programs
 /// (and [`FIX_SETS`] sets per count) reaches the goal, or when a thread has control
 /// flow.
 pub fn fix(file: &str, text: &str, order: &StampOrder, model: Model, goal: FixGoal) -> Result<Option<Fix>, InputError> {
-    let Some(c) = Candidates::of(file, text, model)? else { return Ok(None) };
+    fix_why(file, text, order, model, goal).map(|r| r.ok())
+}
+
+/// Why [`fix`] found no fix.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub enum NoFix {
+    /// A thread has control flow (only straight-line threads are fixed).
+    ControlFlow,
+    /// The test has no consistent execution.
+    NoExecution,
+    /// A counterexample no candidate can break: per thread, the original lines it
+    /// spans (`T1 4..6`); a thread whose span is one line has no place between its
+    /// events for an insertion.
+    Unbreakable { tried: usize, spans: String },
+    /// Every candidate set was checked, or the sets of the next count exceed
+    /// [`FIX_SETS`].
+    Exhausted { tried: usize },
+    /// [`FIX_BUDGET`] fixed programs were checked.
+    Budget { tried: usize },
+}
+
+/// [`fix`], and why there is none when there is none.
+pub fn fix_why(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    model: Model,
+    goal: FixGoal,
+) -> Result<Result<Fix, NoFix>, InputError> {
+    let Some(c) = Candidates::of(file, text, model)? else { return Ok(Err(NoFix::ControlFlow)) };
     let (_, at) = c.render(&[]);
     // per counterexample found, the candidates that can break it
     let mut conflicts: Vec<Vec<bool>> = Vec::new();
-    // false when a counterexample no candidate can break is found
-    let learn = |s: Shortfall, conflicts: &mut Vec<Vec<bool>>| {
+    // the spans of a counterexample no candidate can break
+    // (the candidates of the set that fell short did not break it, so they are left out)
+    let learn = |s: Shortfall, set: &[usize], conflicts: &mut Vec<Vec<bool>>| -> Option<String> {
         for spans in s.iter().flatten() {
-            let hit = c.breaking(spans);
+            let mut hit = c.breaking(spans);
+            for &i in set {
+                hit[i] = false;
+            }
             if !hit.iter().any(|&h| h) {
-                return false;
+                let line = |p: usize| p / 2;
+                let text: Vec<String> =
+                    spans.iter().map(|(t, &(lo, hi))| format!("{t} {}..{}", line(lo), line(hi))).collect();
+                return Some(text.join(", "));
             }
             conflicts.push(hit);
         }
-        true
+        None
     };
+    let mut tried = 1;
     match shortfall(file, text, &at, order, model, goal)? {
-        None => return Ok(Some(Fix { goal, insertions: vec![], text: text.to_string(), tried: 1 })),
-        Some(_) if !has_execution(file, text, order, model)? => return Ok(None),
+        None => return Ok(Ok(Fix { goal, insertions: vec![], text: text.to_string(), tried })),
+        Some(_) if !has_execution(file, text, order, model)? => return Ok(Err(NoFix::NoExecution)),
         Some(s) => {
-            if !learn(s, &mut conflicts) {
-                return Ok(None);
+            if let Some(spans) = learn(s, &[], &mut conflicts) {
+                return Ok(Err(NoFix::Unbreakable { tried, spans }));
             }
         }
     }
-    let mut tried = 1;
     for k in 1..=c.cands.len() {
         let Some(sets) = subsets_by_cost(&c.cands, k, FIX_SETS) else { break };
         for (_, set) in sets {
-            if !conflicts.iter().all(|h| set.iter().any(|&i| h[i])) {
+            if !conflicts.iter().all(|h| set.iter().any(|&i| h[i])) || c.blocks(&set) {
                 continue;
             }
             if tried >= FIX_BUDGET {
-                return Ok(None);
+                return Ok(Err(NoFix::Budget { tried }));
             }
             tried += 1;
             let (out, at) = c.render(&set);
             match shortfall(file, &out, &at, order, model, goal) {
-                Ok(None) => return Ok(Some(Fix { goal, insertions: c.insertions(&set), text: out, tried })),
+                Ok(None) => return Ok(Ok(Fix { goal, insertions: c.insertions(&set), text: out, tried })),
                 Ok(Some(s)) => {
-                    if !learn(s, &mut conflicts) {
-                        return Ok(None);
+                    if let Some(spans) = learn(s, &set, &mut conflicts) {
+                        return Ok(Err(NoFix::Unbreakable { tried, spans }));
                     }
                 }
                 Err(_) => {}
             }
         }
     }
-    Ok(None)
+    Ok(Err(NoFix::Exhausted { tried }))
 }
 
 /// Whether the test has a consistent execution (the search stops at the first).
