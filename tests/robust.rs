@@ -475,7 +475,8 @@ fn kinds(f: &robust::Fix) -> String {
 fn fix_distribution(model: Model, texts: &[String]) -> BTreeMap<(String, String, String), usize> {
     use rayon::prelude::*;
     let start = std::time::Instant::now();
-    let rows: Vec<(Vec<(String, String, String, usize)>, Vec<String>)> = texts
+    type Rows = Vec<(String, String, String, usize)>;
+    let rows: Vec<(Rows, Vec<String>)> = texts
         .par_iter()
         .map(|text| {
             let mut rows = vec![("checked".to_string(), String::new(), String::new(), 1)];

@@ -469,6 +469,9 @@ fn lowered(
     Ok((ast, low))
 }
 
+/// An sc cycle as (thread, source line) per subevent.
+pub type ScCycle = Vec<(String, usize)>;
+
 /// The exact check, stopping at the first consistent execution that is not
 /// SC-consistent: the consistent executions visited, and a shortest sc cycle of
 /// that execution as (thread, source line) per subevent (`None`: robust, when the
@@ -478,7 +481,7 @@ pub fn first_sc_cycle(
     text: &str,
     order: &StampOrder,
     model: Model,
-) -> Result<(u64, Option<Vec<(String, usize)>>), InputError> {
+) -> Result<(u64, Option<ScCycle>), InputError> {
     let (n, mut cycles) = sc_cycles(file, text, order, model, 1)?;
     Ok((n, cycles.pop()))
 }
@@ -493,13 +496,13 @@ pub fn sc_cycles(
     order: &StampOrder,
     model: Model,
     max: usize,
-) -> Result<(u64, Vec<Vec<(String, usize)>>), InputError> {
+) -> Result<(u64, Vec<ScCycle>), InputError> {
     let (ast, low) = lowered(file, text, order, model)?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let prob = lower::problem(&low, to);
     let (lines, _) = lines_and_places(&ast, &low);
     let mut executions = 0u64;
-    let mut cycles: Vec<Vec<(String, usize)>> = Vec::new();
+    let mut cycles: Vec<ScCycle> = Vec::new();
     explicit::for_each_execution(&prob, &mut |v: &Visited| {
         executions += 1;
         let sc = sc_of(v);
@@ -507,7 +510,7 @@ pub fn sc_cycles(
             return true;
         }
         let steps = shortest_cycle(&sc).unwrap_or_default();
-        let cycle: Vec<(String, usize)> = steps
+        let cycle: ScCycle = steps
             .iter()
             .map(|&s| {
                 let e = v.g.event_of(s);
