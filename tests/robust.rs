@@ -972,7 +972,7 @@ fn debug_fix() {
         for goal in [robust::FixGoal::Exact, robust::FixGoal::Syntactic] {
             println!(
                 "  {goal:?}: {:?}",
-                robust::fix_why("<d>", &text, &order, model, goal).expect("runs").map(|f| f.insertions)
+                robust::fix_why("<d>", &text, &order, model, goal).expect("runs").map(|f| (f.tried, f.insertions))
             );
         }
     }
