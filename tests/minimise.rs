@@ -122,6 +122,7 @@ mod minimising {
                     jobs: 2,
                     time_limit: None,
                     screen: true,
+                    engine: mowgli_check::engines::explicit::Backend::Explicit,
                 };
                 let r = gen::run(imp, order, &Bounds::new(lib, *t, *n, *c), &opts, &|_| {}).expect("runs");
                 let f = r.failures.first().unwrap_or_else(|| panic!("{} is not caught", imp.name));

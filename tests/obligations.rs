@@ -452,6 +452,7 @@ fn local_soundness_implies_refinement_at_the_bound() {
                 jobs: 2,
                 time_limit: None,
                 screen: true,
+                engine: mowgli_check::engines::explicit::Backend::Explicit,
             };
             let g = gen::run(&imp, &order, &b, &o, &|_| {}).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(

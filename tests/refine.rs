@@ -257,7 +257,15 @@ mod generated {
     use super::root;
 
     fn opts(first_fail: bool) -> RunOptions {
-        RunOptions { partition: Partition::ALL, first_fail, loop_bound: 4, jobs: 2, time_limit: None, screen: true }
+        RunOptions {
+            partition: Partition::ALL,
+            first_fail,
+            loop_bound: 4,
+            jobs: 2,
+            time_limit: None,
+            screen: true,
+            engine: mowgli_check::engines::explicit::Backend::Explicit,
+        }
     }
 
     fn run(imp: &str, bounds: &Bounds, opts: &RunOptions) -> gen::GenReport {

@@ -7,6 +7,7 @@ use std::time::Instant;
 use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::refine::ClientVerdict;
 use mowgli_check::analyses::verdict::{Decided, Verdict};
+use mowgli_check::engines::explicit::Backend;
 
 use super::common::{conclude, input_error, load_impl, progress_bar, ShapeArgs, BOUNDED};
 
@@ -118,7 +119,6 @@ pub struct GenArgs {
 
 pub fn run(a: Args) -> ExitCode {
     let Args { implementation, clients, gen, json, stamp_order, loop_bound, dot, spec, screen, minimise, engine } = a;
-    mowgli_check::analyses::refine::set_impl_engine(engine);
     if gen.calls.is_some() || gen.size.is_some() || clients.is_empty() {
         if !clients.is_empty() {
             return input_error(json, "give either `--clients` or generated clients (`--calls`), not both");
@@ -128,13 +128,13 @@ pub fn run(a: Args) -> ExitCode {
             &gen,
             json,
             (&stamp_order, &spec),
-            loop_bound,
+            (loop_bound, engine),
             (&dot, &minimise),
             !matches!(screen, Screen::Off),
         )
     } else {
         let on = matches!(screen, Screen::On);
-        refine(&implementation, &clients, json, (&stamp_order, &spec), loop_bound, (&dot, &minimise), on)
+        refine(&implementation, &clients, json, (&stamp_order, &spec), (loop_bound, engine), (&dot, &minimise), on)
     }
 }
 
@@ -143,7 +143,7 @@ fn refine(
     clients: &[PathBuf],
     json: bool,
     (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
-    loop_bound: usize,
+    (loop_bound, engine): (usize, Backend),
     (dot, minimise): (&Option<PathBuf>, &Option<PathBuf>),
     screen: bool,
 ) -> ExitCode {
@@ -171,13 +171,14 @@ fn refine(
                 continue;
             }
         };
-        match mowgli_check::analyses::refine::refine_client(
+        match mowgli_check::analyses::refine::refine_client_on(
             &imp,
             &order,
             &f.display().to_string(),
             &text,
             loop_bound,
             screen,
+            engine,
         ) {
             Ok(r) if r.verdict == ClientVerdict::Skipped => skipped += 1,
             Ok(r) => {
@@ -231,8 +232,8 @@ fn refine(
                 }
                 if let (Some(dir), ClientVerdict::Fail) = (minimise, r.verdict) {
                     let file = f.display().to_string();
-                    match mowgli_check::analyses::refine::minimise::minimise_to(
-                        &imp, &order, &file, &text, loop_bound, dir,
+                    match mowgli_check::analyses::refine::minimise::minimise_to_on(
+                        &imp, &order, &file, &text, loop_bound, dir, engine,
                     ) {
                         Ok(w) => {
                             if !json {
@@ -313,7 +314,7 @@ fn refine_generated(
     args: &GenArgs,
     json: bool,
     (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
-    loop_bound: usize,
+    (loop_bound, engine): (usize, Backend),
     (dot, minimise): (&Option<PathBuf>, &Option<PathBuf>),
     screen: bool,
 ) -> ExitCode {
@@ -345,7 +346,7 @@ fn refine_generated(
     }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let time_limit = args.time_limit.map(std::time::Duration::from_secs_f64);
-    let opts = RunOptions { partition, first_fail: args.first_fail, loop_bound, jobs, time_limit, screen };
+    let opts = RunOptions { partition, first_fail: args.first_fail, loop_bound, jobs, time_limit, screen, engine };
 
     if args.list_clients {
         let g = match gen::Generator::new(&imp.implements, &order, &bounds) {
@@ -426,8 +427,9 @@ fn refine_generated(
     let mut minimised = Vec::new();
     if let Some(dir) = minimise {
         for f in &rep.failures {
-            match mowgli_check::analyses::refine::minimise::minimise_to(&imp, &order, &f.name, &f.text, loop_bound, dir)
-            {
+            match mowgli_check::analyses::refine::minimise::minimise_to_on(
+                &imp, &order, &f.name, &f.text, loop_bound, dir, engine,
+            ) {
                 Ok(w) => minimised.push(w),
                 Err(e) => write_errors.push(e.headline()),
             }

@@ -264,26 +264,8 @@ impl Setup {
 /// Candidates the vacuity search of a screened client may check (about a second).
 pub const VACUITY_BUDGET: u64 = 100_000;
 
-/// The engine that searches the implementation's executions in [`refine_client`]
-/// (`mowgli refine --engine`): 0 explicit, 1 Z3 (each plain execution's witnesses
-/// found by Z3 over the libraries' predicates as data, every model confirmed by
-/// the explicit checks; the specification's outcomes, the oracle, stay explicit).
-/// Process-wide, so that every worker of a generated-client run uses it.
-static IMPL_ENGINE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
-
-/// Sets the engine of [`refine_client`] for the implementation's executions.
-pub fn set_impl_engine(b: explicit::Backend) {
-    IMPL_ENGINE.store(u8::from(b == explicit::Backend::Z3), std::sync::atomic::Ordering::Relaxed);
-}
-
-fn impl_engine() -> explicit::Backend {
-    match IMPL_ENGINE.load(std::sync::atomic::Ordering::Relaxed) {
-        1 => explicit::Backend::Z3,
-        _ => explicit::Backend::Explicit,
-    }
-}
-
-/// Checks one client given as litmus text.
+/// Checks one client given as litmus text, the implementation's executions found by
+/// the explicit engine ([`refine_client_on`] for another engine).
 pub fn refine_client(
     imp: &Implementation,
     order: &StampOrder,
@@ -291,6 +273,23 @@ pub fn refine_client(
     text: &str,
     loop_bound: usize,
     screen: bool,
+) -> Result<ClientReport, InputError> {
+    refine_client_on(imp, order, file, text, loop_bound, screen, explicit::Backend::Explicit)
+}
+
+/// Checks one client given as litmus text; `engine` searches the implementation's
+/// executions (`mowgli refine --engine`): the explicit engine, or Z3 (each plain
+/// execution's witnesses found by Z3 over the libraries' predicates as data, every
+/// model confirmed by the explicit checks). The specification's outcomes, the
+/// oracle, stay explicit.
+pub fn refine_client_on(
+    imp: &Implementation,
+    order: &StampOrder,
+    file: &str,
+    text: &str,
+    loop_bound: usize,
+    screen: bool,
+    engine: explicit::Backend,
 ) -> Result<ClientReport, InputError> {
     let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
     let setup = match prepare(imp, order, file, text)? {
@@ -302,7 +301,7 @@ pub fn refine_client(
     // the compared outcome: the registers, and the final values of the client's own
     // locations its `expect` conditions name (rejected for the implemented library's)
     let mut prob = setup.impl_problem(to, loop_bound).map_err(|m| ie(1, 1, m))?;
-    prob.backend = impl_engine();
+    prob.backend = engine;
     let observed = observed_locations(imp, &setup, &prob).map_err(|e| e.in_file(file, text))?;
     let observe = !observed.is_empty();
     let key = |o: &explicit::Outcome| -> Observed {

@@ -141,6 +141,7 @@ pub fn run_check(check: &Check, order: &StampOrder, loop_bound: usize, first_fai
                 jobs: 1,
                 time_limit: None,
                 screen: true,
+                engine: crate::engines::explicit::Backend::Explicit,
             };
             match gen::run(&imp, order, &check.bounds, &opts, &|_| {}) {
                 Ok(rep) => {

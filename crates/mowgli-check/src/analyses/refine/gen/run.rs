@@ -42,6 +42,9 @@ pub struct RunOptions {
     /// specification forbids ([`crate::engines::explicit::run_outside`]); the verdicts are the
     /// same, but vacuity is then detected only on clients where nothing was screened.
     pub screen: bool,
+    /// The engine that searches each client's implementation executions
+    /// ([`refine_client_on`]).
+    pub engine: crate::engines::explicit::Backend,
 }
 
 /// Per size class.
@@ -145,7 +148,7 @@ pub(crate) fn failing_text(text: &str, imp: &Implementation, r: &ClientReport) -
 type Checked = (usize, Result<ClientReport, String>, String, f64);
 
 /// Generates the clients of the implemented library up to `bounds` and checks each
-/// (of the partition) with [`refine_client`], smallest first.
+/// (of the partition) with [`refine_client_on`], smallest first.
 pub fn run(
     imp: &Implementation,
     order: &StampOrder,
@@ -216,7 +219,7 @@ pub fn run(
                     let name = client_name(&g.lib, base + i);
                     let text = g.render(&class, i, &name);
                     let t0 = std::time::Instant::now();
-                    let r = refine_client(imp, order, &name, &text, opts.loop_bound, opts.screen)
+                    let r = refine_client_on(imp, order, &name, &text, opts.loop_bound, opts.screen, opts.engine)
                         .map_err(|e| e.to_string());
                     let ms = t0.elapsed().as_secs_f64() * 1000.0;
                     let failed = matches!(&r, Ok(r) if r.verdict == ClientVerdict::Fail);

@@ -40,8 +40,9 @@ use mowgli_core::StampOrder;
 use serde::Serialize;
 
 use super::Implementation;
-use super::{refine_client, ClientReport, ClientVerdict};
+use super::{refine_client_on, ClientReport, ClientVerdict};
 use crate::analyses::litmus::check_text;
+use crate::engines::explicit::Backend;
 use crate::lang::ast::{Rhs, Stmt};
 use crate::lang::print::{self, print};
 use crate::lang::syntax::{self, Cond, Expect, Lit, Litmus, Name, Pos};
@@ -111,8 +112,13 @@ pub enum Check {
 /// first forbidden outcome) and, when it fails, recomputes its expectation from the
 /// counterexample and confirms it under the specification (`mowgli litmus`).
 pub fn check(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound: usize) -> Check {
+    check_on(imp, order, t, loop_bound, Backend::Explicit)
+}
+
+/// [`check`] with `engine` searching the implementation's executions.
+pub fn check_on(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound: usize, engine: Backend) -> Check {
     let text = print(t);
-    let report = match refine_client(imp, order, &t.name, &text, loop_bound, true) {
+    let report = match refine_client_on(imp, order, &t.name, &text, loop_bound, true, engine) {
         Err(e) => return Check::Invalid(e.headline()),
         Ok(r) if r.verdict == ClientVerdict::Skipped => {
             return Check::Invalid(format!("not a client of `{}`", imp.implements))
@@ -147,7 +153,7 @@ pub fn check(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound: u
     let report = if cond_locations(&fixed) == cond_locations(t) {
         report
     } else {
-        match refine_client(imp, order, &t.name, &fixed_text, loop_bound, true) {
+        match refine_client_on(imp, order, &t.name, &fixed_text, loop_bound, true, engine) {
             Ok(r) if r.verdict == ClientVerdict::Fail => r,
             Ok(_) => return Check::Unexpressible("with its outcome as the expectation it passes".into()),
             Err(e) => return Check::Unexpressible(e.headline()),
@@ -297,19 +303,31 @@ pub fn minimise(
     text: &str,
     loop_bound: usize,
 ) -> Result<Minimised, MinimiseError> {
+    minimise_on(imp, order, file, text, loop_bound, Backend::Explicit)
+}
+
+/// [`minimise`] with `engine` searching the implementation's executions.
+pub fn minimise_on(
+    imp: &Implementation,
+    order: &StampOrder,
+    file: &str,
+    text: &str,
+    loop_bound: usize,
+    engine: Backend,
+) -> Result<Minimised, MinimiseError> {
     let start = Instant::now();
     let ast = syntax::parse(text).map_err(|e| MinimiseError::Input(e.in_file(file, text)))?;
     let name = ast.name.clone();
     let before = size(&ast);
     // the original, as given (its own expectations decide the observed locations)
     let mut checks = 1;
-    let (mut cur, mut report) = match check(imp, order, &ast, loop_bound) {
+    let (mut cur, mut report) = match check_on(imp, order, &ast, loop_bound, engine) {
         Check::Fails { client, report } => (*client, *report),
         Check::Passes => return Err(MinimiseError::DoesNotFail(name)),
         Check::Unexpressible(why) => return Err(MinimiseError::Unexpressible(name, why)),
         Check::Invalid(msg) => {
             // the printed test is the parsed one: an error here is the input's
-            return match refine_client(imp, order, file, text, loop_bound, true) {
+            return match refine_client_on(imp, order, file, text, loop_bound, true, engine) {
                 Err(e) => Err(MinimiseError::Input(e)),
                 Ok(_) if msg.starts_with("not a client") => Err(MinimiseError::NotAClient(name)),
                 Ok(_) => Err(MinimiseError::Input(InputError::whole_file(file, msg))),
@@ -328,7 +346,7 @@ pub fn minimise(
                 continue;
             }
             checks += 1;
-            match check(imp, order, &c.client, loop_bound) {
+            match check_on(imp, order, &c.client, loop_bound, engine) {
                 Check::Fails { client, report: r } => {
                     reductions.push(c.what.clone());
                     cur = *client;
@@ -430,6 +448,19 @@ pub fn minimise_to(
     loop_bound: usize,
     dir: &Path,
 ) -> Result<Written, InputError> {
+    minimise_to_on(imp, order, file, text, loop_bound, dir, Backend::Explicit)
+}
+
+/// [`minimise_to`] with `engine` searching the implementation's executions.
+pub fn minimise_to_on(
+    imp: &Implementation,
+    order: &StampOrder,
+    file: &str,
+    text: &str,
+    loop_bound: usize,
+    dir: &Path,
+    engine: Backend,
+) -> Result<Written, InputError> {
     let mut w = Written {
         client: String::new(),
         file: file.to_string(),
@@ -441,7 +472,7 @@ pub fn minimise_to(
         millis: 0.0,
         note: None,
     };
-    match minimise(imp, order, file, text, loop_bound) {
+    match minimise_on(imp, order, file, text, loop_bound, engine) {
         Ok(m) => {
             let path = dir.join(format!("{}.litmus", m.client.name));
             std::fs::create_dir_all(dir)
