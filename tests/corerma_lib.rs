@@ -19,7 +19,7 @@ use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::pivot::{self, Program};
 use mowgli_libs::corerma::model::Rule;
 use mowgli_libs::orders::default_order;
-use mowgli_libs::registry::{self, Factory};
+use mowgli_libs::registry::{self, Factory, SpecFactory};
 use mowgli_spec::{parse_file, AxiomKind, Spec};
 
 fn root() -> PathBuf {

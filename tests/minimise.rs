@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use mowgli_check::analyses::litmus;
 use mowgli_check::lang::{print, syntax};
 use mowgli_libs::orders::default_order;
+use mowgli_libs::registry::SpecFactory;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -14,7 +15,7 @@ fn root() -> PathBuf {
 
 /// Every test the project ships: the papers' tests (and herd7's x86 tests, printed
 /// as tests of the Mowgli format), the refinement clients, the observed clients.
-/// The libraries that exist only as files (`specs/libs`, no Rust twin: `lock`),
+/// The libraries that exist only as files (`specs/libs`, not built in: `lock`),
 /// made known to the registry as `--lib` does, so that their clients run.
 fn install_file_libraries() {
     let spec = mowgli_spec::parse_file(&root().join("specs/libs/lock.lib")).expect("the library file");

@@ -1,11 +1,11 @@
 //! The Z3 engine with the library files of `specs/libs` (compiled to SMT from their
-//! relational form, `engines/z3/rel.rs`) against the explicit engine, with the
-//! file libraries and with their Rust twins: the same outcome sets on
+//! relational form, `engines/z3/rel.rs`; the only way Z3 runs these libraries)
+//! against the explicit engine, with the file libraries and with the independent
+//! oracle `tests/oracle` (the same libraries in Rust): the same outcome sets on
 //!
 //! - every test of `specs/litmus` and `specs/clients` that uses sv, rdmawait, msw,
-//!   bal or bal_all (the libraries the Z3 engine covers through `RelSpec` masks),
-//!   or rbl, rbl_weak, rbl_rfe (which it covers only as files: the Rust rbl has no
-//!   `RelSpec`; rbl_weak's `fb_hb` mentions hb), and no library Z3 declines;
+//!   bal, bal_all, rbl, rbl_weak or rbl_rfe (rbl_weak's `fb_hb` mentions hb), and
+//!   no library Z3 declines;
 //! - the generated programs of `tests/z3.rs`'s bounds (sv at 2 threads × 2 nodes ×
 //!   2 calls sampled, every 8th; msw and rdmawait at 2 × 2 × 1; bal at 2 × 2 × 2);
 //!
@@ -23,13 +23,15 @@ use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::refine::gen::{self, Bounds};
 use mowgli_check::engines::explicit::Backend;
 use mowgli_libs::orders::default_order;
-use mowgli_libs::registry::{self, Factory};
+use mowgli_libs::registry::{self, Factory, SpecFactory};
 
-/// The file libraries whose Rust twins the Z3 engine takes.
+mod oracle;
+
+/// The libraries the obligations below use.
 const Z3_LIBS: [&str; 5] = ["sv", "rdmawait", "msw", "bal", "bal_all"];
 
-/// Every library file with a Rust twin.
-const FILE_LIBS: [&str; 8] = ["sv", "rdmawait", "msw", "bal", "bal_all", "rbl", "rbl_weak", "rbl_rfe"];
+/// Every library file the oracle has.
+const FILE_LIBS: [&str; 8] = oracle::NAMES;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -55,6 +57,14 @@ fn outcomes(text: &str, files: &[&str], backend: Backend) -> Result<Outcomes, St
     })
 }
 
+/// The outcome set, explicit engine, with the oracle in place of the files.
+fn oracle_outcomes(text: &str) -> Result<Outcomes, String> {
+    let order = default_order();
+    registry::with_overrides(oracle::overrides(&FILE_LIBS), || {
+        litmus::outcomes_of_text_on(text, &order, true, Backend::Explicit).map_err(|e| e.render())
+    })
+}
+
 /// The libraries a litmus text names.
 fn libraries_of(text: &str) -> Vec<String> {
     text.lines()
@@ -63,7 +73,7 @@ fn libraries_of(text: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Z3 with the file libraries vs explicit with the Rust ones and with the files;
+/// Z3 with the file libraries vs explicit with the oracle and with the files;
 /// `None` when the Z3 engine declines the test (another library in it).
 fn agree(name: &str, text: &str, files: &[&str]) -> Option<usize> {
     let z3 = match outcomes(text, files, Backend::Z3) {
@@ -71,9 +81,9 @@ fn agree(name: &str, text: &str, files: &[&str]) -> Option<usize> {
         Err(e) if e.contains("no symbolic description") => return None,
         Err(e) => panic!("{name}: z3: {e}"),
     };
-    let rust = outcomes(text, &[], Backend::Explicit).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let rust = oracle_outcomes(text).unwrap_or_else(|e| panic!("{name}: {e}"));
     let file = outcomes(text, files, Backend::Explicit).unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert_eq!(rust, file, "{name}: explicit, file vs Rust libraries\n{text}");
+    assert_eq!(rust, file, "{name}: explicit, file vs oracle libraries\n{text}");
     assert_eq!(rust, z3, "{name}: Z3 with the files {files:?} vs explicit\n{text}");
     Some(z3.len())
 }
@@ -87,7 +97,7 @@ fn paper_tests_and_clients_agree_under_z3() {
         let text = std::fs::read_to_string(f).expect("readable");
         let libs = libraries_of(&text);
         let used: Vec<&str> = FILE_LIBS.iter().copied().filter(|t| libs.iter().any(|l| l == t)).collect();
-        // a library that exists only as a file (lock) has no Rust twin to compare with
+        // a library that exists only as a file (lock) has no oracle to compare with
         let file_only = libs
             .iter()
             .any(|l| !FILE_LIBS.contains(&l.as_str()) && root().join("specs/libs").join(format!("{l}.lib")).exists());
@@ -185,10 +195,10 @@ mod obligations_on_z3 {
     use mowgli_libs::orders::default_order;
     use mowgli_libs::registry;
 
-    use super::{overrides, root, Z3_LIBS};
+    use super::{oracle, overrides, root, FILE_LIBS, Z3_LIBS};
 
     fn report(imp: &str, b: &Bounds, backend: Backend, files: bool) -> Report {
-        let ov = if files { overrides(&Z3_LIBS) } else { vec![] };
+        let ov = if files { overrides(&Z3_LIBS) } else { oracle::overrides(&FILE_LIBS) };
         registry::with_overrides(ov, || {
             let order = default_order();
             let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
@@ -206,7 +216,7 @@ mod obligations_on_z3 {
     }
 
     /// Z3 with the file specifications (and used libraries) vs explicit with the
-    /// Rust ones: the same obligations refuted; where none is, Z3 discharged
+    /// oracle's: the same obligations refuted; where none is, Z3 discharged
     /// some plain executions.
     fn agree(imp: &str, b: &Bounds) -> Report {
         let e = report(imp, b, Backend::Explicit, false);

@@ -10,7 +10,7 @@ use std::time::Instant;
 use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::pivot::{self, Program};
 use mowgli_libs::orders::default_order;
-use mowgli_libs::registry::{self, Factory};
+use mowgli_libs::registry::{self, Factory, SpecFactory};
 
 fn annotate(text: &str, bits: usize) -> String {
     let mut k = 0;

@@ -3,49 +3,26 @@
 //!
 //! The explicit engine asks a [`crate::WitnessSearch`] to `check` partial
 //! assignments; a symbolic engine instead needs to know what the witness variables
-//! mean and which relations the predicate builds from them. [`RelSpec`] says it for
-//! the memory-like libraries: their witnesses are an rf/mo choice over cells (an
-//! [`RfMo`], with the same variables in the same order as the search), optionally
-//! followed by binary orientation choices (e.g. a NIC flush order), and their
-//! predicate is
+//! mean and which relations the predicate builds from them. [`RelSpec`] says it
+//! for a library stated in the relational algebra of `docs/spec-language.md` (a
+//! library file, `specs/libs/*.lib`): its memory is an rf/mo choice over cells (an
+//! [`RfMo`], with the same variables in the same order as the search), and
+//! everything else — its declared witnesses, derived relations, named axioms and
+//! so — is a relational expression over this plain execution's subevents
+//! ([`RelProgram`]), static parts already evaluated. The execution is consistent
+//! for the library iff every read reads a value its label allows, from a write of
+//! its cell or the initial value (the [`RfMo`] candidates and values), and every
+//! axiom holds; the library contributes the union of its so terms to the
+//! execution's so, whose union with ppo must be acyclic (Λ-consistency, LOCO
+//! Def. 3.6). Libraries whose predicate has another shape (the Rust RDMA^TSO and
+//! coreRMA) give no `RelSpec`, and a symbolic engine declines them.
 //!
-//! * every read reads a value its label allows, from a write of its cell or the
-//!   initial value (the [`RfMo`] candidates and values);
-//! * `rb ∩ forbid_rb = ∅`;
-//! * when [`RelSpec::ib`] is set: `ib = (ib.fixed ∪ (rf ∩ ib.rf) ∪ (rb ∩ ib.rb) ∪ orient)⁺`
-//!   is irreflexive;
-//! * and it contributes `so = so_fixed ∪ (rf ∩ so_rf) ∪ (rb ∩ so_rb) ∪ (mo ∩ so_mo)
-//!   ∪ orient (if so_orient) ∪ [ib.inst]; ib` to the execution's so, whose union with
-//!   ppo must be acyclic (Λ-consistency, LOCO Def. 3.6).
-//!
-//! A mask is a [`BitRel`] of the pairs kept. A library whose predicate is stated in
-//! the relational algebra of `docs/spec-language.md` (a file library) gives instead
-//! a [`RelProgram`] ([`RelSpec::program`]): its memory is the same `RfMo` (masks
-//! empty), and everything else — its declared witnesses, derived relations, named
-//! axioms and so — is a relational expression over this plain execution's
-//! subevents, static parts already evaluated. Libraries whose predicate has
-//! another shape give no `RelSpec`, and a symbolic engine declines them. Each library builds
-//! its `RelSpec` beside its `check`; the two engines agreeing on every test is what
-//! shows that the two descriptions say the same thing.
+//! (Before the library files became the source of truth, sv, rdmawait, msw and
+//! bal were Rust code with a second, hand-written description here as masks of
+//! rf / rb / mo pairs; the relational form replaced it at the same speed.)
 
 use crate::memory::RfMo;
 use crate::rel::BitRel;
-
-/// The part of a predicate that is an irreflexive transitive closure (LOCO App. F.2's
-/// ib), with the [`RelSpec::so`] edges it induces from instantaneous subevents.
-#[derive(Clone, Debug)]
-pub struct IbSpec {
-    /// Edges fixed by the plain execution (ippo, iso, polls-from …).
-    pub fixed: BitRel,
-    /// The rf edges that are ib edges.
-    pub rf: BitRel,
-    /// The rb edges that are ib edges.
-    pub rb: BitRel,
-    /// Whether the orientation edges are ib edges.
-    pub orient: bool,
-    /// Subevents whose ib successors are so successors.
-    pub inst: Vec<bool>,
-}
 
 /// See the module documentation.
 #[derive(Clone, Debug)]
@@ -54,19 +31,8 @@ pub struct RelSpec {
     pub possible: bool,
     /// The rf/mo space; its variables come first, in its own order.
     pub mem: RfMo,
-    /// Orientation variables after the rf/mo ones: value 0 is the edge `(a, b)`, value
-    /// 1 the edge `(b, a)`.
-    pub orient: Vec<(usize, usize)>,
-    pub so_fixed: BitRel,
-    pub so_rf: BitRel,
-    pub so_rb: BitRel,
-    pub so_mo: BitRel,
-    pub so_orient: bool,
-    pub forbid_rb: BitRel,
-    pub ib: Option<IbSpec>,
-    /// The rest of the predicate as relational expressions (a file library); the
-    /// masks above are then empty.
-    pub program: Option<RelProgram>,
+    /// The rest of the predicate as relational expressions.
+    pub program: RelProgram,
 }
 
 /// A relational expression over the subevents of one plain execution, its static
@@ -140,28 +106,4 @@ pub struct RelProgram {
     pub hb_axioms: Vec<(String, SymAxiomKind, RelExpr)>,
     /// The union terms of so.
     pub so: Vec<RelExpr>,
-}
-
-impl RelSpec {
-    /// A predicate with no variables: `possible`, and `so` as given.
-    pub fn fixed(n: usize, possible: bool, so: BitRel) -> RelSpec {
-        RelSpec {
-            possible,
-            mem: RfMo::new(n, vec![], vec![], vec![]),
-            orient: vec![],
-            so_fixed: so,
-            so_rf: BitRel::new(n),
-            so_rb: BitRel::new(n),
-            so_mo: BitRel::new(n),
-            so_orient: false,
-            forbid_rb: BitRel::new(n),
-            ib: None,
-            program: None,
-        }
-    }
-
-    /// The full relation on `n` subevents (a mask keeping every pair).
-    pub fn all(n: usize) -> BitRel {
-        BitRel::from_fn(n, |_, _| true)
-    }
 }

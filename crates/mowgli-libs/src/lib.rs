@@ -3,22 +3,18 @@
 //! Library specifications for Mowgli: RDMA^TSO ([`rdmatso`], "Semantics of RDMA"
 //! Def. 4.2-4.4, with and without the PCIe guarantee; [`rdmatsof1`], the same model
 //! as LOCO Def. F.1 formulates it; both with the LOCO App. F.1 methods of
-//! [`tsoext`]), RDMA^WAIT ([`rdmawait`], LOCO
-//! Def. F.2) and shared variables ([`sv`], LOCO Def. 3.8), plus the shipped stamp
-//! orders ([`orders`]), the barrier library ([`bal`], LOCO Def. 4.1 and §4.3) and a
-//! registry of libraries by name ([`registry`]); coreRMA ([`corerma`], Dan et al.,
-//! OOPSLA 2016) with each rule of its Fig. 4 switchable.
+//! [`tsoext`]), the shipped stamp orders ([`orders`]), coreRMA ([`corerma`], Dan et
+//! al., OOPSLA 2016) with each rule of its Fig. 4 switchable, and a registry of
+//! libraries by name ([`registry`]). RDMA^WAIT, shared variables, msw, the barrier
+//! and the ring-buffer libraries are files (`specs/libs/*.lib`, embedded in the
+//! binary by [`registry::FILES`], run by crate `mowgli-spec`).
 
-pub mod bal;
 pub mod corerma;
 pub mod orders;
-pub mod rbl;
 pub mod rdma;
 pub mod rdmatso;
 pub mod rdmatsof1;
-pub mod rdmawait;
 pub mod registry;
-pub mod sv;
 pub mod tsoext;
 
 use thiserror::Error;

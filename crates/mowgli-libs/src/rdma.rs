@@ -3,6 +3,7 @@
 //! write roles of subevents (𝒢.R and 𝒢.W).
 
 use mowgli_core::memory::{ReadSpec, ReadVal, RfMo, WriteSpec, WriteVal};
+use mowgli_core::model::LibId;
 use mowgli_core::BitRel;
 use mowgli_core::{Event, ExecGraph, NodeId, Stamp, StampTable, Value, World};
 
@@ -348,4 +349,21 @@ pub fn check_ib_so(mem: &RfMo, nfo: &BitRel, st: &StaticParts, so: &mut BitRel) 
     let inst = st.inst;
     so.union_with(&ib.restrict(|a| inst[a], |_| true));
     true
+}
+
+/// iso (App. F.2): inside a failed CAS aMF before aCR, inside a get aNRR before aNLW,
+/// inside a put aNLR before aNRW.
+pub fn iso(k: &Kinds, g: &ExecGraph, me: LibId) -> BitRel {
+    let mut r = BitRel::new(g.len());
+    for (ei, subs) in g.subs_of.iter().enumerate() {
+        if g.events[ei].lib != me || subs.len() != 2 {
+            continue;
+        }
+        let (a, b) = (subs[0], subs[1]);
+        let (ka, kb) = (g.subs[a].stamp.kind, g.subs[b].stamp.kind);
+        if (ka == k.mf && kb == k.cr) || (ka == k.nrr && kb == k.nlw) || (ka == k.nlr && kb == k.nrw) {
+            r.add(a, b);
+        }
+    }
+    r
 }

@@ -25,13 +25,13 @@
 //! - identifiers unique and a poll returns the identifier of the polled event, and
 //!   set soundness: [`crate::tsoext`].
 //!
-//! The derived relations are those of RDMA^WAIT (App. F.2, [`crate::rdmawait`]):
+//! The derived relations are those of RDMA^WAIT (App. F.2, `specs/libs/rdmawait.lib`):
 //! rf_i = [aCW]; (po ∩ rf); [aCR], rf_e = rf \ rf_i, rb_i = [aCR]; ((po ∪ po⁻¹) ∩ rb);
 //! [aCW], iso (a failed CAS aMF → aCR, a get aNRR_n → aNLW_n, a put aNLR_n → aNRW_n),
 //! Inst = SEvent \ (aCW ∪ aNLW ∪ aNRW) and
 //! ippo = ppo ∪ [aCW]; po; [aCR ∪ aWT] ∪ ⋃_n [aNRW_n ∪ aNLW_n]; po; [aRF_n]
 //! (the text export's "pfp ∪ …" read as "ppo ∪ …", see the note in
-//! [`crate::rdmawait`]; RDMA^TSO has no wait, pf is its own component of ib).
+//! `specs/libs/rdmawait.lib`; RDMA^TSO has no wait, pf is its own component of ib).
 //!
 //! RDMA^TSO "is closer to an independent language than a library": the predicate
 //! fixes so, and the engine's hb is exactly (ppo ∪ so)⁺ when this is the only
@@ -43,8 +43,7 @@ use mowgli_core::{
     WitnessSearch, World,
 };
 
-use crate::rdma::{self, Kinds};
-use crate::rdmawait::iso;
+use crate::rdma::{self, iso, Kinds};
 use crate::tsoext::{self, Extras};
 use crate::LibError;
 

@@ -3,20 +3,78 @@
 //! built-in of the same name or add a new name, for the whole process
 //! ([`install`], the CLI's `--lib FILE`) or for one call on the current thread
 //! ([`with_overrides`], tests).
+//!
+//! The built-ins come from two places. sv, rdmawait, msw, bal, bal_all, rbl,
+//! rbl_weak and rbl_rfe are their library files (`specs/libs/*.lib`, the source of
+//! truth, embedded in the binary: [`FILES`]), run by the evaluator of
+//! `mowgli-spec` (and compiled to SMT by the Z3 engine). RDMA^TSO (rdmatso,
+//! rdmatso_nopcie, rdmasc, rdmatso_f1) and coreRMA are Rust (`docs/spec-language.md`
+//! says what of them the language cannot say).
 
 use std::cell::RefCell;
-use std::sync::{Arc, RwLock};
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
 
 use mowgli_core::{Library, StampOrder};
+use mowgli_spec::{FileLibrary, Spec};
 
-use crate::bal::Bal;
 use crate::corerma::CoreRma;
-use crate::rbl::{Rbl, Variant};
 use crate::rdmatso::RdmaTso;
 use crate::rdmatsof1::RdmaTsoF1;
-use crate::rdmawait::RdmaWait;
-use crate::sv::Sv;
 use crate::LibError;
+
+/// The library files embedded in the binary, (file name, text): the built-in
+/// libraries whose source of truth is their file, and the files they include.
+pub const FILES: &[(&str, &str)] = &[
+    ("sv.lib", include_str!("../../../specs/libs/sv.lib")),
+    ("rdmawait.lib", include_str!("../../../specs/libs/rdmawait.lib")),
+    ("msw.lib", include_str!("../../../specs/libs/msw.lib")),
+    ("rdmawait-core.inc", include_str!("../../../specs/libs/rdmawait-core.inc")),
+    ("bal.lib", include_str!("../../../specs/libs/bal.lib")),
+    ("bal_all.lib", include_str!("../../../specs/libs/bal_all.lib")),
+    ("rbl.lib", include_str!("../../../specs/libs/rbl.lib")),
+    ("rbl_weak.lib", include_str!("../../../specs/libs/rbl_weak.lib")),
+    ("rbl_rfe.lib", include_str!("../../../specs/libs/rbl_rfe.lib")),
+    ("rbl-core.inc", include_str!("../../../specs/libs/rbl-core.inc")),
+];
+
+/// The built-in libraries that are files ([`FILES`]).
+pub const FILE_BUILTINS: [&str; 8] = ["sv", "rdmawait", "msw", "bal", "bal_all", "rbl", "rbl_weak", "rbl_rfe"];
+
+/// The parsed built-in library file `name` (parsed once per process).
+pub fn builtin_spec(name: &str) -> Option<&'static Spec> {
+    static SPECS: OnceLock<HashMap<&'static str, Spec>> = OnceLock::new();
+    let specs = SPECS.get_or_init(|| {
+        FILE_BUILTINS
+            .iter()
+            .map(|&n| {
+                let file = format!("{n}.lib");
+                let text = FILES.iter().find(|(f, _)| *f == file).map_or("", |(_, t)| *t);
+                // the embedded files are tested to parse (tests/spec_libs.rs); a
+                // failure here is a build of a broken file, not bad user input
+                let spec = mowgli_spec::parse_embedded(&format!("specs/libs/{file}"), text, FILES)
+                    .unwrap_or_else(|d| panic!("built-in library file does not parse:\n{}", d.render()));
+                (n, spec)
+            })
+            .collect()
+    });
+    specs.get(name)
+}
+
+/// A registry entry building the file library `spec` (the CLI's `--lib FILE`).
+pub trait SpecFactory {
+    fn factory(&self) -> Factory;
+}
+
+impl SpecFactory for Spec {
+    fn factory(&self) -> Factory {
+        let spec = Arc::new(self.clone());
+        Arc::new(move |order: &StampOrder| {
+            let l = FileLibrary::new(spec.clone(), order).map_err(LibError::Other)?;
+            Ok(Box::new(l) as Box<dyn Library>)
+        })
+    }
+}
 
 /// Every library name of the litmus format, available or not.
 pub const KNOWN: &[&str] = &[
@@ -93,19 +151,15 @@ pub fn library(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibEr
 
 /// Builds the built-in library `name` (ignoring overrides).
 pub fn builtin(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibError> {
+    if let Some(spec) = builtin_spec(name) {
+        let l = FileLibrary::new(spec.clone(), order).map_err(LibError::Other)?;
+        return Ok(Box::new(l));
+    }
     Ok(match name {
         "rdmatso" => Box::new(RdmaTso::new(order, true)?),
         "rdmatso_nopcie" => Box::new(RdmaTso::new(order, false)?),
         "rdmasc" => Box::new(RdmaTso::sc(order)?),
         "rdmatso_f1" => Box::new(RdmaTsoF1::new(order)?),
-        "rdmawait" => Box::new(RdmaWait::new(order)?),
-        "sv" => Box::new(Sv::new(order)?),
-        "bal" => Box::new(Bal::new(order, false)?),
-        "bal_all" => Box::new(Bal::new(order, true)?),
-        "msw" => Box::new(RdmaWait::msw(order)?),
-        "rbl" => Box::new(Rbl::new(order, Variant::Def52)?),
-        "rbl_weak" => Box::new(Rbl::new(order, Variant::Weak)?),
-        "rbl_rfe" => Box::new(Rbl::new(order, Variant::Rfe)?),
         // coreRMA customised for VPI Verbs (coreRMA paper §7)
         "corerma_vpi" => Box::new(CoreRma::vpi(order)?),
         // coreRMA, stock or with rules of its Fig. 4 switched off (`corerma_noir`, `corerma_nor1`, …)

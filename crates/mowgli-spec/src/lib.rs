@@ -24,12 +24,15 @@
 pub mod eval;
 mod lex;
 mod parse;
+pub mod weaken;
 
 use std::path::Path;
 
 use mowgli_diag::Diagnostic;
 
 pub use eval::FileLibrary;
+pub use parse::Includes;
+pub use weaken::{Change, Weakening};
 
 /// A stamp kind the library uses (`stamps aCR aNRW_n …`): resolved by name in the
 /// stamp order's table `to` when the library is built.
@@ -551,27 +554,24 @@ impl Spec {
     pub fn library(&self, order: &mowgli_core::StampOrder) -> Result<FileLibrary, String> {
         FileLibrary::new(self.clone(), order)
     }
-
-    /// A registry override for this library (`mowgli_libs::registry`).
-    pub fn factory(&self) -> mowgli_libs::registry::Factory {
-        let spec = std::sync::Arc::new(self.clone());
-        std::sync::Arc::new(move |order: &mowgli_core::StampOrder| {
-            let l = FileLibrary::new(spec.clone(), order).map_err(mowgli_libs::LibError::Other)?;
-            Ok(Box::new(l) as Box<dyn mowgli_core::Library>)
-        })
-    }
 }
 
 /// Reads a library file (and the files it includes, relative to its folder).
 pub fn parse_file(path: &Path) -> Result<Spec, Diagnostic> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Diagnostic::whole_file(path.display().to_string(), format!("cannot read: {e}")))?;
-    parse::parse(&path.display().to_string(), &text, path.parent())
+    parse::parse(&path.display().to_string(), &text, path.parent().map_or(Includes::None, Includes::Dir))
 }
 
 /// Parses library text; `include` is resolved relative to `dir` (none: not allowed).
 pub fn parse_text(file: &str, text: &str, dir: Option<&Path>) -> Result<Spec, Diagnostic> {
-    parse::parse(file, text, dir)
+    parse::parse(file, text, dir.map_or(Includes::None, Includes::Dir))
+}
+
+/// Parses library text whose `include`s are found in `files`, a table of
+/// (file name, text) pairs (the libraries embedded in the binary).
+pub fn parse_embedded(file: &str, text: &str, files: &[(&str, &str)]) -> Result<Spec, Diagnostic> {
+    parse::parse(file, text, Includes::Embedded(files))
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Axiom sensitivity (`mowgli axioms LIB.lib`): `mowgli cells`'s idea for the
-//! named axioms of a library file. Each axiom is dropped in turn
-//! (`mowgli_spec::Spec::without_axiom`) and the library without it is compared
-//! with the library as written: on a corpus (`explore::compare`), on generated
+//! named axioms of a library file. Each axiom is dropped or weakened in turn
+//! (`mowgli_spec::Spec::weakenings`: drop it; `acyclic` → `irreflexive`; drop one
+//! term of the union it is over; and drop one term of so) and the weaker library
+//! is compared with the library as written: on a corpus (`explore::compare`), on generated
 //! programs, smallest first (`explore::search`: the smallest distinguishing
 //! tests), and on implementation checks (refinement on generated clients and the
 //! local-soundness obligations at small bounds), listing the implementations
@@ -12,7 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use mowgli_core::StampOrder;
-use mowgli_libs::registry;
+use mowgli_libs::registry::{self, SpecFactory};
+use mowgli_spec::Change;
 use serde::Serialize;
 
 use crate::analyses::explore::{self, Comparison, Model, SearchOptions, SearchReport};
@@ -27,15 +29,24 @@ pub struct Options {
     /// Implementation checks (implementing or using the library).
     pub checks: Vec<Check>,
     pub loop_bound: usize,
+    /// Only drop axioms (no other weakening).
+    pub drops_only: bool,
 }
 
-/// The library without one axiom, compared with the library.
+/// The library with one axiom dropped or weakened (or one so term dropped),
+/// compared with the library.
 #[derive(Clone, Debug, Serialize)]
 pub struct AxiomFinding {
+    /// The axiom's name (`so` for a term of so).
     pub axiom: String,
-    /// Where it is stated (`file:line`).
+    /// `drop`, `irreflexive`, `drop union term`, `drop so term`.
+    pub change: String,
+    /// What the weakening does (`so without the term \`rb\``).
+    pub description: String,
+    /// Where it is stated (`file:line`; empty for so).
     pub at: String,
-    /// The variant's name (`NAME_without_AXIOM`).
+    /// The variant's name (`NAME_without_AXIOM`, `NAME_AXIOM_irreflexive`,
+    /// `NAME_AXIOM_minus_I`, `NAME_so_minus_I`).
     pub variant: String,
     pub corpus: Option<Comparison>,
     pub search: Option<SearchReport>,
@@ -78,10 +89,10 @@ pub struct AxiomReport {
     pub millis: f64,
 }
 
-/// Drops each named axiom of the library file `file` in turn. The file's library
-/// is installed under its name for the run (it replaces a built-in of that name);
-/// each variant as `NAME_without_AXIOM`, and, while the implementation checks run,
-/// under the library's own name.
+/// Drops or weakens each named axiom of the library file `file` in turn (and each
+/// so term). The file's library is installed under its name for the run (it
+/// replaces a built-in of that name); each variant under its own name, and, while
+/// the implementation checks run, under the library's own name.
 pub fn run(file: &Path, order: &StampOrder, opts: &Options, progress: &dyn Fn(&str)) -> Result<AxiomReport, String> {
     let start = Instant::now();
     let spec = mowgli_spec::parse_file(file).map_err(|d| d.to_string())?;
@@ -92,11 +103,14 @@ pub fn run(file: &Path, order: &StampOrder, opts: &Options, progress: &dyn Fn(&s
         || -> Vec<CheckResult> { opts.checks.iter().map(|c| run_check(c, order, opts.loop_bound, true)).collect() };
     let base_checks = run_checks();
     let mut axioms = Vec::new();
-    for ax in &spec.axioms {
+    for w in spec.weakenings() {
+        if opts.drops_only && w.change != Change::DropAxiom {
+            continue;
+        }
         let t = Instant::now();
-        progress(&ax.name);
-        let Some(without) = spec.without_axiom(&ax.name) else { continue };
-        let vname = format!("{name}_without_{}", ax.name);
+        progress(&w.description);
+        let without = w.spec;
+        let vname = format!("{name}_{}", w.tag);
         registry::install(&vname, without.factory());
         let variant = Model::Library(vname.clone());
         let corpus = if opts.corpus.is_empty() {
@@ -118,9 +132,18 @@ pub fn run(file: &Path, order: &StampOrder, opts: &Options, progress: &dyn Fn(&s
             .zip(variant_checks)
             .map(|(b, v)| CheckComparison { check: b.check.clone(), base: b.clone(), variant: v })
             .collect();
+        let at = w.axiom.as_ref().and_then(|a| spec.axioms.iter().find(|x| &x.name == a)).map(|a| a.at.clone());
         axioms.push(AxiomFinding {
-            axiom: ax.name.clone(),
-            at: ax.at.clone(),
+            axiom: w.axiom.clone().unwrap_or_else(|| "so".into()),
+            change: match w.change {
+                Change::DropAxiom => "drop",
+                Change::Irreflexive => "irreflexive",
+                Change::DropUnionTerm(..) => "drop union term",
+                Change::DropSoTerm(..) => "drop so term",
+            }
+            .into(),
+            description: w.description.clone(),
+            at: at.unwrap_or_default(),
             variant: vname,
             corpus,
             search,

@@ -13,6 +13,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use mowgli_core::StampOrder;
+use mowgli_libs::registry::SpecFactory;
 use serde::Serialize;
 
 use crate::analyses::litmus;

@@ -1,5 +1,6 @@
-//! `mowgli axioms LIB.lib`: axiom sensitivity of a library file (drop each named
-//! axiom in turn; docs/sensitivity.md, "Axiom sensitivity").
+//! `mowgli axioms LIB.lib`: axiom sensitivity of a library file (drop or weaken
+//! each named axiom in turn, drop each so term; docs/sensitivity.md, "Axiom
+//! sensitivity").
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,6 +11,7 @@ use mowgli_check::analyses::refine::gen::{Bounds, Partition};
 use mowgli_check::analyses::sensitivity::{Check, CheckResult, Method};
 use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_libs::orders;
+use mowgli_libs::registry::SpecFactory;
 
 use super::common::{conclude, input_error, SuiteArgs};
 
@@ -24,6 +26,10 @@ pub struct Args {
     /// No search of generated programs.
     #[arg(long)]
     pub no_search: bool,
+    /// Only drop each axiom (no `acyclic` → `irreflexive`, no union or so terms
+    /// dropped).
+    #[arg(long)]
+    pub drops_only: bool,
     #[command(flatten)]
     pub bounds: SuiteArgs,
     /// Distinguishing generated programs kept per axiom (smallest first).
@@ -100,11 +106,11 @@ pub fn run(a: &Args) -> ExitCode {
         jobs,
         partition: Partition::ALL,
     });
-    let opts = Options { corpus: a.paths.clone(), search, checks, loop_bound: a.loop_bound };
+    let opts = Options { corpus: a.paths.clone(), search, checks, loop_bound: a.loop_bound, drops_only: a.drops_only };
     let json = a.json;
-    let progress = |ax: &str| {
+    let progress = |what: &str| {
         if !json {
-            eprintln!("without {ax} …");
+            eprintln!("{what} …");
         }
     };
     let rep = match axioms::run(&a.library, &order, &opts, &progress) {
@@ -112,7 +118,7 @@ pub fn run(a: &Args) -> ExitCode {
         Err(e) => return input_error(json, e),
     };
     let errors: Vec<String> = rep.axioms.iter().flat_map(|f| f.errors()).collect();
-    let told: Vec<&str> = rep.axioms.iter().filter(|f| f.told_apart() > 0).map(|f| f.axiom.as_str()).collect();
+    let told: Vec<&str> = rep.axioms.iter().filter(|f| f.told_apart() > 0).map(|f| f.variant.as_str()).collect();
     let covered = rep.axioms.iter().all(|f| f.covered());
     // as `mowgli explore`: a test or check telling the library and a variant apart
     // is a counterexample (to "the axiom changes nothing")
@@ -122,15 +128,15 @@ pub fn run(a: &Args) -> ExitCode {
         match verdict {
             Verdict::Error => format!("{} runs failed", errors.len()),
             Verdict::Counterexample => format!(
-                "{} of {} axioms of {} are observable: {}",
+                "{} of {} weakenings of {} are observable: {}",
                 told.len(),
                 rep.axioms.len(),
                 rep.library,
                 told.join(", ")
             ),
-            Verdict::Inconclusive => "no axiom changes anything, but a search stopped before its bounds".into(),
+            Verdict::Inconclusive => "no weakening changes anything, but a search stopped before its bounds".into(),
             Verdict::Verified => {
-                format!("no axiom of {} changes any test or check up to the bounds", rep.library)
+                format!("no weakening of {} changes any test or check up to the bounds", rep.library)
             }
         },
     );
@@ -143,16 +149,17 @@ pub fn run(a: &Args) -> ExitCode {
         (None, false) => "REFUTED".to_string(),
     };
     for f in &rep.axioms {
-        println!("== without {} ({}): {}", f.axiom, f.at, f.variant);
+        let at = if f.at.is_empty() { String::new() } else { format!(" ({})", f.at) };
+        println!("== {}{at}: {}", f.description, f.variant);
         if let Some(c) = &f.corpus {
             println!("  corpus: {} tests, {} differ, {} the same", c.tests, c.differences.len(), c.same);
             for d in &c.differences {
                 println!("    {} ({}): {} outcomes → {}", d.name, d.file, d.base_outcomes, d.variant_outcomes);
                 for o in &d.only_variant {
-                    println!("      only without {}: {o}", f.axiom);
+                    println!("      only weakened: {o}");
                 }
                 for o in &d.only_base {
-                    println!("      only with {}: {o}", f.axiom);
+                    println!("      only as written: {o}");
                 }
             }
         }
@@ -168,7 +175,7 @@ pub fn run(a: &Args) -> ExitCode {
             for d in &s.found {
                 println!("    {} ({} instructions)", d.name, d.size);
                 for o in &d.only_variant {
-                    println!("      only without {}: {o}", f.axiom);
+                    println!("      only weakened: {o}");
                 }
             }
             if let Some(d) = s.found.first() {
@@ -179,7 +186,7 @@ pub fn run(a: &Args) -> ExitCode {
             }
         }
         for c in &f.checks {
-            println!("  {:32} with: {:>14}  without: {:>14}", c.check, status(&c.base), status(&c.variant));
+            println!("  {:32} as written: {:>14}  weakened: {:>14}", c.check, status(&c.base), status(&c.variant));
             if c.broken() {
                 println!("    stops holding: {}", c.variant.failure.as_deref().unwrap_or(""));
             }
@@ -190,7 +197,7 @@ pub fn run(a: &Args) -> ExitCode {
         println!("error: {e}");
     }
     println!(
-        "summary: {} ({}): {} axioms, {} observable, {} checks per axiom; {:.1} ms",
+        "summary: {} ({}): {} weakenings, {} observable, {} checks per weakening; {:.1} ms",
         rep.library,
         rep.file,
         rep.axioms.len(),

@@ -8,6 +8,7 @@ use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_core::StampOrder;
 use mowgli_diag::Diagnostic;
 use mowgli_libs::orders;
+use mowgli_libs::registry::SpecFactory;
 
 pub fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, Diagnostic> {
     let order = orders::default_order();

@@ -7,7 +7,7 @@
 //! evaluates only the dynamic parts. On a partial witness, the monotone axioms and
 //! `so` terms ([`Expr::monotone`]) are evaluated (a violation is final, the so
 //! edges are in every completion's so: the engine prunes, as with the Rust
-//! libraries); the others once the witness is complete. Axioms that mention hb are
+//! libraries RDMA^TSO and coreRMA); the others once the witness is complete. Axioms that mention hb are
 //! checked in [`WitnessSearch::check_hb`] against the execution's hb.
 
 use std::collections::HashSet;

@@ -42,7 +42,18 @@ pub(super) const BASES: [(&str, Base); 9] = [
 pub(super) const FUNCS: [&str; 8] =
     ["same", "same_round", "participant", "writer", "balanced", "domain", "range", "val_eq"];
 
-pub fn parse(file: &str, text: &str, dir: Option<&Path>) -> Result<Spec, Diagnostic> {
+/// Where `include "F"` finds F.
+#[derive(Clone, Copy)]
+pub enum Includes<'a> {
+    /// Not allowed (text with no file behind it).
+    None,
+    /// Relative to this folder.
+    Dir(&'a Path),
+    /// In this table of (file name, text) pairs (libraries embedded in the binary).
+    Embedded(&'a [(&'a str, &'a str)]),
+}
+
+pub fn parse(file: &str, text: &str, dir: Includes<'_>) -> Result<Spec, Diagnostic> {
     let mut spec = Spec {
         name: String::new(),
         stamps: vec![],
@@ -64,7 +75,7 @@ pub fn parse(file: &str, text: &str, dir: Option<&Path>) -> Result<Spec, Diagnos
     Ok(spec)
 }
 
-fn parse_into(spec: &mut Spec, file: &str, text: &str, dir: Option<&Path>, depth: usize) -> Result<(), Diagnostic> {
+fn parse_into(spec: &mut Spec, file: &str, text: &str, dir: Includes<'_>, depth: usize) -> Result<(), Diagnostic> {
     let toks = lex(text).map_err(|d| d.in_file(file, text))?;
     let mut p = P { toks, i: 0, file, text, dir, spec, depth };
     while !p.at_eof() {
@@ -78,7 +89,7 @@ pub(super) struct P<'a> {
     i: usize,
     file: &'a str,
     text: &'a str,
-    dir: Option<&'a Path>,
+    dir: Includes<'a>,
     spec: &'a mut Spec,
     depth: usize,
 }
@@ -182,19 +193,32 @@ impl<'a> P<'a> {
                 let st = self.tok().clone();
                 let T::Str(f) = &st.t else { return self.expected("a file name in quotes") };
                 self.bump();
-                let Some(dir) = self.dir else {
-                    return self.err(st.pos, st.len, "`include` needs the library to be read from a file");
-                };
                 if self.depth > 8 {
                     return self.err(st.pos, st.len, "includes nested more than 8 deep (an include cycle?)");
                 }
-                let path = dir.join(f);
-                let text = match std::fs::read_to_string(&path) {
-                    Ok(t) => t,
-                    Err(e) => return self.err(st.pos, st.len, format!("cannot read `{}`: {e}", path.display())),
-                };
-                let name = path.display().to_string();
-                parse_into(self.spec, &name, &text, path.parent(), self.depth + 1)?;
+                match self.dir {
+                    Includes::None => {
+                        return self.err(st.pos, st.len, "`include` needs the library to be read from a file");
+                    }
+                    Includes::Dir(dir) => {
+                        let path = dir.join(f);
+                        let text = match std::fs::read_to_string(&path) {
+                            Ok(t) => t,
+                            Err(e) => {
+                                return self.err(st.pos, st.len, format!("cannot read `{}`: {e}", path.display()))
+                            }
+                        };
+                        let name = path.display().to_string();
+                        let inc = path.parent().map_or(Includes::None, Includes::Dir);
+                        parse_into(self.spec, &name, &text, inc, self.depth + 1)?;
+                    }
+                    Includes::Embedded(table) => {
+                        let Some(&(name, text)) = table.iter().find(|(n, _)| n == f) else {
+                            return self.err(st.pos, st.len, format!("no embedded file `{f}`"));
+                        };
+                        parse_into(self.spec, name, text, self.dir, self.depth + 1)?;
+                    }
+                }
             }
             "stamps" => {
                 self.bump();

@@ -7,18 +7,17 @@
 //!
 //! * an rf variable is an integer `rf_r ∈ [0, |candidates(r)|)`; an mo variable is
 //!   read off integer clocks `mo_w`, distinct within a cell (mo = the clock order);
-//!   an orientation variable (NIC flush order) is a Boolean;
 //! * values: each write has an integer `val_w` (values numbered), a known write is
 //!   its constant, a copying write (a put's remote write) equals what its read reads;
 //!   a read reads `ite(rf_r = i, value of candidate i, …)`, constrained by its label;
-//! * every relation the predicates mention (rf, mo, rb, orientation, so, ib) is a
-//!   Boolean per possible pair; rb(r, w) = r reads the initial value, or a write
-//!   whose clock is below w's;
-//! * irreflexivity of ib⁺ and acyclicity of ppo ∪ so by integer clocks (an edge
-//!   forces a smaller clock: a relation is acyclic iff such clocks exist);
-//! * so ⊇ [Inst]; ib⁺ through reachability Booleans `reach_a(v)`, forced by the ib
-//!   edges out of `a` and closed under ib; they occur only in constraints that
-//!   restrict, so a model may as well keep them least, which is ib⁺ exactly.
+//! * rf, mo and rb are a Boolean per possible pair; rb(r, w) = r reads the initial
+//!   value, or a write whose clock is below w's;
+//! * the rest of each library's predicate — its declared witnesses (orientations
+//!   are Booleans), derived relations, named axioms and so terms — is its
+//!   relational program ([`mowgli_core::symbolic::RelProgram`], from its library
+//!   file), compiled by [`rel`];
+//! * acyclicity of ppo ∪ so by integer clocks (an edge forces a smaller clock: a
+//!   relation is acyclic iff such clocks exist).
 //!
 //! The engine then enumerates models, blocking each one's values of the variables
 //! that matter (all of them when every execution is wanted). Every model is handed
@@ -184,7 +183,7 @@ impl Encoding {
                     ReadVal::Free => {}
                 }
             }
-            // rf, mo, rb, orientation
+            // rf, mo, rb
             let mut rf_rel = SymRel::default();
             let mut mo_rel = SymRel::default();
             let mut rb_rel = SymRel::default();
@@ -222,78 +221,6 @@ impl Encoding {
                     }
                 }
             }
-            let orient: Vec<Bool> = (0..spec.orient.len()).map(|k| Bool::new_const(format!("l{li}_or{k}"))).collect();
-            let mut or_rel = SymRel::default();
-            for (k, &(a, b)) in spec.orient.iter().enumerate() {
-                or_rel.add(a, b, orient[k].clone());
-                or_rel.add(b, a, orient[k].not());
-            }
-            for ((a, b), e) in rb_rel.edges() {
-                if spec.forbid_rb.contains(a, b) {
-                    solver.assert(e.not());
-                }
-            }
-            // this library's so
-            for (a, b) in spec.so_fixed.pairs() {
-                so.add(a, b, Bool::from_bool(true));
-            }
-            for (rel, mask) in [(&rf_rel, &spec.so_rf), (&rb_rel, &spec.so_rb), (&mo_rel, &spec.so_mo)] {
-                for ((a, b), e) in rel.edges() {
-                    if mask.contains(a, b) {
-                        so.add(a, b, e);
-                    }
-                }
-            }
-            if spec.so_orient {
-                for ((a, b), e) in or_rel.edges() {
-                    so.add(a, b, e);
-                }
-            }
-            // ib: irreflexive closure, and [Inst]; ib ⊆ so
-            if let Some(ib) = &spec.ib {
-                let mut ib_rel = SymRel::default();
-                // the fixed part through its covering pairs (same closure), unless it
-                // is cyclic already
-                let fixed_plus = ib.fixed.transitive_closure();
-                if !fixed_plus.is_irreflexive() {
-                    solver.assert(Bool::from_bool(false));
-                }
-                for (a, b) in fixed_plus.minus(&fixed_plus.compose(&fixed_plus)).pairs() {
-                    ib_rel.add(a, b, Bool::from_bool(true));
-                }
-                for (rel, mask) in [(&rf_rel, &ib.rf), (&rb_rel, &ib.rb)] {
-                    for ((a, b), e) in rel.edges() {
-                        if mask.contains(a, b) {
-                            ib_rel.add(a, b, e);
-                        }
-                    }
-                }
-                if ib.orient {
-                    for ((a, b), e) in or_rel.edges() {
-                        ib_rel.add(a, b, e);
-                    }
-                }
-                let edges: Vec<((usize, usize), Bool)> = ib_rel.edges().collect();
-                let ibc: Vec<Int> = (0..n).map(|s| Int::new_const(format!("l{li}_ib{s}"))).collect();
-                for ((a, b), e) in &edges {
-                    solver.assert(e.implies(ibc[*a].lt(&ibc[*b])));
-                }
-                for a in (0..n).filter(|&a| ib.inst[a]) {
-                    if !edges.iter().any(|((x, _), _)| *x == a) {
-                        continue;
-                    }
-                    let reach: Vec<Bool> = (0..n).map(|v| Bool::new_const(format!("l{li}_reach{a}_{v}"))).collect();
-                    for ((x, y), e) in &edges {
-                        if *x == a {
-                            solver.assert(e.implies(&reach[*y]));
-                        }
-                        solver.assert(Bool::and(&[reach[*x].clone(), e.clone()]).implies(&reach[*y]));
-                    }
-                    for (v, r) in reach.iter().enumerate() {
-                        so.add(a, v, r.clone());
-                    }
-                }
-            }
             // the search variables, in the search's order
             let mut vs: Vec<VarTerm> = rf.iter().cloned().map(VarTerm::Rf).collect();
             for &(c, j) in mem.mo_variables() {
@@ -305,10 +232,7 @@ impl Encoding {
                     .collect();
                 vs.push(if before.is_empty() { VarTerm::Fixed } else { VarTerm::Mo(Int::add(&before)) });
             }
-            vs.extend(orient.into_iter().map(VarTerm::Orient));
-            if let Some(prog) = &spec.program {
-                pending.extend(rel::encode(&solver, li, n, prog, [&rf_rel, &mo_rel, &rb_rel], &mut so, &mut vs));
-            }
+            pending.extend(rel::encode(&solver, li, n, &spec.program, [&rf_rel, &mo_rel, &rb_rel], &mut so, &mut vs));
             vars.push(vs);
         }
         // Λ-consistency: ppo ∪ so acyclic

@@ -63,15 +63,7 @@ impl FileSearch<'_> {
         Some(RelSpec {
             possible: self.static_ok,
             mem: self.mem.clone().unwrap_or_else(|| RfMo::new(n, vec![], vec![], vec![])),
-            orient: vec![],
-            so_fixed: BitRel::new(n),
-            so_rf: BitRel::new(n),
-            so_rb: BitRel::new(n),
-            so_mo: BitRel::new(n),
-            so_orient: false,
-            forbid_rb: BitRel::new(n),
-            ib: None,
-            program: Some(RelProgram { witnesses, lets, axioms, hb_axioms, so }),
+            program: RelProgram { witnesses, lets, axioms, hb_axioms, so },
         })
     }
 

@@ -15,8 +15,8 @@ use mowgli_core::{
     WitnessSearch, World,
 };
 
-use crate::rdma::Kinds;
-use crate::LibError;
+use mowgli_libs::rdma::Kinds;
+use mowgli_libs::LibError;
 
 pub struct Bal {
     all_nodes: bool,
@@ -154,9 +154,5 @@ impl WitnessSearch for BalSearch {
     fn finals(&self, _out: &mut Vec<FinalValue>) {}
     fn relations(&self) -> Vec<(String, BitRel)> {
         vec![("so".into(), self.so.clone())]
-    }
-    /// No witness: the plain execution decides consistency and so.
-    fn relspec(&self) -> Option<mowgli_core::symbolic::RelSpec> {
-        Some(mowgli_core::symbolic::RelSpec::fixed(self.so.size(), self.ok, self.so.clone()))
     }
 }

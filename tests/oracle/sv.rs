@@ -12,14 +12,13 @@
 
 use mowgli_core::memory::{ReadSpec, ReadVal, RfMo, WriteSpec, WriteVal};
 use mowgli_core::model::LibId;
-use mowgli_core::symbolic::RelSpec;
 use mowgli_core::{
     BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
     WitnessSearch, World,
 };
 
-use crate::rdma::Kinds;
-use crate::LibError;
+use mowgli_libs::rdma::Kinds;
+use mowgli_libs::LibError;
 
 pub const WRITE: usize = 0;
 pub const READ: usize = 1;
@@ -274,22 +273,5 @@ impl WitnessSearch for SvSearch<'_> {
     }
     fn relations(&self) -> Vec<(String, BitRel)> {
         vec![("rf".into(), self.mem.rf_rel()), ("mo".into(), self.mem.mo_rel()), ("rb".into(), self.mem.rb_rel())]
-    }
-    /// Def. 3.8 as data: rb ∩ ([aCR]; po⁻¹; [aCW]) = ∅, so = iso ∪ pf ∪ rf_e ∪ rb ∪ mo.
-    fn relspec(&self) -> Option<RelSpec> {
-        let n = self.g.len();
-        Some(RelSpec {
-            possible: true,
-            mem: self.mem.clone(),
-            orient: vec![],
-            so_fixed: self.so_static.clone(),
-            so_rf: RelSpec::all(n).minus(&self.cw_po_cr),
-            so_rb: RelSpec::all(n),
-            so_mo: RelSpec::all(n),
-            so_orient: false,
-            forbid_rb: self.cr_po_inv_cw.clone(),
-            ib: None,
-            program: None,
-        })
     }
 }

@@ -15,14 +15,13 @@
 //! value (the paper fixes it to 0; the litmus format allows `loc x @ n = v`).
 
 use mowgli_core::model::LibId;
-use mowgli_core::symbolic::{IbSpec, RelSpec};
 use mowgli_core::{
     BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
     WitnessSearch, World,
 };
 
-use crate::rdma::{self, Kinds};
-use crate::LibError;
+use mowgli_libs::rdma::{self, iso, Kinds};
+use mowgli_libs::LibError;
 
 pub struct RdmaWait {
     kinds: Kinds,
@@ -32,7 +31,7 @@ pub struct RdmaWait {
 }
 
 /// A method slot a library does not offer (names starting with `#` never resolve).
-pub(crate) fn hidden(name: &'static str) -> MethodSig {
+pub fn hidden(name: &'static str) -> MethodSig {
     MethodSig { name, params: vec![], returns: false }
 }
 
@@ -194,23 +193,6 @@ fn wait_sync(k: &Kinds, g: &ExecGraph, me: LibId, write_kind: u8, method: usize)
     .filter(|_, b| g.subs[b].stamp.kind == k.wt)
 }
 
-/// iso (App. F.2): inside a failed CAS aMF before aCR, inside a get aNRR before aNLW,
-/// inside a put aNLR before aNRW.
-pub(crate) fn iso(k: &Kinds, g: &ExecGraph, me: LibId) -> BitRel {
-    let mut r = BitRel::new(g.len());
-    for (ei, subs) in g.subs_of.iter().enumerate() {
-        if g.events[ei].lib != me || subs.len() != 2 {
-            continue;
-        }
-        let (a, b) = (subs[0], subs[1]);
-        let (ka, kb) = (g.subs[a].stamp.kind, g.subs[b].stamp.kind);
-        if (ka == k.mf && kb == k.cr) || (ka == k.nrr && kb == k.nlw) || (ka == k.nlr && kb == k.nrw) {
-            r.add(a, b);
-        }
-    }
-    r
-}
-
 impl<'a> WaitSearch<'a> {
     fn new(lib: &'a RdmaWait, g: &'a ExecGraph<'a>, me: LibId) -> Self {
         let k = lib.kinds;
@@ -314,28 +296,5 @@ impl WitnessSearch for WaitSearch<'_> {
             ("rb".into(), self.vars.mem.rb_rel()),
             ("nfo".into(), self.nfo()),
         ]
-    }
-    /// Def. F.2 as data (the same parts as [`rdma::check_ib_so`]).
-    fn relspec(&self) -> Option<RelSpec> {
-        let n = self.g.len();
-        Some(RelSpec {
-            possible: true,
-            mem: self.vars.mem.clone(),
-            orient: self.vars.nfo_pairs().to_vec(),
-            so_fixed: self.so_static.clone(),
-            so_rf: RelSpec::all(n).minus(&self.cw_po_cr),
-            so_rb: RelSpec::all(n),
-            so_mo: RelSpec::all(n),
-            so_orient: true,
-            forbid_rb: BitRel::new(n),
-            ib: Some(IbSpec {
-                fixed: self.ib_static.clone(),
-                rf: RelSpec::all(n),
-                rb: self.cr_po_cw.clone(),
-                orient: true,
-                inst: self.inst.clone(),
-            }),
-            program: None,
-        })
     }
 }

@@ -28,8 +28,8 @@ use mowgli_core::{
     WitnessSearch, World,
 };
 
-use crate::rdma::Kinds;
-use crate::LibError;
+use mowgli_libs::rdma::Kinds;
+use mowgli_libs::LibError;
 
 pub const SUBMIT: usize = 0;
 pub const RECEIVE: usize = 1;
