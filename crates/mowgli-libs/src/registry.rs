@@ -43,7 +43,13 @@ pub const FILE_BUILTINS: [&str; 8] = ["sv", "rdmawait", "msw", "bal", "bal_all",
 
 /// The parsed built-in library file `name` (parsed once per process).
 pub fn builtin_spec(name: &str) -> Option<&'static Spec> {
-    static SPECS: OnceLock<HashMap<&'static str, Spec>> = OnceLock::new();
+    builtin_arc(name).map(|a| a.as_ref())
+}
+
+/// The parsed built-in library file `name`, shared: each library built from it
+/// holds the one parse (a check builds its libraries once per client).
+fn builtin_arc(name: &str) -> Option<&'static Arc<Spec>> {
+    static SPECS: OnceLock<HashMap<&'static str, Arc<Spec>>> = OnceLock::new();
     let specs = SPECS.get_or_init(|| {
         FILE_BUILTINS
             .iter()
@@ -54,7 +60,7 @@ pub fn builtin_spec(name: &str) -> Option<&'static Spec> {
                 // failure here is a build of a broken file, not bad user input
                 let spec = mowgli_spec::parse_embedded(&format!("specs/libs/{file}"), text, FILES)
                     .unwrap_or_else(|d| panic!("built-in library file does not parse:\n{}", d.render()));
-                (n, spec)
+                (n, Arc::new(spec))
             })
             .collect()
     });
@@ -151,8 +157,8 @@ pub fn library(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibEr
 
 /// Builds the built-in library `name` (ignoring overrides).
 pub fn builtin(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibError> {
-    if let Some(spec) = builtin_spec(name) {
-        let l = FileLibrary::new(spec.clone(), order).map_err(LibError::Other)?;
+    if let Some(spec) = builtin_arc(name) {
+        let l = FileLibrary::new(Arc::clone(spec), order).map_err(LibError::Other)?;
         return Ok(Box::new(l));
     }
     Ok(match name {

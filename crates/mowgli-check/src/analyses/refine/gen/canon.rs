@@ -223,20 +223,6 @@ pub(super) fn canonical(c: &Client, bounds: &Bounds, used: &Used, pcache: &[Vec<
 }
 
 /// Decodes a canonical encoding (locations, objects and values numbered from 0/1).
-/// How small a client is, in the order the users expect counterexamples:
-/// threads, then calls of its longest thread, then nodes — read off a canonical
-/// encoding without decoding it.
-pub(super) fn smallness(key: &[u8]) -> (u8, u8, u8) {
-    let (k, t, nobj) = (key[0], key[1] as usize, key[4] as usize);
-    let (mut pos, mut longest) = (6, 0);
-    for _ in 0..t {
-        let len = u16::from_be_bytes([key[pos], key[pos + 1]]) as usize;
-        longest = longest.max(key[pos + 2 + 1 + nobj]);
-        pos += 2 + len;
-    }
-    (t as u8, longest, k)
-}
-
 pub(super) fn decode(key: &[u8], sigs: &[mowgli_core::MethodSig], osigs: &[mowgli_core::MethodSig]) -> Client {
     let (k, t, nl, nol, nobj, nrings) =
         (key[0], key[1] as usize, key[2] as usize, key[3] as usize, key[4] as usize, key[5] as usize);

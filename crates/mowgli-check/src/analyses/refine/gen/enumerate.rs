@@ -493,8 +493,36 @@ impl Generator {
     /// each worker reduces its clients into a set of its own, and the sets are merged.
     /// The result does not depend on `jobs`.
     pub fn class_par(&self, size: usize, jobs: usize) -> SizeClass {
-        let shapes: Vec<(Shape, Vec<Vec<Vec<Call>>>)> = self
+        self.reduce(size, self.shapes(size), jobs)
+    }
+
+    /// The parts of size class `size`, in the order `mowgli refine` checks them:
+    /// (threads, calls of the longest thread), smallest first. Renaming keeps both,
+    /// so each part is closed under symmetry and is generated on its own
+    /// ([`Generator::class_part`]).
+    pub fn parts(&self, size: usize) -> Vec<(usize, usize)> {
+        let mut parts: Vec<(usize, usize)> =
+            self.shapes(size).iter().map(|s| (s.lens.len(), s.lens.iter().copied().max().unwrap_or(0))).collect();
+        parts.sort_unstable();
+        parts.dedup();
+        parts
+    }
+
+    /// The clients of size class `size` with `part.0` threads whose longest thread
+    /// has `part.1` calls, in the order of their canonical encodings (fewest nodes
+    /// first: the encoding starts with them).
+    pub fn class_part(&self, size: usize, part: (usize, usize), jobs: usize) -> SizeClass {
+        let shapes = self
             .shapes(size)
+            .into_iter()
+            .filter(|s| (s.lens.len(), s.lens.iter().copied().max().unwrap_or(0)) == part)
+            .collect();
+        self.reduce(size, shapes, jobs)
+    }
+
+    /// The labelled clients of `shapes`, reduced to one per renaming class.
+    fn reduce(&self, size: usize, shapes: Vec<Shape>, jobs: usize) -> SizeClass {
+        let shapes: Vec<(Shape, Vec<Vec<Vec<Call>>>)> = shapes
             .into_iter()
             .map(|sh| {
                 let per_thread = self.per_thread(&sh);

@@ -61,9 +61,18 @@
 //! # Order
 //!
 //! Clients come in size classes (total calls), smallest first; within a class in the
-//! order of their canonical encodings. Renaming preserves size, so each class is
-//! generated, reduced and checked on its own: the first counterexample found is a
-//! smallest one, and a run that stops at it never generates the larger classes.
+//! order of their canonical encodings ([`Generator::class`]). Renaming preserves
+//! size, so each class is generated, reduced and checked on its own: the first
+//! counterexample found is a smallest one, and a run that stops at it never
+//! generates the larger classes.
+//!
+//! `mowgli refine` goes further: it splits each class into parts by threads, then
+//! calls of the longest thread ([`Generator::parts`], [`Generator::class_part`]),
+//! which renaming also preserves, and checks the parts in that order, each in the
+//! order of its canonical encodings (which start with the number of nodes: fewest
+//! nodes first). A part is generated only when its turn comes, so a counterexample
+//! among the one-thread clients of a class costs none of the class's larger parts.
+//! Its client names (`gen-LIB-INDEX`) number the clients in this check order.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -405,12 +414,6 @@ impl SizeClass {
     /// The canonical encoding of client `i`.
     pub fn key(&self, i: usize) -> &[u8] {
         &self.keys[i]
-    }
-
-    /// Client `i`'s threads, calls of its longest thread and nodes: within a size
-    /// class, clients are checked in this order (their indices stay canonical).
-    pub fn smallness(&self, i: usize) -> (u8, u8, u8) {
-        canon::smallness(&self.keys[i])
     }
 
     /// The position of the client with canonical encoding `key` (see

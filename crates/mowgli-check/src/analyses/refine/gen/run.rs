@@ -184,121 +184,150 @@ pub fn run(
         millis: 0.0,
         slowest: None,
     };
-    for size in 1..=g.max_size() {
-        let class = g.class(size);
-        let base = rep.distinct;
-        let mut mine: Vec<usize> = (0..class.distinct()).filter(|i| opts.partition.contains(base + i)).collect();
-        // fewest threads first, then the shortest longest thread, then fewest nodes, so
-        // that the first counterexample of a class is one of its smallest
-        mine.sort_by_key(|&i| (class.smallness(i), i));
-        progress(Progress::Class { size, distinct: class.distinct(), to_check: mine.len() });
-        let next = AtomicUsize::new(0);
-        let out_of_time = AtomicBool::new(false);
-        let stop = AtomicBool::new(false);
-        // the smallest failing position (in `mine`): positions after it are not started
-        let min_fail = AtomicUsize::new(usize::MAX);
-        let results: Mutex<Vec<Checked>> = Mutex::new(Vec::new());
-        if opts.time_limit.is_some_and(|t| start.elapsed() >= t) {
-            rep.complete = false;
-            rep.timed_out = true;
-            break;
-        }
-        let jobs = opts.jobs.max(1).min(mine.len().max(1));
-        std::thread::scope(|sc| {
-            for _ in 0..jobs {
-                sc.spawn(|| loop {
-                    let p = next.fetch_add(1, Ordering::SeqCst);
-                    if p >= mine.len() || (stop.load(Ordering::SeqCst) && p > min_fail.load(Ordering::SeqCst)) {
-                        break;
-                    }
-                    if opts.time_limit.is_some_and(|t| start.elapsed() >= t) {
-                        out_of_time.store(true, Ordering::SeqCst);
-                        break;
-                    }
-                    let i = mine[p];
-                    let name = client_name(&g.lib, base + i);
-                    let text = g.render(&class, i, &name);
-                    let t0 = std::time::Instant::now();
-                    let r = refine_client_on(imp, order, &name, &text, opts.loop_bound, opts.screen, opts.engine)
-                        .map_err(|e| e.to_string());
-                    let ms = t0.elapsed().as_secs_f64() * 1000.0;
-                    let failed = matches!(&r, Ok(r) if r.verdict == ClientVerdict::Fail);
-                    if failed && opts.first_fail {
-                        min_fail.fetch_min(p, Ordering::SeqCst);
-                        stop.store(true, Ordering::SeqCst);
-                    }
-                    progress(Progress::Checked { failed: failed.then(|| (name.clone(), size)) });
-                    results.lock().expect("results").push((p, r, text, ms));
-                });
+    'sizes: for size in 1..=g.max_size() {
+        let mut stat = ClassStat { size, ..Default::default() };
+        let parts = g.parts(size);
+        for (pi, &part) in parts.iter().enumerate() {
+            if opts.time_limit.is_some_and(|t| start.elapsed() >= t) {
+                rep.complete = false;
+                rep.timed_out = true;
+                if stat.distinct > 0 {
+                    rep.classes.push(stat);
+                }
+                break 'sizes;
             }
-        });
-        let mut results = results.into_inner().expect("results");
-        results.sort_by_key(|r| r.0);
-        let cut = min_fail.load(Ordering::SeqCst);
-        let mut stat = ClassStat { size, generated: class.generated, distinct: class.distinct(), ..Default::default() };
-        for (p, r, text, ms) in results {
-            if opts.first_fail && p > cut {
-                continue; // checked after the first failure by another worker: not reported
-            }
-            if rep.slowest.as_ref().is_none_or(|s| ms > s.1) {
-                rep.slowest = Some((client_name(&g.lib, base + mine[p]), ms));
-            }
-            stat.checked += 1;
-            match r {
-                Ok(r) => {
-                    if r.vacuous {
-                        rep.vacuous += 1;
-                    }
-                    if r.vacuity_unknown {
-                        rep.vacuity_unknown += 1;
-                    }
-                    if r.impl_stats.screened > 0 {
-                        rep.screened += 1;
-                        if r.impl_stats.searches == 0 {
-                            rep.screened_all += 1;
+            // a part of the class (threads, longest thread), generated when its turn
+            // comes: a run that stops at a counterexample never generates the rest
+            let class = g.class_part(size, part, opts.jobs);
+            let base = rep.distinct;
+            let mine: Vec<usize> = (0..class.distinct()).filter(|i| opts.partition.contains(base + i)).collect();
+            progress(Progress::Class { size, distinct: class.distinct(), to_check: mine.len() });
+            let out = check_part(imp, order, &g, &class, base, &mine, opts, &start, progress);
+            stat.generated += class.generated;
+            stat.distinct += class.distinct();
+            rep.generated += class.generated;
+            rep.distinct += class.distinct();
+            let all_checked = out.results.len() == mine.len();
+            for (p, r, text, ms) in out.results {
+                if opts.first_fail && p > out.cut {
+                    continue; // checked after the first failure by another worker: not reported
+                }
+                if rep.slowest.as_ref().is_none_or(|s| ms > s.1) {
+                    rep.slowest = Some((client_name(&g.lib, base + mine[p]), ms));
+                }
+                stat.checked += 1;
+                rep.checked += 1;
+                match r {
+                    Ok(r) => {
+                        rep.vacuous += usize::from(r.vacuous);
+                        rep.vacuity_unknown += usize::from(r.vacuity_unknown);
+                        if r.impl_stats.screened > 0 {
+                            rep.screened += 1;
+                            rep.screened_all += usize::from(r.impl_stats.searches == 0);
+                        }
+                        rep.bounded += usize::from(r.bounded);
+                        if r.verdict == ClientVerdict::Fail {
+                            stat.failed += 1;
+                            rep.failed += 1;
+                            rep.failures.push(GenFailure {
+                                index: base + mine[p],
+                                size,
+                                name: r.name.clone(),
+                                text: failing_text(&text, imp, &r),
+                                report: r,
+                            });
+                        } else {
+                            rep.ok += 1;
                         }
                     }
-                    if r.bounded {
-                        rep.bounded += 1;
-                    }
-                    if r.verdict == ClientVerdict::Fail {
-                        stat.failed += 1;
-                        rep.failures.push(GenFailure {
-                            index: base + mine[p],
-                            size,
-                            name: r.name.clone(),
-                            text: failing_text(&text, imp, &r),
-                            report: r,
-                        });
-                    } else {
-                        rep.ok += 1;
-                    }
-                }
-                Err(e) => {
-                    rep.errors += 1;
-                    if rep.first_error.is_none() {
-                        rep.first_error = Some(e);
-                        rep.first_error_index = Some(base + mine[p]);
+                    Err(e) => {
+                        rep.errors += 1;
+                        if rep.first_error.is_none() {
+                            rep.first_error = Some(e);
+                            rep.first_error_index = Some(base + mine[p]);
+                        }
                     }
                 }
             }
+            if out.out_of_time {
+                rep.complete = false;
+                rep.timed_out = true;
+                rep.classes.push(stat);
+                break 'sizes;
+            }
+            if opts.first_fail && rep.failed > 0 {
+                rep.complete = size == g.max_size() && pi + 1 == parts.len() && all_checked;
+                rep.classes.push(stat);
+                break 'sizes;
+            }
         }
-        rep.generated += class.generated;
-        rep.distinct += class.distinct();
-        rep.checked += stat.checked;
-        rep.failed += stat.failed;
-        let stat_all_checked = stat.checked == mine.len();
         rep.classes.push(stat);
-        if out_of_time.load(Ordering::SeqCst) {
-            rep.complete = false;
-            rep.timed_out = true;
-            break;
-        }
-        if opts.first_fail && rep.failed > 0 {
-            rep.complete = size == g.max_size() && stat_all_checked;
-            break;
-        }
     }
     rep.millis = start.elapsed().as_secs_f64() * 1000.0;
     Ok(rep)
+}
+
+/// What the workers of one part of a class found.
+struct PartOutcome {
+    /// By position in `mine`, sorted.
+    results: Vec<Checked>,
+    /// The smallest failing position (`usize::MAX`: none), with `--first-fail`.
+    cut: usize,
+    /// The time limit stopped the part before every client was started.
+    out_of_time: bool,
+}
+
+/// Checks the clients `mine` of `class` (its indices start at `base`) on
+/// `opts.jobs` workers, smallest first; with `--first-fail`, no client after the
+/// first failing one is started.
+#[allow(clippy::too_many_arguments)]
+fn check_part(
+    imp: &Implementation,
+    order: &StampOrder,
+    g: &Generator,
+    class: &SizeClass,
+    base: usize,
+    mine: &[usize],
+    opts: &RunOptions,
+    start: &Instant,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> PartOutcome {
+    let next = AtomicUsize::new(0);
+    let out_of_time = AtomicBool::new(false);
+    let stop = AtomicBool::new(false);
+    // the smallest failing position (in `mine`): positions after it are not started
+    let min_fail = AtomicUsize::new(usize::MAX);
+    let results: Mutex<Vec<Checked>> = Mutex::new(Vec::new());
+    let jobs = opts.jobs.max(1).min(mine.len().max(1));
+    std::thread::scope(|sc| {
+        for _ in 0..jobs {
+            sc.spawn(|| loop {
+                let p = next.fetch_add(1, Ordering::SeqCst);
+                if p >= mine.len() || (stop.load(Ordering::SeqCst) && p > min_fail.load(Ordering::SeqCst)) {
+                    break;
+                }
+                if opts.time_limit.is_some_and(|t| start.elapsed() >= t) {
+                    out_of_time.store(true, Ordering::SeqCst);
+                    break;
+                }
+                let i = mine[p];
+                let name = client_name(&g.lib, base + i);
+                let text = g.render(class, i, &name);
+                let t0 = std::time::Instant::now();
+                let r = refine_client_on(imp, order, &name, &text, opts.loop_bound, opts.screen, opts.engine)
+                    .map_err(|e| e.to_string());
+                let ms = t0.elapsed().as_secs_f64() * 1000.0;
+                let failed = matches!(&r, Ok(r) if r.verdict == ClientVerdict::Fail);
+                if failed && opts.first_fail {
+                    min_fail.fetch_min(p, Ordering::SeqCst);
+                    stop.store(true, Ordering::SeqCst);
+                }
+                progress(Progress::Checked { failed: failed.then(|| (name.clone(), class.size)) });
+                results.lock().expect("results").push((p, r, text, ms));
+            });
+        }
+    });
+    let mut results = results.into_inner().expect("results");
+    results.sort_by_key(|r| r.0);
+    PartOutcome { results, cut: min_fail.load(Ordering::SeqCst), out_of_time: out_of_time.load(Ordering::SeqCst) }
 }
