@@ -207,7 +207,8 @@ pub fn run(
             stat.distinct += class.distinct();
             rep.generated += class.generated;
             rep.distinct += class.distinct();
-            let all_checked = out.results.len() == mine.len();
+            let reported = out.results.iter().filter(|r| !opts.first_fail || r.0 <= out.cut).count();
+            let all_checked = reported == mine.len();
             for (p, r, text, ms) in out.results {
                 if opts.first_fail && p > out.cut {
                     continue; // checked after the first failure by another worker: not reported
