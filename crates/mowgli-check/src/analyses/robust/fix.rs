@@ -69,6 +69,22 @@ pub(super) struct Candidates {
     pub(super) cands: Vec<(usize, Insertion)>,
     /// The node of each declared location.
     loc_node: BTreeMap<String, i64>,
+    /// Per candidate, what it does to the NIC operations its thread has not polled
+    /// yet towards a node (see [`Candidates::plan`]).
+    effect: Vec<Effect>,
+}
+
+/// What a candidate does to the count of a thread's unpolled NIC operations towards
+/// a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Effect {
+    /// Nothing (rfence, mfence).
+    None,
+    /// `Poll(n)`: one less.
+    Poll(i64),
+    /// A `GP` block towards n: a get, then polls up to it (all of them). `pending` is
+    /// the count just before it in the original program.
+    Gp { n: i64, pending: usize },
 }
 
 impl Candidates {
@@ -81,6 +97,7 @@ impl Candidates {
         let node_of = |x: &str| ast.locs.iter().find(|d| d.name.text == x).and_then(|d| d.node);
         let src: Vec<&str> = text.lines().collect();
         let mut cands: Vec<(usize, Insertion)> = Vec::new();
+        let mut effect: Vec<Effect> = Vec::new();
         for (name, body) in &ast.bodies {
             let Some(lines) = call_lines(body) else { return Ok(None) };
             let Some(&(_, here)) = ast.threads.iter().find(|(n, _)| n.text == name.text) else { continue };
@@ -118,34 +135,76 @@ impl Candidates {
                 };
                 for &n in nodes.iter().filter(|&&n| n != here) {
                     cands.push(ins(format!("{indent}Rfence({n})"), 1, None));
+                    effect.push(Effect::None);
                     cands.push(ins(format!("{indent}Poll({n})"), 3, None));
+                    effect.push(Effect::Poll(n));
                     // Fig. 5 C1-C6 (GP): a get on the put's queue pair, polled; the get reads
                     // the put's destination (already accessed by this thread, so no
                     // location becomes public) into a fresh location of this node
+                    // (the polls written here are those of the block alone; with other
+                    // insertions before it, [`Candidates::plan`] counts them again)
                     if let Some(x) = put_dst.get(&n) {
-                        let polls = pending.get(&n).copied().unwrap_or(0) + 1;
+                        let pending = pending.get(&n).copied().unwrap_or(0);
                         let fresh = format!("gp_{}_{l}", name.text);
-                        let mut block = format!("{indent}Get({fresh}, {x})");
-                        for _ in 0..polls {
-                            block += &format!("\n{indent}Poll({n})");
-                        }
-                        cands.push(ins(block, 4 + 3 * polls as u32, Some(format!("loc {fresh} @ {here}"))));
+                        let block = gp_block(&format!("{indent}Get({fresh}, {x})"), n, pending + 1);
+                        cands.push(ins(block, gp_cost(pending + 1), Some(format!("loc {fresh} @ {here}"))));
+                        effect.push(Effect::Gp { n, pending });
                     }
                 }
                 if model == Model::Tso {
                     cands.push(ins(format!("{indent}Mfence()"), 2, None));
+                    effect.push(Effect::None);
                 }
             }
         }
         let last_loc = src.iter().rposition(|l| l.trim_start().starts_with("loc "));
         let loc_node = ast.locs.iter().filter_map(|d| Some((d.name.text.clone(), d.node?))).collect();
-        Ok(Some(Candidates { src: src.iter().map(|s| s.to_string()).collect(), last_loc, cands, loc_node }))
+        Ok(Some(Candidates { src: src.iter().map(|s| s.to_string()).collect(), last_loc, cands, loc_node, effect }))
+    }
+
+    /// The candidates of `set` (increasing indices, so in the order they are written)
+    /// as written together: each one's text and cost. A `GP` block polls up to its get,
+    /// counting the insertions before it in its thread: an inserted poll, or an earlier
+    /// block, leaves fewer operations to complete (an earlier block completes them
+    /// all). Alone, a block is as [`Candidates::of`] wrote it.
+    pub(super) fn plan(&self, set: &[usize]) -> Vec<(String, u32)> {
+        // per (thread, node): unpolled operations now less those of the original
+        let mut delta: BTreeMap<(&str, i64), i64> = BTreeMap::new();
+        set.iter()
+            .map(|&c| {
+                let (_, i) = &self.cands[c];
+                match self.effect[c] {
+                    Effect::None => (i.instr.clone(), i.cost),
+                    Effect::Poll(n) => {
+                        *delta.entry((&i.thread, n)).or_default() -= 1;
+                        (i.instr.clone(), i.cost)
+                    }
+                    Effect::Gp { n, pending } => {
+                        let d = delta.entry((&i.thread, n)).or_default();
+                        let polls = (pending as i64 + *d).max(0) as usize + 1;
+                        *d = -(pending as i64);
+                        let get = i.instr.lines().next().unwrap_or_default();
+                        (gp_block(get, n, polls), gp_cost(polls))
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The cost of the candidates of `set` written together ([`Candidates::plan`]).
+    fn cost(&self, set: &[usize]) -> u32 {
+        if set.iter().any(|&c| matches!(self.effect[c], Effect::Gp { .. })) {
+            self.plan(set).iter().map(|(_, c)| c).sum()
+        } else {
+            set.iter().map(|&c| self.cands[c].1.cost).sum()
+        }
     }
 
     /// The test with the insertions `set`, and per line of it (0-based) where it stands
     /// in the original: `2 l` for the original line `l`, `2 l + 1` for a line inserted
     /// after it.
     pub(super) fn render(&self, set: &[usize]) -> (String, Vec<usize>) {
+        let plan = self.plan(set);
         let mut out = String::new();
         let mut at = Vec::new();
         for (ln, line) in self.src.iter().enumerate() {
@@ -161,9 +220,9 @@ impl Candidates {
                     }
                 }
             }
-            for &c in set {
+            for (&c, (instr, _)) in set.iter().zip(&plan) {
                 if self.cands[c].0 == ln + 1 {
-                    for l in self.cands[c].1.instr.lines() {
+                    for l in instr.lines() {
                         out += l;
                         out.push('\n');
                         at.push(2 * (ln + 1) + 1);
@@ -177,9 +236,11 @@ impl Candidates {
     /// The insertions of `set` as reported (a block's lines joined by `; `).
     fn insertions(&self, set: &[usize]) -> Vec<Insertion> {
         set.iter()
-            .map(|&c| {
+            .zip(self.plan(set))
+            .map(|(&c, (instr, cost))| {
                 let mut i = self.cands[c].1.clone();
-                i.instr = i.instr.lines().map(str::trim).collect::<Vec<_>>().join("; ");
+                i.instr = instr.lines().map(str::trim).collect::<Vec<_>>().join("; ");
+                i.cost = cost;
                 i
             })
             .collect()
@@ -243,10 +304,25 @@ impl Candidates {
     }
 }
 
-/// The sets of `k` of `m` candidates, cheapest first (then by index), or `None`
-/// when there are more than `cap`.
-fn subsets_by_cost(cands: &[(usize, Insertion)], k: usize, cap: usize) -> Option<Vec<(u32, Vec<usize>)>> {
-    let m = cands.len();
+/// Fig. 5's `GP` block: the get, then `polls` polls towards `n`.
+fn gp_block(get: &str, n: i64, polls: usize) -> String {
+    let indent = &get[..get.len() - get.trim_start().len()];
+    let mut block = get.to_string();
+    for _ in 0..polls {
+        block += &format!("\n{indent}Poll({n})");
+    }
+    block
+}
+
+/// A `GP` block's cost: 4 for the get, 3 per poll.
+fn gp_cost(polls: usize) -> u32 {
+    4 + 3 * polls as u32
+}
+
+/// The sets of `k` of the candidates, cheapest first as written together
+/// ([`Candidates::cost`]; then by index), or `None` when there are more than `cap`.
+fn subsets_by_cost(c: &Candidates, k: usize, cap: usize) -> Option<Vec<(u32, Vec<usize>)>> {
+    let m = c.cands.len();
     let binom = (0..k).fold(1usize, |acc, i| acc.saturating_mul(m - i) / (i + 1));
     if binom > cap {
         return None;
@@ -254,7 +330,7 @@ fn subsets_by_cost(cands: &[(usize, Insertion)], k: usize, cap: usize) -> Option
     let mut subsets: Vec<(u32, Vec<usize>)> = Vec::with_capacity(binom);
     let mut idx: Vec<usize> = (0..k).collect();
     loop {
-        subsets.push((idx.iter().map(|&i| cands[i].1.cost).sum(), idx.clone()));
+        subsets.push((c.cost(&idx), idx.clone()));
         let Some(i) = (0..k).rev().find(|&i| idx[i] < m - k + i) else { break };
         idx[i] += 1;
         for j in i + 1..k {
@@ -412,7 +488,7 @@ pub fn fix_why(
         }
     }
     for k in 1..=c.cands.len() {
-        let Some(sets) = subsets_by_cost(&c.cands, k, FIX_SETS) else { break };
+        let Some(sets) = subsets_by_cost(&c, k, FIX_SETS) else { break };
         for (_, set) in sets {
             if !conflicts.iter().all(|h| set.iter().any(|&i| h[i])) || c.blocks(&set) {
                 continue;
@@ -555,7 +631,7 @@ pub fn fix_exhaustive(
     let Some(c) = Candidates::of(file, text, model)? else { return Ok(None) };
     let mut tried = 1;
     for k in 1..=c.cands.len() {
-        let Some(sets) = subsets_by_cost(&c.cands, k, FIX_BUDGET - tried) else { break };
+        let Some(sets) = subsets_by_cost(&c, k, FIX_BUDGET - tried) else { break };
         if tried + sets.len() > FIX_BUDGET {
             break;
         }
