@@ -586,13 +586,18 @@ fn no_fix_reasons() {
             let g = if goal == "Exact" { robust::FixGoal::Exact } else { robust::FixGoal::Syntactic };
             let why = match robust::fix_why("<gen>", text, &order, m, g).expect("runs") {
                 Ok(_) => "fixed".to_string(),
-                Err(robust::NoFix::Unbreakable { spans, .. }) => {
-                    let one_line = spans.split(", ").all(|s| {
-                        s.split_once(' ').is_some_and(|(_, r)| r.split_once("..").is_some_and(|(a, b)| a == b))
-                    });
-                    format!("unbreakable ({})", if one_line { "one instruction per thread" } else { "spans several" })
-                }
-                Err(e) => format!("{e:?}").split([' ', '{']).next().unwrap_or_default().to_string(),
+                Err(e) => match robust::explain("<gen>", text, &order, m, g, e).expect("runs") {
+                    robust::NoFixReason::PollInTheWay { fix, moved } => {
+                        let again = robust::check_text("<fixed>", &fix.text, &order, Some(m)).expect("runs");
+                        assert!(again.executions > 0 && (g == robust::FixGoal::Syntactic || again.robust));
+                        assert!(g == robust::FixGoal::Exact || again.syntactic.sufficient());
+                        format!("poll in the way, {} moved + {} inserted", moved.len(), fix.insertions.len())
+                    }
+                    robust::NoFixReason::Search(e) => {
+                        println!("unexplained {goal} {model} {e:?}:\n{text}");
+                        format!("{e:?}").split([' ', '{']).next().unwrap_or_default().to_string()
+                    }
+                },
             };
             format!("{goal} {model} {why}")
         })

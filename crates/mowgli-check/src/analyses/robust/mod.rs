@@ -36,6 +36,7 @@ use crate::lang::InputError;
 
 mod exact;
 mod fix;
+mod nofix;
 mod preexec;
 pub mod random;
 mod reference;
@@ -44,6 +45,7 @@ mod syntactic;
 
 pub use exact::*;
 pub use fix::*;
+pub use nofix::*;
 pub use preexec::*;
 pub use reference::*;
 pub use star::*;

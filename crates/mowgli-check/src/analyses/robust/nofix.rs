@@ -1,0 +1,168 @@
+//! Why `mowgli robust --fix` finds no fix made of insertions, and what works instead.
+//!
+//! [`fix_why`] inserts polls, rfences, mfences and Fig. 5's `GP` blocks; it never moves
+//! or removes an instruction of the program. When it ends without a fix, [`explain`]
+//! classifies the case:
+//!
+//! - [`NoFixReason::PollInTheWay`]: the program polls a queue pair itself. Every set of
+//!   insertions that breaks the counterexamples puts a poll towards that node before the
+//!   program's own `Poll(n)`, which is then left with nothing to complete, and the
+//!   thread blocks (a program with no execution is no fix). Moving the program's poll
+//!   up, plus insertions, is a fix; `explain` finds the smallest such one and checks it
+//!   like any fix (it is the fixed program of [`fix_why`] on the moved program).
+//! - [`NoFixReason::Search`]: none of the above; the search's own outcome stands
+//!   (budget, or every set checked).
+
+use serde::Serialize;
+
+use mowgli_core::StampOrder;
+
+use super::*;
+use crate::lang::{syntax, InputError};
+
+/// Why there is no insertion-only fix, with what works instead when that is known.
+#[derive(Clone, Debug, Serialize)]
+pub enum NoFixReason {
+    /// Moving the program's own polls up (`moved`, lines of the original program), then
+    /// inserting `fix.insertions` (lines of the moved program, `fix.text`), reaches the
+    /// goal (verified): the fewest moves and insertions, then the fewest insertions, the
+    /// cheapest, the shortest moves.
+    PollInTheWay { moved: Vec<PollMove>, fix: Fix },
+    /// Not classified further: the search's outcome.
+    Search(NoFix),
+}
+
+/// The program's own `Poll(node)` of `thread`, moved from `line` up to just after
+/// `after_line`.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct PollMove {
+    pub thread: String,
+    pub node: i64,
+    pub line: usize,
+    pub after_line: usize,
+}
+
+/// The program `text` with each line `line` (1-based) of `moves` moved to just after
+/// its `after_line` (`after_line < line`; different threads, so the moves do not cross).
+fn moved(text: &str, moves: &[(usize, usize)]) -> String {
+    let mut lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (2 * (i + 1), l)).collect();
+    for &(line, after) in moves {
+        if let Some(l) = lines.iter_mut().find(|(k, _)| *k == 2 * line) {
+            l.0 = 2 * after + 1;
+        }
+    }
+    lines.sort_by_key(|(k, _)| *k);
+    let mut out: String = lines.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n");
+    out.push('\n');
+    out
+}
+
+/// Most programs with moved polls [`explain`] tries.
+const MAX_MOVES: usize = 64;
+
+/// The polls of the program's straight-line threads, as (thread, line, node, the
+/// earlier call lines of the thread).
+fn own_polls(file: &str, text: &str) -> Result<Vec<(String, usize, i64, Vec<usize>)>, InputError> {
+    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+    let src: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (name, body) in &ast.bodies {
+        let Some(lines) = call_lines(body) else { continue };
+        for (k, &l) in lines.iter().enumerate() {
+            let Some((m, args)) = src.get(l.wrapping_sub(1)).and_then(|s| call_of(s)) else { continue };
+            if let ("Poll", [n]) = (m.as_str(), args.as_slice()) {
+                if let (Ok(n), true) = (n.parse::<i64>(), k > 0) {
+                    out.push((name.text.clone(), l, n, lines[..k].to_vec()));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Why [`fix_why`] found no fix (`search`) of `text` for `goal` under `model`, and what
+/// works instead: the smallest verified fix that moves one of the program's polls up
+/// (fewest insertions, then cost, then the shortest move), if there is one.
+pub fn explain(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    model: Model,
+    goal: FixGoal,
+    search: NoFix,
+) -> Result<NoFixReason, InputError> {
+    if matches!(search, NoFix::ControlFlow | NoFix::NoExecution) {
+        return Ok(NoFixReason::Search(search));
+    }
+    let polls = own_polls(file, text)?;
+    // every choice of where each poll goes (its own line, or after an earlier call of
+    // its thread), nearest first; the first choice moves nothing
+    let mut choices: Vec<Vec<(usize, usize)>> = vec![vec![]];
+    for (_, line, _, earlier) in &polls {
+        let mut next = Vec::new();
+        for c in &choices {
+            next.push(c.clone());
+            for &after in earlier.iter().rev() {
+                let mut c = c.clone();
+                c.push((*line, after));
+                next.push(c);
+            }
+        }
+        choices = next;
+        choices.truncate(MAX_MOVES + 1);
+    }
+    let mut best: Option<((usize, usize, u32, usize), NoFixReason)> = None;
+    for moves in choices.iter().skip(1) {
+        let t = moved(text, moves);
+        let Ok(f) = fix_why(file, &t, order, model, goal)? else { continue };
+        let dist: usize = moves.iter().map(|(l, a)| l - a).sum();
+        let key =
+            (moves.len() + f.insertions.len(), f.insertions.len(), f.insertions.iter().map(|i| i.cost).sum(), dist);
+        if best.as_ref().is_none_or(|(k, _)| key < *k) {
+            let moved = moves
+                .iter()
+                .map(|&(line, after_line)| {
+                    let (thread, _, node, _) = polls.iter().find(|p| p.1 == line).expect("a poll");
+                    PollMove { thread: thread.clone(), node: *node, line, after_line }
+                })
+                .collect();
+            best = Some((key, NoFixReason::PollInTheWay { moved, fix: f }));
+        }
+    }
+    Ok(best.map(|(_, r)| r).unwrap_or(NoFixReason::Search(search)))
+}
+
+/// The reason as one line of the report.
+pub fn render_no_fix(r: &NoFixReason, goal: FixGoal) -> String {
+    let what = match goal {
+        FixGoal::Syntactic => "LDRF ∧ fenced (Thm. 5)",
+        FixGoal::Exact => "robust (exact check)",
+    };
+    match r {
+        NoFixReason::PollInTheWay { moved, fix } => {
+            let ins = if fix.insertions.is_empty() {
+                "nothing".to_string()
+            } else {
+                fix.insertions
+                    .iter()
+                    .map(|i| format!("{} after {} line {}", i.instr, i.thread, i.after_line))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let own: Vec<String> =
+                moved.iter().map(|m| format!("{}'s own Poll({}) at line {}", m.thread, m.node, m.line)).collect();
+            let moves: Vec<String> = moved
+                .iter()
+                .map(|m| format!("{}'s Poll({}) up to after line {}", m.thread, m.node, m.after_line))
+                .collect();
+            format!(
+                "  fix for {what}: none by insertion: every set that breaks the counterexamples puts a poll before {}, \
+                 which then has nothing to complete (the thread blocks). Move {}, then insert {ins} (lines of the \
+                 moved program; verified)\n",
+                own.join(" and "),
+                moves.join(" and ")
+            )
+        }
+        NoFixReason::Search(s) => format!("  fix for {what}: none found ({s:?})\n"),
+    }
+}
