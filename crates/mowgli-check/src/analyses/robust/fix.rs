@@ -72,20 +72,26 @@ pub(super) struct Candidates {
     /// Per candidate, what it does to the NIC operations its thread has not polled
     /// yet towards a node (see [`Candidates::plan`]).
     effect: Vec<Effect>,
+    /// Per candidate (a poll or a `GP` block), the fewest unpolled operations towards
+    /// its node that a later poll of the program's own in its thread finds
+    /// (`usize::MAX`: none).
+    slack: Vec<usize>,
 }
 
 /// What a candidate does to the count of a thread's unpolled NIC operations towards
 /// a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Effect {
-    /// Nothing (rfence, mfence).
-    None,
+    /// `Rfence(n)`: none.
+    Rfence,
+    /// `Mfence()`: none.
+    Mfence,
     /// `Poll(n)`: one less.
-    Poll(i64),
-    /// A `GP` block towards n: a get, then polls up to it (all of them). `pending` is
-    /// the count just before it in the original program.
+    Poll { n: i64, pending: usize },
+    /// A `GP` block towards n: a get, then polls up to it (all of them).
     Gp { n: i64, pending: usize },
 }
+// (`pending`: the count just before the insertion in the original program)
 
 impl Candidates {
     /// Polls, rfences (under RDMA^TSO also mfences) and Fig. 5's `GP` blocks after
@@ -98,6 +104,8 @@ impl Candidates {
         let src: Vec<&str> = text.lines().collect();
         let mut cands: Vec<(usize, Insertion)> = Vec::new();
         let mut effect: Vec<Effect> = Vec::new();
+        // the program's own polls: (thread, node, line, unpolled operations before it)
+        let mut own_polls: Vec<(String, i64, usize, usize)> = Vec::new();
         for (name, body) in &ast.bodies {
             let Some(lines) = call_lines(body) else { return Ok(None) };
             let Some(&(_, here)) = ast.threads.iter().find(|(n, _)| n.text == name.text) else { continue };
@@ -120,7 +128,9 @@ impl Candidates {
                             }
                         }
                         ("Poll", [n, ..]) => {
-                            if let Some(c) = n.parse::<i64>().ok().and_then(|n| pending.get_mut(&n)) {
+                            if let Ok(n) = n.parse::<i64>() {
+                                let c = pending.entry(n).or_default();
+                                own_polls.push((name.text.clone(), n, l, *c));
                                 *c = c.saturating_sub(1);
                             }
                         }
@@ -134,10 +144,11 @@ impl Candidates {
                     (l, Insertion { thread: name.text.clone(), after_line: l, instr, cost, decl })
                 };
                 for &n in nodes.iter().filter(|&&n| n != here) {
+                    let pend = pending.get(&n).copied().unwrap_or(0);
                     cands.push(ins(format!("{indent}Rfence({n})"), 1, None));
-                    effect.push(Effect::None);
+                    effect.push(Effect::Rfence);
                     cands.push(ins(format!("{indent}Poll({n})"), 3, None));
-                    effect.push(Effect::Poll(n));
+                    effect.push(Effect::Poll { n, pending: pend });
                     // Fig. 5 C1-C6 (GP): a get on the put's queue pair, polled; the get reads
                     // the put's destination (already accessed by this thread, so no
                     // location becomes public) into a fresh location of this node
@@ -153,13 +164,35 @@ impl Candidates {
                 }
                 if model == Model::Tso {
                     cands.push(ins(format!("{indent}Mfence()"), 2, None));
-                    effect.push(Effect::None);
+                    effect.push(Effect::Mfence);
                 }
             }
         }
         let last_loc = src.iter().rposition(|l| l.trim_start().starts_with("loc "));
         let loc_node = ast.locs.iter().filter_map(|d| Some((d.name.text.clone(), d.node?))).collect();
-        Ok(Some(Candidates { src: src.iter().map(|s| s.to_string()).collect(), last_loc, cands, loc_node, effect }))
+        // per candidate, the fewest unpolled operations towards its node that a later
+        // poll of the program's own (in its thread) finds in the original program
+        let slack = cands
+            .iter()
+            .zip(&effect)
+            .map(|((l, i), e)| match e {
+                Effect::Poll { n, .. } | Effect::Gp { n, .. } => own_polls
+                    .iter()
+                    .filter(|(t, m, pl, _)| *t == i.thread && m == n && pl > l)
+                    .map(|p| p.3)
+                    .min()
+                    .unwrap_or(usize::MAX),
+                _ => usize::MAX,
+            })
+            .collect();
+        Ok(Some(Candidates {
+            src: src.iter().map(|s| s.to_string()).collect(),
+            last_loc,
+            cands,
+            loc_node,
+            effect,
+            slack,
+        }))
     }
 
     /// The candidates of `set` (increasing indices, so in the order they are written)
@@ -168,24 +201,42 @@ impl Candidates {
     /// block, leaves fewer operations to complete (an earlier block completes them
     /// all). Alone, a block is as [`Candidates::of`] wrote it.
     pub(super) fn plan(&self, set: &[usize]) -> Vec<(String, u32)> {
-        // per (thread, node): unpolled operations now less those of the original
-        let mut delta: BTreeMap<(&str, i64), i64> = BTreeMap::new();
         set.iter()
-            .map(|&c| {
+            .zip(self.gp_polls(set))
+            .map(|(&c, polls)| {
                 let (_, i) = &self.cands[c];
-                match self.effect[c] {
-                    Effect::None => (i.instr.clone(), i.cost),
-                    Effect::Poll(n) => {
-                        *delta.entry((&i.thread, n)).or_default() -= 1;
-                        (i.instr.clone(), i.cost)
-                    }
-                    Effect::Gp { n, pending } => {
-                        let d = delta.entry((&i.thread, n)).or_default();
-                        let polls = (pending as i64 + *d).max(0) as usize + 1;
-                        *d = -(pending as i64);
+                match (self.effect[c], polls) {
+                    (Effect::Gp { n, .. }, Some(polls)) => {
                         let get = i.instr.lines().next().unwrap_or_default();
                         (gp_block(get, n, polls), gp_cost(polls))
                     }
+                    _ => (i.instr.clone(), i.cost),
+                }
+            })
+            .collect()
+    }
+
+    /// Per candidate of `set` (increasing indices), the polls of a `GP` block written
+    /// with the others (see [`Candidates::plan`]); `None` for the other candidates.
+    fn gp_polls(&self, set: &[usize]) -> Vec<Option<usize>> {
+        // per (thread, node): unpolled operations now less those of the original
+        let mut delta: Vec<((&str, i64), i64)> = Vec::new();
+        set.iter()
+            .map(|&c| {
+                let t = self.cands[c].1.thread.as_str();
+                match self.effect[c] {
+                    Effect::Poll { n, .. } => {
+                        let k = slot(&mut delta, (t, n));
+                        delta[k].1 -= 1;
+                        None
+                    }
+                    Effect::Gp { n, pending } => {
+                        let k = slot(&mut delta, (t, n));
+                        let polls = (pending as i64 + delta[k].1).max(0) as usize + 1;
+                        delta[k].1 = -(pending as i64);
+                        Some(polls)
+                    }
+                    _ => None,
                 }
             })
             .collect()
@@ -193,11 +244,10 @@ impl Candidates {
 
     /// The cost of the candidates of `set` written together ([`Candidates::plan`]).
     fn cost(&self, set: &[usize]) -> u32 {
-        if set.iter().any(|&c| matches!(self.effect[c], Effect::Gp { .. })) {
-            self.plan(set).iter().map(|(_, c)| c).sum()
-        } else {
-            set.iter().map(|&c| self.cands[c].1.cost).sum()
-        }
+        set.iter()
+            .zip(self.gp_polls(set))
+            .map(|(&c, polls)| polls.map(gp_cost).unwrap_or(self.cands[c].1.cost))
+            .sum()
     }
 
     /// The test with the insertions `set`, and per line of it (0-based) where it stands
@@ -250,6 +300,37 @@ impl Candidates {
     /// left to complete (in some thread, more `Poll(n)` than puts and gets towards
     /// n so far): that thread blocks, and the test has no execution.
     fn blocks(&self, set: &[usize]) -> bool {
+        // per (thread, node): unpolled operations now less those of the original (it
+        // only decreases); the set blocks when a poll, inserted or the program's own,
+        // finds nothing to complete
+        let mut delta: Vec<((&str, i64), i64)> = Vec::new();
+        for &c in set {
+            let t = self.cands[c].1.thread.as_str();
+            let (n, pending) = match self.effect[c] {
+                Effect::Poll { n, pending } | Effect::Gp { n, pending } => (n, pending as i64),
+                _ => continue,
+            };
+            let k = slot(&mut delta, (t, n));
+            let d = &mut delta[k].1;
+            match self.effect[c] {
+                Effect::Gp { .. } => *d = -pending,
+                _ => {
+                    if pending + *d < 1 {
+                        return true;
+                    }
+                    *d -= 1;
+                }
+            }
+            if self.slack[c] != usize::MAX && (self.slack[c] as i64) + *d < 1 {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// [`Candidates::blocks`] on the written program: in some thread, more `Poll(n)`
+    /// than puts and gets towards n so far.
+    fn blocks_written(&self, set: &[usize]) -> bool {
         let (text, _) = self.render(set);
         let mut ops: BTreeMap<i64, usize> = BTreeMap::new();
         let mut polls: BTreeMap<i64, usize> = BTreeMap::new();
@@ -287,20 +368,53 @@ impl Candidates {
     /// The candidates that can break a counterexample spanning, per thread, the
     /// original positions `lo..=hi` (see [`Candidates::render`]): an insertion inside
     /// the span, or a poll anywhere before its end (a poll shifts which operation the
-    /// later polls of its thread complete, Fig. 5 B/C). None when no thread of the
-    /// counterexample has a span with a candidate: then no set breaks it.
-    fn breaking(&self, spans: &BTreeMap<String, (usize, usize)>) -> Vec<bool> {
-        let hit: Vec<bool> = self
-            .cands
+    /// later polls of its thread complete, Fig. 5 B/C). A pair not in gb whose Fig. 5
+    /// prescription is known (`fix`, as in [`Violation::fix`]) leaves out the kinds
+    /// that cannot put it in gb: see [`can_break`].
+    fn breaking(&self, spans: &BTreeMap<String, (usize, usize)>, fix: Option<&str>) -> Vec<bool> {
+        self.cands
             .iter()
-            .map(|(l, i)| {
+            .zip(&self.effect)
+            .map(|((l, i), e)| {
                 let p = 2 * l + 1;
-                spans
-                    .get(&i.thread)
-                    .is_some_and(|&(lo, hi)| lo < hi && p <= hi && (p >= lo || i.instr.contains("Poll(")))
+                let polls = matches!(e, Effect::Poll { .. } | Effect::Gp { .. });
+                can_break(*e, fix)
+                    && spans.get(&i.thread).is_some_and(|&(lo, hi)| lo < hi && p <= hi && (p >= lo || polls))
             })
-            .collect();
-        hit
+            .collect()
+    }
+}
+
+/// Whether an insertion of kind `e` can put a pair not in gb (gb_tso) into it, given
+/// the pair's Fig. 5 prescription `fix` (`None`: not a pair, e.g. an sc cycle).
+///
+/// An `Mfence` is a CPU event: a NIC event is gb-before a CPU event only through a
+/// poll (Fig. 5 columns 1: P or GP), and a CPU event other than a TSO write is
+/// oppo-before everything, so an mfence only helps a pair whose first event is a CPU
+/// write under TSO (`mfence`, Def. 12). An `Rfence` (nF) is gb-before only NIC events
+/// of its queue pair (Fig. 4 row F) and gb-after only CPU events, nlR and nrR of its
+/// queue pair (column 6; the rules D6-D8, E6-E7 need it between): it cannot help a
+/// `P` pair (the first event is a put's local read, or a get's event followed by
+/// another queue pair's or by a nrR after the nlW, E8) nor an `mfence` pair (its
+/// second event is a CPU read). It can help a `GP` pair (C6: a put's nrW, an
+/// existing get's nrR on the queue pair, then an rfence before the nlR). Polls and
+/// `GP` blocks are kept for every pair.
+fn can_break(e: Effect, fix: Option<&str>) -> bool {
+    match (e, fix) {
+        (Effect::Mfence, Some("P" | "GP" | "F")) => false,
+        (Effect::Rfence, Some("P" | "mfence")) => false,
+        _ => true,
+    }
+}
+
+/// The index of `key`'s entry in `delta`, added (0) if missing.
+fn slot<'a>(delta: &mut Vec<((&'a str, i64), i64)>, key: (&'a str, i64)) -> usize {
+    match delta.iter().position(|(k, _)| *k == key) {
+        Some(p) => p,
+        None => {
+            delta.push((key, 0));
+            delta.len() - 1
+        }
     }
 }
 
@@ -349,8 +463,9 @@ const MAX_CYCLES: usize = 1;
 pub const FIX_SETS: usize = 1_000_000;
 
 /// How a checked program falls short of the goal: per thread, the span of original
-/// positions of a counterexample (an sc cycle, a pair not in gb), or nothing known.
-type Shortfall = Option<Vec<BTreeMap<String, (usize, usize)>>>;
+/// positions of a counterexample (an sc cycle, a pair not in gb, with Fig. 5's
+/// prescription for the pair), or nothing known.
+type Shortfall = Option<Vec<(BTreeMap<String, (usize, usize)>, Option<String>)>>;
 
 /// Checks `text` (a rendering of `c` whose lines stand at `at`) against `goal`:
 /// `Ok(None)` when reached, else what falls short.
@@ -380,8 +495,8 @@ fn shortfall(
                     let s = spans.entry(t).or_insert((p, p));
                     *s = (s.0.min(p), s.1.max(p));
                 }
-                if !all.contains(&spans) {
-                    all.push(spans);
+                if !all.iter().any(|(s, _)| *s == spans) {
+                    all.push((spans, None));
                 }
             }
             Ok(Some(Some(all)))
@@ -400,7 +515,7 @@ fn shortfall(
             // tree-fenced (Def. 9) is not part of the goal
             for v in r.syntactic.violations.iter().filter(|v| v.condition != "tree-fenced") {
                 let (Some(a), Some(b)) = (line(&v.from), v.to.as_deref().and_then(line)) else { return Ok(Some(None)) };
-                all.push(BTreeMap::from([(v.thread.clone(), (a.min(b), a.max(b)))]));
+                all.push((BTreeMap::from([(v.thread.clone(), (a.min(b), a.max(b)))]), Some(v.fix.clone())));
             }
             Ok(Some(Some(all)))
         }
@@ -462,8 +577,8 @@ pub fn fix_why(
     // the spans of a counterexample no candidate can break
     // (the candidates of the set that fell short did not break it, so they are left out)
     let learn = |s: Shortfall, set: &[usize], conflicts: &mut Vec<Vec<bool>>| -> Option<String> {
-        for spans in s.iter().flatten() {
-            let mut hit = c.breaking(spans);
+        for (spans, fix) in s.iter().flatten() {
+            let mut hit = c.breaking(spans, fix.as_deref());
             for &i in set {
                 hit[i] = false;
             }
@@ -510,6 +625,25 @@ pub fn fix_why(
         }
     }
     Ok(Err(NoFix::Exhausted { tried }))
+}
+
+/// The sets of up to `k` candidates of the test on which the counted
+/// [`Candidates::blocks`] and the one that reads the written program disagree, and
+/// the number of sets compared (`tests/robust.rs` checks there are none).
+pub fn blocks_disagree(file: &str, text: &str, model: Model, k: usize) -> Result<(Vec<String>, usize), InputError> {
+    let Some(c) = Candidates::of(file, text, model)? else { return Ok((vec![], 0)) };
+    let mut bad = Vec::new();
+    let mut compared = 0;
+    for size in 1..=k.min(c.cands.len()) {
+        let Some(sets) = subsets_by_cost(&c, size, FIX_SETS) else { break };
+        for (_, set) in sets {
+            compared += 1;
+            if c.blocks(&set) != c.blocks_written(&set) {
+                bad.push(c.render(&set).0);
+            }
+        }
+    }
+    Ok((bad, compared))
 }
 
 /// Whether the test has a consistent execution (the search stops at the first).
