@@ -436,7 +436,15 @@ fn gp_cost(polls: usize) -> u32 {
 /// The sets of `k` of the candidates, cheapest first as written together
 /// ([`Candidates::cost`]; then by index), or `None` when there are more than `cap`.
 fn subsets_by_cost(c: &Candidates, k: usize, cap: usize) -> Option<Vec<(u32, Vec<usize>)>> {
-    let m = c.cands.len();
+    subsets_of(c, &(0..c.cands.len()).collect::<Vec<_>>(), k, cap)
+}
+
+/// [`subsets_by_cost`] over the candidates `of` (increasing indices) only.
+fn subsets_of(c: &Candidates, of: &[usize], k: usize, cap: usize) -> Option<Vec<(u32, Vec<usize>)>> {
+    let m = of.len();
+    if k > m {
+        return Some(vec![]);
+    }
     let binom = (0..k).fold(1usize, |acc, i| acc.saturating_mul(m - i) / (i + 1));
     if binom > cap {
         return None;
@@ -444,7 +452,8 @@ fn subsets_by_cost(c: &Candidates, k: usize, cap: usize) -> Option<Vec<(u32, Vec
     let mut subsets: Vec<(u32, Vec<usize>)> = Vec::with_capacity(binom);
     let mut idx: Vec<usize> = (0..k).collect();
     loop {
-        subsets.push((c.cost(&idx), idx.clone()));
+        let set: Vec<usize> = idx.iter().map(|&i| of[i]).collect();
+        subsets.push((c.cost(&set), set));
         let Some(i) = (0..k).rev().find(|&i| idx[i] < m - k + i) else { break };
         idx[i] += 1;
         for j in i + 1..k {
@@ -507,7 +516,9 @@ fn shortfall(
                 // the fixed program must still run (a poll with nothing to complete blocks)
                 return Ok(if has_execution(file, text, order, model)? { None } else { Some(None) });
             }
-            if r.syntactic.violations.len() < r.syntactic.violations_total {
+            // the violations are listed once each, across the pre-executions, up to the
+            // cap (the total counts them per pre-execution): below it, all are there
+            if r.syntactic.violations.len() >= MAX_VIOLATIONS {
                 return Ok(Some(None));
             }
             let line = |s: &str| s.strip_prefix("line ").and_then(|n| n.parse::<usize>().ok()).and_then(pos);
@@ -572,6 +583,10 @@ pub fn fix_why(
 ) -> Result<Result<Fix, NoFix>, InputError> {
     let Some(c) = Candidates::of(file, text, model)? else { return Ok(Err(NoFix::ControlFlow)) };
     let (_, at) = c.render(&[]);
+    // a candidate that blocks its thread alone blocks it in every set (an insertion
+    // never leaves more operations to complete after it: [`Candidates::blocks`]), so
+    // it is left out
+    let alive: Vec<usize> = (0..c.cands.len()).filter(|&i| !c.blocks(&[i])).collect();
     // per counterexample found, the candidates that can break it
     let mut conflicts: Vec<Vec<bool>> = Vec::new();
     // the spans of a counterexample no candidate can break
@@ -581,6 +596,9 @@ pub fn fix_why(
             let mut hit = c.breaking(spans, fix.as_deref());
             for &i in set {
                 hit[i] = false;
+            }
+            for (i, h) in hit.iter_mut().enumerate() {
+                *h &= alive.binary_search(&i).is_ok();
             }
             if !hit.iter().any(|&h| h) {
                 let line = |p: usize| p / 2;
@@ -602,8 +620,8 @@ pub fn fix_why(
             }
         }
     }
-    for k in 1..=c.cands.len() {
-        let Some(sets) = subsets_by_cost(&c, k, FIX_SETS) else { break };
+    for k in 1..=alive.len() {
+        let Some(sets) = subsets_of(&c, &alive, k, FIX_SETS) else { break };
         for (_, set) in sets {
             if !conflicts.iter().all(|h| set.iter().any(|&i| h[i])) || c.blocks(&set) {
                 continue;
