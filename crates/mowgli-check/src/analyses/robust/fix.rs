@@ -244,10 +244,7 @@ impl Candidates {
 
     /// The cost of the candidates of `set` written together ([`Candidates::plan`]).
     fn cost(&self, set: &[usize]) -> u32 {
-        set.iter()
-            .zip(self.gp_polls(set))
-            .map(|(&c, polls)| polls.map(gp_cost).unwrap_or(self.cands[c].1.cost))
-            .sum()
+        set.iter().zip(self.gp_polls(set)).map(|(&c, polls)| polls.map(gp_cost).unwrap_or(self.cands[c].1.cost)).sum()
     }
 
     /// The test with the insertions `set`, and per line of it (0-based) where it stands

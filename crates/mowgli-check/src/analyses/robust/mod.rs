@@ -213,10 +213,17 @@ pub fn cli(
                     let text = std::fs::read_to_string(f).unwrap_or_default();
                     let mut pair = Vec::new();
                     for goal in [FixGoal::Syntactic, FixGoal::Exact] {
-                        match fix(&r.file, &text, order, r.model, goal) {
-                            Ok(fx) => {
+                        let found = fix_why(&r.file, &text, order, r.model, goal).and_then(|w| match w {
+                            Ok(f) => Ok((Some(f), None)),
+                            Err(e) => explain(&r.file, &text, order, r.model, goal, e).map(|why| (None, Some(why))),
+                        });
+                        match found {
+                            Ok((fx, why)) => {
                                 if !json {
-                                    print!("{}", render_fix(&fx, goal));
+                                    match &why {
+                                        Some(why) => print!("{}", render_no_fix(why, goal)),
+                                        None => print!("{}", render_fix(&fx, goal)),
+                                    }
                                 }
                                 if let (Some(d), Some(fx)) = (out_dir, &fx) {
                                     let tag = if goal == FixGoal::Exact { "exact" } else { "syntactic" };
@@ -226,12 +233,27 @@ pub fn cli(
                                         errors.push(format!("{}: cannot write: {e}", p.display()));
                                     }
                                 }
-                                pair.push(fx);
+                                if let (Some(d), Some(NoFixReason::PollInTheWay { fix, .. })) = (out_dir, &why) {
+                                    let tag = if goal == FixGoal::Exact { "exact" } else { "syntactic" };
+                                    let p = d.join(format!("{}-fixed-{tag}-moved.litmus", r.name));
+                                    let w = std::fs::create_dir_all(d).and_then(|_| std::fs::write(&p, &fix.text));
+                                    if let Err(e) = w {
+                                        errors.push(format!("{}: cannot write: {e}", p.display()));
+                                    }
+                                }
+                                pair.push((fx, why));
                             }
                             Err(e) => errors.push(e.to_string()),
                         }
                     }
-                    fixes.push(serde_json::json!({ "test": r.name, "syntactic": pair.first(), "exact": pair.get(1) }));
+                    let (fx, why): (Vec<_>, Vec<_>) = pair.into_iter().unzip();
+                    fixes.push(serde_json::json!({
+                        "test": r.name,
+                        "syntactic": fx.first(),
+                        "exact": fx.get(1),
+                        "syntactic_no_fix": why.first(),
+                        "exact_no_fix": why.get(1),
+                    }));
                 }
                 if let (Some(d), Some(text)) = (dot, &r.dot) {
                     let p = d.join(format!("{}.dot", r.name));

@@ -4,12 +4,14 @@
 //! or removes an instruction of the program. When it ends without a fix, [`explain`]
 //! classifies the case:
 //!
-//! - [`NoFixReason::PollInTheWay`]: the program polls a queue pair itself. Every set of
-//!   insertions that breaks the counterexamples puts a poll towards that node before the
-//!   program's own `Poll(n)`, which is then left with nothing to complete, and the
-//!   thread blocks (a program with no execution is no fix). Moving the program's poll
-//!   up, plus insertions, is a fix; `explain` finds the smallest such one and checks it
-//!   like any fix (it is the fixed program of [`fix_why`] on the moved program).
+//! - [`NoFixReason::PollInTheWay`]: the program polls a queue pair itself. A poll
+//!   inserted towards that node before the program's own `Poll(n)` leaves the latter
+//!   nothing to complete, and the thread blocks (a program with no execution is no
+//!   fix), so the insertions that would order the pair are ruled out. Moving the
+//!   program's poll up, plus insertions, is a fix: `explain` finds the smallest such
+//!   one and checks it like any fix (it is the fixed program of [`fix_why`] on the
+//!   moved program). That no insertion-only fix exists is the search's verdict, which
+//!   `tests/robust_nofix.rs` confirms with [`fix_exhaustive`].
 //! - [`NoFixReason::Search`]: none of the above; the search's own outcome stands
 //!   (budget, or every set checked).
 
@@ -156,13 +158,26 @@ pub fn render_no_fix(r: &NoFixReason, goal: FixGoal) -> String {
                 .map(|m| format!("{}'s Poll({}) up to after line {}", m.thread, m.node, m.after_line))
                 .collect();
             format!(
-                "  fix for {what}: none by insertion: every set that breaks the counterexamples puts a poll before {}, \
-                 which then has nothing to complete (the thread blocks). Move {}, then insert {ins} (lines of the \
-                 moved program; verified)\n",
+                "  fix for {what}: none by insertion alone: a poll inserted before {} leaves it nothing to complete \
+                 (the thread blocks). Instead move {}, then insert {ins} (lines of the moved program; verified)\n",
                 own.join(" and "),
                 moves.join(" and ")
             )
         }
-        NoFixReason::Search(s) => format!("  fix for {what}: none found ({s:?})\n"),
+        NoFixReason::Search(s) => {
+            let why = match s {
+                NoFix::ControlFlow => "a thread has control flow (only straight-line threads are fixed)".to_string(),
+                NoFix::NoExecution => "the test has no consistent execution".to_string(),
+                NoFix::Unbreakable { tried, spans } => format!(
+                    "no candidate insertion can break a counterexample spanning {spans} ({tried} programs checked), \
+                     and moving the program's own polls up does not help either"
+                ),
+                NoFix::Exhausted { tried } => {
+                    format!("every candidate set was checked ({tried} programs), and moving polls up does not help")
+                }
+                NoFix::Budget { tried } => format!("inconclusive: the budget of {tried} checked programs ran out"),
+            };
+            format!("  fix for {what}: none: {why}\n")
+        }
     }
 }
