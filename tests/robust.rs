@@ -593,6 +593,9 @@ fn no_fix_reasons() {
         }
         programs.extend(cur);
     }
+    // `MOWGLI_NOFIX_EXHAUSTIVE=1`: confirm with the exhaustive search instead of explaining
+    let exhaustive = std::env::var_os("MOWGLI_NOFIX_EXHAUSTIVE").is_some();
+    let short = |e: &robust::NoFix| format!("{e:?}").split([' ', '{']).next().unwrap_or_default().to_string();
     let reasons: Vec<String> = programs
         .par_iter()
         .map(|(goal, model, text)| {
@@ -601,6 +604,15 @@ fn no_fix_reasons() {
             let g = if goal == "Exact" { robust::FixGoal::Exact } else { robust::FixGoal::Syntactic };
             let why = match robust::fix_why("<gen>", text, &order, m, g).expect("runs") {
                 Ok(_) => "fixed".to_string(),
+                Err(e) if exhaustive => {
+                    // the exhaustive search confirms there is none; it covers every set
+                    // when they number at most its budget
+                    let ex = robust::fix_exhaustive("<gen>", text, &order, m, g).expect("runs");
+                    assert!(ex.is_none(), "the guided search missed a fix under {model} for {goal}:\n{text}");
+                    let sets = robust::candidate_count("<gen>", text, m).expect("runs").map(|c| (1u64 << c.min(60)) - 1);
+                    let all = sets.is_some_and(|s| s < robust::FIX_BUDGET as u64);
+                    format!("{} confirmed by the exhaustive search ({})", short(&e), if all { "every set" } else { "within its budget" })
+                }
                 Err(e) => match robust::explain("<gen>", text, &order, m, g, e).expect("runs") {
                     robust::NoFixReason::PollInTheWay { fix, moved } => {
                         let again = robust::check_text("<fixed>", &fix.text, &order, Some(m)).expect("runs");
@@ -610,7 +622,7 @@ fn no_fix_reasons() {
                     }
                     robust::NoFixReason::Search(e) => {
                         println!("unexplained {goal} {model} {e:?}:\n{text}");
-                        format!("{e:?}").split([' ', '{']).next().unwrap_or_default().to_string()
+                        short(&e)
                     }
                 },
             };

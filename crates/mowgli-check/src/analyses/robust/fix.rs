@@ -661,6 +661,11 @@ pub fn blocks_disagree(file: &str, text: &str, model: Model, k: usize) -> Result
     Ok((bad, compared))
 }
 
+/// How many candidate insertions the test has (`None`: a thread has control flow).
+pub fn candidate_count(file: &str, text: &str, model: Model) -> Result<Option<usize>, InputError> {
+    Ok(Candidates::of(file, text, model)?.map(|c| c.cands.len()))
+}
+
 /// Whether the test has a consistent execution (the search stops at the first).
 fn has_execution(file: &str, text: &str, order: &StampOrder, model: Model) -> Result<bool, InputError> {
     let (_, low) = lowered(file, text, order, model)?;
