@@ -420,11 +420,15 @@ fn fix_on_the_papers_examples() {
         .is_empty());
 }
 
+/// Per goal (exact, syntactic) the fix found, the failures, and per goal the programs
+/// checked by a search that found no fix.
+type Fixes = (Vec<Option<robust::Fix>>, Vec<String>, Vec<usize>);
+
 /// One generated program's fixes under `model`: `None` when it is robust (by Thm. 5,
 /// LDRF ∧ fenced, which the theorem tests check on the same bound, or by the exact
 /// check); else per goal (exact, syntactic) the fix found, each checked again by the
 /// exact check (robust; the syntactic one also LDRF ∧ fenced), and the failures.
-fn fixes_of(text: &str, model: Model) -> Option<(Vec<Option<robust::Fix>>, Vec<String>, Vec<usize>)> {
+fn fixes_of(text: &str, model: Model) -> Option<Fixes> {
     let order = default_order();
     let syn = robust::check_text_with("<gen>", text, &order, Some(model), false).expect("runs");
     if syn.syntactic.sufficient() {
@@ -609,9 +613,14 @@ fn no_fix_reasons() {
                     // when they number at most its budget
                     let ex = robust::fix_exhaustive("<gen>", text, &order, m, g).expect("runs");
                     assert!(ex.is_none(), "the guided search missed a fix under {model} for {goal}:\n{text}");
-                    let sets = robust::candidate_count("<gen>", text, m).expect("runs").map(|c| (1u64 << c.min(60)) - 1);
+                    let sets =
+                        robust::candidate_count("<gen>", text, m).expect("runs").map(|c| (1u64 << c.min(60)) - 1);
                     let all = sets.is_some_and(|s| s < robust::FIX_BUDGET as u64);
-                    format!("{} confirmed by the exhaustive search ({})", short(&e), if all { "every set" } else { "within its budget" })
+                    format!(
+                        "{} confirmed by the exhaustive search ({})",
+                        short(&e),
+                        if all { "every set" } else { "within its budget" }
+                    )
                 }
                 Err(e) => match robust::explain("<gen>", text, &order, m, g, e).expect("runs") {
                     robust::NoFixReason::PollInTheWay { fix, moved } => {

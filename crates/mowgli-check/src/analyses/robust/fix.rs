@@ -397,11 +397,7 @@ impl Candidates {
 /// existing get's nrR on the queue pair, then an rfence before the nlR). Polls and
 /// `GP` blocks are kept for every pair.
 fn can_break(e: Effect, fix: Option<&str>) -> bool {
-    match (e, fix) {
-        (Effect::Mfence, Some("P" | "GP" | "F")) => false,
-        (Effect::Rfence, Some("P" | "mfence")) => false,
-        _ => true,
-    }
+    !matches!((e, fix), (Effect::Mfence, Some("P" | "GP" | "F")) | (Effect::Rfence, Some("P" | "mfence")))
 }
 
 /// The index of `key`'s entry in `delta`, added (0) if missing.

@@ -62,9 +62,12 @@ fn moved(text: &str, moves: &[(usize, usize)]) -> String {
 /// Most programs with moved polls [`explain`] tries.
 const MAX_MOVES: usize = 64;
 
-/// The polls of the program's straight-line threads, as (thread, line, node, the
-/// earlier call lines of the thread).
-fn own_polls(file: &str, text: &str) -> Result<Vec<(String, usize, i64, Vec<usize>)>, InputError> {
+/// A poll of the program's own: (thread, line, node, the earlier call lines of the
+/// thread).
+type OwnPoll = (String, usize, i64, Vec<usize>);
+
+/// The polls of the program's straight-line threads.
+fn own_polls(file: &str, text: &str) -> Result<Vec<OwnPoll>, InputError> {
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let src: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
