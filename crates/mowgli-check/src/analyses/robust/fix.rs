@@ -281,7 +281,7 @@ impl Candidates {
     }
 
     /// The insertions of `set` as reported (a block's lines joined by `; `).
-    fn insertions(&self, set: &[usize]) -> Vec<Insertion> {
+    pub(super) fn insertions(&self, set: &[usize]) -> Vec<Insertion> {
         set.iter()
             .zip(self.plan(set))
             .map(|(&c, (instr, cost))| {
@@ -296,7 +296,7 @@ impl Candidates {
     /// Whether the test with the insertions `set` has a poll with no NIC operation
     /// left to complete (in some thread, more `Poll(n)` than puts and gets towards
     /// n so far): that thread blocks, and the test has no execution.
-    fn blocks(&self, set: &[usize]) -> bool {
+    pub(super) fn blocks(&self, set: &[usize]) -> bool {
         // per (thread, node): unpolled operations now less those of the original (it
         // only decreases); the set blocks when a poll, inserted or the program's own,
         // finds nothing to complete
@@ -327,7 +327,7 @@ impl Candidates {
 
     /// [`Candidates::blocks`] on the written program: in some thread, more `Poll(n)`
     /// than puts and gets towards n so far.
-    fn blocks_written(&self, set: &[usize]) -> bool {
+    pub(super) fn blocks_written(&self, set: &[usize]) -> bool {
         let (text, _) = self.render(set);
         let mut ops: BTreeMap<i64, usize> = BTreeMap::new();
         let mut polls: BTreeMap<i64, usize> = BTreeMap::new();
@@ -428,7 +428,7 @@ fn gp_cost(polls: usize) -> u32 {
 
 /// The sets of `k` of the candidates, cheapest first as written together
 /// ([`Candidates::cost`]; then by index), or `None` when there are more than `cap`.
-fn subsets_by_cost(c: &Candidates, k: usize, cap: usize) -> Option<Vec<(u32, Vec<usize>)>> {
+pub(super) fn subsets_by_cost(c: &Candidates, k: usize, cap: usize) -> Option<Vec<(u32, Vec<usize>)>> {
     subsets_of(c, &(0..c.cands.len()).collect::<Vec<_>>(), k, cap)
 }
 
@@ -638,30 +638,6 @@ pub fn fix_why(
     Ok(Err(NoFix::Exhausted { tried }))
 }
 
-/// The sets of up to `k` candidates of the test on which the counted
-/// [`Candidates::blocks`] and the one that reads the written program disagree, and
-/// the number of sets compared (`tests/robust.rs` checks there are none).
-pub fn blocks_disagree(file: &str, text: &str, model: Model, k: usize) -> Result<(Vec<String>, usize), InputError> {
-    let Some(c) = Candidates::of(file, text, model)? else { return Ok((vec![], 0)) };
-    let mut bad = Vec::new();
-    let mut compared = 0;
-    for size in 1..=k.min(c.cands.len()) {
-        let Some(sets) = subsets_by_cost(&c, size, FIX_SETS) else { break };
-        for (_, set) in sets {
-            compared += 1;
-            if c.blocks(&set) != c.blocks_written(&set) {
-                bad.push(c.render(&set).0);
-            }
-        }
-    }
-    Ok((bad, compared))
-}
-
-/// How many candidate insertions the test has (`None`: a thread has control flow).
-pub fn candidate_count(file: &str, text: &str, model: Model) -> Result<Option<usize>, InputError> {
-    Ok(Candidates::of(file, text, model)?.map(|c| c.cands.len()))
-}
-
 /// Whether the test has a consistent execution (the search stops at the first).
 fn has_execution(file: &str, text: &str, order: &StampOrder, model: Model) -> Result<bool, InputError> {
     let (_, low) = lowered(file, text, order, model)?;
@@ -751,53 +727,6 @@ pub fn sc_cycles(
     })
     .map_err(|e| input_error(file, 1, 1, e.to_string()))?;
     Ok((executions, cycles))
-}
-
-/// The search [`fix`] replaced, kept as its reference: every set of candidates by
-/// increasing count (then cost, then candidate order), each written into the text and
-/// checked in full; it stops before a count whose sets would take it past
-/// [`FIX_BUDGET`] checked programs.
-pub fn fix_exhaustive(
-    file: &str,
-    text: &str,
-    order: &StampOrder,
-    model: Model,
-    goal: FixGoal,
-) -> Result<Option<Fix>, InputError> {
-    let reached = |r: &RobustReport| {
-        r.executions > 0
-            && match goal {
-                FixGoal::Syntactic => r.syntactic.sufficient(),
-                FixGoal::Exact => r.robust,
-            }
-    };
-    let base = check_text(file, text, order, Some(model))?;
-    if reached(&base) {
-        return Ok(Some(Fix { goal, insertions: vec![], text: text.to_string(), tried: 1 }));
-    }
-    if base.executions == 0 {
-        return Ok(None);
-    }
-    let Some(c) = Candidates::of(file, text, model)? else { return Ok(None) };
-    let mut tried = 1;
-    for k in 1..=c.cands.len() {
-        let Some(sets) = subsets_by_cost(&c, k, FIX_BUDGET - tried) else { break };
-        if tried + sets.len() > FIX_BUDGET {
-            break;
-        }
-        for (_, set) in sets {
-            let (out, _) = c.render(&set);
-            tried += 1;
-            let r = match check_text(file, &out, order, Some(model)) {
-                Ok(r) => r,
-                Err(_) => continue,
-            };
-            if reached(&r) {
-                return Ok(Some(Fix { goal, insertions: c.insertions(&set), text: out, tried }));
-            }
-        }
-    }
-    Ok(None)
 }
 
 /// The fix as one line.

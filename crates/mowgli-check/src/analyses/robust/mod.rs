@@ -36,6 +36,7 @@ use crate::lang::InputError;
 
 mod exact;
 mod fix;
+mod fix_reference;
 mod nofix;
 mod preexec;
 pub mod random;
@@ -45,6 +46,7 @@ mod syntactic;
 
 pub use exact::*;
 pub use fix::*;
+pub use fix_reference::*;
 pub use nofix::*;
 pub use preexec::*;
 pub use reference::*;
