@@ -20,27 +20,37 @@ impl Cond {
     pub fn truth(b: bool) -> Cond {
         Cond(Bool::from_bool(b))
     }
-    /// The conjunction (true when `cs` is empty).
+    /// The conjunction (true when `cs` is empty), constants folded.
     pub fn all(cs: &[Cond]) -> Cond {
-        match cs {
-            [c] => c.clone(),
-            _ => Cond(Bool::and(&cs.iter().map(|c| c.0.clone()).collect::<Vec<_>>())),
+        if cs.iter().any(|c| c.0.as_bool() == Some(false)) {
+            return Cond::truth(false);
+        }
+        let mut ts: Vec<Bool> = cs.iter().filter(|c| c.0.as_bool() != Some(true)).map(|c| c.0.clone()).collect();
+        match ts.len() {
+            0 => Cond::truth(true),
+            1 => Cond(ts.pop().unwrap_or_else(|| Bool::from_bool(true))),
+            _ => Cond(Bool::and(&ts)),
         }
     }
-    /// The disjunction (false when `cs` is empty).
+    /// The disjunction (false when `cs` is empty), constants folded.
     pub fn any(cs: &[Cond]) -> Cond {
-        match cs {
-            [c] => c.clone(),
-            _ => Cond(Bool::or(&cs.iter().map(|c| c.0.clone()).collect::<Vec<_>>())),
-        }
+        Cond(super::rel::or_all(cs.iter().map(|c| c.0.clone()).collect()))
     }
     /// The negation.
     pub fn not(&self) -> Cond {
-        Cond(self.0.not())
+        match self.0.as_bool() {
+            Some(b) => Cond::truth(!b),
+            None => Cond(self.0.not()),
+        }
     }
     /// `self → c`.
     pub fn implies(&self, c: &Cond) -> Cond {
-        Cond(self.0.implies(&c.0))
+        Cond::any(&[self.not(), c.clone()])
+    }
+    /// The constant this condition is, when it is one (decided while encoding,
+    /// e.g. by the relation analysis).
+    pub fn constant(&self) -> Option<bool> {
+        self.0.as_bool()
     }
 }
 
@@ -60,11 +70,21 @@ impl Encoding {
     /// needs to hold). For `every_set`, one closed set per set (one missing pair
     /// chosen in it), or, when there are fewer distinct pairs than sets, one per
     /// distinct pair, shared by the sets ([`Encoding::no_path`]).
+    ///
+    /// Relation analysis first: an alternative or pair with a path of must edges is
+    /// false, one without any path of may edges true, so only the undecided ones get
+    /// closed sets, and a goal decided by the must edges is a constant.
     pub fn separation(&mut self, s: &Separation) -> Cond {
         let mut alts: Vec<Bool> = Vec::new();
-        if !s.some_path_missing.is_empty() {
-            let cut = self.closed_set();
-            for (xs, ys) in &s.some_path_missing {
+        let open: Vec<&(Vec<usize>, Vec<usize>)> =
+            s.some_path_missing.iter().filter(|(xs, ys)| !self.hb.must_some(xs, ys)).collect();
+        if open.iter().any(|(xs, ys)| !self.hb.may_some(xs, ys)) {
+            return Cond::truth(true);
+        }
+        if !open.is_empty() {
+            let from: Vec<usize> = open.iter().flat_map(|(xs, _)| xs.iter().copied()).collect();
+            let cut = self.closed_set(&from);
+            for (xs, ys) in open {
                 let sel = self.fresh_bool("o1");
                 let mut body: Vec<Bool> = xs.iter().map(|&x| cut[x].clone()).collect();
                 body.extend(ys.iter().map(|&y| cut[y].not()));
@@ -72,7 +92,14 @@ impl Encoding {
                 alts.push(sel);
             }
         }
-        let sets = &s.every_set;
+        // every set: its pairs without a must path; a set with a pair no may path
+        // joins holds whatever the execution (dropped), an emptied one never holds
+        let sets: Vec<Vec<(usize, usize)>> = s
+            .every_set
+            .iter()
+            .filter(|set| set.iter().all(|&(x, y)| self.hb.may_path(x, y)))
+            .map(|set| set.iter().copied().filter(|&(x, y)| !self.hb.must_path(x, y)).collect())
+            .collect();
         let every = if sets.iter().any(Vec::is_empty) {
             Bool::from_bool(false)
         } else if sets.is_empty() {
@@ -83,8 +110,9 @@ impl Encoding {
             distinct.dedup();
             let mut every: Vec<Bool> = Vec::new();
             if sets.len() <= distinct.len() {
-                for edges in sets {
-                    let cut = self.closed_set();
+                for edges in &sets {
+                    let from: Vec<usize> = edges.iter().map(|&(x, _)| x).collect();
+                    let cut = self.closed_set(&from);
                     let mut some = Vec::new();
                     for &(x, y) in edges {
                         let sel = self.fresh_bool("o2");
@@ -94,15 +122,15 @@ impl Encoding {
                     every.push(Bool::or(&some));
                 }
             } else {
-                for edges in sets {
+                for edges in &sets {
                     let some: Vec<Bool> = edges.iter().map(|&(x, y)| self.no_path(x, y)).collect();
-                    every.push(Bool::or(&some));
+                    every.push(super::rel::or_all(some));
                 }
             }
             Bool::and(&every)
         };
         alts.push(every);
-        Cond(Bool::or(&alts))
+        Cond(super::rel::or_all(alts))
     }
 
     /// A fresh condition the solver may choose (a selector, to be constrained by
@@ -115,7 +143,7 @@ impl Encoding {
     /// one closed set per distinct pair, shared by every condition that names it.
     pub fn some_no_path(&mut self, pairs: &[(usize, usize)]) -> Cond {
         let some: Vec<Bool> = pairs.iter().map(|&(x, y)| self.no_path(x, y)).collect();
-        Cond(Bool::or(&some))
+        Cond(super::rel::or_all(some))
     }
 
     /// Whether `c` holds in the model [`Encoding::next`] found last (false when
