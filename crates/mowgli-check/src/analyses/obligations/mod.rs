@@ -50,6 +50,7 @@ pub mod observe;
 mod render;
 pub mod spec;
 mod symbolic;
+mod witsets;
 
 use std::collections::BTreeMap;
 

@@ -8,7 +8,8 @@ use mowgli_core::program::Unfolding;
 use mowgli_core::{BitRel, Event, ExecGraph, StampTable};
 
 use super::drive::Shared;
-use super::judge::{abstract_events_of, every_witness, o0_violation, preimage, setup_method_name, Judge};
+use super::judge::{abstract_events_of, o0_violation, preimage, setup_method_name, Judge};
+use super::witsets;
 use crate::engines::explicit::{self, Problem, Visited};
 use crate::engines::z3::{Cond, Encoding, Separation, Spare, Z3Error};
 use crate::lang::maps::{self, MapEntry};
@@ -54,13 +55,17 @@ pub(super) fn check_groups(
         for (l, s) in searches.iter().enumerate() {
             specs.push(s.relspec().ok_or_else(|| Z3Error::Unsupported(p.libs[l].name().to_string()).to_string())?);
         }
+        let t0 = std::time::Instant::now(); // TRACE
         let mut enc = match spare.take() {
             Some(solver) => Encoding::in_solver(solver, g, &specs),
             None => Encoding::new(g, &specs),
         };
-        // the abstract executions of the group: per thread, its unfoldings by the
-        // abstract calls they make (with return values), each selected by the
-        // open return values of any of them
+        let t1 = t0.elapsed().as_secs_f64() * 1e3; // TRACE
+        let mut tneg = 0.0; // TRACE
+        let mut nsets = 0; // TRACE
+                           // the abstract executions of the group: per thread, its unfoldings by the
+                           // abstract calls they make (with return values), each selected by the
+                           // open return values of any of them
         let mut classes: Vec<Vec<(usize, Cond)>> = Vec::with_capacity(alts.len());
         for (t, thread_alts) in alts.iter().enumerate() {
             let sym_events: Vec<usize> =
@@ -97,7 +102,12 @@ pub(super) fn check_groups(
             let runs: Vec<&Unfolding> = pick.iter().enumerate().map(|(t, &c)| alts[t][classes[t][c].0].1).collect();
             let select = Cond::all(&pick.iter().enumerate().map(|(t, &c)| classes[t][c].1.clone()).collect::<Vec<_>>());
             let inferred = state.borrow().1.clone();
-            let negated = judge.negate(g, &inferred, &runs);
+            let tn = std::time::Instant::now(); // TRACE
+            let negated = judge.negate(g, &inferred, &runs, &|x, y| enc.path_fact(x, y));
+            tneg += tn.elapsed().as_secs_f64() * 1e3; // TRACE
+            if let Some((goal, _, _)) = &negated {
+                nsets += goal.every_set.len();
+            } // TRACE
             let (disjunct, negated, methods) = match negated {
                 Some((goal, abs, methods)) => {
                     abstract_seen.insert(abs);
@@ -128,6 +138,7 @@ pub(super) fn check_groups(
             }
         }
         let goal = Cond::any(&disjuncts);
+        let t2 = t0.elapsed().as_secs_f64() * 1e3; // TRACE
         queries += 1;
         if goal.constant() == Some(false) {
             // the relation analysis decided every disjunct: no solver call
@@ -143,7 +154,20 @@ pub(super) fn check_groups(
             if past() {
                 return Ok(false);
             }
-            let Some(vals) = enc.next().map_err(|e| e.to_string())? else {
+            let t3 = std::time::Instant::now(); // TRACE
+            let nx = enc.next().map_err(|e| e.to_string())?; // TRACE
+            if std::env::var("MOWGLI_Z3_TRACE").is_ok() {
+                eprintln!(
+                    "TRACE {name} n={} combos={} build={t2:.2} solve={:.2} enc={t1:.2} neg={tneg:.2} sets={nsets}",
+                    g.len(),
+                    combos.len(),
+                    t3.elapsed().as_secs_f64() * 1e3
+                );
+                if std::env::var("MOWGLI_Z3_DUMP").is_ok_and(|d| d == name) {
+                    eprintln!("{}", enc.dump());
+                }
+            }
+            let Some(vals) = nx else {
                 for c in combos.into_iter().filter(|c| c.negated && !c.refuted) {
                     discharged.push(c.methods);
                 }
@@ -256,6 +280,7 @@ impl Judge<'_> {
         g: &ExecGraph,
         inferred: &BTreeMap<(String, String), MapEntry>,
         runs: &[&Unfolding],
+        fact: &dyn Fn(usize, usize) -> Option<bool>,
     ) -> Option<(Separation, Vec<Event>, Vec<String>)> {
         let to = self.to;
         let abs = abstract_events_of(runs);
@@ -295,42 +320,21 @@ impl Judge<'_> {
             }
         }
         let some_path_missing = reqs;
+        // O1 fails in every execution (the relation analysis finds an alternative no
+        // path of may edges can join): no need for O2 and O3's clauses
+        let no_path = |xs: &[usize], ys: &[usize]| xs.iter().all(|&x| ys.iter().all(|&y| fact(x, y) == Some(false)));
+        if some_path_missing.iter().any(|(xs, ys)| no_path(xs, ys)) {
+            let goal = Separation { some_path_missing, every_set: vec![Vec::new()] };
+            return Some((goal, abs, methods));
+        }
         // the L-witnesses of the abstract execution, by their so'
         let mut search = self.abs_lib.search(&abs_g, to, 0);
         if search.needs_hb() {
             return None;
         }
-        let mut sos: Vec<Vec<(usize, usize)>> = Vec::new();
-        let nv = search.num_vars();
-        if (0..nv).all(|v| search.domain(v) > 0) {
-            every_witness(search.as_mut(), &abs_g, 0, nv, &mut sos);
-        }
-        // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb. Per
-        // witness, the images of its so' edges, less those ppo⁺ already orders (in
-        // hb whatever the witness); a witness whose set contains another's adds
-        // nothing (its clause follows), so only the ⊆-minimal sets are kept
-        let ppo_plus = g.ppo.transitive_closure();
-        let mut sets: Vec<Vec<(usize, usize)>> = sos
-            .iter()
-            .map(|so| {
-                let mut e: Vec<(usize, usize)> = so
-                    .iter()
-                    .map(|&(a, b)| (gmap[a], gmap[b]))
-                    .filter(|&(x, y)| x != y && !ppo_plus.contains(x, y))
-                    .collect();
-                e.sort();
-                e.dedup();
-                e
-            })
-            .collect();
-        sets.sort_by_key(Vec::len);
-        sets.dedup();
-        let mut minimal: Vec<Vec<(usize, usize)>> = Vec::new();
-        for s in sets {
-            if !minimal.iter().any(|m| m.iter().all(|e| s.binary_search(e).is_ok())) {
-                minimal.push(s);
-            }
-        }
+        // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb;
+        // one clause per witness, pruned by the relation analysis (`witsets`)
+        let minimal = witsets::clauses(search.as_mut(), &abs_g, &gmap, fact);
         // no witness at all: O3 fails whatever hb is (every_set empty: true); a
         // witness whose so' images ppo already orders: O2 and O3 hold (an empty set:
         // false)

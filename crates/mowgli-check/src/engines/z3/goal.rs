@@ -9,6 +9,7 @@
 
 use z3::ast::Bool;
 
+use super::rel::{and_all, not, or_all};
 use super::Encoding;
 
 /// A condition over an encoding's variables.
@@ -34,7 +35,7 @@ impl Cond {
     }
     /// The disjunction (false when `cs` is empty), constants folded.
     pub fn any(cs: &[Cond]) -> Cond {
-        Cond(super::rel::or_all(cs.iter().map(|c| c.0.clone()).collect()))
+        Cond(or_all(cs.iter().map(|c| c.0.clone()).collect()))
     }
     /// The negation.
     pub fn not(&self) -> Cond {
@@ -65,72 +66,35 @@ pub struct Separation {
 }
 
 impl Encoding {
-    /// The condition [`Separation`] describes, over this encoding's hb. The
-    /// alternatives of `some_path_missing` share one closed set (only one of them
-    /// needs to hold). For `every_set`, one closed set per set (one missing pair
-    /// chosen in it), or, when there are fewer distinct pairs than sets, one per
-    /// distinct pair, shared by the sets ([`Encoding::no_path`]).
+    /// The condition [`Separation`] describes, over this encoding's hb: every
+    /// "no path" fact as the complement of the closed set of its sources
+    /// ([`Encoding::closed_set`], one per source set, shared by every fact and every
+    /// goal about it).
     ///
     /// Relation analysis first: an alternative or pair with a path of must edges is
     /// false, one without any path of may edges true, so only the undecided ones get
     /// closed sets, and a goal decided by the must edges is a constant.
     pub fn separation(&mut self, s: &Separation) -> Cond {
         let mut alts: Vec<Bool> = Vec::new();
-        let open: Vec<&(Vec<usize>, Vec<usize>)> =
-            s.some_path_missing.iter().filter(|(xs, ys)| !self.hb.must_some(xs, ys)).collect();
-        if open.iter().any(|(xs, ys)| !self.hb.may_some(xs, ys)) {
-            return Cond::truth(true);
-        }
-        if !open.is_empty() {
-            let from: Vec<usize> = open.iter().flat_map(|(xs, _)| xs.iter().copied()).collect();
-            let cut = self.closed_set(&from);
-            for (xs, ys) in open {
-                let sel = self.fresh_bool("o1");
-                let mut body: Vec<Bool> = xs.iter().map(|&x| cut[x].clone()).collect();
-                body.extend(ys.iter().map(|&y| cut[y].not()));
-                self.solver.assert(sel.implies(Bool::and(&body)));
-                alts.push(sel);
+        for (xs, ys) in &s.some_path_missing {
+            if self.hb.must_some(xs, ys) {
+                continue;
             }
+            if !self.hb.may_some(xs, ys) {
+                return Cond::truth(true);
+            }
+            let cut = self.closed_set(xs);
+            alts.push(and_all(ys.iter().map(|&y| not(&cut[y])).collect()));
         }
         // every set: its pairs without a must path; a set with a pair no may path
         // joins holds whatever the execution (dropped), an emptied one never holds
-        let sets: Vec<Vec<(usize, usize)>> = s
-            .every_set
-            .iter()
-            .filter(|set| set.iter().all(|&(x, y)| self.hb.may_path(x, y)))
-            .map(|set| set.iter().copied().filter(|&(x, y)| !self.hb.must_path(x, y)).collect())
-            .collect();
-        let every = if sets.iter().any(Vec::is_empty) {
-            Bool::from_bool(false)
-        } else if sets.is_empty() {
-            Bool::from_bool(true)
-        } else {
-            let mut distinct: Vec<(usize, usize)> = sets.iter().flatten().copied().collect();
-            distinct.sort();
-            distinct.dedup();
-            let mut every: Vec<Bool> = Vec::new();
-            if sets.len() <= distinct.len() {
-                for edges in &sets {
-                    let from: Vec<usize> = edges.iter().map(|&(x, _)| x).collect();
-                    let cut = self.closed_set(&from);
-                    let mut some = Vec::new();
-                    for &(x, y) in edges {
-                        let sel = self.fresh_bool("o2");
-                        self.solver.assert(sel.implies(Bool::and(&[cut[x].clone(), cut[y].not()])));
-                        some.push(sel);
-                    }
-                    every.push(Bool::or(&some));
-                }
-            } else {
-                for edges in &sets {
-                    let some: Vec<Bool> = edges.iter().map(|&(x, y)| self.no_path(x, y)).collect();
-                    every.push(super::rel::or_all(some));
-                }
-            }
-            Bool::and(&every)
-        };
-        alts.push(every);
-        Cond(super::rel::or_all(alts))
+        let mut every: Vec<Bool> = Vec::new();
+        for set in &s.every_set {
+            let some: Vec<Bool> = set.iter().map(|&(x, y)| self.no_path(x, y)).collect();
+            every.push(or_all(some));
+        }
+        alts.push(and_all(every));
+        Cond(or_all(alts))
     }
 
     /// A fresh condition the solver may choose (a selector, to be constrained by
@@ -143,7 +107,7 @@ impl Encoding {
     /// one closed set per distinct pair, shared by every condition that names it.
     pub fn some_no_path(&mut self, pairs: &[(usize, usize)]) -> Cond {
         let some: Vec<Bool> = pairs.iter().map(|&(x, y)| self.no_path(x, y)).collect();
-        Cond(super::rel::or_all(some))
+        Cond(or_all(some))
     }
 
     /// Whether `c` holds in the model [`Encoding::next`] found last (false when

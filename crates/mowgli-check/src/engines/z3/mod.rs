@@ -84,8 +84,8 @@ pub struct Encoding {
     /// The value each read subevent reads, as a value number ([`value_id`]).
     read_terms: HashMap<usize, Int>,
     ids: HashMap<Value, i64>,
-    /// [`Encoding::no_path`]'s selectors, by pair.
-    no_paths: HashMap<(usize, usize), Bool>,
+    /// [`Encoding::closed_set`]'s sets, by source set.
+    closed: HashMap<Vec<usize>, Vec<Bool>>,
     /// The model [`Encoding::next`] found last.
     last: std::cell::RefCell<Option<z3::Model>>,
 }
@@ -276,7 +276,7 @@ impl Encoding {
             cuts: 0,
             read_terms,
             ids,
-            no_paths: HashMap::new(),
+            closed: HashMap::new(),
             last: Default::default(),
         }
     }
@@ -294,30 +294,57 @@ impl Encoding {
         Some(Cond(Bool::or(&eqs)))
     }
 
-    /// A fresh set S of subevents closed under hb = (ppo ∪ so)⁺ (if a ∈ S and a hb b
-    /// then b ∈ S), as one Boolean per subevent, meant to contain `from`. "No hb*
-    /// path from any of X to any of Y" holds iff some such S contains X and misses
-    /// Y (take S = what X reaches), which is how the negation of a reachability is
-    /// asserted. Only the subevents `from` may reach get a Boolean (relation
-    /// analysis: the least S has no other), the others are the constant false.
+    /// The set S of subevents closed under hb = (ppo ∪ so)⁺ (if a ∈ S and a hb b
+    /// then b ∈ S) that contains `from`, as one Boolean per subevent. "No hb* path
+    /// from any of X to any of Y" holds iff some such S for X misses Y (take S = what
+    /// X reaches), which is how the negation of a reachability is asserted. One set
+    /// per source set serves every fact about it: the least S (what X reaches) is a
+    /// model of all of them at once. Relation analysis: `from` and what it reaches
+    /// along must edges are the constant true, what it cannot reach along may edges
+    /// the constant false (the least S has none of it); only the rest are Booleans.
     pub(crate) fn closed_set(&mut self, from: &[usize]) -> Vec<Bool> {
+        let mut key = from.to_vec();
+        key.sort_unstable();
+        key.dedup();
+        if let Some(set) = self.closed.get(&key) {
+            return set.clone();
+        }
         self.cuts += 1;
-        let inside = self.hb.may_from(from);
+        let inside = self.hb.may_from(&key);
         let set: Vec<Bool> = (0..self.n)
-            .map(|v| if inside[v] { Bool::new_const(format!("cut{}_{v}", self.cuts)) } else { Bool::from_bool(false) })
+            .map(|v| {
+                if key.iter().any(|&x| self.hb.must_path(x, v)) {
+                    Bool::from_bool(true)
+                } else if inside[v] {
+                    Bool::new_const(format!("cut{}_{v}", self.cuts))
+                } else {
+                    Bool::from_bool(false)
+                }
+            })
             .collect();
         for ((a, b), e) in &self.hb_edges {
-            if inside[*a] {
-                let premise =
-                    if e.as_bool() == Some(true) { set[*a].clone() } else { Bool::and(&[set[*a].clone(), e.clone()]) };
-                self.solver.assert(premise.implies(&set[*b]));
+            if inside[*a] && set[*b].as_bool().is_none() {
+                self.solver.assert(rel::and2(&set[*a], e).implies(&set[*b]));
             }
         }
+        self.closed.insert(key, set.clone());
         set
     }
 
-    /// A Boolean that can only be true when there is no hb* path from `x` to `y`
-    /// (through its own closed set: [`Encoding::closed_set`]), one per pair; a
+    /// What the relation analysis knows of x hb* y: `Some(true)` in every
+    /// execution (a path of must edges), `Some(false)` in none (no path of may
+    /// edges), `None` undecided.
+    pub fn path_fact(&self, x: usize, y: usize) -> Option<bool> {
+        if self.hb.must_path(x, y) {
+            Some(true)
+        } else if !self.hb.may_path(x, y) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// "No hb* path from `x` to `y`": outside [`Encoding::closed_set`] of x; a
     /// constant when the relation analysis decides it (a path of must edges: false;
     /// no path of may edges: true).
     pub(crate) fn no_path(&mut self, x: usize, y: usize) -> Bool {
@@ -327,14 +354,7 @@ impl Encoding {
         if !self.hb.may_path(x, y) {
             return Bool::from_bool(true);
         }
-        if let Some(b) = self.no_paths.get(&(x, y)) {
-            return b.clone();
-        }
-        let cut = self.closed_set(&[x]);
-        let sel = self.fresh_bool("nopath");
-        self.solver.assert(sel.implies(Bool::and(&[cut[x].clone(), cut[y].not()])));
-        self.no_paths.insert((x, y), sel.clone());
-        sel
+        rel::not(&self.closed_set(&[x])[y])
     }
 
     /// A fresh Boolean constant (a selector), named after `prefix`.
@@ -342,6 +362,10 @@ impl Encoding {
         self.cuts += 1;
         Bool::new_const(format!("{prefix}_{}", self.cuts))
     }
+
+    pub fn dump(&self) -> String {
+        format!("{}", self.solver)
+    } // TRACE
 
     /// Gives the solver back without this encoding's constraints, for the next one.
     pub fn release(self) -> Spare {

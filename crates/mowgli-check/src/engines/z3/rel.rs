@@ -72,7 +72,19 @@ pub(super) fn or_all(ts: Vec<Bool>) -> Bool {
     }
 }
 
-fn not(a: &Bool) -> Bool {
+pub(super) fn and_all(ts: Vec<Bool>) -> Bool {
+    if ts.iter().any(|t| t.as_bool() == Some(false)) {
+        return Bool::from_bool(false);
+    }
+    let mut ts: Vec<Bool> = ts.into_iter().filter(|t| t.as_bool() != Some(true)).collect();
+    match ts.len() {
+        0 => Bool::from_bool(true),
+        1 => ts.pop().unwrap_or_else(|| Bool::from_bool(true)),
+        _ => Bool::and(&ts),
+    }
+}
+
+pub(super) fn not(a: &Bool) -> Bool {
     match a.as_bool() {
         Some(b) => Bool::from_bool(!b),
         None => a.not(),
