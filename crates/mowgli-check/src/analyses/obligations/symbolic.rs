@@ -55,17 +55,13 @@ pub(super) fn check_groups(
         for (l, s) in searches.iter().enumerate() {
             specs.push(s.relspec().ok_or_else(|| Z3Error::Unsupported(p.libs[l].name().to_string()).to_string())?);
         }
-        let t0 = std::time::Instant::now(); // TRACE
         let mut enc = match spare.take() {
             Some(solver) => Encoding::in_solver(solver, g, &specs),
             None => Encoding::new(g, &specs),
         };
-        let t1 = t0.elapsed().as_secs_f64() * 1e3; // TRACE
-        let mut tneg = 0.0; // TRACE
-        let mut nsets = 0; // TRACE
-                           // the abstract executions of the group: per thread, its unfoldings by the
-                           // abstract calls they make (with return values), each selected by the
-                           // open return values of any of them
+        // the abstract executions of the group: per thread, its unfoldings by the
+        // abstract calls they make (with return values), each selected by the
+        // open return values of any of them
         let mut classes: Vec<Vec<(usize, Cond)>> = Vec::with_capacity(alts.len());
         for (t, thread_alts) in alts.iter().enumerate() {
             let sym_events: Vec<usize> =
@@ -102,12 +98,7 @@ pub(super) fn check_groups(
             let runs: Vec<&Unfolding> = pick.iter().enumerate().map(|(t, &c)| alts[t][classes[t][c].0].1).collect();
             let select = Cond::all(&pick.iter().enumerate().map(|(t, &c)| classes[t][c].1.clone()).collect::<Vec<_>>());
             let inferred = state.borrow().1.clone();
-            let tn = std::time::Instant::now(); // TRACE
             let negated = judge.negate(g, &inferred, &runs, &|x, y| enc.path_fact(x, y));
-            tneg += tn.elapsed().as_secs_f64() * 1e3; // TRACE
-            if let Some((goal, _, _)) = &negated {
-                nsets += goal.every_set.len();
-            } // TRACE
             let (disjunct, negated, methods) = match negated {
                 Some((goal, abs, methods)) => {
                     abstract_seen.insert(abs);
@@ -138,7 +129,6 @@ pub(super) fn check_groups(
             }
         }
         let goal = Cond::any(&disjuncts);
-        let t2 = t0.elapsed().as_secs_f64() * 1e3; // TRACE
         queries += 1;
         if goal.constant() == Some(false) {
             // the relation analysis decided every disjunct: no solver call
@@ -154,20 +144,7 @@ pub(super) fn check_groups(
             if past() {
                 return Ok(false);
             }
-            let t3 = std::time::Instant::now(); // TRACE
-            let nx = enc.next().map_err(|e| e.to_string())?; // TRACE
-            if std::env::var("MOWGLI_Z3_TRACE").is_ok() {
-                eprintln!(
-                    "TRACE {name} n={} combos={} build={t2:.2} solve={:.2} enc={t1:.2} neg={tneg:.2} sets={nsets}",
-                    g.len(),
-                    combos.len(),
-                    t3.elapsed().as_secs_f64() * 1e3
-                );
-                if std::env::var("MOWGLI_Z3_DUMP").is_ok_and(|d| d == name) {
-                    eprintln!("{}", enc.dump());
-                }
-            }
-            let Some(vals) = nx else {
+            let Some(vals) = enc.next().map_err(|e| e.to_string())? else {
                 for c in combos.into_iter().filter(|c| c.negated && !c.refuted) {
                     discharged.push(c.methods);
                 }

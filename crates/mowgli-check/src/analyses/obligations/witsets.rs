@@ -18,9 +18,10 @@
 //! clause: every completion's clause follows from it) prune a whole subtree of
 //! the enumeration, and a witness whose clause is empty (every image pair a must
 //! path: O2 ∧ O3 hold in every execution) ends it. What remains are the
-//! ⊆-minimal clauses, as sets of pair indices (bit sets).
+//! ⊆-minimal clauses (up to [`SUBSUME_UP_TO`] of them), as sets of pair indices
+//! (bit sets).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use mowgli_core::{BitRel, ExecGraph, WitnessSearch};
 
@@ -37,7 +38,16 @@ pub(super) fn clauses(
     if (0..nv).any(|v| search.domain(v) == 0) {
         return Vec::new();
     }
-    let mut e = Enum { abs_g, gmap, fact, index: HashMap::new(), pairs: Vec::new(), minimal: Vec::new(), done: false };
+    let mut e = Enum {
+        abs_g,
+        gmap,
+        fact,
+        index: HashMap::new(),
+        pairs: Vec::new(),
+        minimal: Vec::new(),
+        done: false,
+        seen: HashSet::new(),
+    };
     e.walk(search, 0, nv);
     if e.done {
         return vec![Vec::new()];
@@ -56,7 +66,16 @@ struct Enum<'a> {
     minimal: Vec<Vec<u64>>,
     /// A witness with an empty clause was found.
     done: bool,
+    /// The clauses kept once there are more than [`SUBSUME_UP_TO`].
+    seen: HashSet<Vec<u64>>,
 }
+
+/// Up to this many clauses, each new (partial) clause is tested against every kept
+/// one (subsumption, quadratic); beyond, only exact repeats are dropped (a clause
+/// that another implies is redundant, not wrong). Measured on I_SV 2 × 2 × 2's
+/// abs-sv-4-2430, whose 90,960 witnesses give as many incomparable clauses: the
+/// quadratic test alone took 53 s.
+const SUBSUME_UP_TO: usize = 4096;
 
 fn ones(bits: &[u64]) -> impl Iterator<Item = usize> + '_ {
     bits.iter().enumerate().flat_map(|(w, &b)| (0..64).filter(move |i| b >> i & 1 == 1).map(move |i| w * 64 + i))
@@ -108,7 +127,8 @@ impl Enum<'_> {
             return;
         }
         let Some(bits) = self.clause(&so) else { return };
-        if self.minimal.iter().any(|m| subset(m, &bits)) {
+        let small = self.minimal.len() <= SUBSUME_UP_TO;
+        if small && self.minimal.iter().any(|m| subset(m, &bits)) {
             return;
         }
         if i == n {
@@ -116,7 +136,11 @@ impl Enum<'_> {
                 self.done = true;
                 return;
             }
-            self.minimal.retain(|m| !subset(&bits, m));
+            if small {
+                self.minimal.retain(|m| !subset(&bits, m));
+            } else if !self.seen.insert(bits.clone()) {
+                return;
+            }
             self.minimal.push(bits);
             return;
         }

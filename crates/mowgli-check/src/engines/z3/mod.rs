@@ -363,10 +363,6 @@ impl Encoding {
         Bool::new_const(format!("{prefix}_{}", self.cuts))
     }
 
-    pub fn dump(&self) -> String {
-        format!("{}", self.solver)
-    } // TRACE
-
     /// Gives the solver back without this encoding's constraints, for the next one.
     pub fn release(self) -> Spare {
         self.solver.pop(1);
