@@ -245,7 +245,7 @@ impl Judge<'_> {
     /// * O2 ∧ O3 hold iff some L-witness w (L's own conditions, ppo' ∪ so'
     ///   acyclic) has g(so'(w)) ⊆ hb — then hb' = g⁻¹(hb) is admissible and L is
     ///   not hb-dependent — so they fail iff every w has an so' edge whose image
-    ///   is not in hb (one closed set per w).
+    ///   is not in hb (one clause per w, pruned by the relation analysis: `witsets`).
     ///
     /// g is given by the declared map, then by the entries inferred so far
     /// (`inferred`), then by the same stamp. `None` when the execution is not of
@@ -297,6 +297,11 @@ impl Judge<'_> {
             }
         }
         let some_path_missing = reqs;
+        // the L-witnesses of the abstract execution, by their so'
+        let mut search = self.abs_lib.search(&abs_g, to, 0);
+        if search.needs_hb() {
+            return None;
+        }
         // O1 fails in every execution (the relation analysis finds an alternative no
         // path of may edges can join): no need for O2 and O3's clauses
         let no_path = |xs: &[usize], ys: &[usize]| xs.iter().all(|&x| ys.iter().all(|&y| fact(x, y) == Some(false)));
@@ -304,17 +309,12 @@ impl Judge<'_> {
             let goal = Separation { some_path_missing, every_set: vec![Vec::new()] };
             return Some((goal, abs, methods));
         }
-        // the L-witnesses of the abstract execution, by their so'
-        let mut search = self.abs_lib.search(&abs_g, to, 0);
-        if search.needs_hb() {
-            return None;
-        }
         // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb;
         // one clause per witness, pruned by the relation analysis (`witsets`)
         let minimal = witsets::clauses(search.as_mut(), &abs_g, &gmap, fact);
         // no witness at all: O3 fails whatever hb is (every_set empty: true); a
-        // witness whose so' images ppo already orders: O2 and O3 hold (an empty set:
-        // false)
+        // witness whose so' images must-hb already orders: O2 and O3 hold (an empty
+        // set: false)
         let goal = Separation { some_path_missing, every_set: minimal };
         Some((goal, abs, methods))
     }
