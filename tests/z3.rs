@@ -137,6 +137,10 @@ mod obligations_on_z3 {
         b
     }
 
+    /// The paper's implementations agree; on I_SV 2 × 2 × 1 the Z3 engine's relation
+    /// analysis decides some queries without the solver (must-hb already makes every
+    /// obligation hold) and leaves others to it, so both paths are compared with
+    /// the explicit engine here.
     #[test]
     fn paper_implementations() {
         for (imp, b) in [
@@ -146,7 +150,11 @@ mod obligations_on_z3 {
             ("specs/impls/ibal_all.impl", bounds("bal_all", 2, 2, 2)),
             ("specs/impls/imsw.impl", bounds("msw", 2, 2, 1)),
         ] {
-            agree(imp, &b);
+            let z = agree(imp, &b);
+            assert!(z.z3_static <= z.z3_queries && z.z3_queries > 0, "{imp}: {} / {}", z.z3_static, z.z3_queries);
+            if imp.ends_with("isv.impl") && b.threads == 2 {
+                assert!(0 < z.z3_static && z.z3_static < z.z3_queries, "{imp}: {} / {}", z.z3_static, z.z3_queries);
+            }
         }
     }
 
@@ -261,8 +269,10 @@ mod obligations_on_z3 {
         }
     }
 
-    /// I_SV at 2 × 2 × 2 under both engines: about 25 minutes (Z3 answers 3,389
-    /// queries; the four-broadcast programs dominate).
+    /// I_SV at 2 × 2 × 2 under both engines: about 25 minutes before the Z3
+    /// engine's relation analysis, now a few (this test and the one above took 7
+    /// minutes together on a shared machine; one four-broadcast program,
+    /// abs-sv-4-2430, dominates: docs/obligations.md).
     #[test]
     #[ignore]
     fn isv_two_threads_two_calls() {

@@ -320,8 +320,8 @@ pub fn run(a: &Args) -> ExitCode {
         let z3 = *engine == Engine::Z3;
         let counted = if z3 {
             format!(
-                "{} abstract executions of groups of plain executions discharged by Z3 (unsat), {} implementation executions checked explicitly",
-                rep.plain_discharged, rep.executions
+                "{} abstract executions of groups of plain executions discharged by Z3 (unsat), {} implementation executions checked explicitly; {} Z3 queries, {} of them decided by the relation analysis without a solver call",
+                rep.plain_discharged, rep.executions, rep.z3_queries, rep.z3_static
             )
         } else {
             format!(

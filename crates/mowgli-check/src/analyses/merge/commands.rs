@@ -200,6 +200,10 @@ pub(super) fn merge_obligations(docs: &[&Value]) -> Result<Value, String> {
     m.insert("executions".into(), Value::from(execs));
     m.insert("classes".into(), Value::from(classes));
     m.insert("plain_discharged".into(), Value::from(discharged));
+    // the Z3 engine's queries, and those the relation analysis decided: per shard
+    for key in ["z3_queries", "z3_static"] {
+        m.insert(key.into(), Value::from(docs.iter().map(|d| u(d, key)).sum::<u64>()));
+    }
     m.insert("bounded".into(), Value::from(docs.iter().any(|d| b(d, "bounded"))));
     m.insert("complete".into(), Value::from(complete));
     m.insert("millis".into(), sum_f(docs, "millis"));

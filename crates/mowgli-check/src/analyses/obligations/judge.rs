@@ -430,35 +430,6 @@ impl<'a> Judge<'a> {
         }
     }
 }
-/// Every complete L-witness of `abs_g` with L's own conditions and ppo' ∪ so'
-/// acyclic: its so' as pairs.
-pub(super) fn every_witness(
-    search: &mut dyn WitnessSearch,
-    abs_g: &ExecGraph,
-    i: usize,
-    n: usize,
-    out: &mut Vec<Vec<(usize, usize)>>,
-) {
-    let mut so = BitRel::new(abs_g.len());
-    if !search.check(&abs_g.ppo, &mut so) {
-        return;
-    }
-    let mut least = so.clone();
-    least.union_with(&abs_g.ppo);
-    if !least.is_acyclic() {
-        return;
-    }
-    if i == n {
-        out.push(so.pairs().collect());
-        return;
-    }
-    for val in 0..search.domain(i) {
-        search.assign(i, Some(val));
-        every_witness(search, abs_g, i + 1, n, out);
-    }
-    search.assign(i, None);
-}
-
 pub(super) fn setup_method_name(lib: &dyn mowgli_core::Library, e: &Event) -> String {
     lib.methods().get(e.method).map(|m| m.name.to_string()).unwrap_or_else(|| format!("#{}", e.method))
 }

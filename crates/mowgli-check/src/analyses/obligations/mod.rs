@@ -50,6 +50,7 @@ pub mod observe;
 mod render;
 pub mod spec;
 mod symbolic;
+mod witsets;
 
 use std::collections::BTreeMap;
 
@@ -153,6 +154,12 @@ pub struct Report {
     /// not counted in `executions`, which then counts the counterexamples and the
     /// executions Z3 enumerated).
     pub plain_discharged: u64,
+    /// With the Z3 engine: the groups of plain executions (one query each), and
+    /// those whose goal the relation analysis of the encoding already decided
+    /// (unsatisfiable before any solver call: the must edges of hb make every
+    /// obligation hold).
+    pub z3_queries: u64,
+    pub z3_static: u64,
     pub bounded: bool,
     pub complete: bool,
     pub millis: f64,
@@ -459,6 +466,8 @@ fn run(
         executions: 0,
         classes: 0,
         plain_discharged: 0,
+        z3_queries: 0,
+        z3_static: 0,
         bounded: false,
         complete: true,
         millis: 0.0,

@@ -8,7 +8,8 @@ use mowgli_core::program::Unfolding;
 use mowgli_core::{BitRel, Event, ExecGraph, StampTable};
 
 use super::drive::Shared;
-use super::judge::{abstract_events_of, every_witness, o0_violation, preimage, setup_method_name, Judge};
+use super::judge::{abstract_events_of, o0_violation, preimage, setup_method_name, Judge};
+use super::witsets;
 use crate::engines::explicit::{self, Problem, Visited};
 use crate::engines::z3::{Cond, Encoding, Separation, Spare, Z3Error};
 use crate::lang::maps::{self, MapEntry};
@@ -38,6 +39,8 @@ pub(super) fn check_groups(
     let mut discharged: Vec<Vec<String>> = Vec::new();
     let mut abstract_seen: std::collections::HashSet<Vec<Event>> = std::collections::HashSet::new();
     let mut spare: Option<Spare> = None;
+    // groups (one query each), and those the relation analysis settled
+    let (mut queries, mut statically) = (0u64, 0u64);
     let mut plain = |g: &ExecGraph, alts: &explicit::Alternatives| -> Result<bool, String> {
         if past() {
             return Ok(false);
@@ -95,7 +98,7 @@ pub(super) fn check_groups(
             let runs: Vec<&Unfolding> = pick.iter().enumerate().map(|(t, &c)| alts[t][classes[t][c].0].1).collect();
             let select = Cond::all(&pick.iter().enumerate().map(|(t, &c)| classes[t][c].1.clone()).collect::<Vec<_>>());
             let inferred = state.borrow().1.clone();
-            let negated = judge.negate(g, &inferred, &runs);
+            let negated = judge.negate(g, &inferred, &runs, &|x, y| enc.path_fact(x, y));
             let (disjunct, negated, methods) = match negated {
                 Some((goal, abs, methods)) => {
                     abstract_seen.insert(abs);
@@ -125,7 +128,16 @@ pub(super) fn check_groups(
                 t += 1;
             }
         }
-        enc.require(&Cond::any(&disjuncts));
+        let goal = Cond::any(&disjuncts);
+        queries += 1;
+        if goal.constant() == Some(false) {
+            // the relation analysis decided every disjunct: no solver call
+            statically += 1;
+            discharged.extend(combos.into_iter().filter(|c| c.negated).map(|c| c.methods));
+            spare = Some(enc.release());
+            return Ok(true);
+        }
+        enc.require(&goal);
         loop {
             // the time limit also between the models of one group (a group with
             // many abstract executions can take minutes)
@@ -205,6 +217,8 @@ pub(super) fn check_groups(
     seen_abstract.extend(abstract_seen);
     rep.abstract_executions = abs_before + seen_abstract.len() as u64;
     rep.plain_discharged += discharged.len() as u64;
+    rep.z3_queries += queries;
+    rep.z3_static += statically;
     for methods in discharged {
         for m in &methods {
             if let Some(cells) = rep.cells.get_mut(m) {
@@ -231,7 +245,7 @@ impl Judge<'_> {
     /// * O2 ∧ O3 hold iff some L-witness w (L's own conditions, ppo' ∪ so'
     ///   acyclic) has g(so'(w)) ⊆ hb — then hb' = g⁻¹(hb) is admissible and L is
     ///   not hb-dependent — so they fail iff every w has an so' edge whose image
-    ///   is not in hb (one closed set per w).
+    ///   is not in hb (one clause per w, pruned by the relation analysis: `witsets`).
     ///
     /// g is given by the declared map, then by the entries inferred so far
     /// (`inferred`), then by the same stamp. `None` when the execution is not of
@@ -243,6 +257,7 @@ impl Judge<'_> {
         g: &ExecGraph,
         inferred: &BTreeMap<(String, String), MapEntry>,
         runs: &[&Unfolding],
+        fact: &dyn Fn(usize, usize) -> Option<bool>,
     ) -> Option<(Separation, Vec<Event>, Vec<String>)> {
         let to = self.to;
         let abs = abstract_events_of(runs);
@@ -287,40 +302,19 @@ impl Judge<'_> {
         if search.needs_hb() {
             return None;
         }
-        let mut sos: Vec<Vec<(usize, usize)>> = Vec::new();
-        let nv = search.num_vars();
-        if (0..nv).all(|v| search.domain(v) > 0) {
-            every_witness(search.as_mut(), &abs_g, 0, nv, &mut sos);
+        // O1 fails in every execution (the relation analysis finds an alternative no
+        // path of may edges can join): no need for O2 and O3's clauses
+        let no_path = |xs: &[usize], ys: &[usize]| xs.iter().all(|&x| ys.iter().all(|&y| fact(x, y) == Some(false)));
+        if some_path_missing.iter().any(|(xs, ys)| no_path(xs, ys)) {
+            let goal = Separation { some_path_missing, every_set: vec![Vec::new()] };
+            return Some((goal, abs, methods));
         }
-        // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb. Per
-        // witness, the images of its so' edges, less those ppo⁺ already orders (in
-        // hb whatever the witness); a witness whose set contains another's adds
-        // nothing (its clause follows), so only the ⊆-minimal sets are kept
-        let ppo_plus = g.ppo.transitive_closure();
-        let mut sets: Vec<Vec<(usize, usize)>> = sos
-            .iter()
-            .map(|so| {
-                let mut e: Vec<(usize, usize)> = so
-                    .iter()
-                    .map(|&(a, b)| (gmap[a], gmap[b]))
-                    .filter(|&(x, y)| x != y && !ppo_plus.contains(x, y))
-                    .collect();
-                e.sort();
-                e.dedup();
-                e
-            })
-            .collect();
-        sets.sort_by_key(Vec::len);
-        sets.dedup();
-        let mut minimal: Vec<Vec<(usize, usize)>> = Vec::new();
-        for s in sets {
-            if !minimal.iter().any(|m| m.iter().all(|e| s.binary_search(e).is_ok())) {
-                minimal.push(s);
-            }
-        }
+        // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb;
+        // one clause per witness, pruned by the relation analysis (`witsets`)
+        let minimal = witsets::clauses(search.as_mut(), &abs_g, &gmap, fact);
         // no witness at all: O3 fails whatever hb is (every_set empty: true); a
-        // witness whose so' images ppo already orders: O2 and O3 hold (an empty set:
-        // false)
+        // witness whose so' images must-hb already orders: O2 and O3 hold (an empty
+        // set: false)
         let goal = Separation { some_path_missing, every_set: minimal };
         Some((goal, abs, methods))
     }

@@ -9,6 +9,7 @@
 
 use z3::ast::Bool;
 
+use super::rel::{and_all, not, or_all};
 use super::Encoding;
 
 /// A condition over an encoding's variables.
@@ -20,27 +21,37 @@ impl Cond {
     pub fn truth(b: bool) -> Cond {
         Cond(Bool::from_bool(b))
     }
-    /// The conjunction (true when `cs` is empty).
+    /// The conjunction (true when `cs` is empty), constants folded.
     pub fn all(cs: &[Cond]) -> Cond {
-        match cs {
-            [c] => c.clone(),
-            _ => Cond(Bool::and(&cs.iter().map(|c| c.0.clone()).collect::<Vec<_>>())),
+        if cs.iter().any(|c| c.0.as_bool() == Some(false)) {
+            return Cond::truth(false);
+        }
+        let mut ts: Vec<Bool> = cs.iter().filter(|c| c.0.as_bool() != Some(true)).map(|c| c.0.clone()).collect();
+        match ts.len() {
+            0 => Cond::truth(true),
+            1 => Cond(ts.pop().unwrap_or_else(|| Bool::from_bool(true))),
+            _ => Cond(Bool::and(&ts)),
         }
     }
-    /// The disjunction (false when `cs` is empty).
+    /// The disjunction (false when `cs` is empty), constants folded.
     pub fn any(cs: &[Cond]) -> Cond {
-        match cs {
-            [c] => c.clone(),
-            _ => Cond(Bool::or(&cs.iter().map(|c| c.0.clone()).collect::<Vec<_>>())),
-        }
+        Cond(or_all(cs.iter().map(|c| c.0.clone()).collect()))
     }
     /// The negation.
     pub fn not(&self) -> Cond {
-        Cond(self.0.not())
+        match self.0.as_bool() {
+            Some(b) => Cond::truth(!b),
+            None => Cond(self.0.not()),
+        }
     }
     /// `self → c`.
     pub fn implies(&self, c: &Cond) -> Cond {
-        Cond(self.0.implies(&c.0))
+        Cond::any(&[self.not(), c.clone()])
+    }
+    /// The constant this condition is, when it is one (decided while encoding,
+    /// e.g. by the relation analysis).
+    pub fn constant(&self) -> Option<bool> {
+        self.0.as_bool()
     }
 }
 
@@ -55,54 +66,35 @@ pub struct Separation {
 }
 
 impl Encoding {
-    /// The condition [`Separation`] describes, over this encoding's hb. The
-    /// alternatives of `some_path_missing` share one closed set (only one of them
-    /// needs to hold). For `every_set`, one closed set per set (one missing pair
-    /// chosen in it), or, when there are fewer distinct pairs than sets, one per
-    /// distinct pair, shared by the sets ([`Encoding::no_path`]).
+    /// The condition [`Separation`] describes, over this encoding's hb: every
+    /// "no path" fact as the complement of the closed set of its sources
+    /// ([`Encoding::closed_set`], one per source set, shared by every fact and every
+    /// goal about it).
+    ///
+    /// Relation analysis first: an alternative or pair with a path of must edges is
+    /// false, one without any path of may edges true, so only the undecided ones get
+    /// closed sets, and a goal decided by the must edges is a constant.
     pub fn separation(&mut self, s: &Separation) -> Cond {
         let mut alts: Vec<Bool> = Vec::new();
-        if !s.some_path_missing.is_empty() {
-            let cut = self.closed_set();
-            for (xs, ys) in &s.some_path_missing {
-                let sel = self.fresh_bool("o1");
-                let mut body: Vec<Bool> = xs.iter().map(|&x| cut[x].clone()).collect();
-                body.extend(ys.iter().map(|&y| cut[y].not()));
-                self.solver.assert(sel.implies(Bool::and(&body)));
-                alts.push(sel);
+        for (xs, ys) in &s.some_path_missing {
+            if self.hb.must_some(xs, ys) {
+                continue;
             }
+            if !self.hb.may_some(xs, ys) {
+                return Cond::truth(true);
+            }
+            let cut = self.closed_set(xs);
+            alts.push(and_all(ys.iter().map(|&y| not(&cut[y])).collect()));
         }
-        let sets = &s.every_set;
-        let every = if sets.iter().any(Vec::is_empty) {
-            Bool::from_bool(false)
-        } else if sets.is_empty() {
-            Bool::from_bool(true)
-        } else {
-            let mut distinct: Vec<(usize, usize)> = sets.iter().flatten().copied().collect();
-            distinct.sort();
-            distinct.dedup();
-            let mut every: Vec<Bool> = Vec::new();
-            if sets.len() <= distinct.len() {
-                for edges in sets {
-                    let cut = self.closed_set();
-                    let mut some = Vec::new();
-                    for &(x, y) in edges {
-                        let sel = self.fresh_bool("o2");
-                        self.solver.assert(sel.implies(Bool::and(&[cut[x].clone(), cut[y].not()])));
-                        some.push(sel);
-                    }
-                    every.push(Bool::or(&some));
-                }
-            } else {
-                for edges in sets {
-                    let some: Vec<Bool> = edges.iter().map(|&(x, y)| self.no_path(x, y)).collect();
-                    every.push(Bool::or(&some));
-                }
-            }
-            Bool::and(&every)
-        };
-        alts.push(every);
-        Cond(Bool::or(&alts))
+        // every set: its pairs without a must path; a set with a pair no may path
+        // joins holds whatever the execution (dropped), an emptied one never holds
+        let mut every: Vec<Bool> = Vec::new();
+        for set in &s.every_set {
+            let some: Vec<Bool> = set.iter().map(|&(x, y)| self.no_path(x, y)).collect();
+            every.push(or_all(some));
+        }
+        alts.push(and_all(every));
+        Cond(or_all(alts))
     }
 
     /// A fresh condition the solver may choose (a selector, to be constrained by
@@ -115,7 +107,7 @@ impl Encoding {
     /// one closed set per distinct pair, shared by every condition that names it.
     pub fn some_no_path(&mut self, pairs: &[(usize, usize)]) -> Cond {
         let some: Vec<Bool> = pairs.iter().map(|&(x, y)| self.no_path(x, y)).collect();
-        Cond(Bool::or(&some))
+        Cond(or_all(some))
     }
 
     /// Whether `c` holds in the model [`Encoding::next`] found last (false when

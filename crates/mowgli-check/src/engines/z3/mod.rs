@@ -34,6 +34,7 @@ use mowgli_core::{ExecGraph, Value};
 use z3::ast::{Bool, Int};
 use z3::{SatResult, Solver};
 
+mod facts;
 pub mod goal;
 pub use goal::{Cond, Separation};
 
@@ -64,7 +65,7 @@ impl SymRel {
         self.pairs.entry((a, b)).or_default().push(cond);
     }
     fn edges(&self) -> impl Iterator<Item = ((usize, usize), Bool)> + '_ {
-        self.pairs.iter().map(|(&k, v)| (k, if v.len() == 1 { v[0].clone() } else { Bool::or(v) }))
+        self.pairs.iter().map(|(&k, v)| (k, rel::or_all(v.clone())))
     }
 }
 
@@ -75,13 +76,16 @@ pub struct Encoding {
     vars: Vec<Vec<VarTerm>>,
     /// The edges of ppo ∪ so, each with the condition under which it is one.
     hb_edges: Vec<((usize, usize), Bool)>,
+    /// The relation analysis of hb ([`facts::Closure`]): paths of hb* in every
+    /// execution, in some.
+    hb: facts::Closure,
     n: usize,
     cuts: usize,
     /// The value each read subevent reads, as a value number ([`value_id`]).
     read_terms: HashMap<usize, Int>,
     ids: HashMap<Value, i64>,
-    /// [`Encoding::no_path`]'s selectors, by pair.
-    no_paths: HashMap<(usize, usize), Bool>,
+    /// [`Encoding::closed_set`]'s sets, by source set.
+    closed: HashMap<Vec<usize>, Vec<Bool>>,
     /// The model [`Encoding::next`] found last.
     last: std::cell::RefCell<Option<z3::Model>>,
 }
@@ -241,15 +245,24 @@ impl Encoding {
         // the same hb and the same closed sets
         let ppo_plus = g.ppo.transitive_closure();
         let cover = ppo_plus.minus(&ppo_plus.compose(&ppo_plus));
-        let hbc: Vec<Int> = (0..n).map(|s| Int::new_const(format!("hb{s}"))).collect();
-        for (a, b) in cover.pairs() {
-            solver.assert(hbc[a].lt(&hbc[b]));
-        }
         let mut hb_edges: Vec<((usize, usize), Bool)> =
             cover.pairs().map(|(a, b)| ((a, b), Bool::from_bool(true))).collect();
-        for ((a, b), e) in so.edges() {
-            solver.assert(e.implies(hbc[a].lt(&hbc[b])));
-            hb_edges.push(((a, b), e));
+        hb_edges.extend(so.edges().filter(|(_, e)| e.as_bool() != Some(false)));
+        // relation analysis: integer clocks only on the edges that can lie on a
+        // cycle of may-hb (an acyclic may-graph needs none)
+        let hb = facts::Closure::of(n, hb_edges.iter().map(|(p, e)| (*p, e)));
+        if hb.must_cyclic() {
+            solver.assert(Bool::from_bool(false));
+        }
+        let mut hbc: HashMap<usize, Int> = HashMap::new();
+        let mut clock_of = |s: usize| hbc.entry(s).or_insert_with(|| Int::new_const(format!("hb{s}"))).clone();
+        for ((a, b), e) in &hb_edges {
+            if a == b {
+                solver.assert(e.not());
+            } else if hb.on_cycle(*a, *b) {
+                let lt = clock_of(*a).lt(clock_of(*b));
+                solver.assert(if e.as_bool() == Some(true) { lt } else { e.implies(lt) });
+            }
         }
         for p in pending {
             p.finish(&hb_edges);
@@ -258,11 +271,12 @@ impl Encoding {
             solver,
             vars,
             hb_edges,
+            hb,
             n,
             cuts: 0,
             read_terms,
             ids,
-            no_paths: HashMap::new(),
+            closed: HashMap::new(),
             last: Default::default(),
         }
     }
@@ -280,30 +294,67 @@ impl Encoding {
         Some(Cond(Bool::or(&eqs)))
     }
 
-    /// A fresh set S of subevents closed under hb = (ppo ∪ so)⁺ (if a ∈ S and a hb b
-    /// then b ∈ S), as one Boolean per subevent. "No hb* path from any of X to any
-    /// of Y" holds iff some such S contains X and misses Y (take S = what X
-    /// reaches), which is how the negation of a reachability is asserted.
-    pub(crate) fn closed_set(&mut self) -> Vec<Bool> {
-        self.cuts += 1;
-        let set: Vec<Bool> = (0..self.n).map(|v| Bool::new_const(format!("cut{}_{v}", self.cuts))).collect();
-        for ((a, b), e) in &self.hb_edges {
-            self.solver.assert(Bool::and(&[set[*a].clone(), e.clone()]).implies(&set[*b]));
+    /// The set S of subevents closed under hb = (ppo ∪ so)⁺ (if a ∈ S and a hb b
+    /// then b ∈ S) that contains `from`, as one Boolean per subevent. "No hb* path
+    /// from any of X to any of Y" holds iff some such S for X misses Y (take S = what
+    /// X reaches), which is how the negation of a reachability is asserted. One set
+    /// per source set serves every fact about it: the least S (what X reaches) is a
+    /// model of all of them at once. Relation analysis: `from` and what it reaches
+    /// along must edges are the constant true, what it cannot reach along may edges
+    /// the constant false (the least S has none of it); only the rest are Booleans.
+    pub(crate) fn closed_set(&mut self, from: &[usize]) -> Vec<Bool> {
+        let mut key = from.to_vec();
+        key.sort_unstable();
+        key.dedup();
+        if let Some(set) = self.closed.get(&key) {
+            return set.clone();
         }
+        self.cuts += 1;
+        let inside = self.hb.may_from(&key);
+        let set: Vec<Bool> = (0..self.n)
+            .map(|v| {
+                if key.iter().any(|&x| self.hb.must_path(x, v)) {
+                    Bool::from_bool(true)
+                } else if inside[v] {
+                    Bool::new_const(format!("cut{}_{v}", self.cuts))
+                } else {
+                    Bool::from_bool(false)
+                }
+            })
+            .collect();
+        for ((a, b), e) in &self.hb_edges {
+            if inside[*a] && set[*b].as_bool().is_none() {
+                self.solver.assert(rel::and2(&set[*a], e).implies(&set[*b]));
+            }
+        }
+        self.closed.insert(key, set.clone());
         set
     }
 
-    /// A Boolean that can only be true when there is no hb* path from `x` to `y`
-    /// (through its own closed set: [`Encoding::closed_set`]), one per pair.
-    pub(crate) fn no_path(&mut self, x: usize, y: usize) -> Bool {
-        if let Some(b) = self.no_paths.get(&(x, y)) {
-            return b.clone();
+    /// What the relation analysis knows of x hb* y: `Some(true)` in every
+    /// execution (a path of must edges), `Some(false)` in none (no path of may
+    /// edges), `None` undecided.
+    pub fn path_fact(&self, x: usize, y: usize) -> Option<bool> {
+        if self.hb.must_path(x, y) {
+            Some(true)
+        } else if !self.hb.may_path(x, y) {
+            Some(false)
+        } else {
+            None
         }
-        let cut = self.closed_set();
-        let sel = self.fresh_bool("nopath");
-        self.solver.assert(sel.implies(Bool::and(&[cut[x].clone(), cut[y].not()])));
-        self.no_paths.insert((x, y), sel.clone());
-        sel
+    }
+
+    /// "No hb* path from `x` to `y`": outside [`Encoding::closed_set`] of x; a
+    /// constant when the relation analysis decides it (a path of must edges: false;
+    /// no path of may edges: true).
+    pub(crate) fn no_path(&mut self, x: usize, y: usize) -> Bool {
+        if self.hb.must_path(x, y) {
+            return Bool::from_bool(false);
+        }
+        if !self.hb.may_path(x, y) {
+            return Bool::from_bool(true);
+        }
+        rel::not(&self.closed_set(&[x])[y])
     }
 
     /// A fresh Boolean constant (a selector), named after `prefix`.

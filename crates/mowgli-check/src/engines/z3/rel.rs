@@ -28,6 +28,7 @@ use mowgli_core::BitRel;
 use z3::ast::{Bool, Int};
 use z3::Solver;
 
+use super::facts::Closure;
 use super::{SymRel, VarTerm};
 
 type Members = BTreeMap<usize, Bool>;
@@ -50,7 +51,7 @@ enum Mode {
     Exact,
 }
 
-fn and2(a: &Bool, b: &Bool) -> Bool {
+pub(super) fn and2(a: &Bool, b: &Bool) -> Bool {
     match (a.as_bool(), b.as_bool()) {
         (Some(true), _) => b.clone(),
         (_, Some(true)) => a.clone(),
@@ -59,7 +60,7 @@ fn and2(a: &Bool, b: &Bool) -> Bool {
     }
 }
 
-fn or_all(ts: Vec<Bool>) -> Bool {
+pub(super) fn or_all(ts: Vec<Bool>) -> Bool {
     if ts.iter().any(|t| t.as_bool() == Some(true)) {
         return Bool::from_bool(true);
     }
@@ -71,7 +72,19 @@ fn or_all(ts: Vec<Bool>) -> Bool {
     }
 }
 
-fn not(a: &Bool) -> Bool {
+pub(super) fn and_all(ts: Vec<Bool>) -> Bool {
+    if ts.iter().any(|t| t.as_bool() == Some(false)) {
+        return Bool::from_bool(false);
+    }
+    let mut ts: Vec<Bool> = ts.into_iter().filter(|t| t.as_bool() != Some(true)).collect();
+    match ts.len() {
+        0 => Bool::from_bool(true),
+        1 => ts.pop().unwrap_or_else(|| Bool::from_bool(true)),
+        _ => Bool::and(&ts),
+    }
+}
+
+pub(super) fn not(a: &Bool) -> Bool {
     match a.as_bool() {
         Some(b) => Bool::from_bool(!b),
         None => a.not(),
@@ -269,7 +282,10 @@ impl Compiler<'_> {
     /// The pairs (a, v) of the closure of `edges` with a in `from` (every source
     /// when `None`), over: per source a, Booleans `reach_a(v)` forced by the edges
     /// out of a and closed under the edges (the least such is reachability).
+    /// Relation analysis ([`Closure`]): a pair joined by a path of must edges is the
+    /// constant true, and only the subevents a may reach get a Boolean.
     fn reach(&mut self, edges: &Pairs, from: Option<&Members>) -> Pairs {
+        let facts = Closure::of(self.n, edges.iter().map(|(p, t)| (*p, t)));
         let mut out_of: BTreeMap<usize, Vec<(usize, &Bool)>> = BTreeMap::new();
         for ((x, y), t) in edges {
             out_of.entry(*x).or_default().push((*y, t));
@@ -278,20 +294,40 @@ impl Compiler<'_> {
             Some(f) => f.iter().filter(|(a, _)| out_of.contains_key(a)).map(|(a, t)| (*a, t.clone())).collect(),
             None => out_of.keys().map(|&a| (a, Bool::from_bool(true))).collect(),
         };
-        let mut targets: Vec<usize> = edges.keys().map(|&(_, y)| y).collect();
-        targets.sort_unstable();
-        targets.dedup();
         let mut out = Pairs::new();
         for (a, ta) in sources {
+            // what a reaches in r⁺: a's successors, and what they reach
+            let mut within = vec![false; self.n];
+            for (y, _) in out_of.get(&a).map(Vec::as_slice).unwrap_or(&[]) {
+                for v in facts.may.successors(*y) {
+                    within[v] = true;
+                }
+            }
+            let must_from: Vec<bool> = (0..self.n)
+                .map(|v| {
+                    out_of
+                        .get(&a)
+                        .is_some_and(|ys| ys.iter().any(|(y, t)| t.as_bool() == Some(true) && facts.must_path(*y, v)))
+                })
+                .collect();
             let name = self.fresh("reach");
-            let reach: BTreeMap<usize, Bool> =
-                targets.iter().map(|&v| (v, Bool::new_const(format!("{name}_{v}")))).collect();
+            let reach: BTreeMap<usize, Bool> = (0..self.n)
+                .filter(|&v| within[v])
+                .map(|v| {
+                    let t = if must_from[v] { Bool::from_bool(true) } else { Bool::new_const(format!("{name}_{v}")) };
+                    (v, t)
+                })
+                .collect();
+            // (a target outside `within` is one only a constant-false edge leads to)
+            let open = |y: &usize| reach.get(y).filter(|r| r.as_bool().is_none());
             for (y, t) in out_of.get(&a).map(Vec::as_slice).unwrap_or(&[]) {
-                self.solver.assert(t.implies(&reach[y]));
+                if let Some(ry) = open(y) {
+                    self.solver.assert(t.implies(ry));
+                }
             }
             for ((x, y), t) in edges {
-                if let Some(rx) = reach.get(x) {
-                    self.solver.assert(Bool::and(&[rx.clone(), t.clone()]).implies(&reach[y]));
+                if let (Some(rx), Some(ry)) = (reach.get(x), open(y)) {
+                    self.solver.assert(and2(rx, t).implies(ry));
                 }
             }
             for (v, r) in reach {
@@ -302,20 +338,25 @@ impl Compiler<'_> {
     }
 
     /// `acyclic` of these pairs: an integer rank per subevent, increasing along
-    /// every pair that is present.
+    /// every pair that is present and can lie on a cycle (relation analysis: an
+    /// edge no may-path closes needs no rank).
     fn acyclic(&mut self, edges: &Pairs) {
+        let facts = Closure::of(self.n, edges.iter().map(|(p, t)| (*p, t)));
+        if facts.must_cyclic() {
+            self.solver.assert(Bool::from_bool(false));
+            return;
+        }
         let name = self.fresh("rank");
         let mut rank: BTreeMap<usize, Int> = BTreeMap::new();
-        for &(a, b) in edges.keys() {
-            for x in [a, b] {
-                rank.entry(x).or_insert_with(|| Int::new_const(format!("{name}_{x}")));
-            }
-        }
         for ((a, b), t) in edges {
             if a == b {
                 self.solver.assert(not(t));
-            } else {
-                self.solver.assert(t.implies(rank[a].lt(&rank[b])));
+            } else if facts.on_cycle(*a, *b) {
+                for x in [*a, *b] {
+                    rank.entry(x).or_insert_with(|| Int::new_const(format!("{name}_{x}")));
+                }
+                let lt = rank[a].lt(&rank[b]);
+                self.solver.assert(if t.as_bool() == Some(true) { lt } else { t.implies(lt) });
             }
         }
     }
