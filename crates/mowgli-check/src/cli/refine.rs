@@ -355,16 +355,14 @@ fn refine_generated(
         };
         let (mut index, mut generated) = (0, 0);
         // in the order (and with the names) a run checks them
-        for size in 1..=g.max_size() {
-            for part in g.parts(size) {
-                let class = g.class_part(size, part, jobs);
-                generated += class.generated;
-                for i in 0..class.distinct() {
-                    if partition.contains(index) {
-                        println!("{}", g.render(&class, i, &gen::client_name(&imp.implements, index)));
-                    }
-                    index += 1;
+        for (size, part) in g.order() {
+            let class = g.class_part(size, part, jobs);
+            generated += class.generated;
+            for i in 0..class.distinct() {
+                if partition.contains(index) {
+                    println!("{}", g.render(&class, i, &gen::client_name(&imp.implements, index)));
                 }
+                index += 1;
             }
         }
         // a listing, not a check: the output is litmus text only (no verdict line)

@@ -508,6 +508,18 @@ impl Generator {
         parts
     }
 
+    /// Every part of every size class up to the bound, in the order `mowgli refine`
+    /// checks them: fewest threads first, then the shortest longest thread, then
+    /// fewest calls in all (and, within a part, fewest nodes). A one-thread client
+    /// of four calls thus comes before every two-thread client: a bug that needs no
+    /// second thread is found before the larger two-thread classes are generated.
+    pub fn order(&self) -> Vec<(usize, (usize, usize))> {
+        let mut order: Vec<(usize, (usize, usize))> =
+            (1..=self.max_size()).flat_map(|size| self.parts(size).into_iter().map(move |p| (size, p))).collect();
+        order.sort_unstable_by_key(|&(size, (threads, longest))| (threads, longest, size));
+        order
+    }
+
     /// The clients of size class `size` with `part.0` threads whose longest thread
     /// has `part.1` calls, in the order of their canonical encodings (fewest nodes
     /// first: the encoding starts with them).

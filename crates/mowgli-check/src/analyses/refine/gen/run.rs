@@ -116,7 +116,7 @@ pub struct GenReport {
 
 /// Progress of a run, for a progress bar.
 pub enum Progress {
-    /// A size class was generated, with this many clients to check in this partition.
+    /// A part of a size class (threads, longest thread) was generated, with this many clients to check in this partition.
     Class { size: usize, distinct: usize, to_check: usize },
     /// A client was checked; `failed`: the name of a failing client (reported the
     /// moment it is found) and its size.
@@ -184,86 +184,82 @@ pub fn run(
         millis: 0.0,
         slowest: None,
     };
-    'sizes: for size in 1..=g.max_size() {
-        let mut stat = ClassStat { size, ..Default::default() };
-        let parts = g.parts(size);
-        for (pi, &part) in parts.iter().enumerate() {
-            if opts.time_limit.is_some_and(|t| start.elapsed() >= t) {
-                rep.complete = false;
-                rep.timed_out = true;
-                if stat.distinct > 0 {
-                    rep.classes.push(stat);
-                }
-                break 'sizes;
+    // one statistic per size class, filled part by part in the order of checking
+    let mut stats: Vec<ClassStat> = (1..=g.max_size()).map(|size| ClassStat { size, ..Default::default() }).collect();
+    let schedule = g.order();
+    for (si, &(size, part)) in schedule.iter().enumerate() {
+        if opts.time_limit.is_some_and(|t| start.elapsed() >= t) {
+            rep.complete = false;
+            rep.timed_out = true;
+            break;
+        }
+        let stat = &mut stats[size - 1];
+        // a part of a class (threads, longest thread), generated when its turn comes:
+        // a run that stops at a counterexample never generates the rest
+        let class = g.class_part(size, part, opts.jobs);
+        let base = rep.distinct;
+        let mine: Vec<usize> = (0..class.distinct()).filter(|i| opts.partition.contains(base + i)).collect();
+        progress(Progress::Class { size, distinct: class.distinct(), to_check: mine.len() });
+        let out = check_part(imp, order, &g, &class, base, &mine, opts, &start, progress);
+        stat.generated += class.generated;
+        stat.distinct += class.distinct();
+        rep.generated += class.generated;
+        rep.distinct += class.distinct();
+        let reported = out.results.iter().filter(|r| !opts.first_fail || r.0 <= out.cut).count();
+        let all_checked = reported == mine.len();
+        for (p, r, text, ms) in out.results {
+            if opts.first_fail && p > out.cut {
+                continue; // checked after the first failure by another worker: not reported
             }
-            // a part of the class (threads, longest thread), generated when its turn
-            // comes: a run that stops at a counterexample never generates the rest
-            let class = g.class_part(size, part, opts.jobs);
-            let base = rep.distinct;
-            let mine: Vec<usize> = (0..class.distinct()).filter(|i| opts.partition.contains(base + i)).collect();
-            progress(Progress::Class { size, distinct: class.distinct(), to_check: mine.len() });
-            let out = check_part(imp, order, &g, &class, base, &mine, opts, &start, progress);
-            stat.generated += class.generated;
-            stat.distinct += class.distinct();
-            rep.generated += class.generated;
-            rep.distinct += class.distinct();
-            let reported = out.results.iter().filter(|r| !opts.first_fail || r.0 <= out.cut).count();
-            let all_checked = reported == mine.len();
-            for (p, r, text, ms) in out.results {
-                if opts.first_fail && p > out.cut {
-                    continue; // checked after the first failure by another worker: not reported
-                }
-                if rep.slowest.as_ref().is_none_or(|s| ms > s.1) {
-                    rep.slowest = Some((client_name(&g.lib, base + mine[p]), ms));
-                }
-                stat.checked += 1;
-                rep.checked += 1;
-                match r {
-                    Ok(r) => {
-                        rep.vacuous += usize::from(r.vacuous);
-                        rep.vacuity_unknown += usize::from(r.vacuity_unknown);
-                        if r.impl_stats.screened > 0 {
-                            rep.screened += 1;
-                            rep.screened_all += usize::from(r.impl_stats.searches == 0);
-                        }
-                        rep.bounded += usize::from(r.bounded);
-                        if r.verdict == ClientVerdict::Fail {
-                            stat.failed += 1;
-                            rep.failed += 1;
-                            rep.failures.push(GenFailure {
-                                index: base + mine[p],
-                                size,
-                                name: r.name.clone(),
-                                text: failing_text(&text, imp, &r),
-                                report: r,
-                            });
-                        } else {
-                            rep.ok += 1;
-                        }
+            if rep.slowest.as_ref().is_none_or(|s| ms > s.1) {
+                rep.slowest = Some((client_name(&g.lib, base + mine[p]), ms));
+            }
+            stat.checked += 1;
+            rep.checked += 1;
+            match r {
+                Ok(r) => {
+                    rep.vacuous += usize::from(r.vacuous);
+                    rep.vacuity_unknown += usize::from(r.vacuity_unknown);
+                    if r.impl_stats.screened > 0 {
+                        rep.screened += 1;
+                        rep.screened_all += usize::from(r.impl_stats.searches == 0);
                     }
-                    Err(e) => {
-                        rep.errors += 1;
-                        if rep.first_error.is_none() {
-                            rep.first_error = Some(e);
-                            rep.first_error_index = Some(base + mine[p]);
-                        }
+                    rep.bounded += usize::from(r.bounded);
+                    if r.verdict == ClientVerdict::Fail {
+                        stat.failed += 1;
+                        rep.failed += 1;
+                        rep.failures.push(GenFailure {
+                            index: base + mine[p],
+                            size,
+                            name: r.name.clone(),
+                            text: failing_text(&text, imp, &r),
+                            report: r,
+                        });
+                    } else {
+                        rep.ok += 1;
                     }
                 }
-            }
-            if out.out_of_time {
-                rep.complete = false;
-                rep.timed_out = true;
-                rep.classes.push(stat);
-                break 'sizes;
-            }
-            if opts.first_fail && rep.failed > 0 {
-                rep.complete = size == g.max_size() && pi + 1 == parts.len() && all_checked;
-                rep.classes.push(stat);
-                break 'sizes;
+                Err(e) => {
+                    rep.errors += 1;
+                    if rep.first_error.is_none() {
+                        rep.first_error = Some(e);
+                        rep.first_error_index = Some(base + mine[p]);
+                    }
+                }
             }
         }
-        rep.classes.push(stat);
+        if out.out_of_time {
+            rep.complete = false;
+            rep.timed_out = true;
+            break;
+        }
+        if opts.first_fail && rep.failed > 0 {
+            rep.complete = si + 1 == schedule.len() && all_checked;
+            break;
+        }
     }
+    // a stopped run lists the classes it reached; a complete one every class
+    rep.classes = stats.into_iter().filter(|c| rep.complete || c.distinct > 0).collect();
     rep.millis = start.elapsed().as_secs_f64() * 1000.0;
     Ok(rep)
 }
