@@ -270,6 +270,22 @@ pub(super) struct Judge<'a> {
 }
 
 impl<'a> Judge<'a> {
+    /// The image pairs g(so'(w)) of an L-witness w of the abstract execution of `v`
+    /// with g(so'(w)) ⊆ hb (one that makes O2 and O3 hold), under the map `gmap`;
+    /// `None` when there is none.
+    pub(super) fn covering_pairs(&self, v: &Visited, gmap: &[usize]) -> Option<Vec<(usize, usize)>> {
+        let abs = abstract_events(v);
+        let abs_g = self.abstract_graph(&abs);
+        let mut search = self.abs_lib.search(&abs_g, self.to, 0);
+        let mut hb = v.so.clone();
+        hb.union_with(&v.g.ppo);
+        hb.close_transitively();
+        let back = BitRel::from_fn(abs_g.len(), |a, b| hb.contains(gmap[a], gmap[b]));
+        let vars: Vec<usize> = (0..search.num_vars()).collect();
+        let so = dfs_witness(search.as_mut(), &abs_g, &back, &vars, 0, true)?;
+        Some(so.pairs().map(|(a, b)| (gmap[a], gmap[b])).filter(|(x, y)| x != y).collect())
+    }
+
     /// The stamped abstract execution graph of `abs`.
     pub(super) fn abstract_graph(&self, abs: &[Event]) -> ExecGraph<'a> {
         let stmp = |e: &Event| self.abs_lib.stamps(self.abs_world, e);

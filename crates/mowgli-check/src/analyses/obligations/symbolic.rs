@@ -41,6 +41,9 @@ pub(super) fn check_groups(
     let mut spare: Option<Spare> = None;
     // groups (one query each), and those the relation analysis settled
     let (mut queries, mut statically) = (0u64, 0u64);
+    // models of the witness trees the explicit check did not confirm (refined)
+    let mut spurious = 0u64;
+    let use_tree = std::env::var("MOWGLI_FLAT").is_err();
     let mut plain = |g: &ExecGraph, alts: &explicit::Alternatives| -> Result<bool, String> {
         if past() {
             return Ok(false);
@@ -90,6 +93,9 @@ pub(super) fn check_groups(
             negated: bool,
             methods: Vec<String>,
             refuted: bool,
+            /// ¬(O2 ∧ O3) stated as a witness tree: its guard (constrained by the
+            /// clause of each witness a spurious model shows) and g
+            tree: Option<(Cond, Vec<usize>)>,
         }
         let mut combos: Vec<Combo> = Vec::new();
         let mut pick = vec![0usize; classes.len()];
@@ -98,14 +104,26 @@ pub(super) fn check_groups(
             let runs: Vec<&Unfolding> = pick.iter().enumerate().map(|(t, &c)| alts[t][classes[t][c].0].1).collect();
             let select = Cond::all(&pick.iter().enumerate().map(|(t, &c)| classes[t][c].1.clone()).collect::<Vec<_>>());
             let inferred = state.borrow().1.clone();
-            let negated = judge.negate(g, &inferred, &runs, &|x, y| enc.path_fact(x, y));
-            let (disjunct, negated, methods) = match negated {
-                Some((goal, abs, methods)) => {
+            let t0 = std::time::Instant::now();
+            let negated = judge.negate(g, &inferred, &runs, &|x, y| enc.path_fact(x, y), use_tree);
+            if std::env::var("Z3T_DEBUG").is_ok() { eprintln!("negate {:?} flat {:?} tree {:?}", t0.elapsed(), negated.as_ref().map(|n| n.0.every_set.len()), negated.as_ref().and_then(|n| n.0.tree.as_ref()).map(|t| (t.nodes.len(), t.nodes.iter().map(|n| n.children.len()).sum::<usize>()))); }
+            let (disjunct, negated, methods, tree) = match negated {
+                Some((mut goal, abs, methods, gmap)) => {
                     abstract_seen.insert(abs);
+                    let tree = match goal.tree.as_mut() {
+                        Some(t) => {
+                            let guard = enc.fresh("refine");
+                            t.guard = Some(guard.clone());
+                            Some((guard, gmap))
+                        }
+                        None => None,
+                    };
+                    let t0 = std::time::Instant::now();
                     let neg = enc.separation(&goal);
-                    (Cond::all(&[select.clone(), neg]), true, methods)
+                    if std::env::var("Z3T_DEBUG").is_ok() { eprintln!("separation {:?}", t0.elapsed()); }
+                    (Cond::all(&[select.clone(), neg]), true, methods, tree)
                 }
-                None => (select.clone(), false, Vec::new()),
+                None => (select.clone(), false, Vec::new(), None),
             };
             disjuncts.push(disjunct);
             combos.push(Combo {
@@ -114,6 +132,7 @@ pub(super) fn check_groups(
                 negated,
                 methods,
                 refuted: false,
+                tree,
             });
             let mut t = 0;
             loop {
@@ -196,6 +215,19 @@ pub(super) fn check_groups(
             }
             if combos[ci].negated {
                 if refuted.get() == before {
+                    if let Some((guard, gmap)) = &combos[ci].tree {
+                        // a spurious model of the over-approximating witness tree: the
+                        // clause of the witness the explicit check found excludes it
+                        let Some(pairs) = judge.covering_pairs(&v, gmap) else {
+                            return Err(format!(
+                                "the explicit check discharges an execution of {name} but finds no witness covering it"
+                            ));
+                        };
+                        let clause = enc.some_no_path(&pairs);
+                        enc.require(&guard.implies(&clause));
+                        spurious += 1;
+                        continue;
+                    }
                     return Err(format!(
                         "the Z3 and explicit engines disagree: Z3 refutes an obligation on an execution of {name} \
                          that the explicit check discharges"
@@ -219,6 +251,9 @@ pub(super) fn check_groups(
     rep.plain_discharged += discharged.len() as u64;
     rep.z3_queries += queries;
     rep.z3_static += statically;
+    if std::env::var("Z3T_DEBUG").is_ok() {
+        eprintln!("spurious models refined: {spurious}");
+    }
     for methods in discharged {
         for m in &methods {
             if let Some(cells) = rep.cells.get_mut(m) {
@@ -258,7 +293,8 @@ impl Judge<'_> {
         inferred: &BTreeMap<(String, String), MapEntry>,
         runs: &[&Unfolding],
         fact: &dyn Fn(usize, usize) -> Option<bool>,
-    ) -> Option<(Separation, Vec<Event>, Vec<String>)> {
+        use_tree: bool,
+    ) -> Option<(Separation, Vec<Event>, Vec<String>, Vec<usize>)> {
         let to = self.to;
         let abs = abstract_events_of(runs);
         let stmp = |e: &Event| self.abs_lib.stamps(self.abs_world, e);
@@ -306,16 +342,24 @@ impl Judge<'_> {
         // path of may edges can join): no need for O2 and O3's clauses
         let no_path = |xs: &[usize], ys: &[usize]| xs.iter().all(|&x| ys.iter().all(|&y| fact(x, y) == Some(false)));
         if some_path_missing.iter().any(|(xs, ys)| no_path(xs, ys)) {
-            let goal = Separation { some_path_missing, every_set: vec![Vec::new()] };
-            return Some((goal, abs, methods));
+            let goal = Separation { some_path_missing, every_set: vec![Vec::new()], tree: None };
+            return Some((goal, abs, methods, gmap));
         }
         // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb;
-        // one clause per witness, pruned by the relation analysis (`witsets`)
-        let minimal = witsets::clauses(search.as_mut(), &abs_g, &gmap, fact);
+        // one clause per witness, pruned by the relation analysis (`witsets`), or
+        // the witnesses as a tree selected by the read-back (`WitnessTree`)
+        let (minimal, tree) = if use_tree {
+            match witsets::tree(search.as_mut(), &abs_g, &gmap, fact) {
+                Ok(t) => (Vec::new(), Some(t)),
+                Err(flat) => (flat, None),
+            }
+        } else {
+            (witsets::clauses(search.as_mut(), &abs_g, &gmap, fact), None)
+        };
         // no witness at all: O3 fails whatever hb is (every_set empty: true); a
         // witness whose so' images must-hb already orders: O2 and O3 hold (an empty
         // set: false)
-        let goal = Separation { some_path_missing, every_set: minimal };
-        Some((goal, abs, methods))
+        let goal = Separation { some_path_missing, every_set: minimal, tree };
+        Some((goal, abs, methods, gmap))
     }
 }

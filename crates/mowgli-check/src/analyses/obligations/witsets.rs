@@ -25,6 +25,8 @@ use std::collections::{HashMap, HashSet};
 
 use mowgli_core::{BitRel, ExecGraph, WitnessSearch};
 
+use crate::engines::z3::{ReadBack, TreeChild, TreeNode, WitnessTree};
+
 /// The clauses of ¬(O2 ∧ O3): each a set of image pairs (at least one has no
 /// hb* path). An empty clause (`[]` in the list) makes the conjunction false; no
 /// clause makes it true.
@@ -38,16 +40,7 @@ pub(super) fn clauses(
     if (0..nv).any(|v| search.domain(v) == 0) {
         return Vec::new();
     }
-    let mut e = Enum {
-        abs_g,
-        gmap,
-        fact,
-        index: HashMap::new(),
-        pairs: Vec::new(),
-        minimal: Vec::new(),
-        done: false,
-        seen: HashSet::new(),
-    };
+    let mut e = Enum::new(abs_g, gmap, fact);
     e.walk(search, 0, nv);
     if e.done {
         return vec![Vec::new()];
@@ -68,6 +61,13 @@ struct Enum<'a> {
     done: bool,
     /// The clauses kept once there are more than [`SUBSUME_UP_TO`].
     seen: HashSet<Vec<u64>>,
+    /// The witness tree's nodes ([`tree`]), each once.
+    nodes: Vec<TreeNode>,
+    interned: HashMap<TreeNode, usize>,
+    /// A child's partial so' did not contain its parent's (the tree needs it).
+    non_monotone: bool,
+    /// The tree's variables, by depth.
+    order: Vec<usize>,
 }
 
 /// Up to this many clauses, each new (partial) clause is tested against every kept
@@ -86,7 +86,24 @@ fn subset(a: &[u64], b: &[u64]) -> bool {
     a.iter().enumerate().all(|(i, &x)| x & !b.get(i).copied().unwrap_or(0) == 0)
 }
 
-impl Enum<'_> {
+impl<'a> Enum<'a> {
+    fn new(abs_g: &'a ExecGraph<'a>, gmap: &'a [usize], fact: &'a dyn Fn(usize, usize) -> Option<bool>) -> Enum<'a> {
+        Enum {
+            abs_g,
+            gmap,
+            fact,
+            index: HashMap::new(),
+            pairs: Vec::new(),
+            minimal: Vec::new(),
+            done: false,
+            seen: HashSet::new(),
+            nodes: Vec::new(),
+            interned: HashMap::new(),
+            non_monotone: false,
+            order: Vec::new(),
+        }
+    }
+
     /// The clause of the current (partial) so', or `None` when it holds statically.
     fn clause(&mut self, so: &BitRel) -> Option<Vec<u64>> {
         let mut bits: Vec<u64> = Vec::new();
@@ -149,6 +166,150 @@ impl Enum<'_> {
             self.walk(search, i + 1, n);
         }
         search.assign(i, None);
+    }
+}
+
+/// ¬(O2 ∧ O3) as a witness tree ([`WitnessTree`]: the witnesses as leaves of the
+/// tree of their partial assignments, the search variables in order, equal
+/// subtrees shared; pruned like [`clauses`] by the relation analysis, but without
+/// subsumption, which the tree's guards do not allow), with the read-back of
+/// each variable through g. `Err` with the flat clauses when the tree does not
+/// apply: no variables, a witness whose clause is empty (O2 ∧ O3 hold in every
+/// execution), or a partial so' not contained in a completion's.
+pub(super) fn tree(
+    search: &mut dyn WitnessSearch,
+    abs_g: &ExecGraph,
+    gmap: &[usize],
+    fact: &dyn Fn(usize, usize) -> Option<bool>,
+) -> Result<WitnessTree, Vec<Vec<(usize, usize)>>> {
+    let nv = search.num_vars();
+    if nv == 0 || (0..nv).any(|v| search.domain(v) == 0) {
+        return Err(clauses(search, abs_g, gmap, fact));
+    }
+    let read_back = read_back(search, gmap);
+    let mut e = Enum::new(abs_g, gmap, fact);
+    let mut so = BitRel::new(abs_g.len());
+    let mut least = BitRel::new(abs_g.len());
+    let root_bits = if search.check(&abs_g.ppo, &mut so) && {
+        least.union_with(&so);
+        least.union_with(&abs_g.ppo);
+        least.is_acyclic()
+    } {
+        e.clause(&so)
+    } else {
+        None
+    };
+    // no witness at all, or every witness's clause true whatever hb is
+    let Some(root_bits) = root_bits else { return Err(Vec::new()) };
+    // the tree's variables: L's mo variables (and declared witnesses) first, its rf
+    // variables last. Measured on I_SV's abs-sv-4-2430 (four broadcasts): the
+    // search's order (rf first) gave 38,556 nodes and 35 s of solving, this order
+    // 776 nodes and 1.6 s for the whole program (explicit: 10 s); the rf choices
+    // under a fixed mo mostly do not depend on each other, so their subtrees are
+    // shared
+    let rf = search.relspec().map_or(0, |s| s.mem.reads.len()).min(nv);
+    e.order = (rf..nv).chain(0..rf).collect();
+    let root = e.node(search, 0, nv, &root_bits);
+    if e.done {
+        return Err(vec![Vec::new()]);
+    }
+    if e.non_monotone {
+        return Err(clauses(search, abs_g, gmap, fact));
+    }
+    let root_pairs = ones(&root_bits).map(|k| e.pairs[k]).collect();
+    Ok(WitnessTree { read_back, root_pairs, root, nodes: e.nodes, guard: None })
+}
+
+/// How each variable of L's search is read back through g from the
+/// implementation (LOCO App. G.1: rf' = g⁻¹(rf), mo' = g⁻¹(mo)): L's rf and mo
+/// variables by the images of their subevents, every other variable (and every
+/// variable of an L without a symbolic predicate) not at all.
+fn read_back(search: &dyn WitnessSearch, gmap: &[usize]) -> Vec<ReadBack> {
+    let nv = search.num_vars();
+    let any = || (0..nv).map(|v| ReadBack::Any(search.domain(v))).collect();
+    let Some(spec) = search.relspec() else { return any() };
+    let mem = &spec.mem;
+    if mem.num_vars() > nv {
+        return any();
+    }
+    let image = |sub: usize| gmap.get(sub).copied().unwrap_or(usize::MAX);
+    let mut out: Vec<ReadBack> = Vec::with_capacity(nv);
+    for (r, rd) in mem.reads.iter().enumerate() {
+        let sources = mem.candidates(r).iter().map(|c| c.map(|w| image(mem.writes[w].sub))).collect();
+        out.push(ReadBack::Rf { read: image(rd.sub), sources });
+    }
+    for &(c, j) in mem.mo_variables() {
+        let ws = mem.writes_of_cell(c);
+        let earlier = ws[..j].iter().map(|&w| image(mem.writes[w].sub)).collect();
+        out.push(ReadBack::Mo { write: image(mem.writes[ws[j]].sub), earlier });
+    }
+    for v in out.len()..nv {
+        out.push(ReadBack::Any(search.domain(v)));
+    }
+    out
+}
+
+impl Enum<'_> {
+    /// The node assigning variable `i` under the current partial assignment (whose
+    /// clause is `parent`): its children, one per value with a witness below whose
+    /// clause is not statically true; `None` when there is none.
+    fn node(&mut self, search: &mut dyn WitnessSearch, i: usize, n: usize, parent: &[u64]) -> Option<usize> {
+        let mut children = Vec::new();
+        let var = self.order[i];
+        for value in 0..search.domain(var) {
+            search.assign(var, Some(value));
+            let child = self.child(search, i, n, parent, value);
+            if self.done {
+                search.assign(var, None);
+                return None;
+            }
+            children.extend(child);
+        }
+        search.assign(var, None);
+        if children.is_empty() {
+            return None;
+        }
+        let node = TreeNode { var, children };
+        if let Some(&k) = self.interned.get(&node) {
+            return Some(k);
+        }
+        self.nodes.push(node.clone());
+        self.interned.insert(node, self.nodes.len() - 1);
+        Some(self.nodes.len() - 1)
+    }
+
+    fn child(
+        &mut self,
+        search: &mut dyn WitnessSearch,
+        i: usize,
+        n: usize,
+        parent: &[u64],
+        value: usize,
+    ) -> Option<TreeChild> {
+        let mut so = BitRel::new(self.abs_g.len());
+        if !search.check(&self.abs_g.ppo, &mut so) {
+            return None;
+        }
+        let mut least = so.clone();
+        least.union_with(&self.abs_g.ppo);
+        if !least.is_acyclic() {
+            return None;
+        }
+        let bits = self.clause(&so)?;
+        if !subset(parent, &bits) {
+            self.non_monotone = true;
+        }
+        let new: Vec<(usize, usize)> =
+            ones(&bits).filter(|&k| parent.get(k / 64).is_none_or(|w| w >> (k % 64) & 1 == 0)).map(|k| self.pairs[k]).collect();
+        if i + 1 == n {
+            if bits.iter().all(|&w| w == 0) {
+                self.done = true;
+                return None;
+            }
+            return Some(TreeChild { value, new, next: None });
+        }
+        let next = self.node(search, i + 1, n, &bits)?;
+        Some(TreeChild { value, new, next: Some(next) })
     }
 }
 

@@ -10,6 +10,7 @@
 use z3::ast::Bool;
 
 use super::rel::{and_all, not, or_all};
+use super::readback::WitnessTree;
 use super::Encoding;
 
 /// A condition over an encoding's variables.
@@ -58,11 +59,13 @@ impl Cond {
 /// `⋁ over some_path_missing (no hb* path from any of xs to any of ys) ∨ ⋀ over
 /// every_set (⋁ over its pairs (x, y): no hb* path from x to y)`. With
 /// `every_set` empty the second part is true; a set in it that is empty makes it
-/// false.
+/// false. With `tree`, the second part is the witness tree's instead
+/// ([`WitnessTree`], an over-approximation of the clauses every_set would have).
 #[derive(Clone, Debug, Default)]
 pub struct Separation {
     pub some_path_missing: Vec<(Vec<usize>, Vec<usize>)>,
     pub every_set: Vec<Vec<(usize, usize)>>,
+    pub tree: Option<WitnessTree>,
 }
 
 impl Encoding {
@@ -88,6 +91,10 @@ impl Encoding {
         }
         // every set: its pairs without a must path; a set with a pair no may path
         // joins holds whatever the execution (dropped), an emptied one never holds
+        if let Some(t) = &s.tree {
+            alts.push(self.tree(t));
+            return Cond(or_all(alts));
+        }
         let mut every: Vec<Bool> = Vec::new();
         for set in &s.every_set {
             let some: Vec<Bool> = set.iter().map(|&(x, y)| self.no_path(x, y)).collect();

@@ -36,7 +36,9 @@ use z3::{SatResult, Solver};
 
 mod facts;
 pub mod goal;
+mod readback;
 pub use goal::{Cond, Separation};
+pub use readback::{ReadBack, TreeChild, TreeNode, WitnessTree};
 
 /// A solver kept from an earlier encoding ([`Encoding::release`]), for the next.
 pub struct Spare(Solver);
@@ -88,6 +90,11 @@ pub struct Encoding {
     closed: HashMap<Vec<usize>, Vec<Bool>>,
     /// The model [`Encoding::next`] found last.
     last: std::cell::RefCell<Option<z3::Model>>,
+    /// Per read subevent of a library's memory: its rf variable and its candidate
+    /// sources (write subevents; `None`: the initial value), by value.
+    rf_of: HashMap<usize, (Int, Vec<Option<usize>>)>,
+    /// Per write subevent of a library's memory: (library, cell, mo clock).
+    mo_clock: HashMap<usize, (usize, usize, Int)>,
 }
 
 /// Why the Z3 engine cannot take a problem.
@@ -126,6 +133,8 @@ impl Encoding {
         let mut vars = Vec::with_capacity(specs.len());
         let mut read_terms: HashMap<usize, Int> = HashMap::new();
         let mut pending = Vec::new();
+        let mut rf_of = HashMap::new();
+        let mut mo_clock = HashMap::new();
         for (li, spec) in specs.iter().enumerate() {
             if !spec.possible {
                 solver.assert(Bool::from_bool(false));
@@ -136,6 +145,13 @@ impl Encoding {
             let rf: Vec<Int> = (0..reads.len()).map(|r| Int::new_const(format!("l{li}_rf{r}"))).collect();
             let clock: Vec<Int> = (0..writes.len()).map(|w| Int::new_const(format!("l{li}_mo{w}"))).collect();
             let val: Vec<Int> = (0..writes.len()).map(|w| Int::new_const(format!("l{li}_val{w}"))).collect();
+            for (r, rd) in reads.iter().enumerate() {
+                let cands = mem.candidates(r).iter().map(|c| c.map(|w| writes[w].sub)).collect();
+                rf_of.insert(rd.sub, (rf[r].clone(), cands));
+            }
+            for (w, ws) in writes.iter().enumerate() {
+                mo_clock.insert(ws.sub, (li, ws.cell, clock[w].clone()));
+            }
             for (r, x) in rf.iter().enumerate() {
                 let k = mem.candidates(r).len() as i64;
                 solver.assert(x.ge(Int::from_i64(0)));
@@ -278,6 +294,8 @@ impl Encoding {
             ids,
             closed: HashMap::new(),
             last: Default::default(),
+            rf_of,
+            mo_clock,
         }
     }
 
