@@ -11,6 +11,15 @@
 //! shape (both means are kept up to date by the programs each engine runs).
 //! The report says how many programs, and how much time, went to each engine
 //! ([`EngineSplit`]).
+//!
+//! A Z3 run is bounded ([`CostModel::z3_budget`]): [`Z3_BUDGET_FACTOR`] times the
+//! shape's mean explicit time (at least [`Z3_BUDGET_MIN_MS`]). A program Z3 does not
+//! finish in it is checked again by the explicit engine from scratch (what the Z3
+//! run recorded is dropped, so the verdict is the explicit engine's, never "verified"
+//! by a run that stopped), and its time counts against Z3 on that shape, which
+//! then stays explicit. Without the bound one pathological program could cost the
+//! run more than Z3 ever saves (I_SV 2 × 2 × 2: abs-sv-4-2430, 36.9 s under Z3
+//! against 10 s explicit, before the witness tree).
 
 use std::collections::HashMap;
 
@@ -23,6 +32,13 @@ use crate::engines::explicit::Backend;
 /// cannot win.
 pub const TRY_Z3_MS: f64 = 40.0;
 
+/// A Z3 run may take this many times its shape's mean explicit time before it is
+/// given up and the program checked explicitly.
+pub const Z3_BUDGET_FACTOR: f64 = 3.0;
+
+/// The least budget of a Z3 run (ms): Z3's fixed cost per query.
+pub const Z3_BUDGET_MIN_MS: f64 = 100.0;
+
 /// How the programs of a run were split between the engines.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct EngineSplit {
@@ -30,6 +46,9 @@ pub struct EngineSplit {
     pub explicit_ms: f64,
     pub z3_programs: usize,
     pub z3_ms: f64,
+    /// Programs whose Z3 run exceeded its budget and that were then checked
+    /// explicitly (counted in `explicit_programs`; the Z3 time in `z3_ms`).
+    pub z3_given_up: usize,
     /// Shapes (method sequences per thread) seen, and those Z3 ended up cheaper on.
     pub shapes: usize,
     pub z3_shapes: usize,
@@ -92,6 +111,26 @@ impl CostModel {
         }
     }
 
+    /// How long a Z3 run of `text` may take (ms) before it is given up: `None` when
+    /// the shape has no explicit time measured (Z3 is not run on it then, except
+    /// when forced by a threshold of 0).
+    pub fn z3_budget(&self, text: &str) -> Option<f64> {
+        let c = self.shapes.get(&shape(text))?;
+        let e = Costs::mean(c.explicit)?;
+        Some((Z3_BUDGET_FACTOR * e).max(Z3_BUDGET_MIN_MS))
+    }
+
+    /// Records that a Z3 run of `text` was given up after `ms`: the time counts
+    /// against Z3 on its shape (the explicit run that follows is recorded on its
+    /// own).
+    pub fn record_given_up(&mut self, text: &str, ms: f64) {
+        let c = self.shapes.entry(shape(text)).or_default();
+        c.z3.0 += ms;
+        c.z3.1 += 1;
+        self.split.z3_ms += ms;
+        self.split.z3_given_up += 1;
+    }
+
     /// Records that `text` took `ms` under `engine`.
     pub fn record(&mut self, text: &str, engine: Backend, ms: f64) {
         let c = self.shapes.entry(shape(text)).or_default();
@@ -149,5 +188,21 @@ mod tests {
         }
         assert_eq!(m.choose(p), Backend::Z3, "Z3's mean 167.5 ms, explicit's 252.5 ms");
         assert_eq!((m.split.explicit_programs, m.split.z3_programs, m.split.z3_shapes), (2, 6, 1));
+    }
+
+    #[test]
+    fn a_given_up_z3_run_counts_against_z3() {
+        let p = "T1:\n  Bcast(x, 1)\n";
+        let mut m = CostModel::default();
+        assert_eq!(m.z3_budget(p), None, "no explicit time measured");
+        m.record(p, Backend::Explicit, 50.0);
+        m.record(p, Backend::Explicit, 70.0);
+        assert_eq!(m.z3_budget(p), Some(180.0), "3 × the mean explicit time");
+        assert_eq!(m.choose(p), Backend::Z3);
+        m.record_given_up(p, 180.0);
+        assert_eq!(m.choose(p), Backend::Explicit, "Z3's 180 ms against 60 ms");
+        assert_eq!((m.split.z3_programs, m.split.z3_given_up, m.split.z3_ms), (0, 1, 180.0));
+        m.record(p, Backend::Explicit, 1.0);
+        assert_eq!(m.z3_budget(p), Some(Z3_BUDGET_MIN_MS), "at least the fixed cost");
     }
 }

@@ -109,15 +109,17 @@ pub(super) fn check_one(
     // not mention hb), so its executions need not be visited one by one
     let mut discharge = Discharge { judge: &judge, state: &state, past: &past };
     let res = if opts.backend == explicit::Backend::Z3 {
-        symbolic::check_groups(&p, to, &judge, &state, name, &refuted, &past, &mut visit, abs_before)
+        symbolic::check_groups(&p, to, &judge, &state, name, &refuted, &past, deadline, &mut visit, abs_before)
     } else if opts.every_execution {
         explicit::for_each_execution(&p, &mut visit).map(|_| ()).map_err(|e| e.to_string())
     } else {
         explicit::for_each_execution_discharging(&p, &mut visit, &mut discharge).map(|_| ()).map_err(|e| e.to_string())
     };
     let (rep, _, _) = state.into_inner();
-    if let Err(e) = res {
-        err = Some(format!("implementation `{}` on {name}: {e}", imp.name));
+    match res {
+        Err(e) if e == symbolic::Z3_STOPPED => late.set(true),
+        Err(e) => err = Some(format!("implementation `{}` on {name}: {e}", imp.name)),
+        Ok(()) => {}
     }
     if late.get() {
         rep.complete = false;

@@ -503,12 +503,41 @@ fn run(
         let before = (rep.abstract_executions, rep.executions, rep.classes, rep.plain_discharged, rep.failures.len());
         let cells_before = rep.cells.clone();
         let t0 = std::time::Instant::now();
-        let chosen = if opts.auto { Options { backend: costs.choose(&text), ..opts.clone() } } else { opts.clone() };
-        check_one(imp, &setup, to, &name, &text, map, &mut inferred, &chosen, deadline, &mut rep)?;
-        let ms = t0.elapsed().as_secs_f64() * 1000.0;
-        if opts.auto {
-            costs.record(&text, chosen.backend, ms);
+        let mut chosen = if opts.auto { Options { backend: costs.choose(&text), ..opts.clone() } } else { opts.clone() };
+        let budget = (opts.auto && chosen.backend == explicit::Backend::Z3).then(|| costs.z3_budget(&text)).flatten();
+        match budget {
+            // auto's Z3 run, bounded: if it stops at its budget (and not at the
+            // run's limit), what it recorded is dropped and the program is checked
+            // explicitly (`auto`'s module comment)
+            Some(b) => {
+                let programs = std::mem::take(&mut rep.programs);
+                let (snapshot, inferred_before) = (rep.clone(), inferred.clone());
+                let until = t0 + std::time::Duration::from_secs_f64(b / 1000.0);
+                let z3_deadline = Some(deadline.map_or(until, |d| d.min(until)));
+                check_one(imp, &setup, to, &name, &text, map, &mut inferred, &chosen, z3_deadline, &mut rep)?;
+                let overall = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+                if !rep.complete && snapshot.complete && !overall {
+                    costs.record_given_up(&text, t0.elapsed().as_secs_f64() * 1000.0);
+                    rep = snapshot;
+                    inferred = inferred_before;
+                    rep.programs = programs;
+                    chosen.backend = explicit::Backend::Explicit;
+                    let t1 = std::time::Instant::now();
+                    check_one(imp, &setup, to, &name, &text, map, &mut inferred, &chosen, deadline, &mut rep)?;
+                    costs.record(&text, chosen.backend, t1.elapsed().as_secs_f64() * 1000.0);
+                } else {
+                    rep.programs = programs;
+                    costs.record(&text, chosen.backend, t0.elapsed().as_secs_f64() * 1000.0);
+                }
+            }
+            None => {
+                check_one(imp, &setup, to, &name, &text, map, &mut inferred, &chosen, deadline, &mut rep)?;
+                if opts.auto {
+                    costs.record(&text, chosen.backend, t0.elapsed().as_secs_f64() * 1000.0);
+                }
+            }
         }
+        let ms = t0.elapsed().as_secs_f64() * 1000.0;
         for f in &rep.failures[before.4..] {
             found(f);
         }

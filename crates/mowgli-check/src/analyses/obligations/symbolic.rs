@@ -14,6 +14,13 @@ use crate::engines::explicit::{self, Problem, Visited};
 use crate::engines::z3::{Cond, Encoding, Separation, Spare, Z3Error};
 use crate::lang::maps::{self, MapEntry};
 
+/// What [`check_groups`] returns when the solver stopped at the time limit (the
+/// caller marks the run incomplete).
+pub(super) const Z3_STOPPED: &str = "Z3 stopped at the time limit";
+
+/// How early Z3's own timeout may fire and still count as the time limit.
+const LIMIT_SLACK: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// Z3: per group of plain executions (those that differ only in open return
 /// values), a model of Λ-consistency ∧ ⋁_A (the values select A ∧ ¬(O1 ∧ O2 ∧ O3)
 /// for A), over the abstract executions A of the group, is a candidate
@@ -28,6 +35,7 @@ pub(super) fn check_groups(
     name: &str,
     refuted: &std::cell::Cell<u64>,
     past: &dyn Fn() -> bool,
+    deadline: Option<std::time::Instant>,
     visit: &mut dyn FnMut(&Visited) -> bool,
     abs_before: u64,
 ) -> Result<(), String> {
@@ -163,7 +171,18 @@ pub(super) fn check_groups(
             if past() {
                 return Ok(false);
             }
-            let Some(vals) = enc.next().map_err(|e| e.to_string())? else {
+            if let Some(d) = deadline {
+                enc.set_timeout(d.saturating_duration_since(std::time::Instant::now()));
+            }
+            let next = match enc.next() {
+                Ok(n) => n,
+                // the solver stopped at the time limit: not a verdict
+                Err(_) if deadline.is_some_and(|d| d <= std::time::Instant::now() + LIMIT_SLACK) => {
+                    return Err(Z3_STOPPED.into())
+                }
+                Err(e) => return Err(e.to_string()),
+            };
+            let Some(vals) = next else {
                 for c in combos.into_iter().filter(|c| c.negated && !c.refuted) {
                     discharged.push(c.methods);
                 }

@@ -387,6 +387,15 @@ impl Encoding {
         Spare(self.solver)
     }
 
+    /// Bounds the next [`Encoding::next`] calls to `limit` (the solver then answers
+    /// [`Z3Error::Unknown`] when it runs out).
+    pub fn set_timeout(&self, limit: std::time::Duration) {
+        let ms = limit.as_millis().clamp(1, u128::from(u32::MAX - 1)) as u32;
+        let mut p = z3::Params::new();
+        p.set_u32("timeout", ms);
+        self.solver.set_params(&p);
+    }
+
     /// The next model, as a value per search variable (per library), or `None` when
     /// there is none left.
     pub fn next(&self) -> Result<Option<Vec<Vec<usize>>>, Z3Error> {
