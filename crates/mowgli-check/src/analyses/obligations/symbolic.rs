@@ -51,7 +51,7 @@ pub(super) fn check_groups(
     let (mut queries, mut statically) = (0u64, 0u64);
     // models of the witness trees the explicit check did not confirm (refined)
     let mut spurious = 0u64;
-    let use_tree = std::env::var("MOWGLI_FLAT").is_err();
+    let tree_above: usize = std::env::var("Z3T_CAP").ok().and_then(|c| c.parse().ok()).unwrap_or(64);
     let mut plain = |g: &ExecGraph, alts: &explicit::Alternatives| -> Result<bool, String> {
         if past() {
             return Ok(false);
@@ -113,7 +113,7 @@ pub(super) fn check_groups(
             let select = Cond::all(&pick.iter().enumerate().map(|(t, &c)| classes[t][c].1.clone()).collect::<Vec<_>>());
             let inferred = state.borrow().1.clone();
             let t0 = std::time::Instant::now();
-            let negated = judge.negate(g, &inferred, &runs, &|x, y| enc.path_fact(x, y), use_tree);
+            let negated = judge.negate(g, &inferred, &runs, &|x, y| enc.path_fact(x, y), tree_above);
             if std::env::var("Z3T_DEBUG").is_ok() { eprintln!("negate {:?} flat {:?} tree {:?}", t0.elapsed(), negated.as_ref().map(|n| n.0.every_set.len()), negated.as_ref().and_then(|n| n.0.tree.as_ref()).map(|t| (t.nodes.len(), t.nodes.iter().map(|n| n.children.len()).sum::<usize>()))); }
             let (disjunct, negated, methods, tree) = match negated {
                 Some((mut goal, abs, methods, gmap)) => {
@@ -312,7 +312,7 @@ impl Judge<'_> {
         inferred: &BTreeMap<(String, String), MapEntry>,
         runs: &[&Unfolding],
         fact: &dyn Fn(usize, usize) -> Option<bool>,
-        use_tree: bool,
+        tree_above: usize,
     ) -> Option<(Separation, Vec<Event>, Vec<String>, Vec<usize>)> {
         let to = self.to;
         let abs = abstract_events_of(runs);
@@ -367,13 +367,12 @@ impl Judge<'_> {
         // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb;
         // one clause per witness, pruned by the relation analysis (`witsets`), or
         // the witnesses as a tree selected by the read-back (`WitnessTree`)
-        let (minimal, tree) = if use_tree {
-            match witsets::tree(search.as_mut(), &abs_g, &gmap, fact) {
+        let (minimal, tree) = match witsets::clauses_up_to(search.as_mut(), &abs_g, &gmap, fact, tree_above) {
+            Some(flat) => (flat, None),
+            None => match witsets::tree(search.as_mut(), &abs_g, &gmap, fact) {
                 Ok(t) => (Vec::new(), Some(t)),
                 Err(flat) => (flat, None),
-            }
-        } else {
-            (witsets::clauses(search.as_mut(), &abs_g, &gmap, fact), None)
+            },
         };
         // no witness at all: O3 fails whatever hb is (every_set empty: true); a
         // witness whose so' images must-hb already orders: O2 and O3 hold (an empty

@@ -42,6 +42,31 @@ pub(super) fn clauses(
     }
     let mut e = Enum::new(abs_g, gmap, fact);
     e.walk(search, 0, nv);
+    flat(e)
+}
+
+/// The clauses of [`clauses`], or `None` when there are more than `cap` of them.
+pub(super) fn clauses_up_to(
+    search: &mut dyn WitnessSearch,
+    abs_g: &ExecGraph,
+    gmap: &[usize],
+    fact: &dyn Fn(usize, usize) -> Option<bool>,
+    cap: usize,
+) -> Option<Vec<Vec<(usize, usize)>>> {
+    let nv = search.num_vars();
+    if (0..nv).any(|v| search.domain(v) == 0) {
+        return Some(Vec::new());
+    }
+    let mut e = Enum::new(abs_g, gmap, fact);
+    e.cap = cap;
+    e.walk(search, 0, nv);
+    for v in 0..nv {
+        search.assign(v, None);
+    }
+    (!e.over).then(|| flat(e))
+}
+
+fn flat(e: Enum) -> Vec<Vec<(usize, usize)>> {
     if e.done {
         return vec![Vec::new()];
     }
@@ -68,6 +93,9 @@ struct Enum<'a> {
     non_monotone: bool,
     /// The tree's variables, by depth.
     order: Vec<usize>,
+    /// The enumeration stops (`over`) once there are more clauses than this.
+    cap: usize,
+    over: bool,
 }
 
 /// Up to this many clauses, each new (partial) clause is tested against every kept
@@ -101,6 +129,8 @@ impl<'a> Enum<'a> {
             interned: HashMap::new(),
             non_monotone: false,
             order: Vec::new(),
+            cap: usize::MAX,
+            over: false,
         }
     }
 
@@ -131,7 +161,7 @@ impl<'a> Enum<'a> {
     }
 
     fn walk(&mut self, search: &mut dyn WitnessSearch, i: usize, n: usize) {
-        if self.done {
+        if self.done || self.over {
             return;
         }
         let mut so = BitRel::new(self.abs_g.len());
@@ -159,6 +189,7 @@ impl<'a> Enum<'a> {
                 return;
             }
             self.minimal.push(bits);
+            self.over = self.minimal.len() > self.cap;
             return;
         }
         for val in 0..search.domain(i) {
