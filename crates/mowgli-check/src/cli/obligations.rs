@@ -143,6 +143,8 @@ pub fn run(a: &Args) -> ExitCode {
         },
         auto: *engine == Engine::Auto,
         auto_try_z3_ms: None,
+        z3_tree_above: None,
+        z3_no_read_back: false,
         every_execution: *every_execution,
         // each final refutation the moment it is found (smallest bound first)
         on_failure: (!*json).then(|| {
@@ -320,8 +322,8 @@ pub fn run(a: &Args) -> ExitCode {
         let z3 = *engine == Engine::Z3;
         let counted = if z3 {
             format!(
-                "{} abstract executions of groups of plain executions discharged by Z3 (unsat), {} implementation executions checked explicitly; {} Z3 queries, {} of them decided by the relation analysis without a solver call",
-                rep.plain_discharged, rep.executions, rep.z3_queries, rep.z3_static
+                "{} abstract executions of groups of plain executions discharged by Z3 (unsat), {} implementation executions checked explicitly; {} Z3 queries, {} of them decided by the relation analysis without a solver call; {} witness trees ({} spurious models refined)",
+                rep.plain_discharged, rep.executions, rep.z3_queries, rep.z3_static, rep.z3_trees, rep.z3_refined
             )
         } else {
             format!(

@@ -109,7 +109,9 @@ pub(super) fn check_one(
     // not mention hb), so its executions need not be visited one by one
     let mut discharge = Discharge { judge: &judge, state: &state, past: &past };
     let res = if opts.backend == explicit::Backend::Z3 {
-        symbolic::check_groups(&p, to, &judge, &state, name, &refuted, &past, deadline, &mut visit, abs_before)
+        let tree_above = opts.z3_tree_above.unwrap_or(symbolic::TREE_ABOVE);
+        let limits = symbolic::Limits { past: &past, deadline, tree_above, read_back: !opts.z3_no_read_back };
+        symbolic::check_groups(&p, to, &judge, &state, name, &refuted, &limits, &mut visit, abs_before)
     } else if opts.every_execution {
         explicit::for_each_execution(&p, &mut visit).map(|_| ()).map_err(|e| e.to_string())
     } else {

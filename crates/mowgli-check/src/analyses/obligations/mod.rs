@@ -160,6 +160,13 @@ pub struct Report {
     /// obligation hold).
     pub z3_queries: u64,
     pub z3_static: u64,
+    /// With the Z3 engine: abstract executions whose ¬(O2 ∧ O3) was stated as a
+    /// witness tree selected by the read-back through g (more than
+    /// [`Options::z3_tree_above`] flat clauses), and the models of those trees the
+    /// explicit check did not confirm (each refined by the clause of the witness it
+    /// found).
+    pub z3_trees: u64,
+    pub z3_refined: u64,
     pub bounded: bool,
     pub complete: bool,
     pub millis: f64,
@@ -233,6 +240,12 @@ pub struct Options {
     /// `auto`: a shape's mean explicit time (ms) above which Z3 is tried on it
     /// (default [`auto::TRY_Z3_MS`]).
     pub auto_try_z3_ms: Option<f64>,
+    /// Z3: state ¬(O2 ∧ O3) as a witness tree when it has more than this many
+    /// flat clauses (default [`symbolic::TREE_ABOVE`]; 0: always).
+    pub z3_tree_above: Option<usize>,
+    /// Z3: guard the witness tree by nothing instead of the read-back through g
+    /// (every model of the tree is then refined lazily; to test the refinement).
+    pub z3_no_read_back: bool,
     /// Told each refutation the moment it is final (it does not depend on a map
     /// entry still being searched), with the milliseconds since the run started.
     pub on_failure: Option<OnFailure>,
@@ -468,6 +481,8 @@ fn run(
         plain_discharged: 0,
         z3_queries: 0,
         z3_static: 0,
+        z3_trees: 0,
+        z3_refined: 0,
         bounded: false,
         complete: true,
         millis: 0.0,
@@ -503,7 +518,8 @@ fn run(
         let before = (rep.abstract_executions, rep.executions, rep.classes, rep.plain_discharged, rep.failures.len());
         let cells_before = rep.cells.clone();
         let t0 = std::time::Instant::now();
-        let mut chosen = if opts.auto { Options { backend: costs.choose(&text), ..opts.clone() } } else { opts.clone() };
+        let mut chosen =
+            if opts.auto { Options { backend: costs.choose(&text), ..opts.clone() } } else { opts.clone() };
         let budget = (opts.auto && chosen.backend == explicit::Backend::Z3).then(|| costs.z3_budget(&text)).flatten();
         match budget {
             // auto's Z3 run, bounded: if it stops at its budget (and not at the

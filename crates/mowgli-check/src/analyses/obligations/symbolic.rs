@@ -14,6 +14,27 @@ use crate::engines::explicit::{self, Problem, Visited};
 use crate::engines::z3::{Cond, Encoding, Separation, Spare, Z3Error};
 use crate::lang::maps::{self, MapEntry};
 
+/// Above this many flat clauses of ¬(O2 ∧ O3) (after subsumption), the witness
+/// tree is stated instead ([`crate::engines::z3::WitnessTree`]). Measured on
+/// `--partition 1/8` (I_SV: 388 programs, I_MSW: 253; Z3 CPU user, one run each,
+/// noise about ±20 %): always the tree: I_SV 2.9 s, I_MSW 5.0 s; above 64:
+/// 2.8 s, 4.7 s; above 512: 3.0 s, 5.1 s; above 4,096: 3.7 s, 5.6 s; never: 5.4 s,
+/// 4.6 s. On the whole of I_MSW 2 × 2 × 2 always the tree took 43.6 s against 32.7 s
+/// flat (its programs have few witnesses); above 64 it is flat on nearly all.
+pub(super) const TREE_ABOVE: usize = 64;
+
+/// The time limit of a Z3 run, and when to use the witness tree.
+pub(super) struct Limits<'a> {
+    /// True once the time limit has passed.
+    pub past: &'a dyn Fn() -> bool,
+    /// The time limit, also given to the solver (one `check` can take long).
+    pub deadline: Option<std::time::Instant>,
+    /// [`TREE_ABOVE`] or the run's option.
+    pub tree_above: usize,
+    /// Guard the tree by the read-back (else by nothing: `Options::z3_no_read_back`).
+    pub read_back: bool,
+}
+
 /// What [`check_groups`] returns when the solver stopped at the time limit (the
 /// caller marks the run incomplete).
 pub(super) const Z3_STOPPED: &str = "Z3 stopped at the time limit";
@@ -34,8 +55,7 @@ pub(super) fn check_groups(
     state: &Shared,
     name: &str,
     refuted: &std::cell::Cell<u64>,
-    past: &dyn Fn() -> bool,
-    deadline: Option<std::time::Instant>,
+    limits: &Limits,
     visit: &mut dyn FnMut(&Visited) -> bool,
     abs_before: u64,
 ) -> Result<(), String> {
@@ -51,7 +71,8 @@ pub(super) fn check_groups(
     let (mut queries, mut statically) = (0u64, 0u64);
     // models of the witness trees the explicit check did not confirm (refined)
     let mut spurious = 0u64;
-    let tree_above: usize = std::env::var("Z3T_CAP").ok().and_then(|c| c.parse().ok()).unwrap_or(64);
+    let (past, deadline) = (limits.past, limits.deadline);
+    let mut trees = 0u64;
     let mut plain = |g: &ExecGraph, alts: &explicit::Alternatives| -> Result<bool, String> {
         if past() {
             return Ok(false);
@@ -112,23 +133,20 @@ pub(super) fn check_groups(
             let runs: Vec<&Unfolding> = pick.iter().enumerate().map(|(t, &c)| alts[t][classes[t][c].0].1).collect();
             let select = Cond::all(&pick.iter().enumerate().map(|(t, &c)| classes[t][c].1.clone()).collect::<Vec<_>>());
             let inferred = state.borrow().1.clone();
-            let t0 = std::time::Instant::now();
-            let negated = judge.negate(g, &inferred, &runs, &|x, y| enc.path_fact(x, y), tree_above);
-            if std::env::var("Z3T_DEBUG").is_ok() { eprintln!("negate {:?} flat {:?} tree {:?}", t0.elapsed(), negated.as_ref().map(|n| n.0.every_set.len()), negated.as_ref().and_then(|n| n.0.tree.as_ref()).map(|t| (t.nodes.len(), t.nodes.iter().map(|n| n.children.len()).sum::<usize>()))); }
+            let negated = judge.negate(g, &inferred, &runs, &|x, y| enc.path_fact(x, y), limits);
             let (disjunct, negated, methods, tree) = match negated {
                 Some((mut goal, abs, methods, gmap)) => {
                     abstract_seen.insert(abs);
                     let tree = match goal.tree.as_mut() {
                         Some(t) => {
+                            trees += 1;
                             let guard = enc.fresh("refine");
                             t.guard = Some(guard.clone());
                             Some((guard, gmap))
                         }
                         None => None,
                     };
-                    let t0 = std::time::Instant::now();
                     let neg = enc.separation(&goal);
-                    if std::env::var("Z3T_DEBUG").is_ok() { eprintln!("separation {:?}", t0.elapsed()); }
                     (Cond::all(&[select.clone(), neg]), true, methods, tree)
                 }
                 None => (select.clone(), false, Vec::new(), None),
@@ -270,9 +288,8 @@ pub(super) fn check_groups(
     rep.plain_discharged += discharged.len() as u64;
     rep.z3_queries += queries;
     rep.z3_static += statically;
-    if std::env::var("Z3T_DEBUG").is_ok() {
-        eprintln!("spurious models refined: {spurious}");
-    }
+    rep.z3_trees += trees;
+    rep.z3_refined += spurious;
     for methods in discharged {
         for m in &methods {
             if let Some(cells) = rep.cells.get_mut(m) {
@@ -312,7 +329,7 @@ impl Judge<'_> {
         inferred: &BTreeMap<(String, String), MapEntry>,
         runs: &[&Unfolding],
         fact: &dyn Fn(usize, usize) -> Option<bool>,
-        tree_above: usize,
+        limits: &Limits,
     ) -> Option<(Separation, Vec<Event>, Vec<String>, Vec<usize>)> {
         let to = self.to;
         let abs = abstract_events_of(runs);
@@ -367,9 +384,9 @@ impl Judge<'_> {
         // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb;
         // one clause per witness, pruned by the relation analysis (`witsets`), or
         // the witnesses as a tree selected by the read-back (`WitnessTree`)
-        let (minimal, tree) = match witsets::clauses_up_to(search.as_mut(), &abs_g, &gmap, fact, tree_above) {
+        let (minimal, tree) = match witsets::clauses_up_to(search.as_mut(), &abs_g, &gmap, fact, limits.tree_above) {
             Some(flat) => (flat, None),
-            None => match witsets::tree(search.as_mut(), &abs_g, &gmap, fact) {
+            None => match witsets::tree(search.as_mut(), &abs_g, &gmap, fact, limits.read_back) {
                 Ok(t) => (Vec::new(), Some(t)),
                 Err(flat) => (flat, None),
             },

@@ -212,12 +212,17 @@ pub(super) fn tree(
     abs_g: &ExecGraph,
     gmap: &[usize],
     fact: &dyn Fn(usize, usize) -> Option<bool>,
+    read_back_on: bool,
 ) -> Result<WitnessTree, Vec<Vec<(usize, usize)>>> {
     let nv = search.num_vars();
     if nv == 0 || (0..nv).any(|v| search.domain(v) == 0) {
         return Err(clauses(search, abs_g, gmap, fact));
     }
-    let read_back = read_back(search, gmap);
+    let read_back = if read_back_on {
+        read_back(search, gmap)
+    } else {
+        (0..nv).map(|v| ReadBack::Never(search.domain(v))).collect()
+    };
     let mut e = Enum::new(abs_g, gmap, fact);
     let mut so = BitRel::new(abs_g.len());
     let mut least = BitRel::new(abs_g.len());
@@ -330,8 +335,10 @@ impl Enum<'_> {
         if !subset(parent, &bits) {
             self.non_monotone = true;
         }
-        let new: Vec<(usize, usize)> =
-            ones(&bits).filter(|&k| parent.get(k / 64).is_none_or(|w| w >> (k % 64) & 1 == 0)).map(|k| self.pairs[k]).collect();
+        let new: Vec<(usize, usize)> = ones(&bits)
+            .filter(|&k| parent.get(k / 64).is_none_or(|w| w >> (k % 64) & 1 == 0))
+            .map(|k| self.pairs[k])
+            .collect();
         if i + 1 == n {
             if bits.iter().all(|&w| w == 0) {
                 self.done = true;

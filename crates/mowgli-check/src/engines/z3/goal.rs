@@ -9,8 +9,8 @@
 
 use z3::ast::Bool;
 
-use super::rel::{and_all, not, or_all};
 use super::readback::WitnessTree;
+use super::rel::{and_all, not, or_all};
 use super::Encoding;
 
 /// A condition over an encoding's variables.

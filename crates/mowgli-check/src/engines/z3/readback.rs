@@ -51,6 +51,10 @@ pub enum ReadBack {
     Mo { write: usize, earlier: Vec<usize> },
     /// Not read back: every one of this many values.
     Any(usize),
+    /// None of this many values (sound too: the tree then holds on every
+    /// execution, and only the refinements by spurious models constrain it — the
+    /// lazy scheme without the read-back, for testing the refinement).
+    Never(usize),
 }
 
 /// The witnesses of an abstract execution as a DAG of partial assignments.
@@ -92,6 +96,7 @@ impl Encoding {
         let all = |k: usize| vec![Bool::from_bool(true); k];
         match rb {
             ReadBack::Any(k) => all(*k),
+            ReadBack::Never(k) => vec![Bool::from_bool(false); *k],
             ReadBack::Rf { read, sources } => {
                 let Some((rf, cands)) = self.rf_of.get(read) else { return all(sources.len()) };
                 sources
@@ -126,12 +131,6 @@ impl Encoding {
     /// The tree part of ¬(O2 ∧ O3) (module comment).
     pub(super) fn tree(&mut self, t: &WitnessTree) -> Bool {
         let eq: Vec<Vec<Bool>> = t.read_back.iter().map(|rb| self.read_back(rb)).collect();
-        if std::env::var("Z3T_DEBUG").is_ok() {
-            eprintln!("read-back of {} variables", eq.len());
-            for (rb, e) in t.read_back.iter().zip(&eq) {
-                eprintln!("{rb:?} -> {:?}", e.iter().map(|b| b.as_bool()).collect::<Vec<_>>());
-            }
-        }
         let mut top: Vec<Bool> = t.root_pairs.iter().map(|&(x, y)| self.no_path(x, y)).collect();
         if let Some(root) = t.root {
             let h: Vec<Bool> = (0..t.nodes.len()).map(|_| self.fresh_bool("wt")).collect();
