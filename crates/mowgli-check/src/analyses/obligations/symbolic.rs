@@ -23,6 +23,10 @@ use crate::lang::maps::{self, MapEntry};
 /// flat (its programs have few witnesses); above 64 it is flat on nearly all.
 pub(super) const TREE_ABOVE: usize = 64;
 
+/// ¬(O1 ∧ O2 ∧ O3) of one abstract execution ([`Judge::negate`]): the goal, the
+/// abstract events, the methods they call, and g.
+pub(super) type Negation = (Separation, Vec<Event>, Vec<String>, Vec<usize>);
+
 /// The time limit of a Z3 run, and when to use the witness tree.
 pub(super) struct Limits<'a> {
     /// True once the time limit has passed.
@@ -330,7 +334,7 @@ impl Judge<'_> {
         runs: &[&Unfolding],
         fact: &dyn Fn(usize, usize) -> Option<bool>,
         limits: &Limits,
-    ) -> Option<(Separation, Vec<Event>, Vec<String>, Vec<usize>)> {
+    ) -> Option<Negation> {
         let to = self.to;
         let abs = abstract_events_of(runs);
         let stmp = |e: &Event| self.abs_lib.stamps(self.abs_world, e);
