@@ -202,7 +202,8 @@ mod tests {
         m.record_given_up(p, 180.0);
         assert_eq!(m.choose(p), Backend::Explicit, "Z3's 180 ms against 60 ms");
         assert_eq!((m.split.z3_programs, m.split.z3_given_up, m.split.z3_ms), (0, 1, 180.0));
-        m.record(p, Backend::Explicit, 1.0);
-        assert_eq!(m.z3_budget(p), Some(Z3_BUDGET_MIN_MS), "at least the fixed cost");
+        let q = "T1:\n  Wait(1)\n";
+        m.record(q, Backend::Explicit, 1.0);
+        assert_eq!(m.z3_budget(q), Some(Z3_BUDGET_MIN_MS), "at least the fixed cost");
     }
 }
