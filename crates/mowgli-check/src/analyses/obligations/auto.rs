@@ -12,6 +12,10 @@
 //! The report says how many programs, and how much time, went to each engine
 //! ([`EngineSplit`]).
 //!
+//! A shape not met yet follows the means of its size (calls in all threads) in
+//! the same way, so that Z3 is tried, and chosen, where the shapes are many and
+//! their programs few.
+//!
 //! A Z3 run is bounded ([`CostModel::z3_budget`]): [`Z3_BUDGET_FACTOR`] times the
 //! shape's mean explicit time (at least [`Z3_BUDGET_MIN_MS`]). A program Z3 does not
 //! finish in it is checked again by the explicit engine from scratch (what the Z3
@@ -69,6 +73,11 @@ impl Costs {
 /// The measured cost model of one run.
 pub struct CostModel {
     shapes: HashMap<Vec<Vec<String>>, Costs>,
+    /// The same per program size (calls in all threads), for shapes not met yet:
+    /// a large bound has many shapes with few programs each (I_SV 2 × 2 × 3, a
+    /// 1/200 sample: 841 shapes in 1,113 programs), where per-shape means alone
+    /// never leave the explicit engine.
+    sizes: HashMap<usize, Costs>,
     /// A shape's mean explicit time above which Z3 is tried ([`TRY_Z3_MS`]).
     pub try_z3_ms: f64,
     pub split: EngineSplit,
@@ -76,8 +85,13 @@ pub struct CostModel {
 
 impl Default for CostModel {
     fn default() -> CostModel {
-        CostModel { shapes: HashMap::new(), try_z3_ms: TRY_Z3_MS, split: EngineSplit::default() }
+        CostModel { shapes: HashMap::new(), sizes: HashMap::new(), try_z3_ms: TRY_Z3_MS, split: EngineSplit::default() }
     }
+}
+
+/// The size of a shape: its calls in all threads.
+fn size(shape: &[Vec<String>]) -> usize {
+    shape.iter().map(Vec::len).sum()
 }
 
 /// The shape of a generated program: per thread (sorted), its calls' method names.
@@ -101,7 +115,15 @@ pub fn shape(text: &str) -> Vec<Vec<String>> {
 impl CostModel {
     /// The engine for the program `text`.
     pub fn choose(&self, text: &str) -> Backend {
-        let Some(c) = self.shapes.get(&shape(text)) else { return Backend::Explicit };
+        let sh = shape(text);
+        let c = match self.shapes.get(&sh) {
+            Some(c) => c,
+            // a shape not met yet: what its size's programs measured
+            None => match self.sizes.get(&size(&sh)) {
+                Some(c) => c,
+                None => return Backend::Explicit,
+            },
+        };
         match (Costs::mean(c.explicit), Costs::mean(c.z3)) {
             (Some(e), _) if e <= self.try_z3_ms => Backend::Explicit,
             (Some(_), None) => Backend::Z3,
@@ -112,11 +134,15 @@ impl CostModel {
     }
 
     /// How long a Z3 run of `text` may take (ms) before it is given up: `None` when
-    /// the shape has no explicit time measured (Z3 is not run on it then, except
-    /// when forced by a threshold of 0).
+    /// neither its shape nor its size has an explicit time measured (Z3 is not
+    /// chosen then).
     pub fn z3_budget(&self, text: &str) -> Option<f64> {
-        let c = self.shapes.get(&shape(text))?;
-        let e = Costs::mean(c.explicit)?;
+        let sh = shape(text);
+        let e = self
+            .shapes
+            .get(&sh)
+            .and_then(|c| Costs::mean(c.explicit))
+            .or_else(|| self.sizes.get(&size(&sh)).and_then(|c| Costs::mean(c.explicit)))?;
         Some((Z3_BUDGET_FACTOR * e).max(Z3_BUDGET_MIN_MS))
     }
 
@@ -124,16 +150,24 @@ impl CostModel {
     /// against Z3 on its shape (the explicit run that follows is recorded on its
     /// own).
     pub fn record_given_up(&mut self, text: &str, ms: f64) {
-        let c = self.shapes.entry(shape(text)).or_default();
-        c.z3.0 += ms;
-        c.z3.1 += 1;
+        let sh = shape(text);
+        for c in [self.sizes.entry(size(&sh)).or_default(), self.shapes.entry(sh).or_default()] {
+            c.z3.0 += ms;
+            c.z3.1 += 1;
+        }
         self.split.z3_ms += ms;
         self.split.z3_given_up += 1;
     }
 
     /// Records that `text` took `ms` under `engine`.
     pub fn record(&mut self, text: &str, engine: Backend, ms: f64) {
-        let c = self.shapes.entry(shape(text)).or_default();
+        let sh = shape(text);
+        let by_size = self.sizes.entry(size(&sh)).or_default();
+        match engine {
+            Backend::Explicit => by_size.explicit = (by_size.explicit.0 + ms, by_size.explicit.1 + 1),
+            Backend::Z3 => by_size.z3 = (by_size.z3.0 + ms, by_size.z3.1 + 1),
+        }
+        let c = self.shapes.entry(sh).or_default();
         let slot = match engine {
             Backend::Explicit => {
                 self.split.explicit_programs += 1;
@@ -188,6 +222,20 @@ mod tests {
         }
         assert_eq!(m.choose(p), Backend::Z3, "Z3's mean 167.5 ms, explicit's 252.5 ms");
         assert_eq!((m.split.explicit_programs, m.split.z3_programs, m.split.z3_shapes), (2, 6, 1));
+    }
+
+    #[test]
+    fn a_new_shape_follows_its_size() {
+        let (a, b, c) = ("T1:\n  Bcast(x, 1)\n", "T1:\n  Wait(1)\n", "T1:\n  GF({1})\n");
+        let mut m = CostModel::default();
+        m.record(a, Backend::Explicit, 500.0);
+        assert_eq!(m.choose(b), Backend::Z3, "size 1 is expensive explicitly: Z3 tried on a new shape");
+        assert_eq!(m.z3_budget(b), Some(1500.0));
+        m.record(b, Backend::Z3, 10.0);
+        assert_eq!(m.choose(c), Backend::Z3, "Z3 measured cheaper on size 1");
+        m.record_given_up(c, 3000.0);
+        assert_eq!(m.choose("T1:\n  Read(x)\n"), Backend::Explicit, "Z3's 1505 ms against 500 ms");
+        assert_eq!(m.choose("T1:\n  Read(x)\n  Read(x)\n"), Backend::Explicit, "size 2: nothing measured");
     }
 
     #[test]
