@@ -60,28 +60,26 @@ pub(super) fn and2(a: &Bool, b: &Bool) -> Bool {
     }
 }
 
-pub(super) fn or_all(ts: Vec<Bool>) -> Bool {
-    if ts.iter().any(|t| t.as_bool() == Some(true)) {
-        return Bool::from_bool(true);
+/// ⋁ ts (`absorbing` = true) or ⋀ ts (`absorbing` = false), folding constants: one
+/// absorbing constant decides it, neutral ones are dropped.
+fn fold_all(ts: Vec<Bool>, absorbing: bool, op: fn(&[Bool]) -> Bool) -> Bool {
+    if ts.iter().any(|t| t.as_bool() == Some(absorbing)) {
+        return Bool::from_bool(absorbing);
     }
-    let mut ts: Vec<Bool> = ts.into_iter().filter(|t| t.as_bool() != Some(false)).collect();
+    let mut ts: Vec<Bool> = ts.into_iter().filter(|t| t.as_bool() != Some(!absorbing)).collect();
     match ts.len() {
-        0 => Bool::from_bool(false),
-        1 => ts.pop().unwrap_or_else(|| Bool::from_bool(false)),
-        _ => Bool::or(&ts),
+        0 => Bool::from_bool(!absorbing),
+        1 => ts.pop().unwrap_or_else(|| Bool::from_bool(!absorbing)),
+        _ => op(&ts),
     }
 }
 
+pub(super) fn or_all(ts: Vec<Bool>) -> Bool {
+    fold_all(ts, true, Bool::or)
+}
+
 pub(super) fn and_all(ts: Vec<Bool>) -> Bool {
-    if ts.iter().any(|t| t.as_bool() == Some(false)) {
-        return Bool::from_bool(false);
-    }
-    let mut ts: Vec<Bool> = ts.into_iter().filter(|t| t.as_bool() != Some(true)).collect();
-    match ts.len() {
-        0 => Bool::from_bool(true),
-        1 => ts.pop().unwrap_or_else(|| Bool::from_bool(true)),
-        _ => Bool::and(&ts),
-    }
+    fold_all(ts, false, Bool::and)
 }
 
 pub(super) fn not(a: &Bool) -> Bool {
