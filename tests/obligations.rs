@@ -4,6 +4,9 @@
 //! mutant, a wrong map and a stamp-order variant are refuted by a named
 //! obligation. Heavier bounds are in the `--ignored` tests and docs/obligations.md.
 
+#[path = "common/wrong_map.rs"]
+mod wrong_map;
+
 use std::path::PathBuf;
 
 use mowgli_check::analyses::obligations::{self, Obligation, Options, Report};
@@ -101,10 +104,7 @@ fn paper_implementations_discharge_with_inferred_maps() {
 fn a_wrong_map_is_refuted_by_o1() {
     // GF's aGF_n sent to the Get's aNRR_n instead of the Wait's aWT (the example)
     let order = default_order();
-    let text = std::fs::read_to_string(root().join("specs/impls/isv.impl"))
-        .expect("reads")
-        .replace("concretise GF aGF_n -> last Wait aWT", "concretise GF aGF_n -> first Get aNRR_n");
-    let imp = Implementation::parse("isv-wrong-map.impl", &text, &order).unwrap_or_else(|e| panic!("{e}"));
+    let imp = wrong_map::isv_wrong_map(&root(), &order);
     let clients = obligations::abstract_programs(&imp, &order, &bounds("sv", 1, 1, 1)).expect("generates");
     let r = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts()).expect("runs");
     let why = refuted(&r, Obligation::O1, "wrong map");

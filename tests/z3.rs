@@ -4,6 +4,9 @@
 //! Z3 finds is also checked by the explicit predicates inside the engine (a model
 //! they reject is an error), so agreement here means: same executions found.
 
+#[path = "common/wrong_map.rs"]
+mod wrong_map;
+
 use std::path::{Path, PathBuf};
 
 use mowgli_check::analyses::litmus;
@@ -181,10 +184,7 @@ mod obligations_on_z3 {
     #[test]
     fn witness_trees_agree() {
         let order = default_order();
-        let text = std::fs::read_to_string(root().join("specs/impls/isv.impl"))
-            .expect("reads")
-            .replace("concretise GF aGF_n -> last Wait aWT", "concretise GF aGF_n -> first Get aNRR_n");
-        let wrong = Implementation::parse("isv-wrong-map.impl", &text, &order).unwrap_or_else(|e| panic!("{e}"));
+        let wrong = super::wrong_map::isv_wrong_map(&root(), &order);
         let load = |f: &str| Implementation::load(&root().join(f), &order).unwrap_or_else(|e| panic!("{e}"));
         let cases = [
             (load("specs/impls/isv.impl"), bounds("sv", 2, 2, 1)),
@@ -244,10 +244,7 @@ mod obligations_on_z3 {
             r.failures.iter().map(|f| (f.obligation.name(), f.methods.clone())).next()
         };
         let order = default_order();
-        let text = std::fs::read_to_string(root().join("specs/impls/isv.impl"))
-            .expect("reads")
-            .replace("concretise GF aGF_n -> last Wait aWT", "concretise GF aGF_n -> first Get aNRR_n");
-        let wrong = Implementation::parse("isv-wrong-map.impl", &text, &order).unwrap_or_else(|e| panic!("{e}"));
+        let wrong = super::wrong_map::isv_wrong_map(&root(), &order);
         let mut variant = default_order();
         let to =
             std::fs::read_to_string(root().join("specs/stamp-orders/variants/fig10-I9-unordered.to")).expect("reads");
