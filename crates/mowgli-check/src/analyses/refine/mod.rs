@@ -177,12 +177,6 @@ pub fn prepare(imp: &Implementation, order: &StampOrder, file: &str, text: &str)
         low.libs[lidx] = registry::library(&imp.implements, order).map_err(|e| ie(1, 1, e.to_string()))?;
         low.lib_names[lidx] = imp.implements.clone();
     }
-    // LOCO App. F.4: a library that orders its own subevents (RDMA^TSO) does not
-    // compose with others, so its implementations take whole programs only
-    let whole_only = imp.uses.iter().any(|u| registry::library(u, order).is_ok_and(|l| l.own_program_order()));
-    if whole_only && low.lib_names.len() > 1 {
-        return Ok(Prepared::Skipped(low.name));
-    }
     // Λ = the client's other libraries ∪ the implementation's `uses`
     let mut owned: Vec<Box<dyn Library>> = Vec::new();
     let mut names: Vec<String> = Vec::new();
@@ -204,6 +198,12 @@ pub fn prepare(imp: &Implementation, order: &StampOrder, file: &str, text: &str)
                 names.push(u.clone());
             }
         }
+    }
+    // LOCO App. F.4: a library that orders its own subevents (RDMA^TSO) does not
+    // compose with others, so its implementations take whole programs only
+    let whole_only = uses_map.iter().any(|&j| owned[j].own_program_order());
+    if whole_only && low.lib_names.len() > 1 {
+        return Ok(Prepared::Skipped(low.name));
     }
     let phantom = names.len() + 1000;
     client_map[lidx] = phantom;
@@ -240,6 +240,17 @@ impl Setup {
 
     /// ⟦p̃⟧_I over Λ, with the value domains and own cells computed.
     pub fn impl_problem<'a>(&'a self, to: &'a StampTable, loop_bound: usize) -> Result<Problem<'a>, String> {
+        Ok(self.impl_problem_unfolded(to, loop_bound)?.0)
+    }
+
+    /// [`Setup::impl_problem`], with the threads' unfoldings of the problem when the
+    /// value-domain fixpoint's last round computed them on the final domain (then
+    /// a search need not unfold again: `explicit::run_given` and the like).
+    pub fn impl_problem_unfolded<'a>(
+        &'a self,
+        to: &'a StampTable,
+        loop_bound: usize,
+    ) -> Result<(Problem<'a>, Option<Vec<explicit::Unfolded>>), String> {
         let mut prob = Problem {
             world: self.ctx.world.clone(),
             libs: self.owned.iter().map(|b| b.as_ref()).collect(),
@@ -254,10 +265,10 @@ impl Setup {
             regs_only: true,
             backend: Default::default(),
         };
-        let (domain, own) = value_domain(&prob, &self.low.domain)?;
+        let (domain, own, unfolded) = value_domain(&prob, &self.low.domain)?;
         prob.domain = domain;
         prob.own_cells = own;
-        Ok(prob)
+        Ok((prob, unfolded))
     }
 }
 
@@ -300,7 +311,7 @@ pub fn refine_client_on(
     let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     // the compared outcome: the registers, and the final values of the client's own
     // locations its `expect` conditions name (rejected for the implemented library's)
-    let mut prob = setup.impl_problem(to, loop_bound).map_err(|m| ie(1, 1, m))?;
+    let (mut prob, unfolded) = setup.impl_problem_unfolded(to, loop_bound).map_err(|m| ie(1, 1, m))?;
     prob.backend = engine;
     let observed = observed_locations(imp, &setup, &prob).map_err(|e| e.in_file(file, text))?;
     let observe = !observed.is_empty();
@@ -316,8 +327,13 @@ pub fn refine_client_on(
     // the implementation (screening compares registers only: not when locations are observed)
     let screen = screen && !observe;
     prob.regs_only = !observe;
-    let res = if screen { explicit::first_outside(&prob, true, &spec_regs) } else { explicit::run(&prob, true) }
-        .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?;
+    let res = match (&unfolded, screen) {
+        (Some(u), true) => explicit::first_outside_given(&prob, u, true, &spec_regs),
+        (Some(u), false) => explicit::run_given(&prob, u, true),
+        (None, true) => explicit::first_outside(&prob, true, &spec_regs),
+        (None, false) => explicit::run(&prob, true),
+    }
+    .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?;
     let mut cex = None;
     for (o, w) in &res.outcomes {
         if !spec_keys.contains(&key(o)) {
@@ -339,8 +355,11 @@ pub fn refine_client_on(
     } else if !screen {
         (true, false)
     } else {
-        match explicit::has_execution_within(&prob, VACUITY_BUDGET)
-            .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?
+        match match &unfolded {
+            Some(u) => explicit::has_execution_within_given(&prob, u, VACUITY_BUDGET),
+            None => explicit::has_execution_within(&prob, VACUITY_BUDGET),
+        }
+        .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?
         {
             Some(has) => (!has, false),
             None => (false, true),
@@ -459,7 +478,12 @@ fn cond_locs(c: &lower::RCond, out: &mut BTreeSet<(usize, Option<u32>)>) {
 /// a get — may copy either's values to the other), to a fixpoint. A value written
 /// in an execution is computed from values read in it, so after as many rounds as
 /// an execution has writes every value written is in the domain of its location.
-fn value_domain(p: &Problem, base: &ValueDomain) -> Result<(ValueDomain, HashMap<Cell, usize>), String> {
+/// The value domain and own cells of ⟦p̃⟧_I (a fixpoint over unfoldings), and the
+/// unfoldings of its last round when that round ran on the final domain and own
+/// cells (nothing changed in it), so they are the problem's.
+type DomainFixpoint = (ValueDomain, HashMap<Cell, usize>, Option<Vec<explicit::Unfolded>>);
+
+fn value_domain(p: &Problem, base: &ValueDomain) -> Result<DomainFixpoint, String> {
     let nlocs = p.world.locs.len();
     let mut dom: Vec<BTreeSet<Value>> = (0..nlocs)
         .map(|l| {
@@ -521,10 +545,11 @@ fn value_domain(p: &Problem, base: &ValueDomain) -> Result<(ValueDomain, HashMap
         // needed. Per thread, a run has at most one call per position: the
         // positions where a call writes a non-constant value bound its count.
         let mut max_writes = 0;
+        let mut unfolded = Vec::with_capacity(q.threads.len());
         for t in 0..q.threads.len() {
             let mut calls: Vec<CallRecord> = Vec::new();
             let mut dependent: BTreeSet<usize> = BTreeSet::new();
-            explicit::unfold_thread_observing(&q, t, &mut |pos, c| {
+            let u = explicit::unfold_thread_observing(&q, t, &mut |pos, c| {
                 let sig = &q.libs[c.lib].methods()[c.method];
                 if c.args.iter().zip(&sig.params).any(|(a, k)| *k == Param::Val && !constants.contains(a)) {
                     dependent.insert(pos);
@@ -532,6 +557,7 @@ fn value_domain(p: &Problem, base: &ValueDomain) -> Result<(ValueDomain, HashMap
                 calls.push(c.clone());
             })
             .map_err(|e| e.to_string())?;
+            unfolded.push(u);
             max_writes += dependent.len();
             for c in &calls {
                 for (cell, v) in q.libs[c.lib].written_cells(&q.world, t, c.method, &c.args) {
@@ -563,7 +589,9 @@ fn value_domain(p: &Problem, base: &ValueDomain) -> Result<(ValueDomain, HashMap
         let after: usize = dom.iter().map(|d| d.len()).sum();
         let stable = writers == writers_before;
         if stable && (after == before || round > max_writes) {
-            return Ok((as_domain(&dom), own_of(&writers)));
+            // this round ran on the final domain and own cells iff it added nothing
+            let last = (after == before).then_some(unfolded);
+            return Ok((as_domain(&dom), own_of(&writers), last));
         }
         if let Some((l, d)) = dom.iter().enumerate().find(|(_, d)| d.len() > MAX_VALUES) {
             return Err(format!(

@@ -170,14 +170,45 @@ pub fn has_execution(p: &Problem) -> Result<bool, EngineError> {
 /// [`has_execution`] with at most `budget` candidates checked: `None` when the
 /// budget ran out before an execution was found or the space was exhausted.
 pub fn has_execution_within(p: &Problem, budget: u64) -> Result<Option<bool>, EngineError> {
-    let r = run_goal(p, false, Goal::Any(budget), None, None)?;
-    Ok(if !r.outcomes.is_empty() {
+    Ok(found_within(&run_goal(p, false, Goal::Any(budget), None, None)?))
+}
+
+/// What a [`Goal::Any`] run says: found one, found none, or ran out of budget.
+fn found_within(r: &Results) -> Option<bool> {
+    if !r.outcomes.is_empty() {
         Some(true)
     } else if r.stopped {
         None
     } else {
         Some(false)
-    })
+    }
+}
+
+/// The threads' unfoldings of a problem, computed once (e.g. by the last round
+/// of a value-domain fixpoint, with the problem's final domain) and searched by
+/// several runs ([`run_given`], [`first_outside_given`],
+/// [`has_execution_within_given`]). They must be what [`unfold_thread`] gives
+/// for the problem searched.
+pub type Unfolded = mowgli_core::program::Unfolded;
+
+/// [`run`] on unfoldings computed before.
+pub fn run_given(p: &Problem, given: &[Unfolded], keep_witnesses: bool) -> Result<Results, EngineError> {
+    run_goal_given(p, Some(given), keep_witnesses, Goal::All, None, None)
+}
+
+/// [`first_outside`] on unfoldings computed before.
+pub fn first_outside_given(
+    p: &Problem,
+    given: &[Unfolded],
+    keep_witnesses: bool,
+    allowed: &BTreeSet<Regs>,
+) -> Result<Results, EngineError> {
+    run_goal_given(p, Some(given), keep_witnesses, Goal::Outside(allowed, true), None, None)
+}
+
+/// [`has_execution_within`] on unfoldings computed before.
+pub fn has_execution_within_given(p: &Problem, given: &[Unfolded], budget: u64) -> Result<Option<bool>, EngineError> {
+    Ok(found_within(&run_goal_given(p, Some(given), false, Goal::Any(budget), None, None)?))
 }
 
 /// Most register combinations outside the allowed set that partial-outcome
@@ -250,6 +281,19 @@ fn run_goal<'q, 'd>(
     p: &Problem,
     keep_witnesses: bool,
     goal: Goal<'q>,
+    visit: Option<&mut VisitFn>,
+    discharge: Option<&mut (dyn Discharger + 'd)>,
+) -> Result<Results, EngineError> {
+    run_goal_given(p, None, keep_witnesses, goal, visit, discharge)
+}
+
+/// [`run_goal`] on the threads' unfoldings `given` (computed for `p` before), or
+/// on its own when `None`.
+fn run_goal_given<'q, 'd>(
+    p: &Problem,
+    given: Option<&[Unfolded]>,
+    keep_witnesses: bool,
+    goal: Goal<'q>,
     mut visit: Option<&mut VisitFn>,
     mut discharge: Option<&mut (dyn Discharger + 'd)>,
 ) -> Result<Results, EngineError> {
@@ -258,14 +302,21 @@ fn run_goal<'q, 'd>(
     // ⟦p_t⟧_t for every thread
     let mut per_thread = Vec::new();
     for t in 0..p.threads.len() {
-        let u = unfold_thread(p, t)?;
+        let own;
+        let u = match given.and_then(|g| g.get(t)) {
+            Some(u) => u,
+            None => {
+                own = unfold_thread(p, t)?;
+                &own
+            }
+        };
         res.bound_hit |= u.bound_hit;
         res.stats.stuck += u.stuck as u64;
         if res.stuck_msg.is_none() {
-            res.stuck_msg = u.stuck_msg;
+            res.stuck_msg = u.stuck_msg.clone();
         }
         // only properly terminating runs (break number 0)
-        per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
+        per_thread.push(u.runs.iter().filter(|r| r.breaks == 0).cloned().collect::<Vec<_>>());
     }
     if per_thread.iter().any(|r| r.is_empty()) {
         res.stats.micros = start.elapsed().as_micros();
