@@ -164,9 +164,20 @@ pub enum Prepared {
 
 /// Parses and lowers a client and prepares its implemented program.
 pub fn prepare(imp: &Implementation, order: &StampOrder, file: &str, text: &str) -> Result<Prepared, InputError> {
-    let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, text))?;
+    prepare_parsed(imp, order, file, &ast, &|| text.to_string())
+}
+
+/// [`prepare`] for a parsed client; `text` gives its text for error messages.
+pub fn prepare_parsed(
+    imp: &Implementation,
+    order: &StampOrder,
+    file: &str,
+    ast: &syntax::Litmus,
+    text: &dyn Fn() -> String,
+) -> Result<Prepared, InputError> {
+    let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, &text());
+    let mut low = lower::lower(ast, order).map_err(|e| e.in_file(file, &text()))?;
     let named = |n: &String| *n == imp.implements || imp.declared.as_ref() == Some(n);
     let Some(lidx) = low.lib_names.iter().position(named) else {
         // not a client of this implementation (e.g. another test of a directory)
@@ -302,8 +313,25 @@ pub fn refine_client_on(
     screen: bool,
     engine: explicit::Backend,
 ) -> Result<ClientReport, InputError> {
-    let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
-    let setup = match prepare(imp, order, file, text)? {
+    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+    refine_parsed_on(imp, order, file, &ast, &|| text.to_string(), loop_bound, screen, engine)
+}
+
+/// [`refine_client_on`] for a parsed client (a generated client is built as a
+/// test, without text); `text` gives its text for error messages.
+#[allow(clippy::too_many_arguments)]
+pub fn refine_parsed_on(
+    imp: &Implementation,
+    order: &StampOrder,
+    file: &str,
+    ast: &syntax::Litmus,
+    text: &dyn Fn() -> String,
+    loop_bound: usize,
+    screen: bool,
+    engine: explicit::Backend,
+) -> Result<ClientReport, InputError> {
+    let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, &text());
+    let setup = match prepare_parsed(imp, order, file, ast, text)? {
         Prepared::Ready(s) => s,
         Prepared::Skipped(name) => return Ok(ClientReport::skipped(file, &name)),
     };
@@ -313,7 +341,7 @@ pub fn refine_client_on(
     // locations its `expect` conditions name (rejected for the implemented library's)
     let (mut prob, unfolded) = setup.impl_problem_unfolded(to, loop_bound).map_err(|m| ie(1, 1, m))?;
     prob.backend = engine;
-    let observed = observed_locations(imp, &setup, &prob).map_err(|e| e.in_file(file, text))?;
+    let observed = observed_locations(imp, &setup, &prob).map_err(|e| e.in_file(file, &text()))?;
     let observe = !observed.is_empty();
     let key = |o: &explicit::Outcome| -> Observed {
         (o.regs.clone(), observed.iter().map(|k| o.finals.get(k).cloned()).collect())

@@ -83,7 +83,7 @@ use mowgli_core::{Library, Param, StampOrder};
 use mowgli_libs::registry;
 use serde::Serialize;
 
-use super::{refine_client_on, ClientReport, ClientVerdict};
+use super::{refine_parsed_on, ClientReport, ClientVerdict};
 use crate::lang::implementation::Implementation;
 
 /// The bounds of a generated run.

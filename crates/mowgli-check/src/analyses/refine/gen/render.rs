@@ -2,6 +2,10 @@
 
 use super::canon::{decode, used_of};
 use super::*;
+use crate::lang::ast::{CallEx, Ex, Rhs, Stmt};
+use crate::lang::lex::Name;
+use crate::lang::print;
+use crate::lang::syntax::{Litmus, LocDecl, Pos};
 
 /// The names of locations: the implemented library's, then the observer's.
 pub(super) const LOC_NAMES: [&str; 6] = ["x", "y", "w", "u", "v", "s"];
@@ -25,11 +29,6 @@ pub(super) fn obj_name(c: &Client, o: u8) -> String {
     }
 }
 
-pub(super) fn nodes_text(m: u32) -> String {
-    let ns: Vec<String> = (1..=32u32).filter(|n| m & (1 << (n - 1)) != 0).map(|n| n.to_string()).collect();
-    format!("{{{}}}", ns.join(", "))
-}
-
 /// Whether a method writes the location of its first argument (`Write`, `CAS`,
 /// `Put`/`Get` at their destination, `sv`'s `Bcast` to the other copies).
 pub(super) fn writes_first(m: &str) -> bool {
@@ -39,9 +38,13 @@ pub(super) fn writes_first(m: &str) -> bool {
 impl Generator {
     /// The litmus text of client `i` of a class, named `name`.
     pub fn render(&self, class: &SizeClass, i: usize, name: &str) -> String {
+        self.render_with(class, i, name, &self.description(class.size))
+    }
+
+    /// The description line of a generated client of `size` calls.
+    fn description(&self, size: usize) -> String {
         let b = &self.bounds;
-        let size = class.size;
-        let description = format!(
+        format!(
             "generated client for {} ({} call{}; bounds: {} threads, {} nodes, {} calls per thread{})",
             self.lib,
             size,
@@ -50,8 +53,7 @@ impl Generator {
             b.nodes,
             b.calls,
             b.size.map(|s| format!(", {s} calls in all")).unwrap_or_default()
-        );
-        self.render_with(class, i, name, &description)
+        )
     }
 
     /// The litmus text of client `i` of a class, named `name`, with description
@@ -63,98 +65,127 @@ impl Generator {
     }
 
     pub(super) fn render_client(&self, c: &Client, name: &str, description: &str) -> String {
+        print::print(&self.client_litmus(c, name, description))
+    }
+
+    /// The test of client `i` of a class, named `name`, as the parser would give
+    /// it back from its text ([`Generator::render`] prints it): checked without
+    /// a text round trip.
+    pub fn litmus(&self, class: &SizeClass, i: usize, name: &str) -> Litmus {
+        let osigs: &[mowgli_core::MethodSig] = self.observer.as_ref().map(|o| o.1.as_slice()).unwrap_or(&[]);
+        let c = decode(&class.keys[i], &self.sigs, osigs);
+        self.client_litmus(&c, name, &self.description(class.size))
+    }
+
+    /// The test of a client (positions are the default: it has no text).
+    pub(super) fn client_litmus(&self, c: &Client, name: &str, description: &str) -> Litmus {
         let b = &self.bounds;
         let osigs: &[mowgli_core::MethodSig] = self.observer.as_ref().map(|o| o.1.as_slice()).unwrap_or(&[]);
-        let mut s = format!("test {name}\n");
-        s += &format!("\"{}\"\n", description.replace('"', "'"));
-        let libs = match &self.observer {
-            Some((o, _)) if c.threads.iter().any(|t| t.2.iter().any(|x| x.lib == 1)) => {
-                format!("{}, {o}", self.lib)
+        let nm = |text: String| Name { text, pos: Pos::default() };
+        let mut libraries = vec![nm(self.lib.clone())];
+        if let Some((o, _)) = &self.observer {
+            if c.threads.iter().any(|t| t.2.iter().any(|x| x.lib == 1)) {
+                libraries.push(nm(o.clone()));
             }
-            _ => self.lib.clone(),
-        };
-        s += &format!("libraries {libs}\n");
-        let tname = |i: usize| format!("T{}", i + 1);
-        for (i, (n, _, _)) in c.threads.iter().enumerate() {
-            s += &format!("thread {} @ {n}\n", tname(i));
         }
+        let tname = |i: usize| nm(format!("T{}", i + 1));
+        let threads = c.threads.iter().enumerate().map(|(i, (n, _, _))| (tname(i), i64::from(*n))).collect();
         let used = used_of(c);
+        let mut locs = Vec::new();
         for (l, &h) in c.homes.iter().enumerate() {
-            if !used.locs.contains(&(l as u8)) {
-                continue;
+            if used.locs.contains(&(l as u8)) {
+                locs.push(LocDecl {
+                    name: nm(loc_name(l as u8)),
+                    node: (h != 0).then_some(i64::from(h)),
+                    init: None,
+                    size: (h != 0 && self.kind == Kind::Msw).then_some(b.tuple_size as i64),
+                });
             }
-            let name = loc_name(l as u8);
-            s += &match (h, self.kind) {
-                (0, _) => format!("loc {name}\n"),
-                (_, Kind::Msw) => format!("loc {name} @ {h} size {}\n", b.tuple_size),
-                _ => format!("loc {name} @ {h}\n"),
-            };
         }
         for (l, &h) in c.ohomes.iter().enumerate() {
-            if !used.olocs.contains(&(l as u8)) {
-                continue;
+            if used.olocs.contains(&(l as u8)) {
+                locs.push(LocDecl {
+                    name: nm(oloc_name(l as u8)),
+                    node: (h != 0).then_some(i64::from(h)),
+                    init: None,
+                    size: None,
+                });
             }
-            s += &if h == 0 {
-                format!("loc {}\n", oloc_name(l as u8))
-            } else {
-                format!("loc {} @ {h}\n", oloc_name(l as u8))
-            };
         }
-        let nobj = c.rings + c.barriers;
-        for o in 0..nobj {
+        let (mut rings, mut barriers) = (Vec::new(), Vec::new());
+        for o in 0..c.rings + c.barriers {
             if !used.objs.contains(&(o as u8)) {
                 continue;
             }
-            let name = obj_name(c, o as u8);
-            let with = |bit: u8| -> Vec<String> {
+            let name = nm(obj_name(c, o as u8));
+            let with = |bit: u8| -> Vec<Name> {
                 c.threads.iter().enumerate().filter(|(_, t)| t.1[o] & bit != 0).map(|(i, _)| tname(i)).collect()
             };
             if o < c.rings {
-                s += &format!("ring {name} : writer {} readers {}\n", with(1).join(", "), with(2).join(", "));
+                let mut writers = with(1);
+                // a ring has one writer (the generator gives each ring exactly one)
+                let writer = if writers.is_empty() { nm(String::new()) } else { writers.remove(0) };
+                rings.push((name, writer, with(2), None));
             } else {
-                s += &format!("barrier {name} : {}\n", with(1).join(", "));
+                barriers.push((name, with(1)));
             }
         }
         let clash = |name: &str, lib: u8| -> bool {
             let other: &[mowgli_core::MethodSig] = if lib == 0 { osigs } else { &self.sigs };
             other.iter().any(|m| m.name == name)
         };
+        let int = |v: i64| Ex::Int(v, Pos::default());
+        let mut bodies = Vec::new();
         for (i, (_, _, calls)) in c.threads.iter().enumerate() {
-            s += &format!("{}:\n", tname(i));
             let mut reg = 0;
+            let mut body = Vec::new();
             for call in calls {
                 let (sig, lname) = if call.lib == 0 {
                     (&self.sigs[call.method as usize], self.lib.as_str())
                 } else {
                     (&osigs[call.method as usize], self.observer.as_ref().map(|o| o.0.as_str()).unwrap_or("?"))
                 };
-                let args: Vec<String> = call
+                let args: Vec<Ex> = call
                     .args
                     .iter()
                     .map(|a| match a {
-                        Arg::Loc(l) => loc_name(*l),
-                        Arg::OLoc(l) => oloc_name(*l),
-                        Arg::Lit(v) | Arg::Val(v) => v.to_string(),
-                        Arg::Tuple(vs) => {
-                            format!("[{}]", vs.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
-                        }
-                        Arg::Wid(0) => "_".into(),
-                        Arg::Wid(w) => format!("{}{}", WID_LETTERS[*w as usize - 1], i + 1),
-                        Arg::Node(n) => n.to_string(),
-                        Arg::Nodes(m) => nodes_text(*m),
-                        Arg::Obj(o) => obj_name(c, *o),
+                        Arg::Loc(l) => Ex::Var(nm(loc_name(*l))),
+                        Arg::OLoc(l) => Ex::Var(nm(oloc_name(*l))),
+                        Arg::Lit(v) | Arg::Val(v) => int(i64::from(*v)),
+                        Arg::Tuple(vs) => Ex::Tuple(vs.iter().map(|v| int(i64::from(*v))).collect(), Pos::default()),
+                        Arg::Wid(0) => Ex::Var(nm("_".into())),
+                        Arg::Wid(w) => Ex::Var(nm(format!("{}{}", WID_LETTERS[*w as usize - 1], i + 1))),
+                        Arg::Node(n) => int(i64::from(*n)),
+                        Arg::Nodes(m) => Ex::Set(
+                            (1..=32u32).filter(|n| m & (1 << (n - 1)) != 0).map(|n| int(i64::from(n))).collect(),
+                            Pos::default(),
+                        ),
+                        Arg::Obj(o) => Ex::Var(nm(obj_name(c, *o))),
                     })
                     .collect();
-                let lhs = if self.returns(call) {
+                let lib = clash(sig.name, call.lib).then(|| nm(lname.to_string()));
+                let ce = CallEx { lib, method: nm(sig.name.to_string()), args };
+                body.push(if self.returns(call) {
                     reg += 1;
-                    format!("r{} = ", reg - 1)
+                    Stmt::Assign { name: nm(format!("r{}", reg - 1)), rhs: Rhs::Call(ce) }
                 } else {
-                    String::new()
-                };
-                let q = if clash(sig.name, call.lib) { format!("{lname}.") } else { String::new() };
-                s += &format!("  {lhs}{q}{}({})\n", sig.name, args.join(", "));
+                    Stmt::Call(ce)
+                });
             }
+            bodies.push((tname(i), body));
         }
-        s
+        Litmus {
+            name: name.to_string(),
+            description: Some(description.replace('"', "'")),
+            libraries,
+            libraries_pos: Some(Pos::default()),
+            threads,
+            locs,
+            barriers,
+            rings,
+            bodies,
+            expects: Vec::new(),
+            herd: None,
+        }
     }
 }

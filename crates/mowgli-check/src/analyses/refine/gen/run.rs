@@ -43,7 +43,7 @@ pub struct RunOptions {
     /// same, but vacuity is then detected only on clients where nothing was screened.
     pub screen: bool,
     /// The engine that searches each client's implementation executions
-    /// ([`refine_client_on`]).
+    /// ([`refine_parsed_on`]).
     pub engine: crate::engines::explicit::Backend,
 }
 
@@ -144,11 +144,12 @@ pub(crate) fn failing_text(text: &str, imp: &Implementation, r: &ClientReport) -
     s
 }
 
-/// A checked client: its position among the clients of the partition, the report, the text.
+/// A checked client: its position among the clients of the partition, the report,
+/// the text (of a failing client only), the time.
 type Checked = (usize, Result<ClientReport, String>, String, f64);
 
 /// Generates the clients of the implemented library up to `bounds` and checks each
-/// (of the partition) with [`refine_client_on`], smallest first.
+/// (of the partition) with [`refine_parsed_on`], smallest first.
 pub fn run(
     imp: &Implementation,
     order: &StampOrder,
@@ -309,12 +310,15 @@ fn check_part(
                 }
                 let i = mine[p];
                 let name = client_name(&g.lib, base + i);
-                let text = g.render(class, i, &name);
+                // checked as built; its text is printed only to report it
+                let lit = g.litmus(class, i, &name);
+                let text = || crate::lang::print::print(&lit);
                 let t0 = std::time::Instant::now();
-                let r = refine_client_on(imp, order, &name, &text, opts.loop_bound, opts.screen, opts.engine)
+                let r = refine_parsed_on(imp, order, &name, &lit, &text, opts.loop_bound, opts.screen, opts.engine)
                     .map_err(|e| e.to_string());
                 let ms = t0.elapsed().as_secs_f64() * 1000.0;
                 let failed = matches!(&r, Ok(r) if r.verdict == ClientVerdict::Fail);
+                let text = if failed { text() } else { String::new() };
                 if failed && opts.first_fail {
                     min_fail.fetch_min(p, Ordering::SeqCst);
                     stop.store(true, Ordering::SeqCst);
