@@ -694,6 +694,55 @@ mod generated {
         assert!(failures >= 3, "the mutants must fail here, or the comparison misses failing verdicts");
     }
 
+    /// The specification's side of a screened check (`explicit::run_among_given`):
+    /// on every generated client of two libraries, the outcomes it finds among a
+    /// wanted set are exactly those of the full enumeration in that set, for the
+    /// set of every register combination the unfoldings can make (which holds
+    /// every outcome) and for half of it (where the run stops early).
+    #[test]
+    fn the_specification_outcomes_among_a_set_are_exact() {
+        use std::collections::BTreeSet;
+
+        use mowgli_check::analyses::refine::{prepare, Prepared};
+        use mowgli_check::engines::explicit::{self, Regs};
+        let order = default_order();
+        let to = order.table("to").expect("to");
+        let mut compared = 0;
+        for (imp, lib, b) in [
+            ("specs/impls/isv.impl", "sv", Bounds::new("sv", 2, 2, 2)),
+            ("specs/impls/iw.impl", "rdmawait", Bounds::new("rdmawait", 2, 2, 1)),
+        ] {
+            let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+            let g = gen::Generator::new(lib, &order, &b).expect("generates");
+            for (size, part) in g.order() {
+                let class = g.class_part(size, part, 2);
+                for i in 0..class.distinct() {
+                    let text = g.render(&class, i, "t");
+                    let Ok(Prepared::Ready(setup)) = prepare(&imp, &order, "t", &text) else { panic!("{text}") };
+                    let mut p = setup.spec_problem(to, 4);
+                    let unf: Vec<_> =
+                        (0..p.threads.len()).map(|t| explicit::unfold_thread(&p, t).expect("unfolds")).collect();
+                    let all: BTreeSet<Regs> =
+                        explicit::run(&p, false).expect("runs").outcomes.into_keys().map(|o| o.regs).collect();
+                    let combos = explicit::register_combinations(&unf).expect("small");
+                    assert!(all.is_subset(&combos), "{text}");
+                    let half: BTreeSet<Regs> = combos.iter().step_by(2).cloned().collect();
+                    // with final values in the outcomes (as `mowgli litmus`) and without (as refine)
+                    for (regs_only, wanted) in [(false, &combos), (false, &half), (true, &combos), (true, &half)] {
+                        p.regs_only = regs_only;
+                        let among = explicit::run_among_given(&p, &unf, wanted).expect("runs");
+                        let found: BTreeSet<Regs> =
+                            among.outcomes.into_keys().map(|o| o.regs).filter(|r| wanted.contains(r)).collect();
+                        let expected: BTreeSet<Regs> = all.intersection(wanted).cloned().collect();
+                        assert_eq!(found, expected, "{text}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 1_000, "{compared}");
+    }
+
     /// `--partition K/N`: the partitions check disjoint sets of clients that together
     /// are all of them, and agree on the counts before checking.
     #[test]

@@ -61,7 +61,13 @@ pub struct ClientReport {
     pub file: String,
     pub name: String,
     pub verdict: ClientVerdict,
+    /// Outcomes of the specification found. With screening, only those among the
+    /// outcomes the implementation's unfoldings can combine are looked for.
     pub spec_outcomes: usize,
+    /// Whether `spec_outcomes` is the whole outcome set (no screening).
+    pub spec_outcomes_complete: bool,
+    /// The specification has no execution on this client.
+    pub spec_vacuous: bool,
     /// Outcomes of the implementation found (registers, and the final values of the
     /// `observed` locations). With screening (see
     /// [`engine::run_outside`]) only the plain executions that could reach an
@@ -96,6 +102,8 @@ impl ClientReport {
             name: name.to_string(),
             verdict: ClientVerdict::Skipped,
             spec_outcomes: 0,
+            spec_outcomes_complete: true,
+            spec_vacuous: false,
             impl_outcomes: 0,
             impl_outcomes_complete: true,
             observed: Vec::new(),
@@ -346,10 +354,34 @@ pub fn refine_parsed_on(
     let key = |o: &explicit::Outcome| -> Observed {
         (o.regs.clone(), observed.iter().map(|k| o.finals.get(k).cloned()).collect())
     };
-    // the specification
+    // the specification: with screening, only its outcomes among those the
+    // implementation's unfoldings can combine (the only ones the comparison asks
+    // about), otherwise all of them
     let mut spec_p = setup.spec_problem(to, loop_bound);
     spec_p.regs_only = !observe;
-    let spec = explicit::run(&spec_p, false).map_err(|e| ie(1, 1, e.to_string()))?;
+    let candidates = match (&unfolded, screen && !observe) {
+        (Some(u), true) => explicit::register_combinations(u),
+        _ => None,
+    };
+    let spec_err = |e: explicit::EngineError| ie(1, 1, e.to_string());
+    let (spec, spec_vacuous) = match &candidates {
+        Some(wanted) => {
+            let su = (0..spec_p.threads.len())
+                .map(|t| explicit::unfold_thread(&spec_p, t))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(spec_err)?;
+            let spec = explicit::run_among_given(&spec_p, &su, wanted).map_err(spec_err)?;
+            // none among them: whether the specification has an execution at all
+            let vacuous = spec.outcomes.is_empty()
+                && explicit::has_execution_within_given(&spec_p, &su, VACUITY_BUDGET).map_err(spec_err)? == Some(false);
+            (spec, vacuous)
+        }
+        None => {
+            let spec = explicit::run(&spec_p, false).map_err(spec_err)?;
+            let vacuous = spec.outcomes.is_empty();
+            (spec, vacuous)
+        }
+    };
     let spec_keys: BTreeSet<Observed> = spec.outcomes.keys().map(key).collect();
     let spec_regs: BTreeSet<explicit::Regs> = spec_keys.iter().map(|k| k.0.clone()).collect();
     // the implementation (screening compares registers only: not when locations are observed)
@@ -398,6 +430,8 @@ pub fn refine_parsed_on(
         name: low.name.clone(),
         verdict: if cex.is_some() { ClientVerdict::Fail } else { ClientVerdict::Ok },
         spec_outcomes: spec_keys.len(),
+        spec_outcomes_complete: candidates.is_none(),
+        spec_vacuous,
         impl_outcomes: impl_regs.len(),
         impl_outcomes_complete: !screen,
         observed: observed

@@ -64,6 +64,9 @@ enum Goal<'r> {
     /// The outcomes whose registers are not in the set ([`run_outside`]); with
     /// `true`, only the first one found ([`first_outside`]).
     Outside(&'r BTreeSet<Regs>, bool),
+    /// The outcomes whose registers are in the set ([`run_among_given`]); the
+    /// run stops once it has found them all.
+    Among(&'r BTreeSet<Regs>),
     /// One consistent execution, any ([`has_execution`]), within a budget of
     /// candidates.
     Any(u64),
@@ -211,6 +214,48 @@ pub fn has_execution_within_given(p: &Problem, given: &[Unfolded], budget: u64) 
     Ok(found_within(&run_goal_given(p, Some(given), false, Goal::Any(budget), None, None)?))
 }
 
+/// The outcomes of `p` whose registers are in `wanted`, by explicit enumeration
+/// on unfoldings computed before (exact on those; other outcomes are found only
+/// by chance). Screened like [`run_outside`], with the combinations in `wanted`
+/// as the targets; the run stops once every combination of `wanted` is found.
+pub fn run_among_given(p: &Problem, given: &[Unfolded], wanted: &BTreeSet<Regs>) -> Result<Results, EngineError> {
+    run_goal_given(p, Some(given), false, Goal::Among(wanted), None, None)
+}
+
+/// Every register outcome the threads' terminating unfoldings can combine (the
+/// product of the per-thread register sets): a superset of the outcomes of
+/// `p`; `None` when it has more than [`MAX_SCREENED`] combinations.
+pub fn register_combinations(given: &[Unfolded]) -> Option<BTreeSet<Regs>> {
+    let envs: Vec<Vec<&Vec<Option<Value>>>> = given
+        .iter()
+        .map(|u| {
+            let s: BTreeSet<&Vec<Option<Value>>> = u.runs.iter().filter(|r| r.breaks == 0).map(|r| &r.env).collect();
+            s.into_iter().collect()
+        })
+        .collect();
+    envs.iter().try_fold(1usize, |acc, e| acc.checked_mul(e.len()).filter(|&n| n <= MAX_SCREENED))?;
+    let mut out: BTreeSet<Regs> = BTreeSet::new();
+    if envs.iter().any(|e| e.is_empty()) {
+        return Some(out);
+    }
+    let mut idx = vec![0usize; envs.len()];
+    loop {
+        out.insert(idx.iter().enumerate().map(|(t, &i)| envs[t][i].clone()).collect());
+        let mut t = 0;
+        loop {
+            if t == idx.len() {
+                return Some(out);
+            }
+            idx[t] += 1;
+            if idx[t] < envs[t].len() {
+                break;
+            }
+            idx[t] = 0;
+            t += 1;
+        }
+    }
+}
+
 /// Most register combinations outside the allowed set that partial-outcome
 /// pruning tracks (beyond that it is off; the search stays exact).
 const MAX_TARGETS: usize = 4096;
@@ -229,7 +274,7 @@ struct Targets {
 /// outside `allowed`, and returns how many were dropped with the targets of
 /// partial-outcome pruning (`None` when there are more than [`MAX_TARGETS`]).
 /// Returns `None` when the product is too large to screen.
-fn screen(per_thread: &mut [Vec<Unfolding>], allowed: &BTreeSet<Regs>) -> Option<(usize, Option<Targets>)> {
+fn screen(per_thread: &mut [Vec<Unfolding>], target: &dyn Fn(&Regs) -> bool) -> Option<(usize, Option<Targets>)> {
     let envs: Vec<Vec<Vec<Option<Value>>>> = per_thread
         .iter()
         .map(|runs| {
@@ -243,7 +288,7 @@ fn screen(per_thread: &mut [Vec<Unfolding>], allowed: &BTreeSet<Regs>) -> Option
     let mut idx = vec![0usize; envs.len()];
     let mut combo: Regs = envs.iter().map(|e| e[0].clone()).collect();
     for _ in 0..total {
-        if !allowed.contains(&combo) {
+        if target(&combo) {
             for (t, &i) in idx.iter().enumerate() {
                 needed[t][i] = true;
             }
@@ -323,8 +368,13 @@ fn run_goal_given<'q, 'd>(
         return Ok(res);
     }
     let mut targets = None;
-    if let Goal::Outside(allowed, _) = goal {
-        if let Some((n, t)) = screen(&mut per_thread, allowed) {
+    let target: Option<&dyn Fn(&Regs) -> bool> = match goal {
+        Goal::Outside(allowed, _) => Some(&|c| !allowed.contains(c)),
+        Goal::Among(wanted) => Some(&|c| wanted.contains(c)),
+        _ => None,
+    };
+    if let Some(target) = target {
+        if let Some((n, t)) = screen(&mut per_thread, target) {
             res.stats.screened = n as u64;
             targets = t;
             if per_thread.iter().any(|r| r.is_empty()) {

@@ -351,13 +351,11 @@ fn dfs(
         // the outcome is fixed from here on: nothing new below if it is already
         // known (or, looking for outcomes outside a set, if it is in the set)
         match outcome_of(st, searches) {
-            Some((o, _)) if !st.res.outcomes.contains_key(&o) => {
-                if let Goal::Outside(allowed, _) = st.goal {
-                    if allowed.contains(&o.regs) {
-                        return false;
-                    }
-                }
-            }
+            Some((o, _)) if !st.res.outcomes.contains_key(&o) => match st.goal {
+                Goal::Outside(allowed, _) if allowed.contains(&o.regs) => return false,
+                Goal::Among(wanted) if !wanted.contains(&o.regs) => return false,
+                _ => {}
+            },
             _ => return false,
         }
     }
@@ -540,6 +538,14 @@ fn leaf(st: &mut SearchState, searches: &mut [Box<dyn mowgli_core::WitnessSearch
             }
         }
         st.res.outcomes.insert(o, w);
+        if let Goal::Among(wanted) = st.goal {
+            // (outcomes with final values may share their registers)
+            let found: BTreeSet<&Regs> =
+                st.res.outcomes.keys().map(|o| &o.regs).filter(|r| wanted.contains(*r)).collect();
+            if found.len() == wanted.len() {
+                st.res.stopped = true;
+            }
+        }
     }
     true
 }
