@@ -228,7 +228,9 @@ impl<'a> FileSearch<'a> {
         }
         // fold the lets in order (a static let becomes a constant)
         for i in 0..spec.lets.len() {
-            let e = me_.fold(&spec.let_expr(i));
+            // the definition as it is when no clause adds to it (no copy)
+            let has_clause = spec.axioms.iter().any(|a| a.kind == AxiomKind::Clause(i));
+            let e = if has_clause { me_.fold(&spec.let_expr(i)) } else { me_.fold(&spec.lets[i].expr) };
             me_.lets.push(e);
         }
         // witnesses
