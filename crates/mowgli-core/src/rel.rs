@@ -83,7 +83,18 @@ impl BitRel {
 
     /// All pairs, row by row.
     pub fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        (0..self.n).flat_map(move |a| self.successors(a).map(move |b| (a, b)))
+        // one word at a time, lowest bit first (a flat walk over the words)
+        let mut i = 0;
+        let mut w = self.bits.first().copied().unwrap_or(0);
+        std::iter::from_fn(move || loop {
+            if w != 0 {
+                let t = w.trailing_zeros() as usize;
+                w &= w - 1;
+                return Some((i / self.words, (i % self.words) * 64 + t));
+            }
+            i += 1;
+            w = *self.bits.get(i)?;
+        })
     }
 
     /// `{b | (a, b) ∈ r}`.
@@ -339,6 +350,17 @@ mod tests {
             let got = r.restrict(dom, rng);
             let want = BitRel::from_fn(n, |a, b| r.contains(a, b) && dom(a) && rng(b));
             assert_eq!(got.pairs().collect::<Vec<_>>(), want.pairs().collect::<Vec<_>>(), "n = {n}");
+        }
+    }
+
+    /// `pairs` lists exactly the pairs `contains` says, row by row.
+    #[test]
+    fn pairs_are_the_contained_pairs_in_order() {
+        for n in [0, 1, 3, 64, 65, 129] {
+            let r = BitRel::from_fn(n, |a, b| (a * 31 + b * 17) % 5 == 0 || b + 1 == n);
+            let want: Vec<(usize, usize)> =
+                (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).filter(|&(a, b)| r.contains(a, b)).collect();
+            assert_eq!(r.pairs().collect::<Vec<_>>(), want, "n = {n}");
         }
     }
 
