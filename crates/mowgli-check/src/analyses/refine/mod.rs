@@ -284,7 +284,7 @@ impl Setup {
             regs_only: true,
             backend: Default::default(),
         };
-        let (domain, own, unfolded) = value_domain(&prob, &self.low.domain)?;
+        let (domain, own, unfolded) = value_domain(&mut prob, &self.low.domain)?;
         prob.domain = domain;
         prob.own_cells = own;
         Ok((prob, unfolded))
@@ -545,29 +545,15 @@ fn cond_locs(c: &lower::RCond, out: &mut BTreeSet<(usize, Option<u32>)>) {
 /// cells (nothing changed in it), so they are the problem's.
 type DomainFixpoint = (ValueDomain, HashMap<Cell, usize>, Option<Vec<explicit::Unfolded>>);
 
-fn value_domain(p: &Problem, base: &ValueDomain) -> Result<DomainFixpoint, String> {
-    let nlocs = p.world.locs.len();
+fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<DomainFixpoint, String> {
+    let nlocs = q.world.locs.len();
     let mut dom: Vec<BTreeSet<Value>> = (0..nlocs)
         .map(|l| {
             let mut s: BTreeSet<Value> = base.per_loc.get(l).cloned().unwrap_or_default().into_iter().collect();
-            s.insert(p.world.locs[l].init.clone());
+            s.insert(q.world.locs[l].init.clone());
             s
         })
         .collect();
-    let mut q = Problem {
-        world: p.world.clone(),
-        libs: p.libs.clone(),
-        threads: p.threads.clone(),
-        to: p.to,
-        loop_bound: p.loop_bound,
-        domain: ValueDomain::default(),
-        prune: true,
-        all_executions: false,
-        inline: p.inline.as_ref().map(|i| Inline { lib: i.lib, methods: i.methods.clone(), ctx: i.ctx }),
-        own_cells: HashMap::new(),
-        regs_only: true,
-        backend: Default::default(),
-    };
     let as_domain = |dom: &[BTreeSet<Value>]| {
         let mut messages: BTreeSet<Value> = BTreeSet::new();
         for d in dom {
