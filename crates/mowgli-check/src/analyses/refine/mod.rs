@@ -597,7 +597,7 @@ fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<DomainFixpoint, S
         for t in 0..q.threads.len() {
             let mut calls: Vec<CallRecord> = Vec::new();
             let mut dependent: BTreeSet<usize> = BTreeSet::new();
-            let u = explicit::unfold_thread_observing(&q, t, &mut |pos, c| {
+            let u = explicit::unfold_thread_observing(q, t, &mut |pos, c| {
                 let sig = &q.libs[c.lib].methods()[c.method];
                 if c.args.iter().zip(&sig.params).any(|(a, k)| *k == Param::Val && !constants.contains(a)) {
                     dependent.insert(pos);
