@@ -143,6 +143,7 @@ pub fn run(a: &Args) -> ExitCode {
         },
         auto: *engine == Engine::Auto,
         auto_try_z3_ms: None,
+        auto_budget_min_ms: None,
         z3_tree_above: None,
         z3_no_read_back: false,
         every_execution: *every_execution,
@@ -341,8 +342,17 @@ pub fn run(a: &Args) -> ExitCode {
         );
         if let Some(sp) = &rep.split {
             println!(
-                "engines (auto): {} programs explicit ({:.1} ms), {} programs Z3 ({:.1} ms); {} Z3 runs given up at their budget (checked explicitly); Z3 measured cheaper on {} of {} program shapes",
-                sp.explicit_programs, sp.explicit_ms, sp.z3_programs, sp.z3_ms, sp.z3_given_up, sp.z3_shapes, sp.shapes
+                "engines (auto): {} programs finished explicit ({:.1} ms), {} programs Z3 ({:.1} ms); runs stopped at their budget: {} explicit, {} Z3 ({} programs switched engine, {} switches); Z3 measured cheaper on {} of {} program shapes",
+                sp.explicit_programs,
+                sp.explicit_ms,
+                sp.z3_programs,
+                sp.z3_ms,
+                sp.explicit_given_up,
+                sp.z3_given_up,
+                sp.switched_programs,
+                sp.switches,
+                sp.z3_shapes,
+                sp.shapes
             );
         }
         if z3 {

@@ -138,6 +138,10 @@ pub(super) fn check_groups(
             let select = Cond::all(&pick.iter().enumerate().map(|(t, &c)| classes[t][c].1.clone()).collect::<Vec<_>>());
             let inferred = state.borrow().1.clone();
             let negated = judge.negate(g, &inferred, &runs, &|x, y| enc.path_fact(x, y), limits);
+            if past() {
+                // (the witness enumeration of `negate` stopped at the time limit)
+                return Ok(false);
+            }
             let (disjunct, negated, methods, tree) = match negated {
                 Some((mut goal, abs, methods, gmap)) => {
                     abstract_seen.insert(abs);
@@ -385,16 +389,20 @@ impl Judge<'_> {
             let goal = Separation { some_path_missing, every_set: vec![Vec::new()], tree: None };
             return Some((goal, abs, methods, gmap));
         }
+        // the enumeration stops at the time limit (its clauses then mean nothing:
+        // the caller asks `past` and gives no verdict)
+        let stop: Option<&dyn Fn() -> bool> = Some(limits.past);
         // O2 ∧ O3 fail: every witness has an so' edge whose image is not in hb;
         // one clause per witness, pruned by the relation analysis (`witsets`), or
         // the witnesses as a tree selected by the read-back (`WitnessTree`)
-        let (minimal, tree) = match witsets::clauses_up_to(search.as_mut(), &abs_g, &gmap, fact, limits.tree_above) {
-            Some(flat) => (flat, None),
-            None => match witsets::tree(search.as_mut(), &abs_g, &gmap, fact, limits.read_back) {
-                Ok(t) => (Vec::new(), Some(t)),
-                Err(flat) => (flat, None),
-            },
-        };
+        let (minimal, tree) =
+            match witsets::clauses_up_to(search.as_mut(), &abs_g, &gmap, fact, limits.tree_above, stop) {
+                Some(flat) => (flat, None),
+                None => match witsets::tree(search.as_mut(), &abs_g, &gmap, fact, limits.read_back, stop) {
+                    Ok(t) => (Vec::new(), Some(t)),
+                    Err(flat) => (flat, None),
+                },
+            };
         // no witness at all: O3 fails whatever hb is (every_set empty: true); a
         // witness whose so' images must-hb already orders: O2 and O3 hold (an empty
         // set: false)
