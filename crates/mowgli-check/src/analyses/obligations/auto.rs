@@ -19,7 +19,8 @@
 //! Every run is bounded, so that no program can hang on the wrong engine
 //! ([`portfolio`]): the chosen engine gets [`BUDGET_FACTOR`] times the mean time
 //! measured on the program's shape (or size) under that engine (at least
-//! [`BUDGET_MIN_MS`]; [`FIRST_BUDGET_MS`] when nothing is measured yet). A run
+//! [`BUDGET_MIN_MS`] under Z3, [`EXPLICIT_BUDGET_MIN_MS`] under the explicit
+//! engine; [`FIRST_BUDGET_MS`] when nothing is measured yet). A run
 //! that stops at its budget is discarded (the report and the inferred map entries
 //! are restored: a stopped run never counts as verified) and the program is
 //! checked from scratch by the other engine with twice the budget, then by the
@@ -50,9 +51,16 @@ pub const TRY_Z3_MS: f64 = 40.0;
 /// before it is stopped and the program checked by the other engine.
 pub const BUDGET_FACTOR: f64 = 3.0;
 
-/// The least budget of a run (ms): Z3's fixed cost per query, and the noise of a
-/// few-millisecond explicit run.
+/// The least budget of a Z3 run (ms): Z3's fixed cost per query.
 pub const BUDGET_MIN_MS: f64 = 100.0;
+
+/// The least budget of an explicit run (ms). Explicit times vary within a shape
+/// (I_SV 2 × 2 × 2: most programs of abs-sv-4-2430's shape take milliseconds, it
+/// takes 10 s), and a switch to Z3 on a program the explicit engine finishes in
+/// half a second costs more than it saves: with 100 ms, I_SV 2 × 2 × 2 under
+/// `auto` made 34 switches and took 26.4 s (CPU user) against 18.4 s before the
+/// portfolio. The hangs the portfolio is for take minutes.
+pub const EXPLICIT_BUDGET_MIN_MS: f64 = 1000.0;
 
 /// The budget of a first attempt when neither engine has a time measured on the
 /// program's shape or size.
@@ -165,9 +173,14 @@ impl CostModel {
 
     /// How long the first run of `text` under `engine` may take (ms) before it is
     /// stopped: [`BUDGET_FACTOR`] times that engine's predicted time, else the
-    /// other engine's, at least `min` ([`BUDGET_MIN_MS`]); [`FIRST_BUDGET_MS`]
+    /// other engine's, at least `min` (by default [`BUDGET_MIN_MS`] under Z3,
+    /// [`EXPLICIT_BUDGET_MIN_MS`] under the explicit engine); [`FIRST_BUDGET_MS`]
     /// (or `min`, if larger) when nothing is measured.
-    pub fn budget(&self, text: &str, engine: Backend, min: f64) -> f64 {
+    pub fn budget(&self, text: &str, engine: Backend, min: Option<f64>) -> f64 {
+        let min = min.unwrap_or(match engine {
+            Backend::Explicit => EXPLICIT_BUDGET_MIN_MS,
+            Backend::Z3 => BUDGET_MIN_MS,
+        });
         let other = match engine {
             Backend::Explicit => Backend::Z3,
             Backend::Z3 => Backend::Explicit,
@@ -252,7 +265,7 @@ pub(super) fn portfolio(
     costs: &mut CostModel,
     text: &str,
     deadline: Option<Instant>,
-    min_budget: f64,
+    min_budget: Option<f64>,
     rep: &mut Report,
     inferred: &mut BTreeMap<(String, String), MapEntry>,
     attempt: &mut Attempt,
@@ -332,7 +345,7 @@ mod tests {
         let mut m = CostModel::default();
         m.record(a, Backend::Explicit, 500.0);
         assert_eq!(m.choose(b), Backend::Z3, "size 1 is expensive explicitly: Z3 tried on a new shape");
-        assert_eq!(m.budget(b, Backend::Z3, BUDGET_MIN_MS), 1500.0, "no Z3 time: 3 × the explicit time");
+        assert_eq!(m.budget(b, Backend::Z3, None), 1500.0, "no Z3 time: 3 × the explicit time");
         m.record(b, Backend::Z3, 10.0);
         assert_eq!(m.choose(c), Backend::Z3, "Z3 measured cheaper on size 1");
         m.record_given_up(c, Backend::Z3, 3000.0);
@@ -344,23 +357,24 @@ mod tests {
     fn a_given_up_run_counts_against_its_engine() {
         let p = "T1:\n  Bcast(x, 1)\n";
         let mut m = CostModel::default();
-        assert_eq!(m.budget(p, Backend::Explicit, BUDGET_MIN_MS), FIRST_BUDGET_MS, "nothing measured");
+        assert_eq!(m.budget(p, Backend::Explicit, None), FIRST_BUDGET_MS, "nothing measured");
         m.record(p, Backend::Explicit, 50.0);
         m.record(p, Backend::Explicit, 70.0);
-        assert_eq!(m.budget(p, Backend::Z3, BUDGET_MIN_MS), 180.0, "3 × the mean explicit time");
+        assert_eq!(m.budget(p, Backend::Z3, None), 180.0, "3 × the mean explicit time");
         assert_eq!(m.choose(p), Backend::Z3);
         m.record_given_up(p, Backend::Z3, 180.0);
         assert_eq!(m.choose(p), Backend::Explicit, "Z3's 180 ms against 60 ms");
         assert_eq!((m.split.z3_programs, m.split.z3_given_up, m.split.z3_ms), (0, 1, 180.0));
-        assert_eq!(m.budget(p, Backend::Z3, BUDGET_MIN_MS), 540.0, "3 × Z3's own mean");
+        assert_eq!(m.budget(p, Backend::Z3, None), 540.0, "3 × Z3's own mean");
         // an explicit run stopped: against the explicit engine
         m.record_given_up(p, Backend::Explicit, 900.0);
         assert_eq!(m.choose(p), Backend::Z3, "explicit's mean 340 ms against Z3's 180 ms");
         assert_eq!((m.split.explicit_given_up, m.split.explicit_ms), (1, 1020.0));
         let q = "T1:\n  Wait(1)\n";
         m.record(q, Backend::Explicit, 1.0);
-        assert_eq!(m.budget(q, Backend::Explicit, BUDGET_MIN_MS), BUDGET_MIN_MS, "at least the fixed cost");
-        assert_eq!(m.budget(q, Backend::Explicit, 0.5), 3.0, "3 × 1 ms");
+        assert_eq!(m.budget(q, Backend::Explicit, None), EXPLICIT_BUDGET_MIN_MS, "at least the least budget");
+        assert_eq!(m.budget(q, Backend::Z3, None), BUDGET_MIN_MS, "at least Z3's fixed cost");
+        assert_eq!(m.budget(q, Backend::Explicit, Some(0.5)), 3.0, "3 × 1 ms");
     }
 
     /// The portfolio on a stand-in for the two engines: an attempt finishes when
@@ -374,25 +388,26 @@ mod tests {
         m.record(p, Backend::Z3, 400.0);
         let mut rep = Report { complete: true, ..Report::default() };
         let mut inferred = BTreeMap::new();
-        // explicit would need 2,000 ms, Z3 600 ms: explicit first (predicted 40 ms),
-        // budgets 120 (explicit), 240 (Z3), 480 (explicit), 960 (Z3: finishes)
+        // explicit would need 5,000 ms, Z3 3,000 ms: explicit first (predicted 40
+        // ms), budgets 1,000 (explicit, the least), 2,000 (Z3), 4,000 (explicit),
+        // 8,000 (Z3: finishes)
         let mut log: Vec<(Backend, u64)> = Vec::new();
         let mut attempt = |e: Backend, until: Option<Instant>, rep: &mut Report, _: &mut BTreeMap<_, _>| {
             let budget = until.map_or(u64::MAX, |u| u.saturating_duration_since(Instant::now()).as_millis() as u64 + 1);
             log.push((e, budget));
-            let need = if e == Backend::Explicit { 2000 } else { 600 };
+            let need = if e == Backend::Explicit { 5000 } else { 3000 };
             if budget < need {
                 rep.complete = false;
                 rep.clients += 1;
             }
             Ok(())
         };
-        let last = portfolio(&mut m, p, None, BUDGET_MIN_MS, &mut rep, &mut inferred, &mut attempt).unwrap();
+        let last = portfolio(&mut m, p, None, None, &mut rep, &mut inferred, &mut attempt).unwrap();
         assert_eq!(last, Backend::Z3);
         let engines: Vec<Backend> = log.iter().map(|x| x.0).collect();
         assert_eq!(engines, [Backend::Explicit, Backend::Z3, Backend::Explicit, Backend::Z3]);
         let budgets: Vec<u64> = log.iter().map(|x| x.1).collect();
-        for (b, want) in budgets.iter().zip([120, 240, 480, 960]) {
+        for (b, want) in budgets.iter().zip([1000, 2000, 4000, 8000]) {
             // (the attempt sees its budget less the time since it was set)
             assert!(*b <= want + 1 && b + 50 >= want, "budgets {budgets:?}");
         }

@@ -240,7 +240,8 @@ pub struct Options {
     /// `auto`: a shape's mean explicit time (ms) above which Z3 is tried on it
     /// (default [`auto::TRY_Z3_MS`]).
     pub auto_try_z3_ms: Option<f64>,
-    /// `auto`: the least budget of a run (ms; default [`auto::BUDGET_MIN_MS`]);
+    /// `auto`: the least budget of a run (ms; default [`auto::BUDGET_MIN_MS`] under
+    /// Z3, [`auto::EXPLICIT_BUDGET_MIN_MS`] under the explicit engine);
     /// small values force the portfolio to switch engines (tests).
     pub auto_budget_min_ms: Option<f64>,
     /// Z3: state ¬(O2 ∧ O3) as a witness tree when it has more than this many
@@ -523,7 +524,7 @@ fn run(
         let t0 = std::time::Instant::now();
         let engine = if opts.auto {
             // a portfolio: every run bounded, the other engine on expiry (`auto`)
-            let min = opts.auto_budget_min_ms.unwrap_or(auto::BUDGET_MIN_MS);
+            let min = opts.auto_budget_min_ms;
             let mut attempt = |backend, until, rep: &mut Report, inferred: &mut BTreeMap<_, _>| {
                 let chosen = Options { backend, ..opts.clone() };
                 check_one(imp, &setup, to, &name, &text, map, inferred, &chosen, until, rep)
