@@ -50,6 +50,7 @@ pub mod observe;
 mod render;
 pub mod spec;
 mod symbolic;
+mod whole;
 mod witsets;
 
 use std::collections::BTreeMap;
@@ -167,6 +168,13 @@ pub struct Report {
     /// found).
     pub z3_trees: u64,
     pub z3_refined: u64,
+    /// With `--z3-whole`: whole-program queries (one per program with more than
+    /// one group of plain executions), the groups their models named (each then
+    /// checked by the per-group path), and the programs left to the per-group path
+    /// entirely (`whole`'s module comment).
+    pub z3_whole_queries: u64,
+    pub z3_whole_models: u64,
+    pub z3_whole_fallbacks: u64,
     pub bounded: bool,
     pub complete: bool,
     pub millis: f64,
@@ -250,6 +258,10 @@ pub struct Options {
     /// Z3: guard the witness tree by nothing instead of the read-back through g
     /// (every model of the tree is then refined lazily; to test the refinement).
     pub z3_no_read_back: bool,
+    /// Z3: one query per abstract program over the union of its groups of plain
+    /// executions, each event guarded by its path condition ([`whole`]), instead
+    /// of one query per group.
+    pub z3_whole: bool,
     /// Told each refutation the moment it is final (it does not depend on a map
     /// entry still being searched), with the milliseconds since the run started.
     pub on_failure: Option<OnFailure>,
@@ -487,6 +499,9 @@ fn run(
         z3_static: 0,
         z3_trees: 0,
         z3_refined: 0,
+        z3_whole_queries: 0,
+        z3_whole_models: 0,
+        z3_whole_fallbacks: 0,
         bounded: false,
         complete: true,
         millis: 0.0,

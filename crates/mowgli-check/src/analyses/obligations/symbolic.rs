@@ -37,6 +37,9 @@ pub(super) struct Limits<'a> {
     pub tree_above: usize,
     /// Guard the tree by the read-back (else by nothing: `Options::z3_no_read_back`).
     pub read_back: bool,
+    /// One query per abstract program over the union of its groups
+    /// ([`super::whole`], `Options::z3_whole`).
+    pub whole: bool,
 }
 
 /// What [`check_groups`] returns when the solver stopped at the time limit (the
@@ -44,7 +47,7 @@ pub(super) struct Limits<'a> {
 pub(super) const Z3_STOPPED: &str = "Z3 stopped at the time limit";
 
 /// How early Z3's own timeout may fire and still count as the time limit.
-const LIMIT_SLACK: std::time::Duration = std::time::Duration::from_millis(50);
+pub(super) const LIMIT_SLACK: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Z3: per group of plain executions (those that differ only in open return
 /// values), a model of Λ-consistency ∧ ⋁_A (the values select A ∧ ¬(O1 ∧ O2 ∧ O3)
@@ -288,7 +291,19 @@ pub(super) fn check_groups(
             }
         }
     };
-    let r = explicit::for_each_plain_group(p, &mut plain).map_err(|e| e.to_string());
+    let mut whole = super::whole::WholeOut::default();
+    let r = if limits.whole {
+        explicit::with_whole_program(p, &mut |w| {
+            super::whole::check_whole(w, p, to, judge, state, limits, refuted, &mut plain, &mut whole)
+        })
+    } else {
+        explicit::for_each_plain_group(p, &mut plain)
+    };
+    let r = r.map_err(|e| e.to_string());
+    statically += whole.statically;
+    trees += whole.trees;
+    discharged.extend(whole.discharged);
+    abstract_seen.extend(whole.abstract_seen);
     let mut guard = state.borrow_mut();
     let (rep, _, seen_abstract) = &mut *guard;
     seen_abstract.extend(abstract_seen);
@@ -298,6 +313,9 @@ pub(super) fn check_groups(
     rep.z3_static += statically;
     rep.z3_trees += trees;
     rep.z3_refined += spurious;
+    rep.z3_whole_queries += whole.queries;
+    rep.z3_whole_models += whole.models;
+    rep.z3_whole_fallbacks += whole.fallbacks;
     for methods in discharged {
         for m in &methods {
             if let Some(cells) = rep.cells.get_mut(m) {
