@@ -373,7 +373,10 @@ mod tests {
         let q = "T1:\n  Wait(1)\n";
         m.record(q, Backend::Explicit, 1.0);
         assert_eq!(m.budget(q, Backend::Explicit, None), EXPLICIT_BUDGET_MIN_MS, "at least the least budget");
-        assert_eq!(m.budget(q, Backend::Z3, None), BUDGET_MIN_MS, "at least Z3's fixed cost");
+        assert_eq!(m.budget(q, Backend::Z3, None), 540.0, "a new shape: 3 × Z3's mean on its size");
+        let r = "T1:\n  Wait(1)\n  Wait(2)\n";
+        m.record(r, Backend::Z3, 1.0);
+        assert_eq!(m.budget(r, Backend::Z3, None), BUDGET_MIN_MS, "at least Z3's fixed cost");
         assert_eq!(m.budget(q, Backend::Explicit, Some(0.5)), 3.0, "3 × 1 ms");
     }
 
