@@ -52,6 +52,13 @@ pub(super) struct WholeOut {
     pub fallbacks: u64,
 }
 
+/// Per thread, its classes of unfoldings ([`classes`]): (a representative, the members).
+type Classes = Vec<Vec<(usize, Vec<usize>)>>;
+
+/// A group whose every abstract execution has its negation: the group, its
+/// classes, and per abstract execution (one class per thread) the negation.
+type Planned = (usize, Classes, Vec<(Vec<usize>, super::symbolic::Negation)>);
+
 /// The per-group path on one group (`symbolic::check_groups`'s closure).
 pub(super) type PerGroup<'a> = dyn FnMut(&ExecGraph, &Alternatives) -> Result<bool, String> + 'a;
 
@@ -96,8 +103,7 @@ pub(super) fn check_whole(
     // in no may-hb of G, is so in the union whenever G's copies are taken, and
     // each group's disjunct requires that), so that a program none of whose
     // groups is covered builds no union encoding
-    type Combo = (Vec<usize>, super::symbolic::Negation);
-    let mut planned: Vec<(usize, Vec<Vec<(usize, Vec<usize>)>>, Vec<Combo>)> = Vec::new();
+    let mut planned: Vec<Planned> = Vec::new();
     let mut alone: Vec<usize> = Vec::new();
     let mut spare: Option<Spare> = None;
     for (gi, (g, alts, _)) in w.groups.iter().enumerate() {
@@ -227,7 +233,7 @@ pub(super) fn check_whole(
 /// Per thread, its unfoldings (alternatives) by the abstract calls they make (with
 /// return values): (a representative, the members), as `symbolic::check_groups`
 /// has them per group.
-fn classes(alts: &Alternatives) -> Vec<Vec<(usize, Vec<usize>)>> {
+fn classes(alts: &Alternatives) -> Classes {
     alts.iter()
         .map(|thread_alts| {
             let mut mine: Vec<(usize, Vec<usize>)> = Vec::new();

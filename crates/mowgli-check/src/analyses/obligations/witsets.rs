@@ -153,7 +153,7 @@ impl<'a> Enum<'a> {
     /// Whether the time limit has passed (asked every [`STOP_EVERY`] nodes).
     fn late(&mut self) -> bool {
         self.visited += 1;
-        if !self.stopped && self.visited % STOP_EVERY == 0 {
+        if !self.stopped && self.visited.is_multiple_of(STOP_EVERY) {
             self.stopped = self.stop.is_some_and(|f| f());
         }
         self.stopped

@@ -332,7 +332,7 @@ fn dfs(
         }
         // the time limit between discharge tests too (a subtree none of whose
         // partial witnesses reaches a test can take minutes)
-        if st.res.stats.candidates % STOP_EVERY == 0 {
+        if st.res.stats.candidates.is_multiple_of(STOP_EVERY) {
             if let Some(d) = st.discharge.as_deref_mut() {
                 if d.stop() {
                     st.res.stopped = true;
