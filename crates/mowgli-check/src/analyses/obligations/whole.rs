@@ -19,6 +19,17 @@
 //! path does not confirm (on a group without a witness tree, whose goal is
 //! exact) is a disagreement of the two encodings, an error.
 //!
+//! A known gap, why this path is opt-in beyond its speed: the libraries'
+//! relational programs come with their static parts already evaluated
+//! (`RelExpr::Rel` constants), here over the union. A static composition whose
+//! only middle event lies in a copy that is not taken (e.g. same node ; same
+//! location, through another copy's event) relates two events the group's own
+//! graph does not relate; guarding the constant by its two ends does not remove
+//! it. Over-constraining is the unsafe direction (a missed counterexample). No
+//! such constant arises in the libraries the agreement tests cover (their static
+//! compositions go through po, which stays inside a copy); evaluating the static
+//! parts per group, or guarding the middle events, would close it.
+//!
 //! Groups with an abstract execution the negation does not cover (O0 fails, a map
 //! entry to infer, L mentions hb) are left to the per-group path, and so is the
 //! whole program when the union alone violates a library's static axioms (a
