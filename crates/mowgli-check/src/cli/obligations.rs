@@ -334,8 +334,8 @@ pub fn run(a: &Args) -> ExitCode {
                 rep.plain_discharged, rep.executions, rep.z3_queries, rep.z3_static, rep.z3_trees, rep.z3_refined
             ) + &if *z3_whole {
                 format!(
-                    "; {} whole-program queries (path conditions), {} groups named by their models and checked per group, {} programs left per group",
-                    rep.z3_whole_queries, rep.z3_whole_models, rep.z3_whole_fallbacks
+                    "; {} whole-program queries (path conditions), {} groups named by their models and checked per group, {} programs and {} groups (predicate not the union's) left per group",
+                    rep.z3_whole_queries, rep.z3_whole_models, rep.z3_whole_fallbacks, rep.z3_whole_differing
                 )
             } else {
                 String::new()

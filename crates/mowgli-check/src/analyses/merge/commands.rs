@@ -209,6 +209,7 @@ pub(super) fn merge_obligations(docs: &[&Value]) -> Result<Value, String> {
         "z3_whole_queries",
         "z3_whole_models",
         "z3_whole_fallbacks",
+        "z3_whole_differing",
     ] {
         m.insert(key.into(), Value::from(docs.iter().map(|d| u(d, key)).sum::<u64>()));
     }

@@ -175,6 +175,9 @@ pub struct Report {
     pub z3_whole_queries: u64,
     pub z3_whole_models: u64,
     pub z3_whole_fallbacks: u64,
+    /// With `--z3-whole`: groups whose own predicate differs from the union's on
+    /// their subevents (`whole::same_on`), checked per group.
+    pub z3_whole_differing: u64,
     pub bounded: bool,
     pub complete: bool,
     pub millis: f64,
@@ -502,6 +505,7 @@ fn run(
         z3_whole_queries: 0,
         z3_whole_models: 0,
         z3_whole_fallbacks: 0,
+        z3_whole_differing: 0,
         bounded: false,
         complete: true,
         millis: 0.0,

@@ -329,6 +329,7 @@ pub(super) fn check_groups(
     rep.z3_whole_queries += whole.queries;
     rep.z3_whole_models += whole.models;
     rep.z3_whole_fallbacks += whole.fallbacks;
+    rep.z3_whole_differing += whole.differing;
     for methods in discharged {
         for m in &methods {
             if let Some(cells) = rep.cells.get_mut(m) {

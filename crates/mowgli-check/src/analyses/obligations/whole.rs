@@ -19,16 +19,17 @@
 //! path does not confirm (on a group without a witness tree, whose goal is
 //! exact) is a disagreement of the two encodings, an error.
 //!
-//! A known gap, why this path is opt-in beyond its speed: the libraries'
-//! relational programs come with their static parts already evaluated
+//! Static parts: the libraries' relational programs come with their static parts already evaluated
 //! (`RelExpr::Rel` constants), here over the union. A static composition whose
 //! only middle event lies in a copy that is not taken (e.g. same node ; same
 //! location, through another copy's event) relates two events the group's own
 //! graph does not relate; guarding the constant by its two ends does not remove
-//! it. Over-constraining is the unsafe direction (a missed counterexample). No
-//! such constant arises in the libraries the agreement tests cover (their static
-//! compositions go through po, which stays inside a copy); evaluating the static
-//! parts per group, or guarding the middle events, would close it.
+//! it. Over-constraining is the unsafe direction (a missed counterexample). So
+//! each group's own predicate (its `RelSpec`, built anyway for its relation
+//! analysis) is compared with the union's restricted to the group's subevents
+//! ([`same_on`]: every constant set and relation, every declared witness's pairs
+//! and candidates, every read's candidate writes); a group where they differ is
+//! left to the per-group path.
 //!
 //! Groups with an abstract execution the negation does not cover (O0 fails, a map
 //! entry to infer, L mentions hb) are left to the per-group path, and so is the
@@ -39,6 +40,7 @@
 use std::collections::HashSet;
 
 use mowgli_core::program::Unfolding;
+use mowgli_core::symbolic::{RelExpr, RelSpec, SymAxiomKind, SymWitness};
 use mowgli_core::{Event, ExecGraph, StampTable};
 
 use super::drive::Shared;
@@ -61,6 +63,9 @@ pub(super) struct WholeOut {
     pub models: u64,
     /// Programs (with more than one group) left to the per-group path entirely.
     pub fallbacks: u64,
+    /// Groups whose own predicate differs from the union's on their subevents
+    /// ([`same_on`]), left to the per-group path.
+    pub differing: u64,
 }
 
 /// Per thread, its classes of unfoldings ([`classes`]): (a representative, the members).
@@ -126,6 +131,11 @@ pub(super) fn check_whole(
         let mut specs_g = Vec::with_capacity(searches.len());
         for (l, s) in searches.iter().enumerate() {
             specs_g.push(s.relspec().ok_or_else(|| Z3Error::Unsupported(p.libs[l].name().to_string()).to_string())?);
+        }
+        if !specs.iter().zip(&specs_g).all(|(u, o)| same_on(u, o, &w.sub_map[gi])) {
+            out.differing += 1;
+            alone.push(gi);
+            continue;
         }
         let own = match spare.take() {
             Some(solver) => Encoding::in_solver(solver, g, &specs_g),
@@ -289,4 +299,131 @@ fn conditions(
         out.push(mine);
     }
     Ok(out)
+}
+
+/// Whether the union's predicate `u` restricted to a group's subevents (`map`: the
+/// group's subevent → the union's) is the group's own `own`: the same constants
+/// (sets, relations) at the same places of the same relational program, the same
+/// declared witnesses' pairs and candidates, the same candidate writes per read.
+/// (The union's extra members all involve another copy's subevents, which the
+/// guards remove when the group is taken.)
+fn same_on(u: &RelSpec, own: &RelSpec, map: &[usize]) -> bool {
+    let inside: std::collections::HashSet<usize> = map.iter().copied().collect();
+    let (um, om) = (&u.mem, &own.mem);
+    // every read's candidates (write subevents; None: the initial value)
+    let reads_agree = om.reads.iter().enumerate().all(|(r, rd)| {
+        let Some(ur) = um.reads.iter().position(|x| x.sub == map[rd.sub]) else { return false };
+        let mut mine: Vec<Option<usize>> = om.candidates(r).iter().map(|c| c.map(|w| map[om.writes[w].sub])).collect();
+        let mut theirs: Vec<Option<usize>> = um
+            .candidates(ur)
+            .iter()
+            .map(|c| c.map(|w| um.writes[w].sub))
+            .filter(|c| c.is_none_or(|s| inside.contains(&s)))
+            .collect();
+        mine.sort_unstable();
+        theirs.sort_unstable();
+        mine == theirs
+    });
+    let writes_agree = om.writes.iter().all(|w| um.writes.iter().any(|x| x.sub == map[w.sub]))
+        && um.writes.iter().filter(|w| inside.contains(&w.sub)).count() == om.writes.len()
+        && um.reads.iter().filter(|r| inside.contains(&r.sub)).count() == om.reads.len();
+    let (up, op) = (&u.program, &own.program);
+    let witnesses_agree = up.witnesses.len() == op.witnesses.len()
+        && up.witnesses.iter().zip(&op.witnesses).all(|(a, b)| match (a, b) {
+            (SymWitness::Orients(x), SymWitness::Orients(y)) => {
+                let mut mine: Vec<(usize, usize)> = y.iter().map(|&(p, q)| (map[p], map[q])).collect();
+                let mut theirs: Vec<(usize, usize)> =
+                    x.iter().copied().filter(|(p, q)| inside.contains(p) && inside.contains(q)).collect();
+                mine.sort_unstable();
+                theirs.sort_unstable();
+                mine == theirs
+            }
+            (SymWitness::Picks(x), SymWitness::Picks(y)) => y.iter().all(|(b, cands)| {
+                x.iter().find(|(t, _)| *t == map[*b]).is_some_and(|(_, theirs)| {
+                    let mut mine: Vec<usize> = cands.iter().map(|&c| map[c]).collect();
+                    let mut theirs: Vec<usize> = theirs.iter().copied().filter(|c| inside.contains(c)).collect();
+                    mine.sort_unstable();
+                    theirs.sort_unstable();
+                    mine == theirs
+                })
+            }),
+            _ => false,
+        });
+    let exprs = |a: &[RelExpr], b: &[RelExpr]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_expr(x, y, map));
+    let axioms = |a: &[(String, SymAxiomKind, RelExpr)], b: &[(String, SymAxiomKind, RelExpr)]| {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.0 == y.0 && x.1 == y.1 && same_expr(&x.2, &y.2, map))
+    };
+    reads_agree
+        && writes_agree
+        && witnesses_agree
+        && exprs(&up.lets, &op.lets)
+        && exprs(&up.so, &op.so)
+        && axioms(&up.axioms, &op.axioms)
+        && axioms(&up.hb_axioms, &op.hb_axioms)
+}
+
+/// [`same_on`] for one expression: the same operators, and constants that agree
+/// on the group's subevents.
+fn same_expr(u: &RelExpr, own: &RelExpr, map: &[usize]) -> bool {
+    use RelExpr as E;
+    match (u, own) {
+        (E::Set(a), E::Set(b)) => b.iter().enumerate().all(|(x, &m)| a.get(map[x]).copied().unwrap_or(false) == m),
+        (E::Rel(a), E::Rel(b)) => {
+            (0..map.len()).all(|x| (0..map.len()).all(|y| a.contains(map[x], map[y]) == b.contains(x, y)))
+        }
+        (E::Rf, E::Rf) | (E::Mo, E::Mo) | (E::Rb, E::Rb) | (E::Hb, E::Hb) => true,
+        (E::Wit(i), E::Wit(j)) | (E::Let(i), E::Let(j)) => i == j,
+        (E::Ident(a), E::Ident(b))
+        | (E::Domain(a), E::Domain(b))
+        | (E::Range(a), E::Range(b))
+        | (E::Inv(a), E::Inv(b))
+        | (E::Plus(a), E::Plus(b)) => same_expr(a, b, map),
+        (E::Prod(a, b), E::Prod(c, d))
+        | (E::Seq(a, b), E::Seq(c, d))
+        | (E::Union(a, b), E::Union(c, d))
+        | (E::Inter(a, b), E::Inter(c, d))
+        | (E::Diff(a, b), E::Diff(c, d)) => same_expr(a, c, map) && same_expr(b, d, map),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mowgli_core::memory::RfMo;
+    use mowgli_core::symbolic::RelProgram;
+    use mowgli_core::BitRel;
+
+    /// A predicate over `n` subevents whose one axiom is `acyclic r` for the
+    /// constant r.
+    fn spec(n: usize, r: BitRel) -> RelSpec {
+        let program = RelProgram {
+            witnesses: vec![],
+            lets: vec![],
+            axioms: vec![(
+                "a".into(),
+                SymAxiomKind::Acyclic,
+                RelExpr::Seq(Box::new(RelExpr::Rel(r)), Box::new(RelExpr::Rf)),
+            )],
+            hb_axioms: vec![],
+            so: vec![],
+        };
+        RelSpec { possible: true, mem: RfMo::new(n, vec![], vec![], vec![]), program }
+    }
+
+    /// A union of 4 subevents, the group being its subevents 1 and 3: a constant
+    /// that agrees there (whatever it says about 0 and 2) passes; one that relates
+    /// 1 and 3 where the group does not (a composition through another copy) fails.
+    #[test]
+    fn constants_are_compared_on_the_group_only() {
+        let mut own = BitRel::new(2);
+        own.add(0, 1);
+        let mut union = BitRel::new(4);
+        union.add(1, 3);
+        union.add(0, 2);
+        let map = [1, 3];
+        assert!(same_on(&spec(4, union.clone()), &spec(2, own.clone()), &map));
+        union.add(3, 1);
+        assert!(!same_on(&spec(4, union), &spec(2, own), &map), "an extra pair between the group's subevents");
+    }
 }
