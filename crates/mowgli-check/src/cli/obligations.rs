@@ -59,6 +59,11 @@ pub struct Args {
     /// obligation (slower; to cross-check that shortcut).
     #[arg(long)]
     pub every_execution: bool,
+    /// Z3 (and `auto`'s Z3 runs): one query per abstract program over the union of
+    /// its groups of plain executions, each event guarded by its path condition,
+    /// instead of one query per group (docs/obligations.md)
+    #[arg(long)]
+    pub z3_whole: bool,
     /// Also obligation D (LOCO Def. 3.5): the specification and each library the
     /// implementation uses are monotone and decomposable, on their own programs
     /// at the same bound.
@@ -100,6 +105,7 @@ pub fn run(a: &Args) -> ExitCode {
         dot,
         engine,
         every_execution,
+        z3_whole,
         check_specs,
         spec,
         observe_out,
@@ -143,8 +149,10 @@ pub fn run(a: &Args) -> ExitCode {
         },
         auto: *engine == Engine::Auto,
         auto_try_z3_ms: None,
+        auto_budget_min_ms: None,
         z3_tree_above: None,
         z3_no_read_back: false,
+        z3_whole: *z3_whole,
         every_execution: *every_execution,
         // each final refutation the moment it is found (smallest bound first)
         on_failure: (!*json).then(|| {
@@ -324,7 +332,14 @@ pub fn run(a: &Args) -> ExitCode {
             format!(
                 "{} abstract executions of groups of plain executions discharged by Z3 (unsat), {} implementation executions checked explicitly; {} Z3 queries, {} of them decided by the relation analysis without a solver call; {} witness trees ({} spurious models refined)",
                 rep.plain_discharged, rep.executions, rep.z3_queries, rep.z3_static, rep.z3_trees, rep.z3_refined
-            )
+            ) + &if *z3_whole {
+                format!(
+                    "; {} whole-program queries (path conditions), {} groups named by their models and checked per group, {} programs and {} groups (predicate not the union's) left per group",
+                    rep.z3_whole_queries, rep.z3_whole_models, rep.z3_whole_fallbacks, rep.z3_whole_differing
+                )
+            } else {
+                String::new()
+            }
         } else {
             format!(
                 "{} implementation executions ({} of them classes: executions under a partial witness that already satisfies every obligation, checked once)",
@@ -341,8 +356,17 @@ pub fn run(a: &Args) -> ExitCode {
         );
         if let Some(sp) = &rep.split {
             println!(
-                "engines (auto): {} programs explicit ({:.1} ms), {} programs Z3 ({:.1} ms); {} Z3 runs given up at their budget (checked explicitly); Z3 measured cheaper on {} of {} program shapes",
-                sp.explicit_programs, sp.explicit_ms, sp.z3_programs, sp.z3_ms, sp.z3_given_up, sp.z3_shapes, sp.shapes
+                "engines (auto): {} programs finished explicit ({:.1} ms), {} programs Z3 ({:.1} ms); runs stopped at their budget: {} explicit, {} Z3 ({} programs switched engine, {} switches); Z3 measured cheaper on {} of {} program shapes",
+                sp.explicit_programs,
+                sp.explicit_ms,
+                sp.z3_programs,
+                sp.z3_ms,
+                sp.explicit_given_up,
+                sp.z3_given_up,
+                sp.switched_programs,
+                sp.switches,
+                sp.z3_shapes,
+                sp.shapes
             );
         }
         if z3 {

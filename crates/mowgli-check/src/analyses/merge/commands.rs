@@ -201,7 +201,16 @@ pub(super) fn merge_obligations(docs: &[&Value]) -> Result<Value, String> {
     m.insert("classes".into(), Value::from(classes));
     m.insert("plain_discharged".into(), Value::from(discharged));
     // the Z3 engine's queries, and those the relation analysis decided: per shard
-    for key in ["z3_queries", "z3_static", "z3_trees", "z3_refined"] {
+    for key in [
+        "z3_queries",
+        "z3_static",
+        "z3_trees",
+        "z3_refined",
+        "z3_whole_queries",
+        "z3_whole_models",
+        "z3_whole_fallbacks",
+        "z3_whole_differing",
+    ] {
         m.insert(key.into(), Value::from(docs.iter().map(|d| u(d, key)).sum::<u64>()));
     }
     m.insert("bounded".into(), Value::from(docs.iter().any(|d| b(d, "bounded"))));

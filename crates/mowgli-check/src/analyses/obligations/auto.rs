@@ -16,32 +16,55 @@
 //! the same way, so that Z3 is tried, and chosen, where the shapes are many and
 //! their programs few.
 //!
-//! A Z3 run is bounded ([`CostModel::z3_budget`]): [`Z3_BUDGET_FACTOR`] times the
-//! shape's mean explicit time (at least [`Z3_BUDGET_MIN_MS`]). A program Z3 does not
-//! finish in it is checked again by the explicit engine from scratch (what the Z3
-//! run recorded is dropped, so the verdict is the explicit engine's, never "verified"
-//! by a run that stopped), and its time counts against Z3 on that shape, which
-//! then stays explicit. Without the bound one pathological program could cost the
-//! run more than Z3 ever saves (I_SV 2 × 2 × 2: abs-sv-4-2430, 36.9 s under Z3
-//! against 10 s explicit, before the witness tree).
+//! Every run is bounded, so that no program can hang on the wrong engine
+//! ([`portfolio`]): the chosen engine gets [`BUDGET_FACTOR`] times the mean time
+//! measured on the program's shape (or size) under that engine (at least
+//! [`BUDGET_MIN_MS`] under Z3, [`EXPLICIT_BUDGET_MIN_MS`] under the explicit
+//! engine; [`FIRST_BUDGET_MS`] when nothing is measured yet). A run
+//! that stops at its budget is discarded (the report and the inferred map entries
+//! are restored: a stopped run never counts as verified) and the program is
+//! checked from scratch by the other engine with twice the budget, then by the
+//! first with twice that, and so on (geometric doubling, alternating), until one
+//! finishes or the run's own time limit stops it. A program one engine finishes
+//! in t ms then costs at most about 4 t + 3 × the first budget: the attempts
+//! before the one that finishes sum to less than twice the last budget. The
+//! stopped time counts against the engine on the shape and the size, so the
+//! next programs of the shape start under the other. Before this (issue 16),
+//! only Z3 runs were bounded, and I_MSW 4 × 2 × 2 with one location spent 587 s
+//! on one program (abs-msw-8-23) it had chosen to run explicitly.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::Report;
 use crate::engines::explicit::Backend;
+use crate::lang::maps::MapEntry;
 
 /// A shape's mean explicit time (ms) above which Z3 is tried on it: below, Z3's
 /// fixed cost per query (building the encoding, about 5-15 ms on this machine)
 /// cannot win.
 pub const TRY_Z3_MS: f64 = 40.0;
 
-/// A Z3 run may take this many times its shape's mean explicit time before it is
-/// given up and the program checked explicitly.
-pub const Z3_BUDGET_FACTOR: f64 = 3.0;
+/// A run may take this many times the mean time of its shape under its engine
+/// before it is stopped and the program checked by the other engine.
+pub const BUDGET_FACTOR: f64 = 3.0;
 
 /// The least budget of a Z3 run (ms): Z3's fixed cost per query.
-pub const Z3_BUDGET_MIN_MS: f64 = 100.0;
+pub const BUDGET_MIN_MS: f64 = 100.0;
+
+/// The least budget of an explicit run (ms). Explicit times vary within a shape
+/// (I_SV 2 × 2 × 2: most programs of abs-sv-4-2430's shape take milliseconds, it
+/// takes 10 s), and a switch to Z3 on a program the explicit engine finishes in
+/// half a second costs more than it saves: with 100 ms, I_SV 2 × 2 × 2 under
+/// `auto` made 34 switches and took 26.4 s (CPU user) against 18.4 s before the
+/// portfolio. The hangs the portfolio is for take minutes.
+pub const EXPLICIT_BUDGET_MIN_MS: f64 = 1000.0;
+
+/// The budget of a first attempt when neither engine has a time measured on the
+/// program's shape or size.
+pub const FIRST_BUDGET_MS: f64 = 1000.0;
 
 /// How the programs of a run were split between the engines.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -50,9 +73,14 @@ pub struct EngineSplit {
     pub explicit_ms: f64,
     pub z3_programs: usize,
     pub z3_ms: f64,
-    /// Programs whose Z3 run exceeded its budget and that were then checked
-    /// explicitly (counted in `explicit_programs`; the Z3 time in `z3_ms`).
+    /// Runs stopped at their budget, per engine (their time is in `z3_ms` and
+    /// `explicit_ms`; the program is counted under the engine that finished it).
     pub z3_given_up: usize,
+    pub explicit_given_up: usize,
+    /// Programs that needed more than one run, and the switches of engine they
+    /// made in all (a program with k stopped runs made k switches).
+    pub switched_programs: usize,
+    pub switches: usize,
     /// Shapes (method sequences per thread) seen, and those Z3 ended up cheaper on.
     pub shapes: usize,
     pub z3_shapes: usize,
@@ -133,30 +161,60 @@ impl CostModel {
         }
     }
 
-    /// How long a Z3 run of `text` may take (ms) before it is given up: `None` when
-    /// neither its shape nor its size has an explicit time measured (Z3 is not
-    /// chosen then).
-    pub fn z3_budget(&self, text: &str) -> Option<f64> {
+    /// The mean time (ms) of `engine` on the shape of `text`, else on its size.
+    fn predicted(&self, text: &str, engine: Backend) -> Option<f64> {
         let sh = shape(text);
-        let e = self
-            .shapes
-            .get(&sh)
-            .and_then(|c| Costs::mean(c.explicit))
-            .or_else(|| self.sizes.get(&size(&sh)).and_then(|c| Costs::mean(c.explicit)))?;
-        Some((Z3_BUDGET_FACTOR * e).max(Z3_BUDGET_MIN_MS))
+        let of = |c: &Costs| match engine {
+            Backend::Explicit => Costs::mean(c.explicit),
+            Backend::Z3 => Costs::mean(c.z3),
+        };
+        self.shapes.get(&sh).and_then(of).or_else(|| self.sizes.get(&size(&sh)).and_then(of))
     }
 
-    /// Records that a Z3 run of `text` was given up after `ms`: the time counts
-    /// against Z3 on its shape (the explicit run that follows is recorded on its
-    /// own).
-    pub fn record_given_up(&mut self, text: &str, ms: f64) {
+    /// How long the first run of `text` under `engine` may take (ms) before it is
+    /// stopped: [`BUDGET_FACTOR`] times that engine's predicted time, else the
+    /// other engine's, at least `min` (by default [`BUDGET_MIN_MS`] under Z3,
+    /// [`EXPLICIT_BUDGET_MIN_MS`] under the explicit engine); [`FIRST_BUDGET_MS`]
+    /// (or `min`, if larger) when nothing is measured.
+    pub fn budget(&self, text: &str, engine: Backend, min: Option<f64>) -> f64 {
+        let min = min.unwrap_or(match engine {
+            Backend::Explicit => EXPLICIT_BUDGET_MIN_MS,
+            Backend::Z3 => BUDGET_MIN_MS,
+        });
+        let other = match engine {
+            Backend::Explicit => Backend::Z3,
+            Backend::Z3 => Backend::Explicit,
+        };
+        match self.predicted(text, engine).or_else(|| self.predicted(text, other)) {
+            Some(t) => (BUDGET_FACTOR * t).max(min),
+            None => FIRST_BUDGET_MS.max(min),
+        }
+    }
+
+    /// Records that a run of `text` under `engine` was stopped at its budget after
+    /// `ms`: the time counts against `engine` on its shape and size (the run that
+    /// finishes the program is recorded on its own).
+    pub fn record_given_up(&mut self, text: &str, engine: Backend, ms: f64) {
         let sh = shape(text);
         for c in [self.sizes.entry(size(&sh)).or_default(), self.shapes.entry(sh).or_default()] {
-            c.z3.0 += ms;
-            c.z3.1 += 1;
+            let slot = match engine {
+                Backend::Explicit => &mut c.explicit,
+                Backend::Z3 => &mut c.z3,
+            };
+            slot.0 += ms;
+            slot.1 += 1;
         }
-        self.split.z3_ms += ms;
-        self.split.z3_given_up += 1;
+        match engine {
+            Backend::Explicit => {
+                self.split.explicit_ms += ms;
+                self.split.explicit_given_up += 1;
+            }
+            Backend::Z3 => {
+                self.split.z3_ms += ms;
+                self.split.z3_given_up += 1;
+            }
+        }
+        self.split.shapes = self.shapes.len();
     }
 
     /// Records that `text` took `ms` under `engine`.
@@ -188,6 +246,63 @@ impl CostModel {
             .values()
             .filter(|c| matches!((Costs::mean(c.explicit), Costs::mean(c.z3)), (Some(e), Some(z)) if z < e))
             .count();
+    }
+}
+
+/// What [`portfolio`] runs: one attempt at the program under the engine, with the
+/// time limit (the attempt's budget, or the run's limit if earlier), recording
+/// into the report and the inferred map entries.
+pub(super) type Attempt<'a> = dyn FnMut(Backend, Option<Instant>, &mut Report, &mut BTreeMap<(String, String), MapEntry>) -> Result<(), String>
+    + 'a;
+
+/// Checks one program under `--engine auto`: the engine [`CostModel::choose`]
+/// picks, with the budget [`CostModel::budget`] gives, then, each time a run stops
+/// at its budget, the other engine with twice the budget, from scratch (the
+/// module comment). Stops when a run finishes, or when the run's limit
+/// (`deadline`) has passed (the report is then incomplete). Returns the engine
+/// of the last run.
+pub(super) fn portfolio(
+    costs: &mut CostModel,
+    text: &str,
+    deadline: Option<Instant>,
+    min_budget: Option<f64>,
+    rep: &mut Report,
+    inferred: &mut BTreeMap<(String, String), MapEntry>,
+    attempt: &mut Attempt,
+) -> Result<Backend, String> {
+    let mut engine = costs.choose(text);
+    let mut budget = costs.budget(text, engine, min_budget);
+    let mut switches = 0;
+    loop {
+        let programs = std::mem::take(&mut rep.programs);
+        let (snapshot, inferred_before) = (rep.clone(), inferred.clone());
+        let t0 = Instant::now();
+        let until = t0 + Duration::from_secs_f64(budget / 1000.0);
+        attempt(engine, Some(deadline.map_or(until, |d| d.min(until))), rep, inferred)?;
+        let ms = t0.elapsed().as_secs_f64() * 1000.0;
+        let overall = deadline.is_some_and(|d| Instant::now() >= d);
+        if rep.complete || !snapshot.complete || overall {
+            rep.programs = programs;
+            if rep.complete || !snapshot.complete {
+                costs.record(text, engine, ms);
+            }
+            if switches > 0 {
+                costs.split.switched_programs += 1;
+                costs.split.switches += switches;
+            }
+            return Ok(engine);
+        }
+        // stopped at its budget: not a verdict; drop what it recorded
+        costs.record_given_up(text, engine, ms);
+        *rep = snapshot;
+        *inferred = inferred_before;
+        rep.programs = programs;
+        switches += 1;
+        engine = match engine {
+            Backend::Explicit => Backend::Z3,
+            Backend::Z3 => Backend::Explicit,
+        };
+        budget *= 2.0;
     }
 }
 
@@ -230,28 +345,77 @@ mod tests {
         let mut m = CostModel::default();
         m.record(a, Backend::Explicit, 500.0);
         assert_eq!(m.choose(b), Backend::Z3, "size 1 is expensive explicitly: Z3 tried on a new shape");
-        assert_eq!(m.z3_budget(b), Some(1500.0));
+        assert_eq!(m.budget(b, Backend::Z3, None), 1500.0, "no Z3 time: 3 × the explicit time");
         m.record(b, Backend::Z3, 10.0);
         assert_eq!(m.choose(c), Backend::Z3, "Z3 measured cheaper on size 1");
-        m.record_given_up(c, 3000.0);
+        m.record_given_up(c, Backend::Z3, 3000.0);
         assert_eq!(m.choose("T1:\n  Read(x)\n"), Backend::Explicit, "Z3's 1505 ms against 500 ms");
         assert_eq!(m.choose("T1:\n  Read(x)\n  Read(x)\n"), Backend::Explicit, "size 2: nothing measured");
     }
 
     #[test]
-    fn a_given_up_z3_run_counts_against_z3() {
+    fn a_given_up_run_counts_against_its_engine() {
         let p = "T1:\n  Bcast(x, 1)\n";
         let mut m = CostModel::default();
-        assert_eq!(m.z3_budget(p), None, "no explicit time measured");
+        assert_eq!(m.budget(p, Backend::Explicit, None), FIRST_BUDGET_MS, "nothing measured");
         m.record(p, Backend::Explicit, 50.0);
         m.record(p, Backend::Explicit, 70.0);
-        assert_eq!(m.z3_budget(p), Some(180.0), "3 × the mean explicit time");
+        assert_eq!(m.budget(p, Backend::Z3, None), 180.0, "3 × the mean explicit time");
         assert_eq!(m.choose(p), Backend::Z3);
-        m.record_given_up(p, 180.0);
+        m.record_given_up(p, Backend::Z3, 180.0);
         assert_eq!(m.choose(p), Backend::Explicit, "Z3's 180 ms against 60 ms");
         assert_eq!((m.split.z3_programs, m.split.z3_given_up, m.split.z3_ms), (0, 1, 180.0));
+        assert_eq!(m.budget(p, Backend::Z3, None), 540.0, "3 × Z3's own mean");
+        // an explicit run stopped: against the explicit engine
+        m.record_given_up(p, Backend::Explicit, 900.0);
+        assert_eq!(m.choose(p), Backend::Z3, "explicit's mean 340 ms against Z3's 180 ms");
+        assert_eq!((m.split.explicit_given_up, m.split.explicit_ms), (1, 1020.0));
         let q = "T1:\n  Wait(1)\n";
         m.record(q, Backend::Explicit, 1.0);
-        assert_eq!(m.z3_budget(q), Some(Z3_BUDGET_MIN_MS), "at least the fixed cost");
+        assert_eq!(m.budget(q, Backend::Explicit, None), EXPLICIT_BUDGET_MIN_MS, "at least the least budget");
+        assert_eq!(m.budget(q, Backend::Z3, None), 540.0, "a new shape: 3 × Z3's mean on its size");
+        let r = "T1:\n  Wait(1)\n  Wait(2)\n";
+        m.record(r, Backend::Z3, 1.0);
+        assert_eq!(m.budget(r, Backend::Z3, None), BUDGET_MIN_MS, "at least Z3's fixed cost");
+        assert_eq!(m.budget(q, Backend::Explicit, Some(0.5)), 3.0, "3 × 1 ms");
+    }
+
+    /// The portfolio on a stand-in for the two engines: an attempt finishes when
+    /// its budget covers the engine's cost, else it stops there (an incomplete
+    /// report, and a refutation that must not survive).
+    #[test]
+    fn the_portfolio_alternates_with_doubling_budgets_and_drops_stopped_runs() {
+        let p = "T1:\n  Bcast(x, 1)\n";
+        let mut m = CostModel::default();
+        m.record(p, Backend::Explicit, 40.0);
+        m.record(p, Backend::Z3, 400.0);
+        let mut rep = Report { complete: true, ..Report::default() };
+        let mut inferred = BTreeMap::new();
+        // explicit would need 5,000 ms, Z3 3,000 ms: explicit first (predicted 40
+        // ms), budgets 1,000 (explicit, the least), 2,000 (Z3), 4,000 (explicit),
+        // 8,000 (Z3: finishes)
+        let mut log: Vec<(Backend, u64)> = Vec::new();
+        let mut attempt = |e: Backend, until: Option<Instant>, rep: &mut Report, _: &mut BTreeMap<_, _>| {
+            let budget = until.map_or(u64::MAX, |u| u.saturating_duration_since(Instant::now()).as_millis() as u64 + 1);
+            log.push((e, budget));
+            let need = if e == Backend::Explicit { 5000 } else { 3000 };
+            if budget < need {
+                rep.complete = false;
+                rep.clients += 1;
+            }
+            Ok(())
+        };
+        let last = portfolio(&mut m, p, None, None, &mut rep, &mut inferred, &mut attempt).unwrap();
+        assert_eq!(last, Backend::Z3);
+        let engines: Vec<Backend> = log.iter().map(|x| x.0).collect();
+        assert_eq!(engines, [Backend::Explicit, Backend::Z3, Backend::Explicit, Backend::Z3]);
+        let budgets: Vec<u64> = log.iter().map(|x| x.1).collect();
+        for (b, want) in budgets.iter().zip([1000, 2000, 4000, 8000]) {
+            // (the attempt sees its budget less the time since it was set)
+            assert!(*b <= want + 1 && b + 50 >= want, "budgets {budgets:?}");
+        }
+        assert!(rep.complete && rep.clients == 0, "the stopped runs' records are dropped");
+        assert_eq!((m.split.switched_programs, m.split.switches), (1, 3));
+        assert_eq!((m.split.explicit_given_up, m.split.z3_given_up, m.split.z3_programs), (2, 1, 2));
     }
 }

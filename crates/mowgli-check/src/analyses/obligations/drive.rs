@@ -110,7 +110,13 @@ pub(super) fn check_one(
     let mut discharge = Discharge { judge: &judge, state: &state, past: &past };
     let res = if opts.backend == explicit::Backend::Z3 {
         let tree_above = opts.z3_tree_above.unwrap_or(symbolic::TREE_ABOVE);
-        let limits = symbolic::Limits { past: &past, deadline, tree_above, read_back: !opts.z3_no_read_back };
+        let limits = symbolic::Limits {
+            past: &past,
+            deadline,
+            tree_above,
+            read_back: !opts.z3_no_read_back,
+            whole: opts.z3_whole,
+        };
         symbolic::check_groups(&p, to, &judge, &state, name, &refuted, &limits, &mut visit, abs_before)
     } else if opts.every_execution {
         explicit::for_each_execution(&p, &mut visit).map(|_| ()).map_err(|e| e.to_string())

@@ -50,6 +50,7 @@ pub mod observe;
 mod render;
 pub mod spec;
 mod symbolic;
+mod whole;
 mod witsets;
 
 use std::collections::BTreeMap;
@@ -127,7 +128,7 @@ pub struct CellStatus {
 }
 
 /// The result of an obligations run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Report {
     pub implementation: String,
     pub implements: String,
@@ -167,6 +168,16 @@ pub struct Report {
     /// found).
     pub z3_trees: u64,
     pub z3_refined: u64,
+    /// With `--z3-whole`: whole-program queries (one per program with more than
+    /// one group of plain executions), the groups their models named (each then
+    /// checked by the per-group path), and the programs left to the per-group path
+    /// entirely (`whole`'s module comment).
+    pub z3_whole_queries: u64,
+    pub z3_whole_models: u64,
+    pub z3_whole_fallbacks: u64,
+    /// With `--z3-whole`: groups whose own predicate differs from the union's on
+    /// their subevents (`whole::same_on`), checked per group.
+    pub z3_whole_differing: u64,
     pub bounded: bool,
     pub complete: bool,
     pub millis: f64,
@@ -240,12 +251,20 @@ pub struct Options {
     /// `auto`: a shape's mean explicit time (ms) above which Z3 is tried on it
     /// (default [`auto::TRY_Z3_MS`]).
     pub auto_try_z3_ms: Option<f64>,
+    /// `auto`: the least budget of a run (ms; default [`auto::BUDGET_MIN_MS`] under
+    /// Z3, [`auto::EXPLICIT_BUDGET_MIN_MS`] under the explicit engine);
+    /// small values force the portfolio to switch engines (tests).
+    pub auto_budget_min_ms: Option<f64>,
     /// Z3: state ¬(O2 ∧ O3) as a witness tree when it has more than this many
     /// flat clauses (default [`symbolic::TREE_ABOVE`]; 0: always).
     pub z3_tree_above: Option<usize>,
     /// Z3: guard the witness tree by nothing instead of the read-back through g
     /// (every model of the tree is then refined lazily; to test the refinement).
     pub z3_no_read_back: bool,
+    /// Z3: one query per abstract program over the union of its groups of plain
+    /// executions, each event guarded by its path condition ([`whole`]), instead
+    /// of one query per group.
+    pub z3_whole: bool,
     /// Told each refutation the moment it is final (it does not depend on a map
     /// entry still being searched), with the milliseconds since the run started.
     pub on_failure: Option<OnFailure>,
@@ -483,6 +502,10 @@ fn run(
         z3_static: 0,
         z3_trees: 0,
         z3_refined: 0,
+        z3_whole_queries: 0,
+        z3_whole_models: 0,
+        z3_whole_fallbacks: 0,
+        z3_whole_differing: 0,
         bounded: false,
         complete: true,
         millis: 0.0,
@@ -518,41 +541,18 @@ fn run(
         let before = (rep.abstract_executions, rep.executions, rep.classes, rep.plain_discharged, rep.failures.len());
         let cells_before = rep.cells.clone();
         let t0 = std::time::Instant::now();
-        let mut chosen =
-            if opts.auto { Options { backend: costs.choose(&text), ..opts.clone() } } else { opts.clone() };
-        let budget = (opts.auto && chosen.backend == explicit::Backend::Z3).then(|| costs.z3_budget(&text)).flatten();
-        match budget {
-            // auto's Z3 run, bounded: if it stops at its budget (and not at the
-            // run's limit), what it recorded is dropped and the program is checked
-            // explicitly (`auto`'s module comment)
-            Some(b) => {
-                let programs = std::mem::take(&mut rep.programs);
-                let (snapshot, inferred_before) = (rep.clone(), inferred.clone());
-                let until = t0 + std::time::Duration::from_secs_f64(b / 1000.0);
-                let z3_deadline = Some(deadline.map_or(until, |d| d.min(until)));
-                check_one(imp, &setup, to, &name, &text, map, &mut inferred, &chosen, z3_deadline, &mut rep)?;
-                let overall = deadline.is_some_and(|d| std::time::Instant::now() >= d);
-                if !rep.complete && snapshot.complete && !overall {
-                    costs.record_given_up(&text, t0.elapsed().as_secs_f64() * 1000.0);
-                    rep = snapshot;
-                    inferred = inferred_before;
-                    rep.programs = programs;
-                    chosen.backend = explicit::Backend::Explicit;
-                    let t1 = std::time::Instant::now();
-                    check_one(imp, &setup, to, &name, &text, map, &mut inferred, &chosen, deadline, &mut rep)?;
-                    costs.record(&text, chosen.backend, t1.elapsed().as_secs_f64() * 1000.0);
-                } else {
-                    rep.programs = programs;
-                    costs.record(&text, chosen.backend, t0.elapsed().as_secs_f64() * 1000.0);
-                }
-            }
-            None => {
-                check_one(imp, &setup, to, &name, &text, map, &mut inferred, &chosen, deadline, &mut rep)?;
-                if opts.auto {
-                    costs.record(&text, chosen.backend, t0.elapsed().as_secs_f64() * 1000.0);
-                }
-            }
-        }
+        let engine = if opts.auto {
+            // a portfolio: every run bounded, the other engine on expiry (`auto`)
+            let min = opts.auto_budget_min_ms;
+            let mut attempt = |backend, until, rep: &mut Report, inferred: &mut BTreeMap<_, _>| {
+                let chosen = Options { backend, ..opts.clone() };
+                check_one(imp, &setup, to, &name, &text, map, inferred, &chosen, until, rep)
+            };
+            auto::portfolio(&mut costs, &text, deadline, min, &mut rep, &mut inferred, &mut attempt)?
+        } else {
+            check_one(imp, &setup, to, &name, &text, map, &mut inferred, opts, deadline, &mut rep)?;
+            opts.backend
+        };
         let ms = t0.elapsed().as_secs_f64() * 1000.0;
         for f in &rep.failures[before.4..] {
             found(f);
@@ -573,7 +573,7 @@ fn run(
             executions: rep.executions - before.1,
             classes: rep.classes - before.2,
             plain_discharged: rep.plain_discharged - before.3,
-            engine: if chosen.backend == explicit::Backend::Z3 { "z3" } else { "explicit" },
+            engine: if engine == explicit::Backend::Z3 { "z3" } else { "explicit" },
             millis: ms,
             checked,
             failures: (before.4..rep.failures.len()).collect(),

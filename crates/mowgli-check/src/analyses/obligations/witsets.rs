@@ -35,12 +35,14 @@ pub(super) fn clauses(
     abs_g: &ExecGraph,
     gmap: &[usize],
     fact: &dyn Fn(usize, usize) -> Option<bool>,
+    stop: Option<&dyn Fn() -> bool>,
 ) -> Vec<Vec<(usize, usize)>> {
     let nv = search.num_vars();
     if (0..nv).any(|v| search.domain(v) == 0) {
         return Vec::new();
     }
     let mut e = Enum::new(abs_g, gmap, fact);
+    e.stop = stop;
     e.walk(search, 0, nv);
     flat(e)
 }
@@ -52,6 +54,7 @@ pub(super) fn clauses_up_to(
     gmap: &[usize],
     fact: &dyn Fn(usize, usize) -> Option<bool>,
     cap: usize,
+    stop: Option<&dyn Fn() -> bool>,
 ) -> Option<Vec<Vec<(usize, usize)>>> {
     let nv = search.num_vars();
     if (0..nv).any(|v| search.domain(v) == 0) {
@@ -59,6 +62,7 @@ pub(super) fn clauses_up_to(
     }
     let mut e = Enum::new(abs_g, gmap, fact);
     e.cap = cap;
+    e.stop = stop;
     e.walk(search, 0, nv);
     for v in 0..nv {
         search.assign(v, None);
@@ -96,7 +100,16 @@ struct Enum<'a> {
     /// The enumeration stops (`over`) once there are more clauses than this.
     cap: usize,
     over: bool,
+    /// The time limit (true once passed), asked every [`STOP_EVERY`] nodes; the
+    /// enumeration then stops (`stopped`) and its result means nothing (the
+    /// caller sees the limit passed and gives no verdict).
+    stop: Option<&'a dyn Fn() -> bool>,
+    stopped: bool,
+    visited: u64,
 }
+
+/// How many nodes of the enumeration apart the time limit is asked.
+const STOP_EVERY: u64 = 256;
 
 /// Up to this many clauses, each new (partial) clause is tested against every kept
 /// one (subsumption, quadratic); beyond, only exact repeats are dropped (a clause
@@ -131,7 +144,19 @@ impl<'a> Enum<'a> {
             order: Vec::new(),
             cap: usize::MAX,
             over: false,
+            stop: None,
+            stopped: false,
+            visited: 0,
         }
+    }
+
+    /// Whether the time limit has passed (asked every [`STOP_EVERY`] nodes).
+    fn late(&mut self) -> bool {
+        self.visited += 1;
+        if !self.stopped && self.visited.is_multiple_of(STOP_EVERY) {
+            self.stopped = self.stop.is_some_and(|f| f());
+        }
+        self.stopped
     }
 
     /// The clause of the current (partial) so', or `None` when it holds statically.
@@ -161,7 +186,7 @@ impl<'a> Enum<'a> {
     }
 
     fn walk(&mut self, search: &mut dyn WitnessSearch, i: usize, n: usize) {
-        if self.done || self.over {
+        if self.done || self.over || self.late() {
             return;
         }
         let mut so = BitRel::new(self.abs_g.len());
@@ -213,10 +238,11 @@ pub(super) fn tree(
     gmap: &[usize],
     fact: &dyn Fn(usize, usize) -> Option<bool>,
     read_back_on: bool,
+    stop: Option<&dyn Fn() -> bool>,
 ) -> Result<WitnessTree, Vec<Vec<(usize, usize)>>> {
     let nv = search.num_vars();
     if nv == 0 || (0..nv).any(|v| search.domain(v) == 0) {
-        return Err(clauses(search, abs_g, gmap, fact));
+        return Err(clauses(search, abs_g, gmap, fact, stop));
     }
     let read_back = if read_back_on {
         read_back(search, gmap)
@@ -224,6 +250,7 @@ pub(super) fn tree(
         (0..nv).map(|v| ReadBack::Never(search.domain(v))).collect()
     };
     let mut e = Enum::new(abs_g, gmap, fact);
+    e.stop = stop;
     let mut so = BitRel::new(abs_g.len());
     let mut least = BitRel::new(abs_g.len());
     let root_bits = if search.check(&abs_g.ppo, &mut so) && {
@@ -249,8 +276,11 @@ pub(super) fn tree(
     if e.done {
         return Err(vec![Vec::new()]);
     }
+    if e.stopped {
+        return Err(Vec::new());
+    }
     if e.non_monotone {
-        return Err(clauses(search, abs_g, gmap, fact));
+        return Err(clauses(search, abs_g, gmap, fact, stop));
     }
     let root_pairs = ones(&root_bits).map(|k| e.pairs[k]).collect();
     Ok(WitnessTree { read_back, root_pairs, root, nodes: e.nodes, guard: None })
@@ -290,6 +320,9 @@ impl Enum<'_> {
     /// clause is `parent`): its children, one per value with a witness below whose
     /// clause is not statically true; `None` when there is none.
     fn node(&mut self, search: &mut dyn WitnessSearch, i: usize, n: usize, parent: &[u64]) -> Option<usize> {
+        if self.late() {
+            return None;
+        }
         let mut children = Vec::new();
         let var = self.order[i];
         for value in 0..search.domain(var) {

@@ -9,9 +9,11 @@
 //! exists iff one exists with the least hb, (ppo ∪ so)⁺; that is the hb used here.
 mod problem;
 mod search;
+mod whole;
 
 pub use problem::*;
 use search::*;
+pub use whole::{with_whole_program, WholeFn, WholeProgram};
 
 use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;

@@ -300,6 +300,10 @@ fn check_all(g: &ExecGraph, searches: &mut [Box<dyn mowgli_core::WitnessSearch +
     mowgli_core::library::lambda_consistent(g, searches).is_some()
 }
 
+/// How many candidates (consistency checks) apart [`Discharger::stop`] is asked
+/// besides at the discharge tests.
+const STOP_EVERY: u64 = 1024;
+
 /// Returns whether a consistent complete witness was found below this node.
 fn dfs(
     st: &mut SearchState,
@@ -325,6 +329,16 @@ fn dfs(
         }
         if i == vars.len() {
             st.res.stats.complete += 1;
+        }
+        // the time limit between discharge tests too (a subtree none of whose
+        // partial witnesses reaches a test can take minutes)
+        if st.res.stats.candidates.is_multiple_of(STOP_EVERY) {
+            if let Some(d) = st.discharge.as_deref_mut() {
+                if d.stop() {
+                    st.res.stopped = true;
+                    return false;
+                }
+            }
         }
         if !check_all(st.g, searches) {
             return false;

@@ -9,7 +9,7 @@
 
 use z3::ast::Bool;
 
-use super::readback::WitnessTree;
+use super::readback::{ReadBack, TreeChild, TreeNode, WitnessTree};
 use super::rel::{and_all, not, or_all};
 use super::Encoding;
 
@@ -66,6 +66,55 @@ pub struct Separation {
     pub some_path_missing: Vec<(Vec<usize>, Vec<usize>)>,
     pub every_set: Vec<Vec<(usize, usize)>>,
     pub tree: Option<WitnessTree>,
+}
+
+impl Separation {
+    /// The same goal over another numbering of the subevents (a group's subevents
+    /// in the union of a whole program: `engines::explicit::WholeProgram::sub_map`);
+    /// `usize::MAX` (no image) stays.
+    pub fn mapped(&self, to: &[usize]) -> Separation {
+        let m = |x: usize| to.get(x).copied().unwrap_or(usize::MAX);
+        let pairs = |ps: &[(usize, usize)]| ps.iter().map(|&(x, y)| (m(x), m(y))).collect::<Vec<_>>();
+        let tree = self.tree.as_ref().map(|t| WitnessTree {
+            read_back: t
+                .read_back
+                .iter()
+                .map(|rb| match rb {
+                    ReadBack::Rf { read, sources } => {
+                        ReadBack::Rf { read: m(*read), sources: sources.iter().map(|s| s.map(m)).collect() }
+                    }
+                    ReadBack::Mo { write, earlier } => {
+                        ReadBack::Mo { write: m(*write), earlier: earlier.iter().map(|&e| m(e)).collect() }
+                    }
+                    other => other.clone(),
+                })
+                .collect(),
+            root_pairs: pairs(&t.root_pairs),
+            root: t.root,
+            nodes: t
+                .nodes
+                .iter()
+                .map(|n| TreeNode {
+                    var: n.var,
+                    children: n
+                        .children
+                        .iter()
+                        .map(|c| TreeChild { value: c.value, new: pairs(&c.new), next: c.next })
+                        .collect(),
+                })
+                .collect(),
+            guard: t.guard.clone(),
+        });
+        Separation {
+            some_path_missing: self
+                .some_path_missing
+                .iter()
+                .map(|(xs, ys)| (xs.iter().map(|&x| m(x)).collect(), ys.iter().map(|&y| m(y)).collect()))
+                .collect(),
+            every_set: self.every_set.iter().map(|s| pairs(s)).collect(),
+            tree,
+        }
+    }
 }
 
 impl Encoding {

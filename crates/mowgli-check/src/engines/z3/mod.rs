@@ -125,9 +125,68 @@ impl Encoding {
 
     /// [`Encoding::new`] in a solver kept from an earlier encoding ([`Encoding::release`]).
     pub fn in_solver(spare: Spare, g: &ExecGraph, specs: &[RelSpec]) -> Encoding {
+        Self::guarded(spare, g, specs, None)
+    }
+
+    /// The witnesses of every plain execution of a whole program at once
+    /// (`engines::explicit::WholeProgram`): `g` is the union of the threads'
+    /// copies, `copy_of` each event's (thread, copy), `copies` each thread's
+    /// number of copies. Per thread exactly one copy is taken, chosen by a
+    /// selector (the constant true for a thread with one copy); an event exists
+    /// iff its copy is taken ([`Encoding::guarded`]). Returns the selectors, per
+    /// thread per copy.
+    pub fn whole(
+        g: &ExecGraph,
+        specs: &[RelSpec],
+        copy_of: &[(usize, usize)],
+        copies: &[usize],
+    ) -> (Encoding, Vec<Vec<Cond>>) {
+        let solver = Solver::new_for_logic("QF_LIA").unwrap_or_default();
+        let sel: Vec<Vec<Bool>> = copies
+            .iter()
+            .enumerate()
+            .map(|(t, &n)| {
+                if n == 1 {
+                    vec![Bool::from_bool(true)]
+                } else {
+                    (0..n).map(|k| Bool::new_const(format!("path_t{t}_c{k}"))).collect()
+                }
+            })
+            .collect();
+        for s in sel.iter().filter(|s| s.len() > 1) {
+            // exactly one copy per thread
+            solver.assert(Bool::or(s));
+            for (i, a) in s.iter().enumerate() {
+                for b in &s[i + 1..] {
+                    solver.assert(Bool::and(&[a.clone(), b.clone()]).not());
+                }
+            }
+        }
+        let exists: Vec<Bool> = g
+            .subs
+            .iter()
+            .map(|sub| {
+                let (t, k) = copy_of[sub.event];
+                sel[t][k].clone()
+            })
+            .collect();
+        let enc = Self::guarded(Spare(solver), g, specs, Some(&exists));
+        (enc, sel.into_iter().map(|s| s.into_iter().map(Cond).collect()).collect())
+    }
+
+    /// [`Encoding::in_solver`] where subevent s exists iff `exists[s]` (the path
+    /// condition of its event, [`Encoding::whole`]): every base relation (rf, mo,
+    /// rb, a declared witness's pairs, a constant of the library's program, ppo)
+    /// is conjoined with the existence of the subevents it relates, a read that
+    /// exists reads from a write that exists, and a read's value is constrained
+    /// only when it exists. The library's program has no complement, so every
+    /// relation built from guarded ones relates existing subevents only.
+    fn guarded(spare: Spare, g: &ExecGraph, specs: &[RelSpec], exists: Option<&[Bool]>) -> Encoding {
         let solver = spare.0;
         solver.push();
         let n = g.len();
+        let ex = |s: usize| exists.map_or_else(|| Bool::from_bool(true), |e| e[s].clone());
+        let both = |a: usize, b: usize| rel::and2(&ex(a), &ex(b));
         let mut ids: HashMap<Value, i64> = HashMap::new();
         let mut so = SymRel::default();
         let mut vars = Vec::with_capacity(specs.len());
@@ -156,6 +215,18 @@ impl Encoding {
                 let k = mem.candidates(r).len() as i64;
                 solver.assert(x.ge(Int::from_i64(0)));
                 solver.assert(x.lt(Int::from_i64(k)));
+                if exists.is_some() {
+                    // an existing read reads from an existing write
+                    for (i, c) in mem.candidates(r).iter().enumerate() {
+                        if let Some(w) = c {
+                            let w_ex = ex(writes[*w].sub);
+                            if w_ex.as_bool() != Some(true) {
+                                let chosen = rel::and2(&x.eq(Int::from_i64(i as i64)), &ex(reads[r].sub));
+                                solver.assert(chosen.implies(&w_ex));
+                            }
+                        }
+                    }
+                }
             }
             for c in 0..mem.num_cells() {
                 let ws = mem.writes_of_cell(c);
@@ -193,15 +264,17 @@ impl Encoding {
                 }
             }
             for (r, rd) in reads.iter().enumerate() {
-                match &rd.val {
-                    ReadVal::Known(v) => solver.assert(read_values[r].eq(Int::from_i64(value_id(&mut ids, v)))),
+                let label = match &rd.val {
+                    ReadVal::Known(v) => read_values[r].eq(Int::from_i64(value_id(&mut ids, v))),
                     ReadVal::Among(vs) => {
                         let alts: Vec<Bool> =
                             vs.iter().map(|v| read_values[r].eq(Int::from_i64(value_id(&mut ids, v)))).collect();
-                        solver.assert(Bool::or(&alts));
+                        Bool::or(&alts)
                     }
-                    ReadVal::Free => {}
-                }
+                    ReadVal::Free => continue,
+                };
+                let here = ex(rd.sub);
+                solver.assert(if here.as_bool() == Some(true) { label } else { here.implies(&label) });
             }
             // rf, mo, rb
             let mut rf_rel = SymRel::default();
@@ -210,7 +283,8 @@ impl Encoding {
             for (r, rd) in reads.iter().enumerate() {
                 for (i, c) in mem.candidates(r).iter().enumerate() {
                     if let Some(w) = c {
-                        rf_rel.add(writes[*w].sub, rd.sub, rf[r].eq(Int::from_i64(i as i64)));
+                        let chosen = rf[r].eq(Int::from_i64(i as i64));
+                        rf_rel.add(writes[*w].sub, rd.sub, rel::and2(&chosen, &both(writes[*w].sub, rd.sub)));
                     }
                 }
                 for &w in mem.writes_of_cell(rd.cell) {
@@ -227,7 +301,7 @@ impl Encoding {
                         }
                     }
                     if !alts.is_empty() {
-                        rb_rel.add(rd.sub, writes[w].sub, Bool::or(&alts));
+                        rb_rel.add(rd.sub, writes[w].sub, rel::and2(&Bool::or(&alts), &both(rd.sub, writes[w].sub)));
                     }
                 }
             }
@@ -236,7 +310,8 @@ impl Encoding {
                 for &a in ws {
                     for &b in ws {
                         if a != b {
-                            mo_rel.add(writes[a].sub, writes[b].sub, clock[a].lt(&clock[b]));
+                            let (sa, sb) = (writes[a].sub, writes[b].sub);
+                            mo_rel.add(sa, sb, rel::and2(&clock[a].lt(&clock[b]), &both(sa, sb)));
                         }
                     }
                 }
@@ -252,7 +327,17 @@ impl Encoding {
                     .collect();
                 vs.push(if before.is_empty() { VarTerm::Fixed } else { VarTerm::Mo(Int::add(&before)) });
             }
-            pending.extend(rel::encode(&solver, li, n, &spec.program, [&rf_rel, &mo_rel, &rb_rel], &mut so, &mut vs));
+            let exists_all: Option<Vec<Bool>> = exists.map(|e| e.to_vec());
+            pending.extend(rel::encode(
+                &solver,
+                li,
+                n,
+                &spec.program,
+                [&rf_rel, &mo_rel, &rb_rel],
+                &mut so,
+                &mut vs,
+                exists_all,
+            ));
             vars.push(vs);
         }
         // Λ-consistency: ppo ∪ so acyclic
@@ -261,8 +346,7 @@ impl Encoding {
         // the same hb and the same closed sets
         let ppo_plus = g.ppo.transitive_closure();
         let cover = ppo_plus.minus(&ppo_plus.compose(&ppo_plus));
-        let mut hb_edges: Vec<((usize, usize), Bool)> =
-            cover.pairs().map(|(a, b)| ((a, b), Bool::from_bool(true))).collect();
+        let mut hb_edges: Vec<((usize, usize), Bool)> = cover.pairs().map(|(a, b)| ((a, b), both(a, b))).collect();
         hb_edges.extend(so.edges().filter(|(_, e)| e.as_bool() != Some(false)));
         // relation analysis: integer clocks only on the edges that can lie on a
         // cycle of may-hb (an acyclic may-graph needs none)

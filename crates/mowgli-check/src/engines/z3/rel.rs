@@ -142,12 +142,20 @@ struct Compiler<'a> {
     hb: Option<Pairs>,
     memo: BTreeMap<(usize, Mode), Val>,
     fresh: usize,
+    /// Per subevent, whether it exists (`None`: every one does): constants are
+    /// conjoined with it (`Encoding::guarded`).
+    exists: Option<Vec<Bool>>,
 }
 
 impl Compiler<'_> {
     fn fresh(&mut self, what: &str) -> String {
         self.fresh += 1;
         format!("l{}_{what}{}", self.li, self.fresh)
+    }
+
+    /// Whether subevent `x` exists.
+    fn ex(&self, x: usize) -> Bool {
+        self.exists.as_ref().map_or_else(|| Bool::from_bool(true), |e| e[x].clone())
     }
 
     fn rel(&mut self, e: &RelExpr, mode: Mode) -> Pairs {
@@ -169,9 +177,12 @@ impl Compiler<'_> {
         let bx = |x: &RelExpr| x.clone();
         match e {
             RelExpr::Set(s) => {
-                Val::Set(s.iter().enumerate().filter(|(_, b)| **b).map(|(x, _)| (x, Bool::from_bool(true))).collect())
+                Val::Set(s.iter().enumerate().filter(|(_, b)| **b).map(|(x, _)| (x, self.ex(x))).collect())
             }
-            RelExpr::Rel(r) => Val::Rel(pairs_of(r)),
+            RelExpr::Rel(r) => Val::Rel(match &self.exists {
+                None => pairs_of(r),
+                Some(_) => r.pairs().map(|(a, b)| ((a, b), and2(&self.ex(a), &self.ex(b)))).collect(),
+            }),
             RelExpr::Rf => Val::Rel(self.mem[0].clone()),
             RelExpr::Mo => Val::Rel(self.mem[1].clone()),
             RelExpr::Rb => Val::Rel(self.mem[2].clone()),
@@ -459,6 +470,7 @@ impl Pending<'_> {
 /// axioms, and its so (added to `so`). `mem` is the memory's rf, mo, rb. The
 /// axioms that mention hb come back as a [`Pending`], for when every library's
 /// so is known.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn encode<'a>(
     solver: &'a Solver,
     li: usize,
@@ -467,7 +479,9 @@ pub(super) fn encode<'a>(
     mem: [&SymRel; 3],
     so: &mut SymRel,
     vars: &mut Vec<VarTerm>,
+    exists: Option<Vec<Bool>>,
 ) -> Option<Pending<'a>> {
+    let ex = |x: usize| exists.as_ref().map_or_else(|| Bool::from_bool(true), |e| e[x].clone());
     let mut wits = Vec::with_capacity(prog.witnesses.len());
     for (i, w) in prog.witnesses.iter().enumerate() {
         let mut pairs = Pairs::new();
@@ -476,8 +490,9 @@ pub(super) fn encode<'a>(
                 for (k, &(a, b)) in ps.iter().enumerate() {
                     let o = Bool::new_const(format!("l{li}_w{i}_{k}"));
                     let mut m = BTreeMap::new();
-                    add(&mut m, (a, b), o.clone());
-                    add(&mut m, (b, a), o.not());
+                    let here = and2(&ex(a), &ex(b));
+                    add(&mut m, (a, b), and2(&o, &here));
+                    add(&mut m, (b, a), and2(&o.not(), &here));
                     for (p, t) in collect(m) {
                         let old = pairs.remove(&p);
                         pairs.insert(p, or_all(old.into_iter().chain([t]).collect()));
@@ -491,7 +506,12 @@ pub(super) fn encode<'a>(
                     solver.assert(x.ge(Int::from_i64(0)));
                     solver.assert(x.lt(Int::from_i64(cands.len() as i64)));
                     for (j, &a) in cands.iter().enumerate() {
-                        let t = x.eq(Int::from_i64(j as i64));
+                        let t = and2(&x.eq(Int::from_i64(j as i64)), &ex(*b));
+                        // an existing target picks an existing candidate
+                        let a_ex = ex(a);
+                        if a_ex.as_bool() != Some(true) {
+                            solver.assert(t.implies(&a_ex));
+                        }
                         let old = pairs.remove(&(a, *b));
                         pairs.insert((a, *b), or_all(old.into_iter().chain([t]).collect()));
                     }
@@ -511,6 +531,7 @@ pub(super) fn encode<'a>(
         hb: None,
         memo: BTreeMap::new(),
         fresh: 0,
+        exists,
     };
     for (_, kind, e) in &prog.axioms {
         c.axiom(*kind, e);
