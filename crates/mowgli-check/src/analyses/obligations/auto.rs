@@ -181,11 +181,7 @@ impl CostModel {
             Backend::Explicit => EXPLICIT_BUDGET_MIN_MS,
             Backend::Z3 => BUDGET_MIN_MS,
         });
-        let other = match engine {
-            Backend::Explicit => Backend::Z3,
-            Backend::Z3 => Backend::Explicit,
-        };
-        match self.predicted(text, engine).or_else(|| self.predicted(text, other)) {
+        match self.predicted(text, engine).or_else(|| self.predicted(text, other(engine))) {
             Some(t) => (BUDGET_FACTOR * t).max(min),
             None => FIRST_BUDGET_MS.max(min),
         }
@@ -249,6 +245,14 @@ impl CostModel {
     }
 }
 
+/// The engine a portfolio switches to from `engine`.
+fn other(engine: Backend) -> Backend {
+    match engine {
+        Backend::Explicit => Backend::Z3,
+        Backend::Z3 => Backend::Explicit,
+    }
+}
+
 /// What [`portfolio`] runs: one attempt at the program under the engine, with the
 /// time limit (the attempt's budget, or the run's limit if earlier), recording
 /// into the report and the inferred map entries.
@@ -298,10 +302,7 @@ pub(super) fn portfolio(
         *inferred = inferred_before;
         rep.programs = programs;
         switches += 1;
-        engine = match engine {
-            Backend::Explicit => Backend::Z3,
-            Backend::Z3 => Backend::Explicit,
-        };
+        engine = other(engine);
         budget *= 2.0;
     }
 }

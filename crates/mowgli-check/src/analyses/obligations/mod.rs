@@ -490,30 +490,9 @@ fn run(
             .iter()
             .map(|m| (m.clone(), Obligation::ALL.iter().map(|&o| (o, CellStatus::default())).collect()))
             .collect(),
-        failures: Vec::new(),
         map: map.entries.clone(),
-        inferred: Vec::new(),
-        clients: 0,
-        abstract_executions: 0,
-        executions: 0,
-        classes: 0,
-        plain_discharged: 0,
-        z3_queries: 0,
-        z3_static: 0,
-        z3_trees: 0,
-        z3_refined: 0,
-        z3_whole_queries: 0,
-        z3_whole_models: 0,
-        z3_whole_fallbacks: 0,
-        z3_whole_differing: 0,
-        bounded: false,
         complete: true,
-        millis: 0.0,
-        specs: Vec::new(),
-        observations: Vec::new(),
-        first_failure_ms: None,
-        split: None,
-        programs: Vec::new(),
+        ..Report::default()
     };
     let mut costs = auto::CostModel::default();
     if let Some(ms) = opts.auto_try_z3_ms {
