@@ -743,6 +743,48 @@ mod generated {
         assert!(compared > 1_000, "{compared}");
     }
 
+    /// The value-domain fixpoint hands its last round's unfoldings to the searches
+    /// (`Setup::impl_problem_unfolded`), also when that round was not unfolded but
+    /// taken again from the round before (the domain grew only at locations no
+    /// return value was read from). They must be exactly what unfolding the final
+    /// problem gives: compared on every generated client of I_W (whose put and get
+    /// identifiers grow its sets' domains in round 0), I_SV, I_MSW and I_RBL.
+    #[test]
+    fn the_value_domain_hands_over_the_final_problems_unfoldings() {
+        use mowgli_check::analyses::refine::{prepare, Prepared};
+        use mowgli_check::engines::explicit;
+        let order = default_order();
+        let to = order.table("to").expect("to");
+        let (mut compared, mut handed) = (0, 0);
+        for (imp, lib, b) in [
+            ("specs/impls/iw.impl", "rdmawait", Bounds::new("rdmawait", 1, 2, 3)),
+            ("specs/impls/iw.impl", "rdmawait", Bounds::new("rdmawait", 2, 2, 1)),
+            ("specs/impls/isv.impl", "sv", Bounds::new("sv", 2, 2, 2)),
+            ("specs/impls/imsw.impl", "msw", Bounds::new("msw", 2, 2, 1)),
+            ("specs/impls/irbl.impl", "rbl", Bounds::new("rbl", 2, 2, 2)),
+        ] {
+            let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+            let g = gen::Generator::new(lib, &order, &b).expect("generates");
+            for (size, part) in g.order() {
+                let class = g.class_part(size, part, 2);
+                for i in 0..class.distinct() {
+                    let text = g.render(&class, i, "t");
+                    let Ok(Prepared::Ready(setup)) = prepare(&imp, &order, "t", &text) else { panic!("{text}") };
+                    let (p, unfolded) = setup.impl_problem_unfolded(to, 4).expect("settles");
+                    compared += 1;
+                    let Some(unfolded) = unfolded else { continue };
+                    handed += 1;
+                    for (t, u) in unfolded.iter().enumerate() {
+                        let fresh = explicit::unfold_thread(&p, t).expect("unfolds");
+                        assert_eq!(u.runs, fresh.runs, "thread {t} of\n{text}");
+                        assert_eq!((u.bound_hit, u.stuck), (fresh.bound_hit, fresh.stuck), "{text}");
+                    }
+                }
+            }
+        }
+        assert!(handed * 2 > compared && compared > 1_000, "{handed} of {compared}");
+    }
+
     /// `--partition K/N`: the partitions check disjoint sets of clients that together
     /// are all of them, and agree on the counts before checking.
     #[test]

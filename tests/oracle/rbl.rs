@@ -116,7 +116,7 @@ impl Library for Rbl {
         match method {
             SUBMIT => vec![Value::Bool(true), Value::Bool(false)],
             _ => {
-                let mut v: Vec<Value> = dom.messages.clone();
+                let mut v: Vec<Value> = dom.messages().to_vec();
                 v.push(Value::Bot);
                 v
             }

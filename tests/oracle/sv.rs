@@ -105,7 +105,7 @@ impl Library for Sv {
         match method {
             READ => {
                 let l = args.first().and_then(Value::as_loc).unwrap_or(usize::MAX);
-                dom.per_loc.get(l).cloned().unwrap_or_default()
+                dom.at(l).to_vec()
             }
             _ => vec![Value::Unit],
         }

@@ -1,6 +1,8 @@
 //! Libraries `⟨M, loc, C⟩` (LOCO Def. 3.5) and the interface the engines use to
 //! search a library's consistency witnesses (rf, mo, …).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::exec::ExecGraph;
 use crate::model::{Event, LibId, LocId, MethodId, ThreadId, Value, World};
 use crate::rel::BitRel;
@@ -39,11 +41,68 @@ pub struct MethodSig {
 
 /// The set of values each location may hold in any execution (an
 /// over-approximation computed from the program), used to bound return values.
-#[derive(Clone, Debug, Default)]
+///
+/// It is read through [`ValueDomain::at`] and [`ValueDomain::messages`], which
+/// note what they were asked: one who then grows the domain can tell whether the
+/// return values offered so far could change ([`ValueDomain::consulted_differs`]).
+#[derive(Debug, Default)]
 pub struct ValueDomain {
-    pub per_loc: Vec<Vec<Value>>,
+    per_loc: Vec<Vec<Value>>,
     /// Messages (tuples) the program may send, for message-passing libraries.
-    pub messages: Vec<Value>,
+    messages: Vec<Value>,
+    /// Per location: whether [`ValueDomain::at`] was asked for it; then, whether
+    /// [`ValueDomain::messages`] was asked (atomics, as a problem is shared).
+    consulted: Vec<AtomicBool>,
+}
+
+impl Clone for ValueDomain {
+    /// A copy of the values; nothing consulted yet.
+    fn clone(&self) -> Self {
+        ValueDomain::new(self.per_loc.clone(), self.messages.clone())
+    }
+}
+
+impl ValueDomain {
+    /// Per location its values, and the messages.
+    pub fn new(per_loc: Vec<Vec<Value>>, messages: Vec<Value>) -> Self {
+        let consulted = (0..=per_loc.len()).map(|_| AtomicBool::new(false)).collect();
+        ValueDomain { per_loc, messages, consulted }
+    }
+
+    /// The values location `l` may hold (none for a location the domain does not know).
+    pub fn at(&self, l: LocId) -> &[Value] {
+        match self.per_loc.get(l) {
+            Some(v) => {
+                self.consulted[l].store(true, Ordering::Relaxed);
+                v
+            }
+            None => &[],
+        }
+    }
+
+    /// The messages the program may send.
+    pub fn messages(&self) -> &[Value] {
+        self.consulted[self.per_loc.len()].store(true, Ordering::Relaxed);
+        &self.messages
+    }
+
+    /// Number of locations the domain knows.
+    pub fn locations(&self) -> usize {
+        self.per_loc.len()
+    }
+
+    /// Whether some location or the messages, asked of `self` so far, have other
+    /// values in `other` (the same locations): then a return value offered from
+    /// `self` might have been another from `other`. When not, every return value
+    /// read from `self` is the one `other` gives.
+    pub fn consulted_differs(&self, other: &ValueDomain) -> bool {
+        let n = self.per_loc.len();
+        if other.per_loc.len() != n {
+            return true;
+        }
+        let asked = |i: usize| self.consulted[i].load(Ordering::Relaxed);
+        (0..n).any(|l| asked(l) && self.per_loc[l] != other.per_loc[l]) || (asked(n) && self.messages != other.messages)
+    }
 }
 
 /// What a library contributes to an execution once its witness is fully chosen.

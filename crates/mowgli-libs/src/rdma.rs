@@ -158,7 +158,7 @@ pub fn returns(method: usize, args: &[Value], dom: &mowgli_core::ValueDomain) ->
     match method {
         READ | CAS => {
             let l = loc_arg(args, 0);
-            dom.per_loc.get(l).cloned().unwrap_or_default()
+            dom.at(l).to_vec()
         }
         _ => vec![Value::Unit],
     }

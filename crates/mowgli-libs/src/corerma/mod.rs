@@ -331,7 +331,7 @@ impl Library for CoreRma {
         match self.info.get(method).map(|i| i.stmt) {
             Some(Stmt::Read) => {
                 let l = args.first().and_then(Value::as_loc).unwrap_or(usize::MAX);
-                read_values(dom.per_loc.get(l).map(Vec::as_slice).unwrap_or(&[]))
+                read_values(dom.at(l))
             }
             _ => vec![Value::Unit],
         }

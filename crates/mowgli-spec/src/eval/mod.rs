@@ -316,19 +316,19 @@ impl Library for FileLibrary {
         for r in &m.ret {
             match r {
                 RetKind::ValueOf(i) => {
-                    out.extend(loc(*i).and_then(|l| dom.per_loc.get(l)).cloned().unwrap_or_default());
+                    out.extend(loc(*i).map_or(&[][..], |l| dom.at(l)).iter().cloned());
                 }
                 RetKind::TupleOf(i) => {
                     let size = loc(*i).and_then(|l| w.locs.get(l)).and_then(|l| l.size);
-                    let vals = loc(*i).and_then(|l| dom.per_loc.get(l)).cloned().unwrap_or_default();
+                    let vals = loc(*i).map(|l| dom.at(l).to_vec()).unwrap_or_default();
                     out.extend(vals.into_iter().filter(|v| matches!(v, Value::Tuple(t) if Some(t.len()) == size)));
                 }
                 RetKind::Bool => out.extend([Value::Bool(true), Value::Bool(false)]),
-                RetKind::Message => out.extend(dom.messages.iter().cloned()),
+                RetKind::Message => out.extend(dom.messages().iter().cloned()),
                 RetKind::Bot => out.push(Value::Bot),
                 RetKind::Top => out.push(Value::Top),
                 RetKind::Sums(i) => {
-                    let vals = loc(*i).and_then(|l| dom.per_loc.get(l)).cloned().unwrap_or_default();
+                    let vals = loc(*i).map(|l| dom.at(l).to_vec()).unwrap_or_default();
                     out.extend(sums(&vals));
                 }
             }

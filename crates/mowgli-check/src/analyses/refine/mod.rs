@@ -543,13 +543,20 @@ fn cond_locs(c: &lower::RCond, out: &mut BTreeSet<(usize, Option<u32>)>) {
 /// The value domain and own cells of ⟦p̃⟧_I (a fixpoint over unfoldings), and the
 /// unfoldings of its last round when that round ran on the final domain and own
 /// cells (nothing changed in it), so they are the problem's.
+///
+/// A round unfolds only when the round before could have unfolded otherwise: the
+/// unfoldings read the domain only through the return values the libraries offer
+/// ([`ValueDomain::at`] notes the locations asked), so a round after which those
+/// locations kept their values and the own cells stayed the same takes the
+/// previous round's unfoldings again (e.g. I_W's sets gain the put and get
+/// identifiers in round 0, which nothing reads as a value).
 type DomainFixpoint = (ValueDomain, HashMap<Cell, usize>, Option<Vec<explicit::Unfolded>>);
 
 fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<DomainFixpoint, String> {
     let nlocs = q.world.locs.len();
     let mut dom: Vec<BTreeSet<Value>> = (0..nlocs)
         .map(|l| {
-            let mut s: BTreeSet<Value> = base.per_loc.get(l).cloned().unwrap_or_default().into_iter().collect();
+            let mut s: BTreeSet<Value> = base.at(l).iter().cloned().collect();
             s.insert(q.world.locs[l].init.clone());
             s
         })
@@ -559,10 +566,7 @@ fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<DomainFixpoint, S
         for d in dom {
             messages.extend(d.iter().filter(|v| matches!(v, Value::Tuple(_))).cloned());
         }
-        ValueDomain {
-            per_loc: dom.iter().map(|d| d.iter().cloned().collect()).collect(),
-            messages: messages.into_iter().collect(),
-        }
+        ValueDomain::new(dom.iter().map(|d| d.iter().cloned().collect()).collect(), messages.into_iter().collect())
     };
     let constants: BTreeSet<Value> = dom.iter().flatten().cloned().collect();
     const MAX_ROUNDS: usize = 32;
@@ -582,32 +586,45 @@ fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<DomainFixpoint, S
             .map(|(c, (ts, _))| (*c, *ts.iter().next().expect("one writer")))
             .collect()
     };
+    // A round whose unfoldings would be the previous round's: they are taken again
+    // instead of unfolding (with the calls they made and `max_writes`).
+    let mut again: Option<(Vec<explicit::Unfolded>, Vec<Vec<CallRecord>>, usize)> = None;
     for round in 0..MAX_ROUNDS {
-        q.domain = as_domain(&dom);
-        q.own_cells = own_of(&writers);
         let before: usize = dom.iter().map(|d| d.len()).sum();
         let writers_before = writers.clone();
-        // A value not among the program's constants (`base`) is computed from read
-        // values: its derivation chain passes through writes of non-constant values
-        // only, so the most such writes an execution can have bounds the rounds
-        // needed. Per thread, a run has at most one call per position: the
-        // positions where a call writes a non-constant value bound its count.
-        let mut max_writes = 0;
-        let mut unfolded = Vec::with_capacity(q.threads.len());
-        for t in 0..q.threads.len() {
-            let mut calls: Vec<CallRecord> = Vec::new();
-            let mut dependent: BTreeSet<usize> = BTreeSet::new();
-            let u = explicit::unfold_thread_observing(q, t, &mut |pos, c| {
-                let sig = &q.libs[c.lib].methods()[c.method];
-                if c.args.iter().zip(&sig.params).any(|(a, k)| *k == Param::Val && !constants.contains(a)) {
-                    dependent.insert(pos);
+        let (unfolded, calls_of, max_writes) = match again.take() {
+            Some(previous) => previous,
+            None => {
+                q.domain = as_domain(&dom);
+                q.own_cells = own_of(&writers);
+                // A value not among the program's constants (`base`) is computed from read
+                // values: its derivation chain passes through writes of non-constant values
+                // only, so the most such writes an execution can have bounds the rounds
+                // needed. Per thread, a run has at most one call per position: the
+                // positions where a call writes a non-constant value bound its count.
+                let mut max_writes = 0;
+                let mut unfolded = Vec::with_capacity(q.threads.len());
+                let mut calls_of = Vec::with_capacity(q.threads.len());
+                for t in 0..q.threads.len() {
+                    let mut calls: Vec<CallRecord> = Vec::new();
+                    let mut dependent: BTreeSet<usize> = BTreeSet::new();
+                    let u = explicit::unfold_thread_observing(q, t, &mut |pos, c| {
+                        let sig = &q.libs[c.lib].methods()[c.method];
+                        if c.args.iter().zip(&sig.params).any(|(a, k)| *k == Param::Val && !constants.contains(a)) {
+                            dependent.insert(pos);
+                        }
+                        calls.push(c.clone());
+                    })
+                    .map_err(|e| e.to_string())?;
+                    unfolded.push(u);
+                    calls_of.push(calls);
+                    max_writes += dependent.len();
                 }
-                calls.push(c.clone());
-            })
-            .map_err(|e| e.to_string())?;
-            unfolded.push(u);
-            max_writes += dependent.len();
-            for c in &calls {
+                (unfolded, calls_of, max_writes)
+            }
+        };
+        for (t, calls) in calls_of.iter().enumerate() {
+            for c in calls {
                 for (cell, v) in q.libs[c.lib].written_cells(&q.world, t, c.method, &c.args) {
                     let e = writers.entry(cell).or_default();
                     e.0.insert(t);
@@ -637,7 +654,9 @@ fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<DomainFixpoint, S
         let after: usize = dom.iter().map(|d| d.len()).sum();
         let stable = writers == writers_before;
         if stable && (after == before || round > max_writes) {
-            // this round ran on the final domain and own cells iff it added nothing
+            // this round's unfoldings are those of the final domain and own cells
+            // iff it added nothing (also when they were taken again: they are
+            // then what unfolding on this round's domain gives)
             let last = (after == before).then_some(unfolded);
             return Ok((as_domain(&dom), own_of(&writers), last));
         }
@@ -648,6 +667,13 @@ fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<DomainFixpoint, S
                 d.len(),
                 round + 1
             ));
+        }
+        // The unfoldings depend on the domain only through the return values the
+        // libraries offered, read from the locations they asked about (and the
+        // messages): where those kept their values, and the own cells are the same
+        // (`stable`), the next round would unfold exactly as this one did.
+        if stable && !q.domain.consulted_differs(&as_domain(&dom)) {
+            again = Some((unfolded, calls_of, max_writes));
         }
     }
     Err(format!("the values the implementation computes do not settle within {MAX_ROUNDS} rounds: lower the bounds"))

@@ -6,7 +6,7 @@ use super::*;
 pub(super) fn domain_of(values: BTreeSet<Value>, nlocs: usize) -> ValueDomain {
     let all: Vec<Value> = values.into_iter().filter(|v| !matches!(v, Value::Unit)).collect();
     let messages = all.iter().filter(|v| matches!(v, Value::Tuple(_))).cloned().collect();
-    ValueDomain { per_loc: vec![all; nlocs], messages }
+    ValueDomain::new(vec![all; nlocs], messages)
 }
 
 /// Unfolding hooks that record the calls a thread makes.
@@ -61,7 +61,7 @@ pub(super) fn domain_of_sets(dom: &[BTreeSet<Value>], loose: &BTreeSet<Value>) -
         dom.iter().map(|d| d.iter().filter(|v| !matches!(v, Value::Unit)).cloned().collect()).collect();
     let messages: BTreeSet<Value> =
         dom.iter().flatten().chain(loose).filter(|v| matches!(v, Value::Tuple(_))).cloned().collect();
-    ValueDomain { per_loc, messages: messages.into_iter().collect() }
+    ValueDomain::new(per_loc, messages.into_iter().collect())
 }
 
 /// The values locations may hold when a program computes values (`Write(x, a +
