@@ -44,7 +44,7 @@ pub struct MethodSig {
 ///
 /// It is read through [`ValueDomain::at`] and [`ValueDomain::messages`], which
 /// note what they were asked: one who then grows the domain can tell whether the
-/// return values offered so far could change ([`ValueDomain::consulted_differs`]).
+/// return values offered so far could change ([`ValueDomain::consulted_locations`]).
 #[derive(Debug, Default)]
 pub struct ValueDomain {
     per_loc: Vec<Vec<Value>>,
@@ -91,17 +91,14 @@ impl ValueDomain {
         self.per_loc.len()
     }
 
-    /// Whether some location or the messages, asked of `self` so far, have other
-    /// values in `other` (the same locations): then a return value offered from
-    /// `self` might have been another from `other`. When not, every return value
-    /// read from `self` is the one `other` gives.
-    pub fn consulted_differs(&self, other: &ValueDomain) -> bool {
-        let n = self.per_loc.len();
-        if other.per_loc.len() != n {
-            return true;
-        }
-        let asked = |i: usize| self.consulted[i].load(Ordering::Relaxed);
-        (0..n).any(|l| asked(l) && self.per_loc[l] != other.per_loc[l]) || (asked(n) && self.messages != other.messages)
+    /// The locations [`ValueDomain::at`] was asked about so far.
+    pub fn consulted_locations(&self) -> impl Iterator<Item = LocId> + '_ {
+        (0..self.per_loc.len()).filter(|&l| self.consulted[l].load(Ordering::Relaxed))
+    }
+
+    /// Whether [`ValueDomain::messages`] was asked so far.
+    pub fn messages_consulted(&self) -> bool {
+        self.consulted[self.per_loc.len()].load(Ordering::Relaxed)
     }
 }
 

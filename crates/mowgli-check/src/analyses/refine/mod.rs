@@ -254,6 +254,7 @@ impl Setup {
     pub fn spec_problem<'a>(&'a self, to: &'a StampTable, loop_bound: usize) -> Problem<'a> {
         let mut p = lower::problem(&self.low, to);
         p.loop_bound = loop_bound;
+        p.count_naive = false;
         p
     }
 
@@ -283,6 +284,7 @@ impl Setup {
             own_cells: HashMap::new(),
             regs_only: true,
             backend: Default::default(),
+            count_naive: false,
         };
         let (domain, own, unfolded) = value_domain(&mut prob, &self.low.domain)?;
         prob.domain = domain;
@@ -672,7 +674,10 @@ fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<DomainFixpoint, S
         // libraries offered, read from the locations they asked about (and the
         // messages): where those kept their values, and the own cells are the same
         // (`stable`), the next round would unfold exactly as this one did.
-        if stable && !q.domain.consulted_differs(&as_domain(&dom)) {
+        // (the sets only grow: the same size is the same set)
+        let consulted_grew = q.domain.consulted_locations().any(|l| q.domain.at(l).len() != dom[l].len())
+            || (q.domain.messages_consulted() && q.domain.messages() != as_domain(&dom).messages());
+        if stable && !consulted_grew {
             again = Some((unfolded, calls_of, max_writes));
         }
     }

@@ -33,16 +33,20 @@ struct Group {
     by_values: Vec<(Vec<Value>, usize)>,
 }
 
-fn group_runs(p: &Problem, runs: &[Unfolding]) -> Vec<Group> {
+fn group_runs(p: &Problem, runs: &[&Unfolding]) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
-    let mut index: HashMap<Vec<CallRecord>, usize> = HashMap::new();
+    // a run's calls with the open return values left out
+    type Key<'r> = Vec<(usize, usize, &'r [Value], Option<&'r Value>, Option<usize>)>;
+    let mut index: HashMap<Key, usize> = HashMap::new();
     for (i, r) in runs.iter().enumerate() {
-        let mut key = r.calls.clone();
+        let mut key: Key = Vec::with_capacity(r.calls.len());
         let mut open = Vec::new();
-        for c in &mut key {
-            if p.libs[c.lib].symbolic_return(c.method) {
-                open.push(std::mem::replace(&mut c.ret, Value::Unit));
+        for c in &r.calls {
+            let sym = p.libs[c.lib].symbolic_return(c.method);
+            if sym {
+                open.push(c.ret.clone());
             }
+            key.push((c.lib, c.method, &c.args, (!sym).then_some(&c.ret), c.origin));
         }
         let g = *index.entry(key).or_insert_with(|| {
             groups.push(Group { rep: i, by_values: Vec::new() });
@@ -276,7 +280,7 @@ struct Targets {
 /// outside `allowed`, and returns how many were dropped with the targets of
 /// partial-outcome pruning (`None` when there are more than [`MAX_TARGETS`]).
 /// Returns `None` when the product is too large to screen.
-fn screen(per_thread: &mut [Vec<Unfolding>], target: &dyn Fn(&Regs) -> bool) -> Option<(usize, Option<Targets>)> {
+fn screen(per_thread: &mut [Vec<&Unfolding>], target: &dyn Fn(&Regs) -> bool) -> Option<(usize, Option<Targets>)> {
     let envs: Vec<Vec<Vec<Option<Value>>>> = per_thread
         .iter()
         .map(|runs| {
@@ -347,23 +351,20 @@ fn run_goal_given<'q, 'd>(
     let start = Instant::now();
     let mut res = Results::default();
     // ⟦p_t⟧_t for every thread
-    let mut per_thread = Vec::new();
+    let own: Vec<Unfolded> = match given {
+        Some(_) => Vec::new(),
+        None => (0..p.threads.len()).map(|t| unfold_thread(p, t)).collect::<Result<_, _>>()?,
+    };
+    let mut per_thread: Vec<Vec<&Unfolding>> = Vec::new();
     for t in 0..p.threads.len() {
-        let own;
-        let u = match given.and_then(|g| g.get(t)) {
-            Some(u) => u,
-            None => {
-                own = unfold_thread(p, t)?;
-                &own
-            }
-        };
+        let Some(u) = given.unwrap_or(&own).get(t) else { continue };
         res.bound_hit |= u.bound_hit;
         res.stats.stuck += u.stuck as u64;
         if res.stuck_msg.is_none() {
             res.stuck_msg = u.stuck_msg.clone();
         }
         // only properly terminating runs (break number 0)
-        per_thread.push(u.runs.iter().filter(|r| r.breaks == 0).cloned().collect::<Vec<_>>());
+        per_thread.push(u.runs.iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
     }
     if per_thread.iter().any(|r| r.is_empty()) {
         res.stats.micros = start.elapsed().as_micros();
@@ -408,7 +409,7 @@ type GroupVisit<'f> = dyn FnMut(Vec<Event>, Vec<bool>, Vec<Option<Vec<Value>>>, 
 
 /// Every combination of one group per thread (the plain executions that differ
 /// only in open return values, searched together), until `f` returns false.
-fn each_group(per_thread: &[Vec<Unfolding>], groups: &[Vec<Group>], p: &Problem, f: &mut GroupVisit) {
+fn each_group(per_thread: &[Vec<&Unfolding>], groups: &[Vec<Group>], p: &Problem, f: &mut GroupVisit) {
     let mut choice = vec![0usize; per_thread.len()];
     loop {
         let mut events = Vec::new();
@@ -478,6 +479,7 @@ pub type PlainGroupFn<'f> = dyn FnMut(&ExecGraph, &Alternatives) -> Result<bool,
 /// or an error.
 pub fn for_each_plain_group(p: &Problem, f: &mut PlainGroupFn) -> Result<(), EngineError> {
     let Some(per_thread) = terminating_runs(p)? else { return Ok(()) };
+    let per_thread: Vec<Vec<&Unfolding>> = per_thread.iter().map(|r| r.iter().collect()).collect();
     let groups: Vec<Vec<Group>> = per_thread.iter().map(|runs| group_runs(p, runs)).collect();
     let mut err = None;
     each_group(&per_thread, &groups, p, &mut |events, sym, sym_vals, chosen| {
@@ -487,7 +489,7 @@ pub fn for_each_plain_group(p: &Problem, f: &mut PlainGroupFn) -> Result<(), Eng
         let alts: Alternatives = chosen
             .iter()
             .enumerate()
-            .map(|(t, grp)| grp.by_values.iter().map(|(pat, r)| (pat.as_slice(), &per_thread[t][*r])).collect())
+            .map(|(t, grp)| grp.by_values.iter().map(|(pat, r)| (pat.as_slice(), per_thread[t][*r])).collect())
             .collect();
         match f(&g, &alts) {
             Ok(go_on) => go_on,

@@ -46,6 +46,9 @@ pub struct Problem<'a> {
     pub regs_only: bool,
     /// Which engine searches the witnesses of each plain execution.
     pub backend: Backend,
+    /// Count the candidates a naive enumeration would check ([`Stats::naive`],
+    /// `mowgli litmus --stats`); refinement, which does not show them, leaves it off.
+    pub count_naive: bool,
 }
 
 /// The engine that searches the witnesses of a plain execution.
@@ -195,7 +198,7 @@ pub struct Stats {
     /// `Unfolded::stuck`).
     pub stuck: u64,
     /// Complete candidates a naive enumeration (every rf × mo × nfo product of
-    /// every plain execution) would check.
+    /// every plain execution) would check; 0 unless [`Problem::count_naive`].
     pub naive: f64,
     /// Consistent executions visited (all of them with
     /// [`Problem::all_executions`]; otherwise at least one per outcome).

@@ -25,7 +25,7 @@ const MAX_DECIDING: f64 = 65536.0;
 
 /// What a witness search needs to know of the plain executions it covers.
 pub(super) struct Env<'e, 'q> {
-    pub(super) runs: &'e [Vec<Unfolding>],
+    pub(super) runs: &'e [Vec<&'e Unfolding>],
     pub(super) groups: &'e [&'e Group],
     pub(super) keep: bool,
     pub(super) goal: Goal<'q>,
@@ -61,10 +61,12 @@ pub(super) fn search_plain<'d>(
         Value::Loc(_) | Value::Node(_) | Value::Nodes(_) | Value::Wid(_) | Value::Obj(_) => v.clone(),
         _ => Value::Unit,
     };
-    let skeleton: Vec<_> =
-        g.events.iter().map(|e| (e.thread, e.lib, e.method, e.args.iter().map(shape).collect())).collect();
-    if res.skeletons.insert(skeleton) {
-        res.stats.naive += searches.iter().map(|s| s.naive_count()).product::<f64>();
+    if p.count_naive {
+        let skeleton: Vec<_> =
+            g.events.iter().map(|e| (e.thread, e.lib, e.method, e.args.iter().map(shape).collect())).collect();
+        if res.skeletons.insert(skeleton) {
+            res.stats.naive += searches.iter().map(|s| s.naive_count()).product::<f64>();
+        }
     }
     // smallest domains first: binary choices (nfo orientations, the second write of a
     // cell) are often decided by the fixed part of the order (e.g. ippo), and checking
@@ -105,7 +107,7 @@ pub(super) fn search_plain<'d>(
         for t in 0..groups.len() {
             for (_, r) in &groups[t].by_values {
                 let runs_t: Vec<&Unfolding> =
-                    (0..groups.len()).map(|u| &runs[u][if u == t { *r } else { groups[u].rep }]).collect();
+                    (0..groups.len()).map(|u| runs[u][if u == t { *r } else { groups[u].rep }]).collect();
                 let v = Visited { g: &g, so: BitRel::new(g.len()), runs: runs_t, relations: Vec::new() };
                 for s in d.relevant(&v) {
                     if s < relevant.len() && g.event_of(s).thread == t {
@@ -245,7 +247,7 @@ fn z3_search(
 
 struct SearchState<'s, 'g, 'q, 'v, 'd> {
     g: &'s ExecGraph<'g>,
-    runs: &'s [Vec<Unfolding>],
+    runs: &'s [Vec<&'s Unfolding>],
     groups: &'s [&'s Group],
     keep: bool,
     res: &'s mut Results,
@@ -398,7 +400,7 @@ fn partial<'s>(
 ) -> Option<Visited<'s>> {
     let so = mowgli_core::library::lambda_consistent(st.g, searches)?;
     let chosen = chosen_runs(st, searches)?;
-    let runs: Vec<&Unfolding> = chosen.iter().enumerate().map(|(t, &r)| &st.runs[t][r]).collect();
+    let runs: Vec<&Unfolding> = chosen.iter().enumerate().map(|(t, &r)| st.runs[t][r]).collect();
     Some(Visited { g: st.g, so, runs, relations: Vec::new() })
 }
 
@@ -523,7 +525,7 @@ fn leaf(st: &mut SearchState, searches: &mut [Box<dyn mowgli_core::WitnessSearch
                 }
             }
         }
-        let runs: Vec<&Unfolding> = chosen.iter().enumerate().map(|(t, &r)| &st.runs[t][r]).collect();
+        let runs: Vec<&Unfolding> = chosen.iter().enumerate().map(|(t, &r)| st.runs[t][r]).collect();
         let v = Visited { g: st.g, so, runs, relations };
         let go_on = visit(&v);
         if !go_on {

@@ -41,6 +41,8 @@ pub type WholeFn<'f> = dyn FnMut(&WholeProgram) -> Result<bool, String> + 'f;
 /// (nothing when a thread has no terminating unfolding).
 pub fn with_whole_program(p: &Problem, f: &mut WholeFn) -> Result<(), EngineError> {
     let Some(per_thread) = terminating_runs(p)? else { return Ok(()) };
+    let per_thread: Vec<Vec<&mowgli_core::program::Unfolding>> =
+        per_thread.iter().map(|r| r.iter().collect()).collect();
     let groups: Vec<Vec<super::Group>> = per_thread.iter().map(|runs| group_runs(p, runs)).collect();
     type Collected = (Vec<Event>, Vec<bool>, Vec<Option<Vec<Value>>>, Vec<usize>);
     let mut collected: Vec<Collected> = Vec::new();
@@ -92,7 +94,7 @@ pub fn with_whole_program(p: &Problem, f: &mut WholeFn) -> Result<(), EngineErro
         let alts: Alternatives = choice
             .iter()
             .enumerate()
-            .map(|(t, &k)| groups[t][k].by_values.iter().map(|(pat, r)| (pat.as_slice(), &per_thread[t][*r])).collect())
+            .map(|(t, &k)| groups[t][k].by_values.iter().map(|(pat, r)| (pat.as_slice(), per_thread[t][*r])).collect())
             .collect();
         out.push((g, alts, choice));
         event_map.push(em);

@@ -516,6 +516,7 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         own_cells: Default::default(),
         regs_only: false,
         backend: Default::default(),
+        count_naive: true,
     }
 }
 
