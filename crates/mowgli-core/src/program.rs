@@ -417,16 +417,20 @@ pub struct Unfolded {
 /// Gives the values a call `m(ṽ)` of library `lib` may return.
 pub type ReturnsFn<'a> = dyn FnMut(LibId, MethodId, &[Value]) -> Vec<Value> + 'a;
 
+/// `I(t, m, ṽ)` for one method: the body, its number of registers (the arguments
+/// are registers 0..k) and a name for messages; shared, as every call of the
+/// method runs the same body.
+pub type Body = std::sync::Arc<(Prog, usize, String)>;
+
 /// What unfolding needs besides the program.
 pub trait Hooks {
     /// The values a call may return (the paper's `v' ∈ Val`, restricted to what
     /// the library can actually return).
     /// `history` holds the calls the run made so far.
     fn returns(&mut self, lib: LibId, method: MethodId, args: &[Value], history: &[CallRecord]) -> Vec<Value>;
-    /// `I(t, m, ṽ)` for a call of the implemented library: the body, its number of
-    /// registers (the arguments are registers 0..k) and a name for messages; `None`
-    /// for calls of other libraries.
-    fn implement(&mut self, _lib: LibId, _method: MethodId, _args: &[Value]) -> Option<(Prog, usize, String)> {
+    /// `I(t, m, ṽ)` for a call of the implemented library ([`Body`]); `None` for
+    /// calls of other libraries.
+    fn implement(&mut self, _lib: LibId, _method: MethodId, _args: &[Value]) -> Option<Body> {
         None
     }
     fn ctx(&self) -> &dyn EvalCtx {
@@ -545,8 +549,9 @@ impl Unfolder<'_> {
                     vals.push(eval_or_stuck!(self, a, &st.env));
                 }
                 let args = vals;
-                if let Some((body, nb, name)) = self.hooks.implement(*lib, *method, &args) {
-                    return self.inline(&body, nb, &name, *lib, *method, args, st);
+                if let Some(b) = self.hooks.implement(*lib, *method, &args) {
+                    let (body, nb, name) = &*b;
+                    return self.inline(body, *nb, name, *lib, *method, args, st);
                 }
                 if let Err(m) = self.hooks.check(*lib, *method, &args) {
                     self.stuck += 1;
@@ -876,10 +881,10 @@ mod tests {
             fn returns(&mut self, _l: LibId, _m: MethodId, args: &[Value], _h: &[CallRecord]) -> Vec<Value> {
                 vec![args[0].clone()]
             }
-            fn implement(&mut self, lib: LibId, _m: MethodId, _a: &[Value]) -> Option<(Prog, usize, String)> {
+            fn implement(&mut self, lib: LibId, _m: MethodId, _a: &[Value]) -> Option<Body> {
                 (lib == 1).then(|| {
                     let low = |e| Prog::Call { lib: 0, method: 0, args: vec![e] };
-                    (
+                    Body::new((
                         Prog::Let {
                             first: Box::new(low(Expr::Reg(0))),
                             bind: Some(1),
@@ -894,7 +899,7 @@ mod tests {
                         },
                         2,
                         "L.m".into(),
-                    )
+                    ))
                 })
             }
         }
@@ -915,8 +920,8 @@ mod tests {
             fn returns(&mut self, _l: LibId, _m: MethodId, _a: &[Value], _h: &[CallRecord]) -> Vec<Value> {
                 vec![Value::Unit]
             }
-            fn implement(&mut self, _l: LibId, _m: MethodId, _a: &[Value]) -> Option<(Prog, usize, String)> {
-                Some((Prog::Break(1, Expr::Val(Value::Unit)), 0, "L.bad".into()))
+            fn implement(&mut self, _l: LibId, _m: MethodId, _a: &[Value]) -> Option<Body> {
+                Some(Body::new((Prog::Break(1, Expr::Val(Value::Unit)), 0, "L.bad".into())))
             }
         }
         assert!(matches!(unfold_with(&m(1), 0, 0, 3, &mut B), Err(UnfoldError::BodyBreaks(..))));

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mowgli_core::library::Cell;
-use mowgli_core::program::{CallRecord, Expr, Prog};
+use mowgli_core::program::{Body, CallRecord, Expr, Prog};
 use mowgli_core::{Library, Param, StampOrder, StampTable, Value, ValueDomain};
 use mowgli_libs::registry;
 use serde::Serialize;
@@ -157,7 +157,7 @@ pub struct Setup {
     pub owned: Vec<Box<dyn Library>>,
     pub names: Vec<String>,
     pub ctx: WorldCtx,
-    methods: Vec<Option<(Prog, usize, String)>>,
+    methods: Vec<Option<Body>>,
     threads: Vec<(Prog, usize)>,
     phantom: usize,
 }
@@ -236,12 +236,16 @@ pub fn prepare_parsed(
     let ctx = WorldCtx::materialise(imp, low.world.clone(), wids, &objects)
         .map_err(|m| ie(1, 1, format!("implementation `{}`: {m}", imp.name)))?;
     let abs = &low.libs[lidx];
-    let methods: Vec<Option<(Prog, usize, String)>> = abs
+    let methods: Vec<Option<Body>> = abs
         .methods()
         .iter()
         .map(|s| {
             imp.methods.get(s.name).map(|m| {
-                (m.body.map_libs(&|l| uses_map[l]), m.nregs.max(m.params), format!("{}.{}", imp.implements, s.name))
+                Body::new((
+                    m.body.map_libs(&|l| uses_map[l]),
+                    m.nregs.max(m.params),
+                    format!("{}.{}", imp.implements, s.name),
+                ))
             })
         })
         .collect();

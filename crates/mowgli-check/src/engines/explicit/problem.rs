@@ -68,7 +68,7 @@ pub enum Backend {
 pub struct Inline<'a> {
     pub lib: usize,
     /// Per abstract method: body (calls numbered as in [`Problem::libs`]), registers, name.
-    pub methods: Vec<Option<(Prog, usize, String)>>,
+    pub methods: Vec<Option<mowgli_core::program::Body>>,
     pub ctx: &'a dyn EvalCtx,
 }
 
@@ -111,7 +111,7 @@ impl Hooks for EngineHooks<'_, '_, '_> {
         }
         l.returns_after(&self.p.world, self.thread, lib, history, method, args, &self.p.domain)
     }
-    fn implement(&mut self, lib: usize, method: usize, _args: &[Value]) -> Option<(Prog, usize, String)> {
+    fn implement(&mut self, lib: usize, method: usize, _args: &[Value]) -> Option<mowgli_core::program::Body> {
         let i = self.p.inline.as_ref()?;
         if lib != i.lib {
             return None;
