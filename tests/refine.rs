@@ -250,6 +250,7 @@ mod generated {
     use std::collections::HashSet;
 
     use mowgli_check::analyses::litmus;
+    use mowgli_check::analyses::refine;
     use mowgli_check::analyses::refine::gen::{self, Bounds, Partition, RunOptions};
     use mowgli_check::lang::implementation::Implementation;
     use mowgli_libs::orders::default_order;
@@ -694,6 +695,26 @@ mod generated {
         assert!(failures >= 3, "the mutants must fail here, or the comparison misses failing verdicts");
     }
 
+    /// Calls `f` with the text and the prepared set-up of every generated client of
+    /// each (implementation, library, bounds).
+    fn each_generated_setup(cases: &[(&str, &str, Bounds)], f: &mut dyn FnMut(&str, &refine::Setup)) {
+        let order = default_order();
+        for (imp, lib, b) in cases {
+            let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+            let g = gen::Generator::new(lib, &order, b).expect("generates");
+            for (size, part) in g.order() {
+                let class = g.class_part(size, part, 2);
+                for i in 0..class.distinct() {
+                    let text = g.render(&class, i, "t");
+                    let Ok(refine::Prepared::Ready(setup)) = refine::prepare(&imp, &order, "t", &text) else {
+                        panic!("{text}")
+                    };
+                    f(&text, &setup);
+                }
+            }
+        }
+    }
+
     /// The specification's side of a screened check (`explicit::run_among_given`):
     /// on every generated client of two libraries, the outcomes it finds among a
     /// wanted set are exactly those of the full enumeration in that set, for the
@@ -703,43 +724,33 @@ mod generated {
     fn the_specification_outcomes_among_a_set_are_exact() {
         use std::collections::BTreeSet;
 
-        use mowgli_check::analyses::refine::{prepare, Prepared};
         use mowgli_check::engines::explicit::{self, Regs};
         let order = default_order();
         let to = order.table("to").expect("to");
         let mut compared = 0;
-        for (imp, lib, b) in [
+        let cases = [
             ("specs/impls/isv.impl", "sv", Bounds::new("sv", 2, 2, 2)),
             ("specs/impls/iw.impl", "rdmawait", Bounds::new("rdmawait", 2, 2, 1)),
-        ] {
-            let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
-            let g = gen::Generator::new(lib, &order, &b).expect("generates");
-            for (size, part) in g.order() {
-                let class = g.class_part(size, part, 2);
-                for i in 0..class.distinct() {
-                    let text = g.render(&class, i, "t");
-                    let Ok(Prepared::Ready(setup)) = prepare(&imp, &order, "t", &text) else { panic!("{text}") };
-                    let mut p = setup.spec_problem(to, 4);
-                    let unf: Vec<_> =
-                        (0..p.threads.len()).map(|t| explicit::unfold_thread(&p, t).expect("unfolds")).collect();
-                    let all: BTreeSet<Regs> =
-                        explicit::run(&p, false).expect("runs").outcomes.into_keys().map(|o| o.regs).collect();
-                    let combos = explicit::register_combinations(&unf).expect("small");
-                    assert!(all.is_subset(&combos), "{text}");
-                    let half: BTreeSet<Regs> = combos.iter().step_by(2).cloned().collect();
-                    // with final values in the outcomes (as `mowgli litmus`) and without (as refine)
-                    for (regs_only, wanted) in [(false, &combos), (false, &half), (true, &combos), (true, &half)] {
-                        p.regs_only = regs_only;
-                        let among = explicit::run_among_given(&p, &unf, wanted).expect("runs");
-                        let found: BTreeSet<Regs> =
-                            among.outcomes.into_keys().map(|o| o.regs).filter(|r| wanted.contains(r)).collect();
-                        let expected: BTreeSet<Regs> = all.intersection(wanted).cloned().collect();
-                        assert_eq!(found, expected, "{text}");
-                        compared += 1;
-                    }
-                }
+        ];
+        each_generated_setup(&cases, &mut |text, setup| {
+            let mut p = setup.spec_problem(to, 4);
+            let unf: Vec<_> = (0..p.threads.len()).map(|t| explicit::unfold_thread(&p, t).expect("unfolds")).collect();
+            let all: BTreeSet<Regs> =
+                explicit::run(&p, false).expect("runs").outcomes.into_keys().map(|o| o.regs).collect();
+            let combos = explicit::register_combinations(&unf).expect("small");
+            assert!(all.is_subset(&combos), "{text}");
+            let half: BTreeSet<Regs> = combos.iter().step_by(2).cloned().collect();
+            // with final values in the outcomes (as `mowgli litmus`) and without (as refine)
+            for (regs_only, wanted) in [(false, &combos), (false, &half), (true, &combos), (true, &half)] {
+                p.regs_only = regs_only;
+                let among = explicit::run_among_given(&p, &unf, wanted).expect("runs");
+                let found: BTreeSet<Regs> =
+                    among.outcomes.into_keys().map(|o| o.regs).filter(|r| wanted.contains(r)).collect();
+                let expected: BTreeSet<Regs> = all.intersection(wanted).cloned().collect();
+                assert_eq!(found, expected, "{text}");
+                compared += 1;
             }
-        }
+        });
         assert!(compared > 1_000, "{compared}");
     }
 
@@ -751,37 +762,28 @@ mod generated {
     /// identifiers grow its sets' domains in round 0), I_SV, I_MSW and I_RBL.
     #[test]
     fn the_value_domain_hands_over_the_final_problems_unfoldings() {
-        use mowgli_check::analyses::refine::{prepare, Prepared};
         use mowgli_check::engines::explicit;
         let order = default_order();
         let to = order.table("to").expect("to");
         let (mut compared, mut handed) = (0, 0);
-        for (imp, lib, b) in [
+        let cases = [
             ("specs/impls/iw.impl", "rdmawait", Bounds::new("rdmawait", 1, 2, 3)),
             ("specs/impls/iw.impl", "rdmawait", Bounds::new("rdmawait", 2, 2, 1)),
             ("specs/impls/isv.impl", "sv", Bounds::new("sv", 2, 2, 2)),
             ("specs/impls/imsw.impl", "msw", Bounds::new("msw", 2, 2, 1)),
             ("specs/impls/irbl.impl", "rbl", Bounds::new("rbl", 2, 2, 2)),
-        ] {
-            let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
-            let g = gen::Generator::new(lib, &order, &b).expect("generates");
-            for (size, part) in g.order() {
-                let class = g.class_part(size, part, 2);
-                for i in 0..class.distinct() {
-                    let text = g.render(&class, i, "t");
-                    let Ok(Prepared::Ready(setup)) = prepare(&imp, &order, "t", &text) else { panic!("{text}") };
-                    let (p, unfolded) = setup.impl_problem_unfolded(to, 4).expect("settles");
-                    compared += 1;
-                    let Some(unfolded) = unfolded else { continue };
-                    handed += 1;
-                    for (t, u) in unfolded.iter().enumerate() {
-                        let fresh = explicit::unfold_thread(&p, t).expect("unfolds");
-                        assert_eq!(u.runs, fresh.runs, "thread {t} of\n{text}");
-                        assert_eq!((u.bound_hit, u.stuck), (fresh.bound_hit, fresh.stuck), "{text}");
-                    }
-                }
+        ];
+        each_generated_setup(&cases, &mut |text, setup| {
+            let (p, unfolded) = setup.impl_problem_unfolded(to, 4).expect("settles");
+            compared += 1;
+            let Some(unfolded) = unfolded else { return };
+            handed += 1;
+            for (t, u) in unfolded.iter().enumerate() {
+                let fresh = explicit::unfold_thread(&p, t).expect("unfolds");
+                assert_eq!(u.runs, fresh.runs, "thread {t} of\n{text}");
+                assert_eq!((u.bound_hit, u.stuck), (fresh.bound_hit, fresh.stuck), "{text}");
             }
-        }
+        });
         assert!(handed * 2 > compared && compared > 1_000, "{handed} of {compared}");
     }
 
