@@ -86,11 +86,6 @@ impl ValueDomain {
         &self.messages
     }
 
-    /// Number of locations the domain knows.
-    pub fn locations(&self) -> usize {
-        self.per_loc.len()
-    }
-
     /// The locations [`ValueDomain::at`] was asked about so far.
     pub fn consulted_locations(&self) -> impl Iterator<Item = LocId> + '_ {
         (0..self.per_loc.len()).filter(|&l| self.consulted[l].load(Ordering::Relaxed))

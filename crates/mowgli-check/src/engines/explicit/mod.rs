@@ -351,13 +351,15 @@ fn run_goal_given<'q, 'd>(
     let start = Instant::now();
     let mut res = Results::default();
     // ⟦p_t⟧_t for every thread
-    let own: Vec<Unfolded> = match given {
-        Some(_) => Vec::new(),
-        None => (0..p.threads.len()).map(|t| unfold_thread(p, t)).collect::<Result<_, _>>()?,
-    };
+    // (the threads `given` does not cover are unfolded here)
+    let covered = given.map_or(0, <[Unfolded]>::len).min(p.threads.len());
+    let own: Vec<Unfolded> = (covered..p.threads.len()).map(|t| unfold_thread(p, t)).collect::<Result<_, _>>()?;
     let mut per_thread: Vec<Vec<&Unfolding>> = Vec::new();
     for t in 0..p.threads.len() {
-        let Some(u) = given.unwrap_or(&own).get(t) else { continue };
+        let u = match given.and_then(|g| g.get(t)) {
+            Some(u) => u,
+            None => &own[t - covered],
+        };
         res.bound_hit |= u.bound_hit;
         res.stats.stuck += u.stuck as u64;
         if res.stuck_msg.is_none() {
