@@ -130,13 +130,13 @@ impl fmt::Display for Value {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ThreadInfo {
     pub name: String,
     pub node: NodeId,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LocInfo {
     pub name: String,
     /// The node whose memory holds the location; `None` for a replicated
@@ -151,7 +151,7 @@ pub struct LocInfo {
 
 /// A named object of a library: a barrier with its participating threads b(z), or
 /// a ring with its writer wthd(q), readers rthd(q) and capacity.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ObjInfo {
     pub name: String,
     /// Participants (barrier) or readers (ring).
@@ -163,7 +163,7 @@ pub struct ObjInfo {
 }
 
 /// The static part of a program: its threads, nodes and locations.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct World {
     pub threads: Vec<ThreadInfo>,
     pub locs: Vec<LocInfo>,

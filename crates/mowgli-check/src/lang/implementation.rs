@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::Mutex;
 
 use mowgli_core::program::{make_set, EvalCtx, Expr, Prog};
 use mowgli_core::{Library, LocInfo, StampOrder, ThreadId, Value, World};
@@ -58,7 +59,15 @@ pub struct Implementation {
     /// The concretisation map g of its `concretise` lines (LOCO Def. 3.13), for
     /// `mowgli obligations`; see [`crate::lang::maps`].
     pub map: crate::lang::maps::ConcMap,
+    /// The worlds [`Implementation::world_ctx`] materialised, by (client world, work
+    /// identifiers, objects).
+    materialised: Mutex<HashMap<WorldKey, WorldCtx>>,
 }
+
+type WorldKey = (World, Vec<Vec<Value>>, Vec<Value>);
+
+/// Most worlds an implementation remembers.
+const MAX_MATERIALISED: usize = 4096;
 
 /// Context functions available to implementation code, with their arity.
 const BUILTINS: [(&str, usize); 13] = [
@@ -370,11 +379,28 @@ impl Implementation {
             families,
             methods,
             map,
+            materialised: Mutex::default(),
         })
     }
 }
 
 impl Implementation {
+    /// [`WorldCtx::materialise`] for this implementation, remembered per client
+    /// world, work identifiers and objects (generated clients share a few worlds).
+    pub fn world_ctx(&self, world: World, wids: Vec<Vec<Value>>, objects: &[Value]) -> Result<WorldCtx, String> {
+        let key = (world, wids, objects.to_vec());
+        if let Some(ctx) = self.materialised.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(ctx);
+        }
+        let ctx = WorldCtx::materialise(self, key.0.clone(), key.1.clone(), objects)?;
+        if let Ok(mut m) = self.materialised.lock() {
+            if m.len() < MAX_MATERIALISED {
+                m.insert(key, ctx.clone());
+            }
+        }
+        Ok(ctx)
+    }
+
     /// Checks the implementation against the specification `lib` instead of the one
     /// its `implements` line names (e.g. `rbl_rfe` for an `rbl` implementation): `lib`
     /// must have the same methods with the same parameters.
@@ -404,6 +430,7 @@ impl Implementation {
 /// The context of an implemented program: the client's world (nodes, threads,
 /// barrier participants, ring roles, location sizes), the work identifiers each
 /// thread uses, and the materialised implementation locations.
+#[derive(Clone)]
 pub struct WorldCtx {
     pub world: World,
     /// Per thread: the work identifiers its client code uses.

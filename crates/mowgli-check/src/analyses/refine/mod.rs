@@ -235,7 +235,8 @@ pub fn prepare_parsed(
         collect_args(prog, lidx, &mut objects, &mut w);
         wids.push(w);
     }
-    let ctx = WorldCtx::materialise(imp, low.world.clone(), wids, &objects)
+    let ctx = imp
+        .world_ctx(low.world.clone(), wids, &objects)
         .map_err(|m| ie(1, 1, format!("implementation `{}`: {m}", imp.name)))?;
     let abs = &low.libs[lidx];
     let methods: Vec<Option<Body>> = abs
