@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Mutex;
 
-use mowgli_core::program::{make_set, EvalCtx, Expr, Prog};
+use mowgli_core::program::{make_set, Body, EvalCtx, Expr, Prog};
 use mowgli_core::{Library, LocInfo, StampOrder, ThreadId, Value, World};
 use mowgli_libs::registry;
 
@@ -62,9 +62,14 @@ pub struct Implementation {
     /// The worlds [`Implementation::world_ctx`] materialised, by (client world, work
     /// identifiers, objects).
     materialised: Mutex<HashMap<WorldKey, WorldCtx>>,
+    /// The bodies [`Implementation::bodies`] gave, by (abstract library, library map).
+    bodies: Mutex<HashMap<(String, Vec<usize>), Bodies>>,
 }
 
 type WorldKey = (World, Vec<Vec<Value>>, Vec<Value>);
+
+/// Per method of an abstract library, its implementation's body, if any.
+type Bodies = Vec<Option<Body>>;
 
 /// Most worlds an implementation remembers.
 const MAX_MATERIALISED: usize = 4096;
@@ -380,6 +385,7 @@ impl Implementation {
             methods,
             map,
             materialised: Mutex::default(),
+            bodies: Mutex::default(),
         })
     }
 }
@@ -399,6 +405,35 @@ impl Implementation {
             }
         }
         Ok(ctx)
+    }
+
+    /// Per method of the abstract library `abs` (in its order), the implementation's
+    /// body with its calls numbered by `uses_map` (the index of each used library
+    /// among the program's), its registers and its name; remembered per library map.
+    pub fn bodies(&self, abs: &dyn Library, uses_map: &[usize]) -> Vec<Option<Body>> {
+        let key = (abs.name().to_string(), uses_map.to_vec());
+        if let Some(b) = self.bodies.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return b;
+        }
+        let bodies: Vec<Option<Body>> = abs
+            .methods()
+            .iter()
+            .map(|s| {
+                self.methods.get(s.name).map(|m| {
+                    Body::new((
+                        m.body.map_libs(&|l| uses_map[l]),
+                        m.nregs.max(m.params),
+                        format!("{}.{}", self.implements, s.name),
+                    ))
+                })
+            })
+            .collect();
+        if let Ok(mut m) = self.bodies.lock() {
+            if m.len() < MAX_MATERIALISED {
+                m.insert(key, bodies.clone());
+            }
+        }
+        bodies
     }
 
     /// Checks the implementation against the specification `lib` instead of the one

@@ -239,19 +239,7 @@ pub fn prepare_parsed(
         .world_ctx(low.world.clone(), wids, &objects)
         .map_err(|m| ie(1, 1, format!("implementation `{}`: {m}", imp.name)))?;
     let abs = &low.libs[lidx];
-    let methods: Vec<Option<Body>> = abs
-        .methods()
-        .iter()
-        .map(|s| {
-            imp.methods.get(s.name).map(|m| {
-                Body::new((
-                    m.body.map_libs(&|l| uses_map[l]),
-                    m.nregs.max(m.params),
-                    format!("{}.{}", imp.implements, s.name),
-                ))
-            })
-        })
-        .collect();
+    let methods = imp.bodies(abs.as_ref(), &uses_map);
     let threads: Vec<(Prog, usize)> = low.threads.iter().map(|(p, n)| (p.map_libs(&|l| client_map[l]), *n)).collect();
     Ok(Prepared::Ready(Box::new(Setup { low, lidx, owned, names, ctx, methods, threads, phantom })))
 }
