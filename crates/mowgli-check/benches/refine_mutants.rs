@@ -16,16 +16,9 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// CPU time (user + system) of this process's waited-for children so far, in
-/// seconds (fields 16 and 17 of `/proc/self/stat`).
-fn children_cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
-    // counted from field 3 (the state), after the name
-    (ticks(13) + ticks(14)) / 100.0
-}
+#[path = "common/proc_stat.rs"]
+mod proc_stat;
+use proc_stat::children_cpu_seconds;
 
 struct Run {
     client: String,

@@ -127,12 +127,6 @@ fn main() {
     }
 }
 
-/// CPU time of this process (user + system), in seconds: the machine is shared.
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
-    // fields 14 and 15 of /proc/PID/stat (utime, stime), counted after the name
-    (ticks(11) + ticks(12)) / 100.0
-}
+#[path = "common/proc_stat.rs"]
+mod proc_stat;
+use proc_stat::cpu_seconds;
