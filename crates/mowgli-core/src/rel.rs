@@ -156,11 +156,12 @@ impl BitRel {
     /// `self ; other` (relational composition).
     pub fn compose(&self, other: &BitRel) -> BitRel {
         let mut r = BitRel::new(self.n);
+        let w = self.words;
         for a in 0..self.n {
-            for c in self.successors(a).collect::<Vec<_>>() {
-                let (dst, src) = (a * self.words, c * self.words);
-                for w in 0..self.words {
-                    r.bits[dst + w] |= other.bits[src + w];
+            for c in self.successors(a) {
+                let (dst, src) = (&mut r.bits[a * w..(a + 1) * w], &other.bits[c * w..(c + 1) * w]);
+                for (d, s) in dst.iter_mut().zip(src) {
+                    *d |= *s;
                 }
             }
         }
@@ -171,11 +172,21 @@ impl BitRel {
     pub fn restrict(&self, dom: impl Fn(usize) -> bool, rng: impl Fn(usize) -> bool) -> BitRel {
         // row-parallel: each kept row masked by the kept range
         let w = self.words;
+        let mut r = BitRel::new(self.n);
+        if w == 1 {
+            // at most 64 elements: one word per row
+            let mask = (0..self.n).filter(|&b| rng(b)).fold(0u64, |m, b| m | 1 << b);
+            for (a, (out, row)) in r.bits.iter_mut().zip(&self.bits).enumerate() {
+                if dom(a) {
+                    *out = row & mask;
+                }
+            }
+            return r;
+        }
         let mut mask = vec![0u64; w];
         for b in (0..self.n).filter(|&b| rng(b)) {
             mask[b / 64] |= 1 << (b % 64);
         }
-        let mut r = BitRel::new(self.n);
         for a in (0..self.n).filter(|&a| dom(a)) {
             for (k, m) in mask.iter().enumerate() {
                 r.bits[a * w + k] = self.bits[a * w + k] & m;
@@ -198,6 +209,18 @@ impl BitRel {
     /// `r⁺` in place (Warshall's algorithm, row-parallel).
     pub fn close_transitively(&mut self) {
         let w = self.words;
+        if w == 1 {
+            // one word per row: row k joins every row that reaches k
+            for k in 0..self.n {
+                let (kb, row_k) = (1u64 << k, self.bits[k]);
+                for row in self.bits.iter_mut() {
+                    if *row & kb != 0 {
+                        *row |= row_k;
+                    }
+                }
+            }
+            return;
+        }
         for k in 0..self.n {
             let (kw, kb) = (k / 64, 1u64 << (k % 64));
             for i in 0..self.n {
@@ -234,6 +257,26 @@ impl BitRel {
     /// Whether `r⁺` is irreflexive, i.e. `r` has no cycle. Uses a depth-first
     /// search (Kahn's algorithm), cheaper than computing the closure.
     pub fn is_acyclic(&self) -> bool {
+        if self.words == 1 {
+            // one word per row: peel off the elements no remaining element
+            // points to, until none is left (acyclic) or none can go (a cycle)
+            let mut left: u64 = if self.n == 64 { u64::MAX } else { (1u64 << self.n) - 1 };
+            while left != 0 {
+                let mut pointed = 0u64;
+                let mut rest = left;
+                while rest != 0 {
+                    let a = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    pointed |= self.bits[a];
+                }
+                let sources = left & !pointed;
+                if sources == 0 {
+                    return false;
+                }
+                left &= !sources;
+            }
+            return true;
+        }
         let mut indeg = vec![0usize; self.n];
         for (_, b) in self.pairs() {
             indeg[b] += 1;
