@@ -187,6 +187,18 @@ pub trait Library: Send + Sync {
     /// A witness search over this library's part of `g` (the events whose `lib` is
     /// `me`); `to` is the stamp order in force.
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a>;
+    /// [`Library::search`], or `None` when the library sees at once that `g` has
+    /// no witness because some variable of the search would have an empty domain
+    /// (a read no write can supply): a cheaper answer for a search that would
+    /// stop there. Never `None` for a graph whose search has no empty domain.
+    fn viable_search<'a>(
+        &'a self,
+        g: &'a ExecGraph<'a>,
+        to: &'a StampTable,
+        me: LibId,
+    ) -> Option<Box<dyn WitnessSearch + 'a>> {
+        Some(self.search(g, to, me))
+    }
 }
 
 /// A backtracking search over a library's witnesses. Variables have static

@@ -231,6 +231,12 @@ impl RfMo {
         self.reads.len() + self.mo_vars.len()
     }
 
+    /// Whether some read has no write (nor the initial value) it can read from:
+    /// its variable's domain is empty, and no witness exists.
+    pub fn unreadable(&self) -> bool {
+        self.cands.iter().any(Vec::is_empty)
+    }
+
     /// The subevent variable `var` places: the read whose source it chooses, or
     /// the write whose position in its cell's mo it chooses.
     pub fn var_subevent(&self, var: usize) -> usize {

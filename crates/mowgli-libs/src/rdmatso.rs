@@ -172,6 +172,20 @@ impl Library for RdmaTso {
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(TsoSearch::new(self, g, me))
     }
+    fn viable_search<'a>(
+        &'a self,
+        g: &'a ExecGraph<'a>,
+        _to: &'a StampTable,
+        me: LibId,
+    ) -> Option<Box<dyn WitnessSearch + 'a>> {
+        let ext = Extras::new(&self.kinds, g, me);
+        let mem = rdma::memory(&self.kinds, g, me);
+        // a stuck plain execution has no variables at all (`num_vars`)
+        if !ext.stuck && mem.unreadable() {
+            return None;
+        }
+        Some(Box::new(TsoSearch::with(self, g, me, ext, mem)))
+    }
 }
 
 struct TsoSearch<'a> {
@@ -192,6 +206,11 @@ struct TsoSearch<'a> {
 
 impl<'a> TsoSearch<'a> {
     fn new(lib: &'a RdmaTso, g: &'a ExecGraph<'a>, me: LibId) -> Self {
+        Self::with(lib, g, me, Extras::new(&lib.kinds, g, me), rdma::memory(&lib.kinds, g, me))
+    }
+
+    /// The search with its extras and memory built before.
+    fn with(lib: &'a RdmaTso, g: &'a ExecGraph<'a>, me: LibId, ext: Extras, mem: mowgli_core::memory::RfMo) -> Self {
         let k = lib.kinds;
         let n = g.len();
         let mine = |s: usize| g.events[g.subs[s].event].lib == me;
@@ -206,8 +225,6 @@ impl<'a> TsoSearch<'a> {
         let sqp = BitRel::from_fn(n, |a, b| {
             thread(a) == thread(b) && g.subs[a].stamp.node.is_some() && g.subs[a].stamp.node == g.subs[b].stamp.node
         });
-        let ext = Extras::new(&k, g, me);
-        let mem = rdma::memory(&k, g, me);
         let nfo_pairs = if lib.pcie { rdma::nfo_pairs(&k, g, me) } else { vec![] };
         // RDMA^sc: CPU writes are issued and observed at once (robustness §3.2)
         let inst = (0..n).map(|s| k.inst(g.subs[s].stamp) || (lib.cpu == Cpu::Sc && kind_of(s) == k.cw)).collect();

@@ -382,4 +382,12 @@ impl Library for FileLibrary {
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(FileSearch::new(self, g, me))
     }
+    fn viable_search<'a>(
+        &'a self,
+        g: &'a ExecGraph<'a>,
+        _to: &'a StampTable,
+        me: LibId,
+    ) -> Option<Box<dyn WitnessSearch + 'a>> {
+        Some(Box::new(FileSearch::viable(self, g, me)?))
+    }
 }

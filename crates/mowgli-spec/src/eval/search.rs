@@ -92,8 +92,22 @@ pub(super) struct FileSearch<'a> {
     vals: Option<Values>,
 }
 
-impl<'a> FileSearch<'a> {
-    pub(super) fn new(lib: &'a FileLibrary, g: &'a ExecGraph<'a>, me: LibId) -> Self {
+/// A file library's memory over one plain execution: its reads and writes,
+/// and the rf/mo variables (built before the rest of a search, see
+/// [`FileSearch::viable`]).
+struct Memory {
+    mine: Vec<bool>,
+    mem: Option<RfMo>,
+    cells: Vec<(usize, Option<u32>)>,
+    reads: Vec<bool>,
+    writes: Vec<bool>,
+    ret_read: Vec<Option<usize>>,
+    vreads: Vec<(usize, AccVal)>,
+    vwrites: Vec<(usize, AccVal)>,
+}
+
+impl Memory {
+    fn new(lib: &FileLibrary, g: &ExecGraph, me: LibId) -> Memory {
         let spec = &lib.spec;
         let n = g.len();
         let w = g.world;
@@ -196,6 +210,30 @@ impl<'a> FileSearch<'a> {
             mem.returned_reads(|s| g.sym_ret[g.subs[s].event]);
             mem
         });
+        Memory { mine, mem, cells, reads, writes, ret_read, vreads, vwrites }
+    }
+}
+
+impl<'a> FileSearch<'a> {
+    pub(super) fn new(lib: &'a FileLibrary, g: &'a ExecGraph<'a>, me: LibId) -> Self {
+        Self::with_memory(lib, g, Memory::new(lib, g, me))
+    }
+
+    /// [`FileSearch::new`], unless some read of the plain execution has no write
+    /// (nor the initial value) to read from: then it has no witness, and nothing
+    /// past the memory is built.
+    pub(super) fn viable(lib: &'a FileLibrary, g: &'a ExecGraph<'a>, me: LibId) -> Option<Self> {
+        let m = Memory::new(lib, g, me);
+        if m.mem.as_ref().is_some_and(RfMo::unreadable) {
+            return None;
+        }
+        Some(Self::with_memory(lib, g, m))
+    }
+
+    fn with_memory(lib: &'a FileLibrary, g: &'a ExecGraph<'a>, m: Memory) -> Self {
+        let spec = &lib.spec;
+        let n = g.len();
+        let Memory { mine, mem, cells, reads, writes, ret_read, vreads, vwrites } = m;
         let mut me_ = FileSearch {
             lib,
             g,

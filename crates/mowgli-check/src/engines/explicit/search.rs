@@ -48,7 +48,17 @@ pub(super) fn search_plain<'d>(
     g.sym_ret = sym;
     g.sym_vals = sym_vals;
     let g = g;
-    let mut searches: Vec<_> = p.libs.iter().enumerate().map(|(i, l)| l.search(&g, p.to, i)).collect();
+    // without the naive statistic (which counts every plain execution's
+    // candidates), a library that sees at once that a read has no source ends
+    // the search before the others are built (the empty domain below)
+    let mut searches: Vec<_> = if p.count_naive {
+        p.libs.iter().enumerate().map(|(i, l)| l.search(&g, p.to, i)).collect()
+    } else {
+        match p.libs.iter().enumerate().map(|(i, l)| l.viable_search(&g, p.to, i)).collect::<Option<Vec<_>>>() {
+            Some(s) => s,
+            None => return,
+        }
+    };
     let mut vars = Vec::new();
     for (li, s) in searches.iter().enumerate() {
         for v in 0..s.num_vars() {
