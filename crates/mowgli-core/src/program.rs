@@ -444,6 +444,11 @@ pub trait Hooks {
     /// Sees every call the unfolding makes, with its position in the thread's
     /// calls, including calls of runs that are later dropped (blocked, stuck).
     fn observe(&mut self, _position: usize, _call: &CallRecord) {}
+    /// Whether [`Hooks::observe`] wants the calls now: an implementation that
+    /// ignores them says `false`, and the unfolding does not build them for it.
+    fn observing(&self) -> bool {
+        true
+    }
     /// Checks a call's (dynamic) arguments before it is made; `Err` explains.
     fn check(&mut self, _lib: LibId, _method: MethodId, _args: &[Value]) -> Result<(), String> {
         Ok(())
@@ -559,7 +564,8 @@ impl Unfolder<'_> {
                     return Ok(vec![]);
                 }
                 let rets = self.hooks.returns(*lib, *method, &args, &st.calls);
-                for r in &rets {
+                let observed = if self.hooks.observing() { &rets[..] } else { &[] };
+                for r in observed {
                     let c = CallRecord {
                         lib: *lib,
                         method: *method,

@@ -15,7 +15,9 @@ pub use problem::*;
 use search::*;
 pub use whole::{with_whole_program, WholeFn, WholeProgram};
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
 use std::time::Instant;
 
 use mowgli_core::program::{CallRecord, Unfolding};
@@ -37,7 +39,7 @@ fn group_runs(p: &Problem, runs: &[&Unfolding]) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     // a run's calls with the open return values left out
     type Key<'r> = Vec<(usize, usize, &'r [Value], Option<&'r Value>, Option<usize>)>;
-    let mut index: HashMap<Key, usize> = HashMap::new();
+    let mut index: FxHashMap<Key, usize> = FxHashMap::default();
     for (i, r) in runs.iter().enumerate() {
         let mut key: Key = Vec::with_capacity(r.calls.len());
         let mut open = Vec::new();

@@ -87,6 +87,9 @@ impl Hooks for EngineHooks<'_, '_, '_> {
             o(position, call);
         }
     }
+    fn observing(&self) -> bool {
+        self.observe.is_some()
+    }
     fn symbolic(&self, lib: usize, method: usize) -> bool {
         self.p.libs.get(lib).is_some_and(|l| l.symbolic_return(method))
     }

@@ -258,11 +258,11 @@ impl Generator {
     }
 
     /// Every sequence of `len` calls of `alpha` that follows the work-identifier grammar.
-    pub(super) fn sequences(&self, alpha: &[Call], len: usize) -> Vec<Vec<Call>> {
-        let mut out = Vec::new();
+    pub(super) fn sequences(&self, alpha: Vec<Call>, len: usize) -> Sequences {
+        let mut idx = Vec::new();
         let mut cur = Vec::new();
-        self.seq_rec(alpha, len, &mut cur, 0, 0, &mut out);
-        out
+        self.seq_rec(&alpha, len, &mut cur, 0, 0, &mut idx);
+        Sequences { alpha, len, idx }
     }
 
     /// `intro`: work identifiers introduced (1..=intro); `pending`: bit w set when a call
@@ -271,14 +271,14 @@ impl Generator {
         &self,
         alpha: &[Call],
         len: usize,
-        cur: &mut Vec<Call>,
+        cur: &mut Vec<u32>,
         intro: u8,
         pending: u32,
-        out: &mut Vec<Vec<Call>>,
+        out: &mut Vec<u32>,
     ) {
         if cur.len() == len {
             if pending == 0 {
-                out.push(cur.clone());
+                out.extend_from_slice(cur);
             }
             return;
         }
@@ -286,7 +286,7 @@ impl Generator {
         if (pending.count_ones() as usize) > len - cur.len() {
             return;
         }
-        for c in alpha {
+        for (ci, c) in alpha.iter().enumerate() {
             let (mut intro2, mut pending2) = (intro, pending);
             let mut ok = true;
             let wait = self.is_wait(c);
@@ -313,7 +313,7 @@ impl Generator {
             if !ok {
                 continue;
             }
-            cur.push(c.clone());
+            cur.push(ci as u32);
             self.seq_rec(alpha, len, cur, intro2, pending2, out);
             cur.pop();
         }
@@ -534,21 +534,18 @@ impl Generator {
 
     /// The labelled clients of `shapes`, reduced to one per renaming class.
     fn reduce(&self, size: usize, shapes: Vec<Shape>, jobs: usize) -> SizeClass {
-        let shapes: Vec<(Shape, Vec<Vec<Vec<Call>>>)> = shapes
-            .into_iter()
-            .map(|sh| {
-                let per_thread = self.per_thread(&sh);
-                (sh, per_thread)
-            })
-            .collect();
+        // the call sequences of each shape's threads (a part of one shape is
+        // mostly these: computed on the workers too)
+        let per_thread = par_map(&shapes, jobs, |sh| self.per_thread(sh));
+        let shapes: Vec<(Shape, Vec<Sequences>)> = shapes.into_iter().zip(per_thread).collect();
         // work items: a shape with a range of its first thread's call sequences,
         // about `CHUNK` labelled clients each
         const CHUNK: usize = 20_000;
         let mut items: Vec<(usize, usize, usize)> = Vec::new();
         for (si, (_, pt)) in shapes.iter().enumerate() {
-            let rest: usize = pt[1..].iter().map(|v| v.len()).product::<usize>().max(1);
+            let rest: usize = pt[1..].iter().map(Sequences::count).product::<usize>().max(1);
             let step = (CHUNK / rest).max(1);
-            let n = pt[0].len();
+            let n = pt[0].count();
             let mut lo = 0;
             while lo < n {
                 items.push((si, lo, (lo + step).min(n)));
@@ -562,7 +559,7 @@ impl Generator {
         std::thread::scope(|sc| {
             for _ in 0..jobs {
                 sc.spawn(|| {
-                    let mut keys: HashSet<Vec<u8>> = HashSet::new();
+                    let mut keys: HashSet<Vec<u8>> = HashSet::default();
                     let mut generated = 0u64;
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -588,13 +585,13 @@ impl Generator {
     }
 
     /// The call sequences of each thread of `shape`.
-    pub(super) fn per_thread(&self, shape: &Shape) -> Vec<Vec<Vec<Call>>> {
+    pub(super) fn per_thread(&self, shape: &Shape) -> Vec<Sequences> {
         let t = shape.lens.len();
         (0..t)
             .map(|i| {
                 let roles = self.roles(&shape.cfgs, i);
                 let alpha = self.alphabet(shape.k, shape.tnodes[i], &roles, &shape.homes, &shape.ohomes);
-                self.sequences(&alpha, shape.lens[i])
+                self.sequences(alpha, shape.lens[i])
             })
             .collect()
     }
@@ -648,7 +645,7 @@ impl Generator {
     pub(super) fn shape_clients(
         &self,
         shape: &Shape,
-        per_thread: &[Vec<Vec<Call>>],
+        per_thread: &[Sequences],
         first: std::ops::Range<usize>,
         pcache: &[Vec<Vec<u8>>],
         keys: &mut HashSet<Vec<u8>>,
@@ -657,14 +654,19 @@ impl Generator {
         let t = shape.lens.len();
         let nobj = self.nobjs();
         let Shape { k, tnodes, homes, ohomes, cfgs, .. } = shape;
-        let mut lists: Vec<&[Vec<Call>]> = per_thread.iter().map(|v| v.as_slice()).collect();
-        lists[0] = &per_thread[0][first];
+        let mut lists: Vec<(usize, &[u32])> = per_thread.iter().map(|v| (v.len, v.idx.as_slice())).collect();
+        lists[0].1 = &lists[0].1[first.start * lists[0].0..first.end * lists[0].0];
         let roles: Vec<Vec<u8>> = (0..t).map(|i| self.roles(cfgs, i)).collect();
         let rings = if self.kind == Kind::Rbl { nobj } else { 0 };
         for_product(&lists, &mut |seqs| {
             let client = Client {
                 k: *k,
-                threads: (0..t).map(|i| (tnodes[i], roles[i].clone(), seqs[i].clone())).collect(),
+                threads: (0..t)
+                    .map(|i| {
+                        let alpha = &per_thread[i].alpha;
+                        (tnodes[i], roles[i].clone(), seqs[i].iter().map(|&c| alpha[c as usize].clone()).collect())
+                    })
+                    .collect(),
                 homes: homes.clone(),
                 ohomes: ohomes.clone(),
                 rings,
@@ -711,21 +713,55 @@ pub(super) fn cfg_tuples(opts: &[ObjCfg], n: usize) -> Vec<Vec<ObjCfg>> {
     out
 }
 
-pub(super) fn for_product(lists: &[&[Vec<Call>]], f: &mut dyn FnMut(&[&Vec<Call>])) {
-    pub(super) fn rec<'a>(
-        lists: &'a [&'a [Vec<Call>]],
-        cur: &mut Vec<&'a Vec<Call>>,
-        f: &mut dyn FnMut(&[&Vec<Call>]),
-    ) {
+/// Every choice of one sequence per list; a list is (sequence length, the
+/// sequences one after the other).
+pub(super) fn for_product(lists: &[(usize, &[u32])], f: &mut dyn FnMut(&[&[u32]])) {
+    pub(super) fn rec<'a>(lists: &'a [(usize, &'a [u32])], cur: &mut Vec<&'a [u32]>, f: &mut dyn FnMut(&[&[u32]])) {
         if cur.len() == lists.len() {
             f(cur);
             return;
         }
-        for s in lists[cur.len()] {
+        let (len, seqs) = lists[cur.len()];
+        for s in seqs.chunks_exact(len.max(1)) {
             cur.push(s);
             rec(lists, cur, f);
             cur.pop();
         }
     }
     rec(lists, &mut Vec::new(), f);
+}
+
+/// `f` on every item, on at most `jobs` worker threads; the results in the order
+/// of the items.
+pub(super) fn par_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<(usize, R)>> = Mutex::new(Vec::with_capacity(items.len()));
+    std::thread::scope(|sc| {
+        for _ in 0..jobs.max(1).min(items.len()) {
+            sc.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let r = f(item);
+                done.lock().expect("par_map").push((i, r));
+            });
+        }
+    });
+    let mut done = done.into_inner().expect("par_map");
+    done.sort_by_key(|d| d.0);
+    done.into_iter().map(|d| d.1).collect()
+}
+
+/// The call sequences of one thread: every sequence of `len` calls of the
+/// thread's alphabet, as indices into it, one after the other.
+pub(super) struct Sequences {
+    alpha: Vec<Call>,
+    len: usize,
+    idx: Vec<u32>,
+}
+
+impl Sequences {
+    /// How many sequences.
+    fn count(&self) -> usize {
+        self.idx.len().checked_div(self.len).unwrap_or(0)
+    }
 }

@@ -74,7 +74,7 @@
 //! among the one-thread clients of a class costs none of the class's larger parts.
 //! Its client names (`gen-LIB-INDEX`) number the clients in this check order.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
