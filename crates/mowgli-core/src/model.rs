@@ -202,6 +202,10 @@ impl World {
     }
 }
 
+/// A call's arguments, shared (an unfolding copies its calls at every branch, and
+/// each search makes events of them).
+pub type Args = std::sync::Arc<[Value]>;
+
 /// An event `⟨t, ι, ⟨m, ṽ, v'⟩⟩`: thread `t`, its position in the thread's
 /// program order (standing for the identifier ι), the library and method called,
 /// the arguments and the returned value.
@@ -211,7 +215,7 @@ pub struct Event {
     pub index: usize,
     pub lib: LibId,
     pub method: MethodId,
-    pub args: Vec<Value>,
+    pub args: Args,
     pub ret: Value,
     /// The abstraction f (LOCO Def. 3.11): the index of the abstract call of this
     /// thread that this event implements, when the program is an implementation.

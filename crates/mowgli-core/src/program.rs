@@ -11,6 +11,7 @@
 //! ([`Prog::If`]). A `for` over a finite set ([`Prog::For`]) is the sequence of its
 //! iterations.
 
+pub use crate::model::Args;
 use crate::model::{LibId, MethodId, ThreadId, Value};
 
 pub type RegId = usize;
@@ -381,7 +382,8 @@ pub enum UnfoldError {
 pub struct CallRecord {
     pub lib: LibId,
     pub method: MethodId,
-    pub args: Vec<Value>,
+    /// Shared: an unfolding copies its calls at every branch.
+    pub args: Args,
     pub ret: Value,
     /// The abstraction f (LOCO Def. 3.11): the index, among the thread's abstract
     /// calls, of the abstract call this call implements (`None` outside implementations).
@@ -553,7 +555,7 @@ impl Unfolder<'_> {
                 for a in args {
                     vals.push(eval_or_stuck!(self, a, &st.env));
                 }
-                let args = vals;
+                let args: Args = vals.into();
                 if let Some(b) = self.hooks.implement(*lib, *method, &args) {
                     let (body, nb, name) = &*b;
                     return self.inline(body, *nb, name, *lib, *method, args, st);
@@ -744,7 +746,7 @@ impl Unfolder<'_> {
         name: &str,
         lib: LibId,
         method: MethodId,
-        args: Vec<Value>,
+        args: Args,
         st: Unfolding,
     ) -> Result<Vec<Unfolding>, UnfoldError> {
         let k = st.abstract_calls.len();

@@ -323,7 +323,7 @@ mod tests {
     }
 
     fn call(method: usize, args: Vec<Value>, ret: Value) -> CallRecord {
-        CallRecord { lib: 0, method, args, ret, origin: None }
+        CallRecord { lib: 0, method, args: args.into(), ret, origin: None }
     }
 
     /// The identifiers `returns_given_history` gives are those consistency keeps
@@ -339,7 +339,7 @@ mod tests {
             h.push(call(m, args, r.first().cloned().unwrap_or(Value::Unit)));
             r
         };
-        h.push(CallRecord { lib: 1, method: PUT, args: vec![], ret: Value::Unit, origin: None }); // another library's
+        h.push(CallRecord { lib: 1, method: PUT, args: Vec::new().into(), ret: Value::Unit, origin: None }); // another library's
         assert_eq!(step(&mut h, PUT, vec![z.clone(), x.clone()]), vec![nic_id(0, 1)]);
         assert_eq!(step(&mut h, PUT, vec![u.clone(), x.clone()]), vec![nic_id(0, 2)]);
         assert_eq!(step(&mut h, GET, vec![x.clone(), z.clone()]), vec![nic_id(0, 3)]);

@@ -178,9 +178,9 @@ pub fn build(
                 return Err(MachineError::Program(format!("thread {t}: a run ends where another one calls")));
             }
             match &n.call {
-                None => n.call = Some(Call { op, lib: c.lib, method: c.method, args: c.args.clone() }),
+                None => n.call = Some(Call { op, lib: c.lib, method: c.method, args: c.args.to_vec() }),
                 Some(prev) => {
-                    if prev.lib != c.lib || prev.method != c.method || prev.args != c.args {
+                    if prev.lib != c.lib || prev.method != c.method || prev.args[..] != c.args[..] {
                         return Err(MachineError::Program(format!(
                             "thread {t}: the program is not deterministic given its return values"
                         )));

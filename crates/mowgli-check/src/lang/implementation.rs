@@ -5,7 +5,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHashMap;
 
 use mowgli_core::program::{make_set, Body, EvalCtx, Expr, Prog};
 use mowgli_core::{Library, LocInfo, StampOrder, ThreadId, Value, World};
@@ -61,9 +63,9 @@ pub struct Implementation {
     pub map: crate::lang::maps::ConcMap,
     /// The worlds [`Implementation::world_ctx`] materialised, by (client world, work
     /// identifiers, objects).
-    materialised: Mutex<HashMap<WorldKey, WorldCtx>>,
+    materialised: Mutex<FxHashMap<WorldKey, Arc<WorldCtx>>>,
     /// The bodies [`Implementation::bodies`] gave, by (abstract library, library map).
-    bodies: Mutex<HashMap<(String, Vec<usize>), Bodies>>,
+    bodies: Mutex<FxHashMap<(String, Vec<usize>), Bodies>>,
 }
 
 type WorldKey = (World, Vec<Vec<Value>>, Vec<Value>);
@@ -393,12 +395,12 @@ impl Implementation {
 impl Implementation {
     /// [`WorldCtx::materialise`] for this implementation, remembered per client
     /// world, work identifiers and objects (generated clients share a few worlds).
-    pub fn world_ctx(&self, world: World, wids: Vec<Vec<Value>>, objects: &[Value]) -> Result<WorldCtx, String> {
+    pub fn world_ctx(&self, world: World, wids: Vec<Vec<Value>>, objects: &[Value]) -> Result<Arc<WorldCtx>, String> {
         let key = (world, wids, objects.to_vec());
         if let Some(ctx) = self.materialised.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return Ok(ctx);
         }
-        let ctx = WorldCtx::materialise(self, key.0.clone(), key.1.clone(), objects)?;
+        let ctx = Arc::new(WorldCtx::materialise(self, key.0.clone(), key.1.clone(), objects)?);
         if let Ok(mut m) = self.materialised.lock() {
             if m.len() < MAX_MATERIALISED {
                 m.insert(key, ctx.clone());
