@@ -57,14 +57,8 @@ pub(super) struct FileSearch<'a> {
     lib: &'a FileLibrary,
     g: &'a ExecGraph<'a>,
     n: usize,
-    mine: Vec<bool>,
-    mem: Option<RfMo>,
-    /// Per memory cell: (location, copy's node).
-    cells: Vec<(usize, Option<u32>)>,
-    reads: Vec<bool>,
-    writes: Vec<bool>,
-    /// Per event: its read that returns the call's value.
-    ret_read: Vec<Option<usize>>,
+    /// The library's subevents, memory and accesses.
+    m: Memory,
     wits: Vec<WState>,
     /// First variable of each witness (after the memory's).
     wit_base: Vec<usize>,
@@ -96,12 +90,17 @@ pub(super) struct FileSearch<'a> {
 /// and the rf/mo variables (built before the rest of a search, see
 /// [`FileSearch::viable`]).
 struct Memory {
+    /// Per subevent: whether it is the library's.
     mine: Vec<bool>,
     mem: Option<RfMo>,
+    /// Per memory cell: (location, copy's node).
     cells: Vec<(usize, Option<u32>)>,
     reads: Vec<bool>,
     writes: Vec<bool>,
+    /// Per event: its read that returns the call's value.
     ret_read: Vec<Option<usize>>,
+    /// With values computed after the witness: the reads and writes for [`Values`]
+    /// (moved there).
     vreads: Vec<(usize, AccVal)>,
     vwrites: Vec<(usize, AccVal)>,
 }
@@ -233,17 +232,13 @@ impl<'a> FileSearch<'a> {
     fn with_memory(lib: &'a FileLibrary, g: &'a ExecGraph<'a>, m: Memory) -> Self {
         let spec = &lib.spec;
         let n = g.len();
-        let Memory { mine, mem, cells, reads, writes, ret_read, vreads, vwrites } = m;
+        let mut m = m;
+        let (vreads, vwrites) = (std::mem::take(&mut m.vreads), std::mem::take(&mut m.vwrites));
         let mut me_ = FileSearch {
             lib,
             g,
             n,
-            mine,
-            mem,
-            cells,
-            reads,
-            writes,
-            ret_read,
+            m,
             wits: vec![],
             wit_base: vec![],
             nvars: 0,
@@ -260,7 +255,7 @@ impl<'a> FileSearch<'a> {
             rec: spec.lets.iter().map(|l| l.rec).collect(),
             vals: None,
         };
-        me_.tags = values::tag_sets(lib, g, &me_.mine);
+        me_.tags = values::tag_sets(lib, g, &me_.m.mine);
         if spec.computes_values() {
             me_.vals = Some(Values::new(n, vreads, vwrites));
         }
@@ -272,7 +267,7 @@ impl<'a> FileSearch<'a> {
             me_.lets.push(e);
         }
         // witnesses
-        let mut nv = me_.mem.as_ref().map_or(0, RfMo::num_vars);
+        let mut nv = me_.m.mem.as_ref().map_or(0, RfMo::num_vars);
         for wd in &spec.witnesses {
             me_.wit_base.push(nv);
             let st = match &wd.kind {
@@ -505,7 +500,7 @@ impl<'a> FileSearch<'a> {
     }
 
     fn mem_vars(&self) -> usize {
-        self.mem.as_ref().map_or(0, RfMo::num_vars)
+        self.m.mem.as_ref().map_or(0, RfMo::num_vars)
     }
 
     fn node_of(&self, s: usize) -> u32 {
@@ -537,7 +532,7 @@ impl<'a> FileSearch<'a> {
 
     fn base_uncached(&self, b: Base) -> BitRel {
         let g = self.g;
-        let mine = &self.mine;
+        let mine = &self.m.mine;
         let both = |x: usize, y: usize| mine[x] && mine[y];
         match b {
             Base::Po => g.po.filter(both),
@@ -562,7 +557,7 @@ impl<'a> FileSearch<'a> {
     /// Per subevent: the memory cells it reads or writes.
     fn access_cells(&self) -> Vec<BTreeSet<usize>> {
         let mut out = vec![BTreeSet::new(); self.n];
-        if let Some(m) = &self.mem {
+        if let Some(m) = &self.m.mem {
             for r in &m.reads {
                 out[r.sub].insert(r.cell);
             }
@@ -620,7 +615,7 @@ impl WitnessSearch for FileSearch<'_> {
     fn domain(&self, var: usize) -> usize {
         let mv = self.mem_vars();
         if var < mv {
-            return self.mem.as_ref().map_or(0, |m| m.domain(var));
+            return self.m.mem.as_ref().map_or(0, |m| m.domain(var));
         }
         let (i, k) = self.wit_var(var);
         match &self.wits[i] {
@@ -640,7 +635,7 @@ impl WitnessSearch for FileSearch<'_> {
         }
         let mv = self.mem_vars();
         if var < mv {
-            if let Some(m) = self.mem.as_mut() {
+            if let Some(m) = self.m.mem.as_mut() {
                 m.assign(var, val);
             }
             return;
@@ -656,7 +651,7 @@ impl WitnessSearch for FileSearch<'_> {
     fn var_subevents(&self, var: usize) -> Vec<usize> {
         let mv = self.mem_vars();
         if var < mv {
-            return self.mem.as_ref().map(|m| vec![m.var_subevent(var)]).unwrap_or_default();
+            return self.m.mem.as_ref().map(|m| vec![m.var_subevent(var)]).unwrap_or_default();
         }
         let (i, k) = self.wit_var(var);
         match &self.wits[i] {
@@ -669,7 +664,7 @@ impl WitnessSearch for FileSearch<'_> {
         if !self.static_ok {
             return false;
         }
-        if let Some(m) = &self.mem {
+        if let Some(m) = &self.m.mem {
             if !m.values_ok(false) {
                 return false;
             }
@@ -712,7 +707,7 @@ impl WitnessSearch for FileSearch<'_> {
     }
     fn naive_count(&self) -> f64 {
         let mv = self.mem_vars();
-        let m = self.mem.as_ref().map_or(1.0, RfMo::naive_unfiltered);
+        let m = self.m.mem.as_ref().map_or(1.0, RfMo::naive_unfiltered);
         (mv..self.nvars).map(|v| self.domain(v) as f64).product::<f64>() * m
     }
     fn existential(&self, var: usize) -> bool {
@@ -731,23 +726,23 @@ impl WitnessSearch for FileSearch<'_> {
         }
         let mv = self.mem_vars();
         if var < mv {
-            return self.mem.as_ref().is_some_and(|m| m.changes_returns(var));
+            return self.m.mem.as_ref().is_some_and(|m| m.changes_returns(var));
         }
         !self.existential(var)
     }
     fn returned(&self, event: usize) -> Option<Value> {
-        let s = self.ret_read.get(event).copied().flatten()?;
+        let s = self.m.ret_read.get(event).copied().flatten()?;
         if let Some(v) = &self.vals {
             return v.read_value(s);
         }
-        self.mem.as_ref()?.value_read_by(s)
+        self.m.mem.as_ref()?.value_read_by(s)
     }
     fn finals(&self, out: &mut Vec<FinalValue>) {
         if self.vals.is_some() {
             return self.value_finals(out);
         }
-        let Some(m) = &self.mem else { return };
-        for (c, &(l, node)) in self.cells.iter().enumerate() {
+        let Some(m) = &self.m.mem else { return };
+        for (c, &(l, node)) in self.m.cells.iter().enumerate() {
             if !m.touched(c) {
                 continue;
             }
@@ -761,7 +756,7 @@ impl WitnessSearch for FileSearch<'_> {
     }
     fn relations(&self) -> Vec<(String, BitRel)> {
         let mut out = Vec::new();
-        if let Some(m) = &self.mem {
+        if let Some(m) = &self.m.mem {
             out.push(("rf".into(), m.rf_rel()));
             out.push(("mo".into(), m.mo_rel()));
             out.push(("rb".into(), m.rb_rel()));

@@ -18,7 +18,7 @@ impl Ev<'_, '_> {
         let s = self.s;
         let n = s.n;
         let g = s.g;
-        let mine = &s.mine;
+        let mine = &s.m.mine;
         let sub_set = |f: &dyn Fn(usize) -> bool| Val::Set((0..n).map(|x| mine[x] && f(x)).collect());
         match e {
             Expr::All => Val::Set(mine.clone()),
@@ -31,8 +31,8 @@ impl Ev<'_, '_> {
                 let kind = s.lib.kinds[*k];
                 sub_set(&|x| g.event_of(x).method == *m && g.subs[x].stamp.kind == kind)
             }
-            Expr::Reads => Val::Set(s.reads.clone()),
-            Expr::Writes => Val::Set(s.writes.clone()),
+            Expr::Reads => Val::Set(s.m.reads.clone()),
+            Expr::Writes => Val::Set(s.m.writes.clone()),
             Expr::Obj(w, a) => Val::Set(s.obj_set(*w, a)),
             Expr::Domain(r) => {
                 let r = self.eval(r).rel(n);
@@ -48,9 +48,9 @@ impl Ev<'_, '_> {
             })),
             Expr::SameRound(a) => Val::Rel(s.same_round(a)),
             Expr::Wit(w) => Val::Rel(match w {
-                WitRel::Rf => s.mem.as_ref().map(RfMo::rf_rel).unwrap_or_else(|| BitRel::new(n)),
-                WitRel::Mo => s.mem.as_ref().map(RfMo::mo_rel).unwrap_or_else(|| BitRel::new(n)),
-                WitRel::Rb => s.mem.as_ref().map(RfMo::rb_rel).unwrap_or_else(|| BitRel::new(n)),
+                WitRel::Rf => s.m.mem.as_ref().map(RfMo::rf_rel).unwrap_or_else(|| BitRel::new(n)),
+                WitRel::Mo => s.m.mem.as_ref().map(RfMo::mo_rel).unwrap_or_else(|| BitRel::new(n)),
+                WitRel::Rb => s.m.mem.as_ref().map(RfMo::rb_rel).unwrap_or_else(|| BitRel::new(n)),
                 WitRel::Named(i) => s.wit_rel(*i),
             }),
             Expr::Ident(a) => {

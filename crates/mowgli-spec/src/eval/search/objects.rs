@@ -16,10 +16,10 @@ impl FileSearch<'_> {
         };
         match which {
             ObjSet::Participant => (0..self.n)
-                .map(|s| self.mine[s] && obj(s).is_some_and(|o| o.threads.contains(&g.event_of(s).thread)))
+                .map(|s| self.m.mine[s] && obj(s).is_some_and(|o| o.threads.contains(&g.event_of(s).thread)))
                 .collect(),
             ObjSet::Writer => (0..self.n)
-                .map(|s| self.mine[s] && obj(s).is_some_and(|o| o.writer == Some(g.event_of(s).thread)))
+                .map(|s| self.m.mine[s] && obj(s).is_some_and(|o| o.writer == Some(g.event_of(s).thread)))
                 .collect(),
             ObjSet::Balanced => {
                 // per object: every participant calls the method on it equally often
@@ -32,7 +32,7 @@ impl FileSearch<'_> {
                             .filter(|(ei, e)| {
                                 e.thread == t
                                     && e.method == a.method
-                                    && g.subs_of[*ei].first().is_some_and(|&s| self.mine[s])
+                                    && g.subs_of[*ei].first().is_some_and(|&s| self.m.mine[s])
                                     && matches!(self.arg(g.subs_of[*ei][0], a), Some(Value::Obj(x)) if *x as usize == oi)
                             })
                             .count()
@@ -42,7 +42,7 @@ impl FileSearch<'_> {
                 }
                 (0..self.n)
                     .map(|s| {
-                        self.mine[s]
+                        self.m.mine[s]
                             && matches!(self.arg(s, a), Some(Value::Obj(o)) if ok_obj.get(*o as usize) == Some(&true))
                     })
                     .collect()
@@ -59,7 +59,7 @@ impl FileSearch<'_> {
         for (k, &e) in order.iter().enumerate() {
             let ev = &g.events[e];
             let Some(&s0) = g.subs_of[e].first() else { continue };
-            if !self.mine[s0] || ev.method != a.method {
+            if !self.m.mine[s0] || ev.method != a.method {
                 continue;
             }
             let v = self.arg(s0, a);
@@ -69,7 +69,7 @@ impl FileSearch<'_> {
                     let e2v = &g.events[e2];
                     e2v.thread == ev.thread
                         && e2v.method == a.method
-                        && g.subs_of[e2].first().is_some_and(|&s| self.mine[s] && self.arg(s, a) == v)
+                        && g.subs_of[e2].first().is_some_and(|&s| self.m.mine[s] && self.arg(s, a) == v)
                 })
                 .count();
             rank[e] = Some(r);

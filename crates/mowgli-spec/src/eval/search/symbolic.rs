@@ -62,7 +62,7 @@ impl FileSearch<'_> {
         let so = self.so.iter().map(|(e, _)| self.rel_expr(e)).collect();
         Some(RelSpec {
             possible: self.static_ok,
-            mem: self.mem.clone().unwrap_or_else(|| RfMo::new(n, vec![], vec![], vec![])),
+            mem: self.m.mem.clone().unwrap_or_else(|| RfMo::new(n, vec![], vec![], vec![])),
             program: RelProgram { witnesses, lets, axioms, hb_axioms, so },
         })
     }
@@ -89,7 +89,7 @@ impl FileSearch<'_> {
             Expr::Inv(a) => RelExpr::Inv(b(a)),
             Expr::Plus(a) => RelExpr::Plus(b(a)),
             Expr::Star(a) => {
-                let id = BitRel::identity_on(self.n, |x| self.mine[x]);
+                let id = BitRel::identity_on(self.n, |x| self.m.mine[x]);
                 RelExpr::Union(Box::new(RelExpr::Plus(b(a))), Box::new(RelExpr::Rel(id)))
             }
             Expr::Seq(x, y) => RelExpr::Seq(b(x), b(y)),

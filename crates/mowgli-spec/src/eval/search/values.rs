@@ -115,7 +115,7 @@ impl FileSearch<'_> {
     /// Reads whose rf source is the initial value.
     pub(super) fn init_reads(&self) -> Vec<bool> {
         let mut out = vec![false; self.n];
-        if let Some(m) = &self.mem {
+        if let Some(m) = &self.m.mem {
             for (i, r) in m.reads.iter().enumerate() {
                 if m.source(i) == Some(None) {
                     out[r.sub] = true;
@@ -128,7 +128,7 @@ impl FileSearch<'_> {
     /// Computes every value of a complete witness; `false` when a value cannot be
     /// computed (thin air) or a read's value contradicts the call.
     pub(super) fn compute_values(&self) -> bool {
-        let (Some(v), Some(m)) = (&self.vals, &self.mem) else { return true };
+        let (Some(v), Some(m)) = (&self.vals, &self.m.mem) else { return true };
         let g = self.g;
         let lib = self.lib;
         let n = self.n;
@@ -248,10 +248,10 @@ impl FileSearch<'_> {
     /// Final values: each cell's mo-last write's value (⊤ if an `undefined final`
     /// rule covers it), or its initial value.
     pub(super) fn value_finals(&self, out: &mut Vec<FinalValue>) {
-        let (Some(v), Some(m)) = (&self.vals, &self.mem) else { return };
+        let (Some(v), Some(m)) = (&self.vals, &self.m.mem) else { return };
         let wval = v.wval.borrow();
         let fu = v.final_undef.borrow();
-        for (c, &(l, node)) in self.cells.iter().enumerate() {
+        for (c, &(l, node)) in self.m.cells.iter().enumerate() {
             if !m.touched(c) {
                 continue;
             }
