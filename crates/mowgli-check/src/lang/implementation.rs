@@ -467,7 +467,6 @@ impl Implementation {
 /// The context of an implemented program: the client's world (nodes, threads,
 /// barrier participants, ring roles, location sizes), the work identifiers each
 /// thread uses, and the materialised implementation locations.
-#[derive(Clone)]
 pub struct WorldCtx {
     pub world: World,
     /// Per thread: the work identifiers its client code uses.

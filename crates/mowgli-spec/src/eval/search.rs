@@ -229,10 +229,9 @@ impl<'a> FileSearch<'a> {
         Some(Self::with_memory(lib, g, m))
     }
 
-    fn with_memory(lib: &'a FileLibrary, g: &'a ExecGraph<'a>, m: Memory) -> Self {
+    fn with_memory(lib: &'a FileLibrary, g: &'a ExecGraph<'a>, mut m: Memory) -> Self {
         let spec = &lib.spec;
         let n = g.len();
-        let mut m = m;
         let (vreads, vwrites) = (std::mem::take(&mut m.vreads), std::mem::take(&mut m.vwrites));
         let mut me_ = FileSearch {
             lib,

@@ -16,9 +16,9 @@ use search::*;
 pub use whole::{with_whole_program, WholeFn, WholeProgram};
 
 use std::collections::BTreeSet;
+use std::time::Instant;
 
 use rustc_hash::FxHashMap;
-use std::time::Instant;
 
 use mowgli_core::program::{CallRecord, Unfolding};
 use mowgli_core::{BitRel, Event, ExecGraph, Value};
