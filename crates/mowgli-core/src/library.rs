@@ -201,6 +201,83 @@ pub trait Library: Send + Sync {
     }
 }
 
+/// A library shared by several holders (e.g. one built once and used by every
+/// client of a run): every method is the shared library's own, defaults included.
+impl<L: Library + ?Sized> Library for std::sync::Arc<L> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn methods(&self) -> &[MethodSig] {
+        (**self).methods()
+    }
+    fn method_id(&self, name: &str) -> Option<MethodId> {
+        (**self).method_id(name)
+    }
+    fn check_call(&self, world: &World, thread: ThreadId, method: MethodId, args: &[Value]) -> Result<(), String> {
+        (**self).check_call(world, thread, method, args)
+    }
+    fn locs(&self, e: &Event) -> Vec<LocId> {
+        (**self).locs(e)
+    }
+    fn stamps(&self, world: &World, e: &Event) -> Vec<Stamp> {
+        (**self).stamps(world, e)
+    }
+    fn returns(
+        &self,
+        world: &World,
+        thread: ThreadId,
+        method: MethodId,
+        args: &[Value],
+        dom: &ValueDomain,
+    ) -> Vec<Value> {
+        (**self).returns(world, thread, method, args, dom)
+    }
+    fn returns_after(
+        &self,
+        world: &World,
+        thread: ThreadId,
+        me: LibId,
+        history: &[crate::program::CallRecord],
+        method: MethodId,
+        args: &[Value],
+        dom: &ValueDomain,
+    ) -> Vec<Value> {
+        (**self).returns_after(world, thread, me, history, method, args, dom)
+    }
+    fn own_program_order(&self) -> bool {
+        (**self).own_program_order()
+    }
+    fn symbolic_return(&self, method: MethodId) -> bool {
+        (**self).symbolic_return(method)
+    }
+    fn read_cell(&self, world: &World, thread: ThreadId, method: MethodId, args: &[Value]) -> Option<Cell> {
+        (**self).read_cell(world, thread, method, args)
+    }
+    fn written_cells(
+        &self,
+        world: &World,
+        thread: ThreadId,
+        method: MethodId,
+        args: &[Value],
+    ) -> Vec<(Cell, Option<Value>)> {
+        (**self).written_cells(world, thread, method, args)
+    }
+    fn read_only(&self, method: MethodId) -> bool {
+        (**self).read_only(method)
+    }
+    fn search<'a>(&'a self, g: &'a ExecGraph<'a>, to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
+        (**self).search(g, to, me)
+    }
+    fn viable_search<'a>(
+        &'a self,
+        g: &'a ExecGraph<'a>,
+        to: &'a StampTable,
+        me: LibId,
+    ) -> Option<Box<dyn WitnessSearch + 'a>> {
+        (**self).viable_search(g, to, me)
+    }
+}
+
 /// A backtracking search over a library's witnesses. Variables have static
 /// finite domains; the engine assigns them in order `0..num_vars()` and calls
 /// [`WitnessSearch::check`] after each assignment. `check` must be *monotone*:

@@ -155,8 +155,44 @@ pub fn library(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibEr
     builtin(name, order)
 }
 
-/// Builds the built-in library `name` (ignoring overrides).
+/// Most built-in libraries a thread keeps built ([`builtin`]).
+const KEPT: usize = 8;
+
+/// A built library: its name, the stamp order it was built under, the library.
+type Built = (String, StampOrder, Arc<dyn Library>);
+
+thread_local! {
+    /// The built-in libraries this thread built, most recently used first, with
+    /// the stamp order each was built under: a check that builds the same
+    /// libraries for every client (`mowgli refine`) builds them once per thread.
+    static BUILT: RefCell<Vec<Built>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The built-in library `name` under `order` (ignoring overrides). Libraries are
+/// immutable once built, so one built before under an equal order is shared.
 pub fn builtin(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibError> {
+    let kept = BUILT.with(|b| {
+        let mut b = b.borrow_mut();
+        let i = b.iter().position(|(n, o, _)| n == name && o == order)?;
+        let entry = b.remove(i);
+        let lib = Arc::clone(&entry.2);
+        b.insert(0, entry);
+        Some(lib)
+    });
+    if let Some(lib) = kept {
+        return Ok(Box::new(lib));
+    }
+    let lib: Arc<dyn Library> = Arc::from(build(name, order)?);
+    BUILT.with(|b| {
+        let mut b = b.borrow_mut();
+        b.insert(0, (name.to_string(), order.clone(), Arc::clone(&lib)));
+        b.truncate(KEPT);
+    });
+    Ok(Box::new(lib))
+}
+
+/// Builds the built-in library `name` under `order`.
+fn build(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibError> {
     if let Some(spec) = builtin_arc(name) {
         let l = FileLibrary::new(Arc::clone(spec), order).map_err(LibError::Other)?;
         return Ok(Box::new(l));
@@ -175,4 +211,34 @@ pub fn builtin(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibEr
         n if KNOWN.contains(&n) => return Err(LibError::NotYetAvailable(n.into())),
         n => return Err(LibError::Unknown(n.into(), KNOWN.join(", "))),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A library kept built is handed out only for an equal stamp order: under
+    /// another order the library is built again (and fails when it must).
+    #[test]
+    fn kept_libraries_follow_the_order() {
+        let order = crate::orders::default_order();
+        let first = builtin("rdmatso", &order).expect("rdmatso builds under the default order");
+        let again = builtin("rdmatso", &order).expect("and again");
+        assert_eq!(first.name(), again.name());
+        let mut no_to = order.clone();
+        no_to.tables.remove("to");
+        assert!(builtin("rdmatso", &no_to).is_err(), "an order without `to` must not get the kept library");
+        let mut other = order.clone();
+        if let Some(t) = other.tables.get_mut("to") {
+            t.cells[0][0] = match t.cells[0][0] {
+                mowgli_core::stamp::Cell::Ordered => mowgli_core::stamp::Cell::Unordered,
+                _ => mowgli_core::stamp::Cell::Ordered,
+            };
+        }
+        let n = BUILT.with(|b| b.borrow().len());
+        builtin("rdmatso", &other).expect("builds under the changed order");
+        assert_eq!(BUILT.with(|b| b.borrow().len()), n + 1, "a changed order builds its own library");
+        builtin("rdmatso", &order).expect("the first is still kept");
+        assert_eq!(BUILT.with(|b| b.borrow().len()), n + 1);
+    }
 }
