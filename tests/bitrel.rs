@@ -1,6 +1,7 @@
 //! `BitRel`'s word-parallel operations against their definitions, computed here
 //! pair by pair, on random relations of 1 to 70 elements (one machine word per
-//! row up to 64 elements, two beyond: both code paths).
+//! row up to 64 elements, two beyond: both code paths), and the in-place forms
+//! against the allocating ones.
 
 use mowgli_core::BitRel;
 use proptest::prelude::*;
@@ -79,5 +80,31 @@ proptest! {
                 prop_assert_eq!(res.contains(a, c), r.contains(a, c) && dom(a) && rng(c));
             }
         }
+    }
+
+    /// The in-place forms give what their allocating forms give, into storage
+    /// left over from a relation of another size.
+    #[test]
+    fn in_place_forms_agree(r in relation(), q in relation(), s in any::<u64>(), keep in any::<u128>()) {
+        let n = r.size();
+        let other = BitRel::from_fn(n, |a, b| (a * 13 + b * 7 + s as usize).is_multiple_of(3));
+        let dom = |a: usize| keep >> (a % 128) & 1 == 1;
+        let rng = |b: usize| keep >> ((b + 64) % 128) & 1 == 1;
+        let mut x = q.clone();
+        x.assign(&r);
+        prop_assert_eq!(&x, &r);
+        x.intersect_with(&other);
+        prop_assert_eq!(&x, &r.intersect(&other));
+        x.assign(&r);
+        x.minus_with(&other);
+        prop_assert_eq!(&x, &r.minus(&other));
+        x.assign(&r);
+        x.restrict_with(dom, rng);
+        prop_assert_eq!(&x, &r.restrict(dom, rng));
+        let mut out = q.clone();
+        r.compose_into(&other, &mut out);
+        prop_assert_eq!(&out, &r.compose(&other));
+        out.reset(n);
+        prop_assert_eq!(&out, &BitRel::new(n));
     }
 }

@@ -337,9 +337,15 @@ impl RfMo {
 
     /// The writes of `cell` whose mo position is fixed, in mo order.
     pub fn mo_order(&self, cell: usize) -> Vec<usize> {
-        let ws = &self.cell_writes[cell];
-        let mut order = Vec::with_capacity(ws.len());
-        for (j, &w) in ws.iter().enumerate() {
+        let mut order = Vec::with_capacity(self.cell_writes[cell].len());
+        self.mo_order_into(cell, &mut order);
+        order
+    }
+
+    /// [`RfMo::mo_order`] into `order`'s storage.
+    fn mo_order_into(&self, cell: usize, order: &mut Vec<usize>) {
+        order.clear();
+        for (j, &w) in self.cell_writes[cell].iter().enumerate() {
             if j == 0 {
                 order.push(w);
                 continue;
@@ -349,39 +355,56 @@ impl RfMo {
                 None => break,
             }
         }
-        order
     }
 
     /// rf over subevents (initial-value reads have no edge).
     pub fn rf_rel(&self) -> BitRel {
         let mut r = BitRel::new(self.n);
+        self.rf_into(&mut r);
+        r
+    }
+
+    /// [`RfMo::rf_rel`] into `r`'s storage.
+    pub fn rf_into(&self, r: &mut BitRel) {
+        r.reset(self.n);
         for (i, rd) in self.reads.iter().enumerate() {
             if let Some(Some(w)) = self.source(i) {
                 r.add(self.writes[w].sub, rd.sub);
             }
         }
-        r
     }
 
     /// mo over subevents (on the writes placed so far).
     pub fn mo_rel(&self) -> BitRel {
         let mut r = BitRel::new(self.n);
+        self.mo_into(&mut r, &mut Vec::new());
+        r
+    }
+
+    /// [`RfMo::mo_rel`] into `r`'s storage (`order` is room for one cell's writes).
+    pub fn mo_into(&self, r: &mut BitRel, order: &mut Vec<usize>) {
+        r.reset(self.n);
         for c in 0..self.cell_writes.len() {
-            let o = self.mo_order(c);
-            for (i, &a) in o.iter().enumerate() {
-                for &b in &o[i + 1..] {
+            self.mo_order_into(c, order);
+            for (i, &a) in order.iter().enumerate() {
+                for &b in &order[i + 1..] {
                     r.add(self.writes[a].sub, self.writes[b].sub);
                 }
             }
         }
-        r
     }
 
     /// rb: a read is before every write mo-after its source, and before every
     /// write of its cell when it reads the initial value; minus the identity.
     pub fn rb_rel(&self) -> BitRel {
         let mut r = BitRel::new(self.n);
-        let orders: Vec<Vec<usize>> = (0..self.cell_writes.len()).map(|c| self.mo_order(c)).collect();
+        self.rb_into(&mut r, &mut Vec::new());
+        r
+    }
+
+    /// [`RfMo::rb_rel`] into `r`'s storage (`order` is room for one cell's writes).
+    pub fn rb_into(&self, r: &mut BitRel, order: &mut Vec<usize>) {
+        r.reset(self.n);
         for (i, rd) in self.reads.iter().enumerate() {
             match self.source(i) {
                 None => {}
@@ -393,9 +416,9 @@ impl RfMo {
                     }
                 }
                 Some(Some(src)) => {
-                    let o = &orders[rd.cell];
-                    if let Some(p) = o.iter().position(|&w| w == src) {
-                        for &w in &o[p + 1..] {
+                    self.mo_order_into(rd.cell, order);
+                    if let Some(p) = order.iter().position(|&w| w == src) {
+                        for &w in &order[p + 1..] {
                             if self.writes[w].sub != rd.sub {
                                 r.add(rd.sub, self.writes[w].sub);
                             }
@@ -404,7 +427,6 @@ impl RfMo {
                 }
             }
         }
-        r
     }
 
     /// Final value of a cell (complete assignment): its mo-last write, or its initial value.

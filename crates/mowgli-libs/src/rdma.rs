@@ -294,6 +294,12 @@ impl RdmaVars {
     /// nfo as oriented so far, over `n` subevents.
     pub fn nfo(&self, n: usize) -> BitRel {
         let mut nfo = BitRel::new(n);
+        self.nfo_into(n, &mut nfo);
+        nfo
+    }
+    /// [`RdmaVars::nfo`] into `nfo`'s storage.
+    pub fn nfo_into(&self, n: usize, nfo: &mut BitRel) {
+        nfo.reset(n);
         for (&(a, b), c) in self.nfo_pairs.iter().zip(&self.nfo_choice) {
             match c {
                 Some(0) => nfo.add(a, b),
@@ -301,7 +307,6 @@ impl RdmaVars {
                 None => {}
             }
         }
-        nfo
     }
     /// Every assignment, valid or not.
     pub fn naive_count(&self) -> f64 {

@@ -202,6 +202,18 @@ struct TsoSearch<'a> {
     sqp: BitRel,
     inst: Vec<bool>,
     is: Vec<u8>,
+    /// The relations [`WitnessSearch::check`] rebuilds at every candidate.
+    scratch: Scratch,
+}
+
+/// Room for the relations of one consistency check (their storage is reused).
+#[derive(Default)]
+struct Scratch {
+    base: Base,
+    ib: BitRel,
+    ob: BitRel,
+    third: BitRel,
+    order: Vec<usize>,
 }
 
 impl<'a> TsoSearch<'a> {
@@ -229,11 +241,13 @@ impl<'a> TsoSearch<'a> {
         // RDMA^sc: CPU writes are issued and observed at once (robustness §3.2)
         let inst = (0..n).map(|s| k.inst(g.subs[s].stamp) || (lib.cpu == Cpu::Sc && kind_of(s) == k.cw)).collect();
         let is = (0..n).map(kind_of).collect();
-        TsoSearch { lib, g, vars: rdma::RdmaVars::new(mem, nfo_pairs), ippo, oppo, ext, sthd, sqp, inst, is }
+        let vars = rdma::RdmaVars::new(mem, nfo_pairs);
+        TsoSearch { lib, g, vars, ippo, oppo, ext, sthd, sqp, inst, is, scratch: Scratch::default() }
     }
 }
 
 /// The witness-dependent parts of ib and ob (Def. 4.3-4.4) for the current assignment.
+#[derive(Default)]
 struct Base {
     rf: BitRel,
     mo: BitRel,
@@ -241,31 +255,79 @@ struct Base {
     nfo: BitRel,
     /// rb_b: the part of rb that goes through a buffer.
     rb_b: BitRel,
+    /// rf_b: the part of rf that goes through a buffer.
+    rf_b: BitRel,
     /// rf_b̄ = rf \ rf_b.
     rf_nb: BitRel,
 }
 
 impl TsoSearch<'_> {
     fn base(&self) -> Base {
+        let mut b = Base::default();
+        self.base_into(&mut b, &mut Vec::new());
+        b
+    }
+
+    /// [`TsoSearch::base`] into `b`'s storage (`order`: room for one cell's writes).
+    fn base_into(&self, b: &mut Base, order: &mut Vec<usize>) {
         let k = self.lib.kinds;
-        let rf = self.vars.mem.rf_rel();
-        let mo = self.vars.mem.mo_rel();
-        let rb = self.vars.mem.rb_rel();
-        let nfo = self.vars.nfo(self.g.len());
+        let n = self.g.len();
+        self.vars.mem.rf_into(&mut b.rf);
+        self.vars.mem.mo_into(&mut b.mo, order);
+        self.vars.mem.rb_into(&mut b.rb, order);
+        self.vars.nfo_into(n, &mut b.nfo);
         let is = &self.is;
-        let mut rf_b = rf.intersect(&self.sthd).restrict(|a| is[a] == k.cw, |b| is[b] == k.cr);
-        let mut rb_b = rb.intersect(&self.sthd).restrict(|a| is[a] == k.cr, |b| is[b] == k.cw);
+        b.rf_b.assign(&b.rf);
+        b.rf_b.intersect_with(&self.sthd);
+        b.rf_b.restrict_with(|a| is[a] == k.cw, |c| is[c] == k.cr);
+        b.rb_b.assign(&b.rb);
+        b.rb_b.intersect_with(&self.sthd);
+        b.rb_b.restrict_with(|a| is[a] == k.cr, |c| is[c] == k.cw);
         if !self.lib.pcie {
-            rf_b.union_with(&rf.intersect(&self.sqp));
-            rb_b.union_with(&rb.intersect(&self.sqp));
+            b.rf_b.union_with(&b.rf.intersect(&self.sqp));
+            b.rb_b.union_with(&b.rb.intersect(&self.sqp));
         }
         if self.lib.cpu == Cpu::Sc {
             // Def. 4: ib = (ippo ∪ rf ∪ pf ∪ nfo)⁺, ob ⊇ rf (no store buffer)
-            rf_b = BitRel::new(self.g.len());
-            rb_b = BitRel::new(self.g.len());
+            b.rf_b.reset(n);
+            b.rb_b.reset(n);
         }
-        let rf_nb = rf.minus(&rf_b);
-        Base { rf, mo, rb, nfo, rb_b, rf_nb }
+        b.rf_nb.assign(&b.rf);
+        b.rf_nb.minus_with(&b.rf_b);
+    }
+
+    /// Def. 4.4's three conditions on the current assignment, in `sc`'s storage;
+    /// adds ob to `so` when they hold.
+    fn check_with(&self, sc: &mut Scratch, so: &mut BitRel) -> bool {
+        self.base_into(&mut sc.base, &mut sc.order);
+        let (b, ib, ob) = (&sc.base, &mut sc.ib, &mut sc.ob);
+        ib.assign(&self.ippo);
+        ib.union_with(&b.rf);
+        ib.union_with(&self.ext.pf);
+        ib.union_with(&b.nfo);
+        ib.union_with(&b.rb_b);
+        ib.close_transitively();
+        if !ib.is_irreflexive() {
+            return false;
+        }
+        ob.assign(&self.oppo);
+        ob.union_with(&b.rf_nb);
+        ob.union_with(&self.ext.nlw_pf);
+        ob.union_with(&b.nfo);
+        ob.union_with(&b.rb);
+        ob.union_with(&b.mo);
+        ob.close_transitively();
+        if !ob.is_irreflexive() {
+            return false;
+        }
+        let inst = &self.inst;
+        ib.restrict_with(|a| inst[a], |_| true);
+        ib.compose_into(ob, &mut sc.third);
+        if !sc.third.is_acyclic() {
+            return false;
+        }
+        so.union_with(ob);
+        true
     }
 }
 
@@ -286,33 +348,10 @@ impl WitnessSearch for TsoSearch<'_> {
         if self.ext.stuck || !self.vars.mem.values_ok(false) {
             return false;
         }
-        let b = self.base();
-        let mut ib = self.ippo.clone();
-        ib.union_with(&b.rf);
-        ib.union_with(&self.ext.pf);
-        ib.union_with(&b.nfo);
-        ib.union_with(&b.rb_b);
-        ib.close_transitively();
-        if !ib.is_irreflexive() {
-            return false;
-        }
-        let mut ob = self.oppo.clone();
-        ob.union_with(&b.rf_nb);
-        ob.union_with(&self.ext.nlw_pf);
-        ob.union_with(&b.nfo);
-        ob.union_with(&b.rb);
-        ob.union_with(&b.mo);
-        ob.close_transitively();
-        if !ob.is_irreflexive() {
-            return false;
-        }
-        let inst = &self.inst;
-        let third = ib.restrict(|a| inst[a], |_| true).compose(&ob);
-        if !third.is_acyclic() {
-            return false;
-        }
-        so.union_with(&ob);
-        true
+        let mut sc = std::mem::take(&mut self.scratch);
+        let ok = self.check_with(&mut sc, so);
+        self.scratch = sc;
+        ok
     }
     /// Def. 4.4's three conditions in turn, each broken one shown by a shortest
     /// cycle of its relation's parts (ib's: ippo, rf, pf, nfo, rb_b; ob's: oppo,

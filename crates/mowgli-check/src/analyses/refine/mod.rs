@@ -267,9 +267,9 @@ impl Setup {
         loop_bound: usize,
     ) -> Result<(Problem<'a>, Option<Vec<explicit::Unfolded>>), String> {
         let mut prob = Problem {
-            world: self.ctx.world.clone(),
+            world: std::borrow::Cow::Borrowed(&self.ctx.world),
             libs: self.owned.iter().map(|b| b.as_ref()).collect(),
-            threads: self.threads.clone(),
+            threads: std::borrow::Cow::Borrowed(&self.threads),
             to,
             loop_bound,
             domain: ValueDomain::default(),

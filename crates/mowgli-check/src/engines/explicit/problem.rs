@@ -2,6 +2,7 @@
 //! ([`Problem`]), how a call is unfolded, and what a run finds ([`Results`]:
 //! outcomes, witnesses, statistics).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
@@ -14,10 +15,12 @@ pub(super) type Skeleton = (usize, usize, usize, Vec<Value>);
 /// A bounded program over a set Λ of libraries.
 #[derive(Clone)]
 pub struct Problem<'a> {
-    pub world: World,
+    /// The world (borrowed from the lowered test when it is the test's own).
+    pub world: Cow<'a, World>,
     pub libs: Vec<&'a dyn Library>,
-    /// One body per thread (index = thread id) and its number of registers.
-    pub threads: Vec<(Prog, usize)>,
+    /// One body per thread (index = thread id) and its number of registers
+    /// (borrowed when a problem runs a program kept elsewhere).
+    pub threads: Cow<'a, [(Prog, usize)]>,
     /// The stamp order `to`.
     pub to: &'a StampTable,
     pub loop_bound: usize,

@@ -504,9 +504,9 @@ fn lower_cond(
 /// Builds the engine problem of a lowered test.
 pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'a> {
     Problem {
-        world: l.world.clone(),
+        world: std::borrow::Cow::Borrowed(&l.world),
         libs: l.libs.iter().map(|b| b.as_ref()).collect(),
-        threads: l.threads.clone(),
+        threads: std::borrow::Cow::Borrowed(&l.threads),
         to,
         loop_bound: LOOP_BOUND,
         domain: l.domain.clone(),
