@@ -496,8 +496,8 @@ pub fn unfold_with(
         abstract_calls: vec![],
         origin: None,
     };
-    let mut u = Unfolder { thread, bound: loop_bound, hooks, hit: false, stuck: 0, stuck_msg: None };
-    out.runs = u.go(p, start)?;
+    let mut u = Unfolder { thread, bound: loop_bound, hooks, hit: false, stuck: 0, stuck_msg: None, spare: Vec::new() };
+    u.go(p, start, &mut out.runs)?;
     out.bound_hit = u.hit;
     out.stuck = u.stuck;
     out.stuck_msg = u.stuck_msg;
@@ -511,9 +511,11 @@ struct Unfolder<'h> {
     hit: bool,
     stuck: usize,
     stuck_msg: Option<String>,
+    /// Emptied run vectors, kept for the next node that needs one.
+    spare: Vec<Vec<Unfolding>>,
 }
 
-/// An expression error stops the run (`Ok(None)`); other errors are reported.
+/// An expression error stops the run (it adds no unfolding); other errors are reported.
 macro_rules! eval_or_stuck {
     ($self:ident, $e:expr, $env:expr) => {
         match $self.eval($e, $env) {
@@ -521,7 +523,7 @@ macro_rules! eval_or_stuck {
             Err(UnfoldError::Eval(m)) => {
                 $self.stuck += 1;
                 $self.stuck_msg.get_or_insert(m);
-                return Ok(vec![]);
+                return Ok(());
             }
             Err(e) => return Err(e),
         }
@@ -540,15 +542,29 @@ impl Unfolder<'_> {
         Ok(())
     }
 
-    fn go(&mut self, p: &Prog, st: Unfolding) -> Result<Vec<Unfolding>, UnfoldError> {
+    /// An empty run vector (a spare one when there is).
+    fn buffer(&mut self) -> Vec<Unfolding> {
+        self.spare.pop().unwrap_or_default()
+    }
+
+    /// Gives an emptied run vector back for reuse.
+    fn recycle(&mut self, mut v: Vec<Unfolding>) {
+        v.clear();
+        self.spare.push(v);
+    }
+
+    /// Appends the unfoldings of `p` from state `st` to `out`, in order.
+    fn go(&mut self, p: &Prog, st: Unfolding, out: &mut Vec<Unfolding>) -> Result<(), UnfoldError> {
         match p {
             Prog::Ret(e) => {
                 let v = eval_or_stuck!(self, e, &st.env);
-                Ok(vec![Unfolding { value: v, breaks: 0, ..st }])
+                out.push(Unfolding { value: v, breaks: 0, ..st });
+                Ok(())
             }
             Prog::Break(k, e) => {
                 let v = eval_or_stuck!(self, e, &st.env);
-                Ok(vec![Unfolding { value: v, breaks: *k, ..st }])
+                out.push(Unfolding { value: v, breaks: *k, ..st });
+                Ok(())
             }
             Prog::Call { lib, method, args } => {
                 let mut vals = Vec::with_capacity(args.len());
@@ -558,12 +574,12 @@ impl Unfolder<'_> {
                 let args: Args = vals.into();
                 if let Some(b) = self.hooks.implement(*lib, *method, &args) {
                     let (body, nb, name) = &*b;
-                    return self.inline(body, *nb, name, *lib, *method, args, st);
+                    return self.inline(body, *nb, name, *lib, *method, args, st, out);
                 }
                 if let Err(m) = self.hooks.check(*lib, *method, &args) {
                     self.stuck += 1;
                     self.stuck_msg.get_or_insert(m);
-                    return Ok(vec![]);
+                    return Ok(());
                 }
                 let rets = self.hooks.returns(*lib, *method, &args, &st.calls);
                 let observed = if self.hooks.observing() { &rets[..] } else { &[] };
@@ -586,51 +602,52 @@ impl Unfolder<'_> {
                     s.calls.push(CallRecord { lib: *lib, method: *method, args, ret: r.clone(), origin });
                     s.value = r;
                     s.breaks = 0;
-                    return Ok(vec![s]);
+                    out.push(s);
+                    return Ok(());
                 }
-                Ok(rets
-                    .into_iter()
-                    .map(|r| {
-                        let mut s = st.clone();
-                        s.calls.push(CallRecord {
-                            lib: *lib,
-                            method: *method,
-                            args: args.clone(),
-                            ret: r.clone(),
-                            origin: st.origin,
-                        });
-                        s.value = r;
-                        s.breaks = 0;
-                        s
-                    })
-                    .collect())
+                out.extend(rets.into_iter().map(|r| {
+                    let mut s = st.clone();
+                    s.calls.push(CallRecord {
+                        lib: *lib,
+                        method: *method,
+                        args: args.clone(),
+                        ret: r.clone(),
+                        origin: st.origin,
+                    });
+                    s.value = r;
+                    s.breaks = 0;
+                    s
+                }));
+                Ok(())
             }
             Prog::Let { first, bind, rest } => {
-                let mut res = Vec::new();
-                for s in self.go(first, st)? {
+                let start = out.len();
+                let mut firsts = self.buffer();
+                self.go(first, st, &mut firsts)?;
+                for mut s in firsts.drain(..) {
                     if s.breaks != 0 {
-                        res.push(s);
+                        out.push(s);
                         continue;
                     }
-                    let mut s = s;
                     if let Some(r) = bind {
                         if *r >= s.env.len() {
                             s.env.resize(*r + 1, None);
                         }
                         s.env[*r] = Some(s.value.clone());
                     }
-                    res.extend(self.go(rest, s)?);
-                    Self::check(res.len())?;
+                    self.go(rest, s, out)?;
+                    Self::check(out.len() - start)?;
                 }
-                Ok(res)
+                self.recycle(firsts);
+                Ok(())
             }
             Prog::If(c, a, b) => match eval_or_stuck!(self, c, &st.env) {
-                Value::Bool(true) => self.go(a, st),
-                Value::Bool(false) => self.go(b, st),
+                Value::Bool(true) => self.go(a, st, out),
+                Value::Bool(false) => self.go(b, st, out),
                 v => {
                     self.stuck += 1;
                     self.stuck_msg.get_or_insert(format!("`if` needs a boolean, found {v}"));
-                    Ok(vec![])
+                    Ok(())
                 }
             },
             Prog::For { var, set, body } => {
@@ -638,7 +655,7 @@ impl Unfolder<'_> {
                 let Some(items) = elements(&s) else {
                     self.stuck += 1;
                     self.stuck_msg.get_or_insert(format!("cannot iterate over {s}"));
-                    return Ok(vec![]);
+                    return Ok(());
                 };
                 let mut frontier = vec![Unfolding { value: Value::Unit, ..st }];
                 let mut done = Vec::new();
@@ -649,34 +666,41 @@ impl Unfolder<'_> {
                             s.env.resize(*var + 1, None);
                         }
                         s.env[*var] = Some(it.clone());
-                        for r in self.go(body, s)? {
+                        let mut rs = self.buffer();
+                        self.go(body, s, &mut rs)?;
+                        for r in rs.drain(..) {
                             if r.breaks != 0 {
                                 done.push(r); // a break leaves the enclosing loop
                             } else {
                                 next.push(r);
                             }
                         }
+                        self.recycle(rs);
                         Self::check(next.len())?;
                     }
                     frontier = next;
                 }
-                done.extend(frontier.into_iter().map(|s| Unfolding { value: Value::Unit, ..s }));
-                Ok(done)
+                out.append(&mut done);
+                out.extend(frontier.into_iter().map(|s| Unfolding { value: Value::Unit, ..s }));
+                Ok(())
             }
             Prog::Loop(body) => {
-                let mut res = Vec::new();
+                let start = out.len();
                 let mut frontier = vec![st];
                 for _ in 0..self.bound {
                     let mut next = Vec::new();
                     for s in frontier {
-                        for r in self.go(body, s)? {
+                        let mut rs = self.buffer();
+                        self.go(body, s, &mut rs)?;
+                        for r in rs.drain(..) {
                             if r.breaks == 0 {
                                 next.push(r);
                             } else {
-                                res.push(Unfolding { breaks: r.breaks - 1, ..r });
+                                out.push(Unfolding { breaks: r.breaks - 1, ..r });
                             }
                         }
-                        Self::check(next.len() + res.len())?;
+                        self.recycle(rs);
+                        Self::check(next.len() + out.len() - start)?;
                     }
                     frontier = next;
                     if frontier.is_empty() {
@@ -686,14 +710,16 @@ impl Unfolder<'_> {
                 if !frontier.is_empty() {
                     self.hit = true;
                 }
-                Ok(res)
+                Ok(())
             }
             Prog::Spin(body, locals) => {
                 // only the iteration that breaks (see `Prog::Spin`)
                 let start = st.calls.len();
                 let mut res: Vec<Unfolding> = Vec::new();
                 let mut index: std::collections::HashMap<RunKey, usize> = std::collections::HashMap::new();
-                for mut r in self.go(body, st)? {
+                let mut rs = self.buffer();
+                self.go(body, st, &mut rs)?;
+                for mut r in rs.drain(..) {
                     if r.breaks == 0 {
                         continue;
                     }
@@ -733,7 +759,9 @@ impl Unfolder<'_> {
                         }
                     }
                 }
-                Ok(res)
+                self.recycle(rs);
+                out.append(&mut res);
+                Ok(())
             }
         }
     }
@@ -748,18 +776,21 @@ impl Unfolder<'_> {
         method: MethodId,
         args: Args,
         st: Unfolding,
-    ) -> Result<Vec<Unfolding>, UnfoldError> {
+        out: &mut Vec<Unfolding>,
+    ) -> Result<(), UnfoldError> {
         let k = st.abstract_calls.len();
         let mut env = vec![None; nregs.max(args.len())];
         for (i, a) in args.iter().enumerate() {
             env[i] = Some(a.clone());
         }
         let ncalls = st.calls.len();
-        let caller_env = st.env.clone();
+        let mut caller_env = st.env.clone();
         let caller_origin = st.origin;
         let sub = Unfolding { env, origin: Some(k), ..st };
-        let mut res = Vec::new();
-        for mut r in self.go(body, sub)? {
+        let mut rs = self.buffer();
+        self.go(body, sub, &mut rs)?;
+        let last = rs.len().saturating_sub(1);
+        for (i, mut r) in rs.drain(..).enumerate() {
             if r.breaks != 0 {
                 return Err(UnfoldError::BodyBreaks(name.to_string(), r.breaks));
             }
@@ -767,11 +798,13 @@ impl Unfolder<'_> {
                 return Err(UnfoldError::BodyEmpty(name.to_string()));
             }
             r.abstract_calls.push(CallRecord { lib, method, args: args.clone(), ret: r.value.clone(), origin: None });
-            r.env = caller_env.clone();
+            // the caller's registers again (moved into the last run)
+            r.env = if i == last { std::mem::take(&mut caller_env) } else { caller_env.clone() };
             r.origin = caller_origin;
-            res.push(r);
+            out.push(r);
         }
-        Ok(res)
+        self.recycle(rs);
+        Ok(())
     }
 }
 
