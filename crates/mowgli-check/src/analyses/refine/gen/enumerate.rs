@@ -559,15 +559,14 @@ impl Generator {
         std::thread::scope(|sc| {
             for _ in 0..jobs {
                 sc.spawn(|| {
-                    let mut keys: HashSet<Vec<u8>> = HashSet::default();
-                    let mut generated = 0u64;
+                    let mut w = Worker::default();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&(si, lo, hi)) = items.get(i) else { break };
                         let (shape, pt) = &shapes[si];
-                        self.shape_clients(shape, pt, lo..hi, &pcache, &mut keys, &mut generated);
+                        self.shape_clients(shape, pt, lo..hi, &pcache, &mut w);
                     }
-                    parts.lock().expect("parts").push((keys, generated));
+                    parts.lock().expect("parts").push((w.keys, w.generated));
                 });
             }
         });
@@ -641,15 +640,14 @@ impl Generator {
     }
 
     /// Every valid labelled client of `shape` whose first thread runs one of the
-    /// sequences `first` of `per_thread[0]`, reduced into `keys`.
+    /// sequences `first` of `per_thread[0]`, reduced into `w.keys`.
     pub(super) fn shape_clients(
         &self,
         shape: &Shape,
         per_thread: &[Sequences],
         first: std::ops::Range<usize>,
         pcache: &[Vec<Vec<u8>>],
-        keys: &mut HashSet<Vec<u8>>,
-        generated: &mut u64,
+        w: &mut Worker,
     ) {
         let t = shape.lens.len();
         let nobj = self.nobjs();
@@ -676,10 +674,22 @@ impl Generator {
             if !self.valid(&client, &used, cfgs) {
                 return;
             }
-            *generated += 1;
-            keys.insert(canonical(&client, &self.bounds, &used, pcache));
+            w.generated += 1;
+            let key = w.canon.canonical(&client, &self.bounds, &used, pcache);
+            if !w.keys.contains(key) {
+                w.keys.insert(key.to_vec());
+            }
         });
     }
+}
+
+/// What a worker of [`Generator::reduce`] has found (the canonical encodings of its
+/// clients, how many labelled clients), with its buffers.
+#[derive(Default)]
+pub(super) struct Worker {
+    keys: HashSet<Vec<u8>>,
+    generated: u64,
+    canon: Canon,
 }
 
 /// Compositions of `n` into `t` parts in `1..=max`.
