@@ -137,30 +137,41 @@ pub(super) struct Used {
 
 pub(super) fn used_of(c: &Client) -> Used {
     let mut u = Used::default();
-    let add = |v: &mut Vec<u8>, x: u8| {
-        if !v.contains(&x) {
-            v.push(x)
+    u.fill(c);
+    u
+}
+
+impl Used {
+    /// What `c` uses (the buffers reused).
+    pub(super) fn fill(&mut self, c: &Client) {
+        let u = self;
+        for v in [&mut u.locs, &mut u.olocs, &mut u.objs, &mut u.vals] {
+            v.clear();
         }
-    };
-    for (_, _, calls) in &c.threads {
-        for call in calls {
-            for a in &call.args {
-                match a {
-                    Arg::Loc(l) => add(&mut u.locs, *l),
-                    Arg::OLoc(l) => add(&mut u.olocs, *l),
-                    Arg::Lit(v) | Arg::Val(v) => add(&mut u.vals, *v),
-                    Arg::Tuple(vs) => vs.iter().for_each(|v| add(&mut u.vals, *v)),
-                    Arg::Obj(o) => add(&mut u.objs, *o),
-                    _ => {}
+        let add = |v: &mut Vec<u8>, x: u8| {
+            if !v.contains(&x) {
+                v.push(x)
+            }
+        };
+        for (_, _, calls) in &c.threads {
+            for call in calls {
+                for a in &call.args {
+                    match a {
+                        Arg::Loc(l) => add(&mut u.locs, *l),
+                        Arg::OLoc(l) => add(&mut u.olocs, *l),
+                        Arg::Lit(v) | Arg::Val(v) => add(&mut u.vals, *v),
+                        Arg::Tuple(vs) => vs.iter().for_each(|v| add(&mut u.vals, *v)),
+                        Arg::Obj(o) => add(&mut u.objs, *o),
+                        _ => {}
+                    }
                 }
             }
         }
+        u.locs.sort();
+        u.olocs.sort();
+        u.objs.sort();
+        u.vals.sort();
     }
-    u.locs.sort();
-    u.olocs.sort();
-    u.objs.sort();
-    u.vals.sort();
-    u
 }
 
 /// The renaming maps of one kind of item, `size` long each, one after the other.

@@ -654,28 +654,39 @@ impl Generator {
         let Shape { k, tnodes, homes, ohomes, cfgs, .. } = shape;
         let mut lists: Vec<(usize, &[u32])> = per_thread.iter().map(|v| (v.len, v.idx.as_slice())).collect();
         lists[0].1 = &lists[0].1[first.start * lists[0].0..first.end * lists[0].0];
-        let roles: Vec<Vec<u8>> = (0..t).map(|i| self.roles(cfgs, i)).collect();
         let rings = if self.kind == Kind::Rbl { nobj } else { 0 };
+        // one client refilled for every choice of sequences: a thread's calls are
+        // copied only when its sequence changes (the last thread's at every choice)
+        let mut client = Client {
+            k: *k,
+            threads: (0..t).map(|i| (tnodes[i], self.roles(cfgs, i), Vec::new())).collect(),
+            homes: homes.clone(),
+            ohomes: ohomes.clone(),
+            rings,
+            barriers: nobj - rings,
+        };
+        let mut current: Vec<Option<&[u32]>> = vec![None; t];
         for_product(&lists, &mut |seqs| {
-            let client = Client {
-                k: *k,
-                threads: (0..t)
-                    .map(|i| {
-                        let alpha = &per_thread[i].alpha;
-                        (tnodes[i], roles[i].clone(), seqs[i].iter().map(|&c| alpha[c as usize].clone()).collect())
-                    })
-                    .collect(),
-                homes: homes.clone(),
-                ohomes: ohomes.clone(),
-                rings,
-                barriers: nobj - rings,
-            };
-            let used = used_of(&client);
-            if !self.valid(&client, &used, cfgs) {
+            for (i, (cur, &seq)) in current.iter_mut().zip(seqs).enumerate() {
+                if *cur != Some(seq) {
+                    *cur = Some(seq);
+                    let alpha = &per_thread[i].alpha;
+                    let calls = &mut client.threads[i].2;
+                    calls.truncate(seq.len());
+                    for (j, &c) in seq.iter().enumerate() {
+                        match calls.get_mut(j) {
+                            Some(call) => call.clone_from(&alpha[c as usize]),
+                            None => calls.push(alpha[c as usize].clone()),
+                        }
+                    }
+                }
+            }
+            w.used.fill(&client);
+            if !self.valid(&client, &w.used, cfgs) {
                 return;
             }
             w.generated += 1;
-            let key = w.canon.canonical(&client, &self.bounds, &used, pcache);
+            let key = w.canon.canonical(&client, &self.bounds, &w.used, pcache);
             if !w.keys.contains(key) {
                 w.keys.insert(key.to_vec());
             }
@@ -690,6 +701,7 @@ pub(super) struct Worker {
     keys: HashSet<Vec<u8>>,
     generated: u64,
     canon: Canon,
+    used: Used,
 }
 
 /// Compositions of `n` into `t` parts in `1..=max`.
@@ -725,8 +737,8 @@ pub(super) fn cfg_tuples(opts: &[ObjCfg], n: usize) -> Vec<Vec<ObjCfg>> {
 
 /// Every choice of one sequence per list; a list is (sequence length, the
 /// sequences one after the other).
-pub(super) fn for_product(lists: &[(usize, &[u32])], f: &mut dyn FnMut(&[&[u32]])) {
-    pub(super) fn rec<'a>(lists: &'a [(usize, &'a [u32])], cur: &mut Vec<&'a [u32]>, f: &mut dyn FnMut(&[&[u32]])) {
+pub(super) fn for_product<'a>(lists: &[(usize, &'a [u32])], f: &mut dyn FnMut(&[&'a [u32]])) {
+    fn rec<'a>(lists: &[(usize, &'a [u32])], cur: &mut Vec<&'a [u32]>, f: &mut dyn FnMut(&[&'a [u32]])) {
         if cur.len() == lists.len() {
             f(cur);
             return;
