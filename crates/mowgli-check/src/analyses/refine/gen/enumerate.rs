@@ -580,7 +580,7 @@ impl Generator {
         }
         let mut keys: Vec<Vec<u8>> = keys.into_iter().collect();
         keys.sort();
-        SizeClass { size, generated, keys }
+        SizeClass { size, generated, description: self.description(size), keys }
     }
 
     /// The call sequences of each thread of `shape`.

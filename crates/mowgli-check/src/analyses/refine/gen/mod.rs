@@ -414,6 +414,8 @@ pub struct SizeClass {
     pub size: usize,
     /// Labelled clients generated.
     pub generated: u64,
+    /// The description line of its clients.
+    description: String,
     /// Canonical encodings, in order.
     keys: Vec<Vec<u8>>,
 }
