@@ -268,7 +268,7 @@ pub(super) fn decode(key: &[u8], sigs: &[mowgli_core::MethodSig], osigs: &[mowgl
     let (k, t, nl, nol, nobj, nrings) =
         (key[0], key[1] as usize, key[2] as usize, key[3] as usize, key[4] as usize, key[5] as usize);
     let mut pos = 6;
-    let mut threads = Vec::new();
+    let mut threads = Vec::with_capacity(t);
     for _ in 0..t {
         let len = u16::from_be_bytes([key[pos], key[pos + 1]]) as usize;
         pos += 2;
@@ -278,12 +278,12 @@ pub(super) fn decode(key: &[u8], sigs: &[mowgli_core::MethodSig], osigs: &[mowgl
         let roles = b[1..1 + nobj].to_vec();
         let ncalls = b[1 + nobj] as usize;
         let mut q = 2 + nobj;
-        let mut calls = Vec::new();
+        let mut calls = Vec::with_capacity(ncalls);
         for _ in 0..ncalls {
             let (lib, method) = (b[q], b[q + 1]);
             q += 2;
             let sig = if lib == 0 { &sigs[method as usize] } else { &osigs[method as usize] };
-            let mut args = Vec::new();
+            let mut args = Vec::with_capacity(sig.params.len());
             for _ in &sig.params {
                 let tag = b[q];
                 q += 1;

@@ -259,64 +259,24 @@ impl Generator {
 
     /// Every sequence of `len` calls of `alpha` that follows the work-identifier grammar.
     pub(super) fn sequences(&self, alpha: Vec<Call>, len: usize) -> Sequences {
+        let uses: Vec<WidUse> = alpha
+            .iter()
+            .map(|c| WidUse {
+                wait: self.is_wait(c),
+                wids: c
+                    .args
+                    .iter()
+                    .filter_map(|a| match a {
+                        Arg::Wid(w) if *w != 0 => Some(*w),
+                        _ => None,
+                    })
+                    .collect(),
+            })
+            .collect();
         let mut idx = Vec::new();
         let mut cur = Vec::new();
-        self.seq_rec(&alpha, len, &mut cur, 0, 0, &mut idx);
+        seq_rec(&uses, len, &mut cur, 0, 0, &mut idx);
         Sequences { alpha, len, idx }
-    }
-
-    /// `intro`: work identifiers introduced (1..=intro); `pending`: bit w set when a call
-    /// with w is not yet waited for.
-    pub(super) fn seq_rec(
-        &self,
-        alpha: &[Call],
-        len: usize,
-        cur: &mut Vec<u32>,
-        intro: u8,
-        pending: u32,
-        out: &mut Vec<u32>,
-    ) {
-        if cur.len() == len {
-            if pending == 0 {
-                out.extend_from_slice(cur);
-            }
-            return;
-        }
-        // a pending identifier needs a later Wait: one call per pending identifier at least
-        if (pending.count_ones() as usize) > len - cur.len() {
-            return;
-        }
-        for (ci, c) in alpha.iter().enumerate() {
-            let (mut intro2, mut pending2) = (intro, pending);
-            let mut ok = true;
-            let wait = self.is_wait(c);
-            for a in &c.args {
-                if let Arg::Wid(w) = a {
-                    let w = *w;
-                    if w == 0 {
-                        continue;
-                    }
-                    if wait {
-                        if pending2 & (1 << w) == 0 {
-                            ok = false;
-                        }
-                        pending2 &= !(1 << w);
-                    } else {
-                        if w > intro2 + 1 {
-                            ok = false;
-                        }
-                        intro2 = intro2.max(w);
-                        pending2 |= 1 << w;
-                    }
-                }
-            }
-            if !ok {
-                continue;
-            }
-            cur.push(ci as u32);
-            self.seq_rec(alpha, len, cur, intro2, pending2, out);
-            cur.pop();
-        }
     }
 
     pub(super) fn returns(&self, c: &Call) -> bool {
@@ -702,6 +662,54 @@ pub(super) struct Worker {
     generated: u64,
     canon: Canon,
     used: Used,
+}
+
+/// The work identifiers (not `_`) a call of a thread's alphabet uses, and whether
+/// it waits for them (a `Wait`) or starts work with them.
+pub(super) struct WidUse {
+    wait: bool,
+    wids: Vec<u8>,
+}
+
+/// The sequences of [`Generator::sequences`] that extend `cur` (indices into the
+/// alphabet whose calls use work identifiers as `uses` says). `intro`: work
+/// identifiers introduced (1..=intro); `pending`: bit w set when a call with w is
+/// not yet waited for.
+pub(super) fn seq_rec(uses: &[WidUse], len: usize, cur: &mut Vec<u32>, intro: u8, pending: u32, out: &mut Vec<u32>) {
+    if cur.len() == len {
+        if pending == 0 {
+            out.extend_from_slice(cur);
+        }
+        return;
+    }
+    // a pending identifier needs a later Wait: one call per pending identifier at least
+    if (pending.count_ones() as usize) > len - cur.len() {
+        return;
+    }
+    for (ci, u) in uses.iter().enumerate() {
+        let (mut intro2, mut pending2) = (intro, pending);
+        let mut ok = true;
+        for &w in &u.wids {
+            if u.wait {
+                if pending2 & (1 << w) == 0 {
+                    ok = false;
+                }
+                pending2 &= !(1 << w);
+            } else {
+                if w > intro2 + 1 {
+                    ok = false;
+                }
+                intro2 = intro2.max(w);
+                pending2 |= 1 << w;
+            }
+        }
+        if !ok {
+            continue;
+        }
+        cur.push(ci as u32);
+        seq_rec(uses, len, cur, intro2, pending2, out);
+        cur.pop();
+    }
 }
 
 /// Compositions of `n` into `t` parts in `1..=max`.
