@@ -144,33 +144,32 @@ pub(super) fn used_of(c: &Client) -> Used {
 impl Used {
     /// What `c` uses (the buffers reused).
     pub(super) fn fill(&mut self, c: &Client) {
-        let u = self;
-        for v in [&mut u.locs, &mut u.olocs, &mut u.objs, &mut u.vals] {
-            v.clear();
-        }
-        let add = |v: &mut Vec<u8>, x: u8| {
-            if !v.contains(&x) {
-                v.push(x)
-            }
-        };
+        // sets of indices (all below 32: the bounds allow at most 8 values, 6
+        // locations and 4 objects)
+        let (mut locs, mut olocs, mut objs, mut vals) = (0u32, 0u32, 0u32, 0u32);
         for (_, _, calls) in &c.threads {
             for call in calls {
                 for a in &call.args {
                     match a {
-                        Arg::Loc(l) => add(&mut u.locs, *l),
-                        Arg::OLoc(l) => add(&mut u.olocs, *l),
-                        Arg::Lit(v) | Arg::Val(v) => add(&mut u.vals, *v),
-                        Arg::Tuple(vs) => vs.iter().for_each(|v| add(&mut u.vals, *v)),
-                        Arg::Obj(o) => add(&mut u.objs, *o),
+                        Arg::Loc(l) => locs |= 1 << l,
+                        Arg::OLoc(l) => olocs |= 1 << l,
+                        Arg::Lit(v) | Arg::Val(v) => vals |= 1 << v,
+                        Arg::Tuple(vs) => vs.iter().for_each(|v| vals |= 1 << v),
+                        Arg::Obj(o) => objs |= 1 << o,
                         _ => {}
                     }
                 }
             }
         }
-        u.locs.sort();
-        u.olocs.sort();
-        u.objs.sort();
-        u.vals.sort();
+        for (v, mut set) in
+            [(&mut self.locs, locs), (&mut self.olocs, olocs), (&mut self.objs, objs), (&mut self.vals, vals)]
+        {
+            v.clear();
+            while set != 0 {
+                v.push(set.trailing_zeros() as u8);
+                set &= set - 1;
+            }
+        }
     }
 }
 
@@ -180,11 +179,20 @@ struct Maps {
     flat: Vec<u8>,
     size: usize,
     count: usize,
+    /// What they were made of.
+    used: Vec<u8>,
+    base: u8,
 }
 
 impl Maps {
     /// The used items (sorted) mapped by every permutation `p` of `perms` onto `base..`.
     fn fill(&mut self, size: usize, used: &[u8], perms: &[Vec<u8>], base: u8) {
+        if (self.size, self.count, self.base) == (size, perms.len(), base) && self.used == used {
+            return; // as for the previous client
+        }
+        self.used.clear();
+        self.used.extend_from_slice(used);
+        self.base = base;
         self.flat.clear();
         self.flat.resize(size * perms.len(), u8::MAX);
         for (m, p) in self.flat.chunks_exact_mut(size.max(1)).zip(perms) {
