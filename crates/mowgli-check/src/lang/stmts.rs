@@ -4,7 +4,9 @@
 //! thread bodies ([`crate::lang::lower`]). Each says what its names mean through a
 //! [`Host`].
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashMap as HashMap;
 
 use mowgli_core::program::{Expr, Op, Prog, RegId};
 use mowgli_core::{Library, StampOrder, Value};
@@ -124,7 +126,7 @@ impl Lowerer {
     /// A lowerer whose first `nregs` registers are taken (flat: the thread's registers).
     pub(crate) fn new(flat: bool, nregs: usize) -> Lowerer {
         Lowerer {
-            scopes: vec![HashMap::new()],
+            scopes: vec![HashMap::default()],
             nregs,
             loops: vec![],
             flat,
@@ -215,7 +217,7 @@ impl Lowerer {
             Ex::Comp { body, var, set, .. } => {
                 let set = self.expr(set, h)?;
                 h.local(var)?;
-                self.scopes.push(HashMap::new());
+                self.scopes.push(HashMap::default());
                 let r = self.new_reg(&var.text, false);
                 let body = self.expr(body, h);
                 self.scopes.pop();
@@ -377,7 +379,7 @@ impl Lowerer {
             Stmt::For { var, set, body } => {
                 let set = self.expr(set, h)?;
                 h.local(var)?;
-                self.scopes.push(HashMap::new());
+                self.scopes.push(HashMap::default());
                 let r = self.new_reg(&var.text, false);
                 let (d0, div0) = (self.defined.clone(), self.diverged);
                 let b = self.block(body, h);
@@ -467,7 +469,7 @@ impl Lowerer {
     }
 
     pub(crate) fn block(&mut self, b: &Block, h: &mut dyn Host) -> L<Prog> {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         let p = self.stmts(&b.stmts, h);
         self.scopes.pop();
         p

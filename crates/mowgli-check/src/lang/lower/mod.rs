@@ -1,7 +1,9 @@
 //! Semantic checks of a parsed litmus test and its translation into an engine
 //! [`Problem`]: names resolved, methods resolved by library, arguments checked.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashMap as HashMap;
 
 use mowgli_core::program::{unfold_with, CallRecord, Expr, Hooks, Op, Prog, RegId};
 use mowgli_core::{Library, LocInfo, ObjInfo, Param, StampOrder, ThreadInfo, Value, ValueDomain, World};
@@ -129,7 +131,8 @@ impl Names {
                     k.article()
                 ),
             ),
-            _ => {
+            Some(_) => Ok(()),
+            None => {
                 self.kinds.insert(n.text.clone(), k);
                 Ok(())
             }
@@ -156,7 +159,7 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
     let _ = lpos;
     // threads
     let mut world = World::default();
-    let mut tids = HashMap::new();
+    let mut tids = HashMap::default();
     let mut nodes = BTreeSet::new();
     for (n, node) in &t.threads {
         if tids.contains_key(&n.text) {
@@ -166,8 +169,8 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
         world.threads.push(ThreadInfo { name: n.text.clone(), node: *node as u32 });
         nodes.insert(*node as u32);
     }
-    let mut names = Names { kinds: HashMap::new() };
-    let mut lids = HashMap::new();
+    let mut names = Names { kinds: HashMap::default() };
+    let mut lids = HashMap::default();
     for d in &t.locs {
         if lids.contains_key(&d.name.text) {
             return err(d.name.pos, format!("location `{}` is declared twice", d.name.text));
@@ -191,7 +194,7 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
         });
     }
     world.nodes = nodes.into_iter().collect();
-    let mut objs = HashMap::new();
+    let mut objs = HashMap::default();
     for (n, ts) in &t.barriers {
         names.claim(n, Kind::Barrier)?;
         for th in ts {
@@ -258,7 +261,7 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
             );
         }
     }
-    let mut wids: HashMap<String, u32> = HashMap::new();
+    let mut wids: HashMap<String, u32> = HashMap::default();
     let mut literals: BTreeSet<Value> = BTreeSet::new();
     literals.insert(Value::Int(0));
     for l in &world.locs {
@@ -348,11 +351,10 @@ fn resolve(
             }
         };
     }
-    let found: Vec<(usize, usize)> =
-        libs.iter().enumerate().filter_map(|(li, l)| l.method_id(&m.text).map(|mi| (li, mi))).collect();
-    match found.len() {
-        1 => Ok(found[0]),
-        0 => {
+    let mut found = libs.iter().enumerate().filter_map(|(li, l)| l.method_id(&m.text).map(|mi| (li, mi)));
+    match (found.next(), found.next()) {
+        (Some(one), None) => Ok(one),
+        (None, _) => {
             let all: BTreeSet<&str> =
                 libs.iter().flat_map(|l| l.methods().iter().map(|s| s.name)).filter(|n| !n.starts_with('#')).collect();
             Err(Diagnostic::unknown(
@@ -367,8 +369,8 @@ fn resolve(
                 all.iter().copied(),
             ))
         }
-        _ => {
-            let ls: Vec<&str> = found.iter().map(|(li, _)| names[*li].as_str()).collect();
+        (Some(first), Some(second)) => {
+            let ls: Vec<&str> = [first, second].into_iter().chain(found).map(|(li, _)| names[li].as_str()).collect();
             err(
                 m.pos,
                 format!(

@@ -116,9 +116,10 @@ impl ThreadHost<'_> {
             (Param::Wid, Ex::Var(n)) if fresh => {
                 let _ = n;
                 let id = self.world.wids.len() as u32;
-                self.world.wids.push(format!("_{id}"));
                 // fresh names cannot collide with user names (they start with `_` and a digit)
-                self.wids.insert(format!("_{id}"), id);
+                let name = format!("_{id}");
+                self.world.wids.push(name.clone());
+                self.wids.insert(name, id);
                 Ok(Expr::Val(Value::Wid(id)))
             }
             (_, _) if fresh => lerr(a.pos(), format!("expected {what}")),
@@ -278,8 +279,8 @@ impl Host for ThreadHost<'_> {
             );
         }
         lw.mark_call(self.libs[li].read_only(mi));
-        let mut args = Vec::new();
-        let mut static_args = Vec::new();
+        let mut args = Vec::with_capacity(c.args.len());
+        let mut static_args = Vec::with_capacity(c.args.len());
         for (a, p) in c.args.iter().zip(&sig.params) {
             let e = self.arg(lw, a, *p)?;
             static_args.push(match &e {

@@ -68,51 +68,62 @@ pub(super) fn encode_call(c: &Call, r: &Renaming, out: &mut Vec<u8>) {
     }
 }
 
-/// The encoding of `c` under renaming `r`: header `[k, t, locs, olocs, objs, rings]`,
-/// the thread blocks sorted (each `[len_hi, len_lo, node, roles…, ncalls, calls…]`),
-/// then the homes of the locations and of the observer locations in their new order.
-pub(super) fn encode(c: &Client, r: &Renaming, used: &Used, sort: bool) -> Vec<u8> {
-    let nobj = used.objs.len();
-    let mut blocks: Vec<Vec<u8>> = c
-        .threads
-        .iter()
-        .map(|(node, roles, calls)| {
-            let mut b = vec![r.node[*node as usize]];
-            let mut rs = vec![0u8; nobj];
+/// The buffers of one encoding, reused from renaming to renaming.
+#[derive(Default)]
+struct Encoder {
+    /// The thread blocks, one after the other, and the range of each.
+    blocks: Vec<u8>,
+    spans: Vec<(usize, usize)>,
+    /// The encoding.
+    out: Vec<u8>,
+}
+
+impl Encoder {
+    /// The encoding of `c` under renaming `r` (in `self.out`): header `[k, t, locs,
+    /// olocs, objs, rings]`, the thread blocks sorted (each `[len_hi, len_lo, node,
+    /// roles…, ncalls, calls…]`), then the homes of the locations and of the observer
+    /// locations in their new order.
+    fn encode(&mut self, c: &Client, r: &Renaming, used: &Used, sort: bool) {
+        let Encoder { blocks, spans, out } = self;
+        let nobj = used.objs.len();
+        blocks.clear();
+        spans.clear();
+        for (node, roles, calls) in &c.threads {
+            let start = blocks.len();
+            blocks.push(r.node[*node as usize]);
+            let rs = blocks.len();
+            blocks.resize(rs + nobj, 0);
             for &o in &used.objs {
-                rs[r.obj[o as usize] as usize] = roles[o as usize];
+                blocks[rs + r.obj[o as usize] as usize] = roles[o as usize];
             }
-            b.extend(rs);
-            b.push(calls.len() as u8);
+            blocks.push(calls.len() as u8);
             for call in calls {
-                encode_call(call, r, &mut b);
+                encode_call(call, r, blocks);
             }
-            b
-        })
-        .collect();
-    if sort {
-        blocks.sort();
+            spans.push((start, blocks.len()));
+        }
+        if sort {
+            spans.sort_unstable_by(|a, b| blocks[a.0..a.1].cmp(&blocks[b.0..b.1]));
+        }
+        let nrings = used.objs.iter().filter(|&&o| (o as usize) < c.rings).count();
+        out.clear();
+        out.extend([c.k, c.threads.len() as u8, used.locs.len() as u8, used.olocs.len() as u8, nobj as u8]);
+        out.push(nrings as u8);
+        for &(s, e) in spans.iter() {
+            out.extend(((e - s) as u16).to_be_bytes());
+            out.extend_from_slice(&blocks[s..e]);
+        }
+        let renamed_homes = |out: &mut Vec<u8>, locs: &[u8], map: &[u8], homes: &[u8]| {
+            let at = out.len();
+            out.resize(at + locs.len(), 0);
+            for &l in locs {
+                let h = homes[l as usize];
+                out[at + map[l as usize] as usize] = if h == 0 { 0 } else { r.node[h as usize] };
+            }
+        };
+        renamed_homes(out, &used.locs, r.loc, &c.homes);
+        renamed_homes(out, &used.olocs, r.oloc, &c.ohomes);
     }
-    let nrings = used.objs.iter().filter(|&&o| (o as usize) < c.rings).count();
-    let mut out = vec![c.k, c.threads.len() as u8, used.locs.len() as u8, used.olocs.len() as u8, nobj as u8];
-    out.push(nrings as u8);
-    for b in blocks {
-        out.extend((b.len() as u16).to_be_bytes());
-        out.extend(b);
-    }
-    let mut homes = vec![0u8; used.locs.len()];
-    for &l in &used.locs {
-        homes[r.loc[l as usize] as usize] =
-            if c.homes[l as usize] == 0 { 0 } else { r.node[c.homes[l as usize] as usize] };
-    }
-    out.extend(homes);
-    let mut ohomes = vec![0u8; used.olocs.len()];
-    for &l in &used.olocs {
-        ohomes[r.oloc[l as usize] as usize] =
-            if c.ohomes[l as usize] == 0 { 0 } else { r.node[c.ohomes[l as usize] as usize] };
-    }
-    out.extend(ohomes);
-    out
 }
 
 /// The locations, objects and values a client uses (sorted).
@@ -126,108 +137,146 @@ pub(super) struct Used {
 
 pub(super) fn used_of(c: &Client) -> Used {
     let mut u = Used::default();
-    let add = |v: &mut Vec<u8>, x: u8| {
-        if !v.contains(&x) {
-            v.push(x)
-        }
-    };
-    for (_, _, calls) in &c.threads {
-        for call in calls {
-            for a in &call.args {
-                match a {
-                    Arg::Loc(l) => add(&mut u.locs, *l),
-                    Arg::OLoc(l) => add(&mut u.olocs, *l),
-                    Arg::Lit(v) | Arg::Val(v) => add(&mut u.vals, *v),
-                    Arg::Tuple(vs) => vs.iter().for_each(|v| add(&mut u.vals, *v)),
-                    Arg::Obj(o) => add(&mut u.objs, *o),
-                    _ => {}
-                }
-            }
-        }
-    }
-    u.locs.sort();
-    u.olocs.sort();
-    u.objs.sort();
-    u.vals.sort();
+    u.fill(c);
     u
 }
 
-/// Maps the used items (sorted) by permutation `p` onto `0..` (or `1..` for values).
-pub(super) fn renaming_map(size: usize, used: &[u8], p: &[u8], base: u8) -> Vec<u8> {
-    let mut m = vec![u8::MAX; size];
-    for (i, &x) in used.iter().enumerate() {
-        m[x as usize] = p[i] + base;
+impl Used {
+    /// What `c` uses (the buffers reused).
+    pub(super) fn fill(&mut self, c: &Client) {
+        // sets of indices (all below 32: the bounds allow at most 8 values, 6
+        // locations and 4 objects)
+        let (mut locs, mut olocs, mut objs, mut vals) = (0u32, 0u32, 0u32, 0u32);
+        for (_, _, calls) in &c.threads {
+            for call in calls {
+                for a in &call.args {
+                    match a {
+                        Arg::Loc(l) => locs |= 1 << l,
+                        Arg::OLoc(l) => olocs |= 1 << l,
+                        Arg::Lit(v) | Arg::Val(v) => vals |= 1 << v,
+                        Arg::Tuple(vs) => vs.iter().for_each(|v| vals |= 1 << v),
+                        Arg::Obj(o) => objs |= 1 << o,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        for (v, mut set) in
+            [(&mut self.locs, locs), (&mut self.olocs, olocs), (&mut self.objs, objs), (&mut self.vals, vals)]
+        {
+            v.clear();
+            while set != 0 {
+                v.push(set.trailing_zeros() as u8);
+                set &= set - 1;
+            }
+        }
     }
-    m
 }
 
-/// The canonical encoding of a client (the smallest over all renamings).
-pub(super) fn canonical(c: &Client, bounds: &Bounds, used: &Used, pcache: &[Vec<Vec<u8>>]) -> Vec<u8> {
-    let ident = |n: usize| -> Vec<u8> { (0..n as u8).collect() };
-    if !bounds.symmetry {
-        // every location, object and value keeps its name (unused ones are not declared)
-        let nobj = c.rings + c.barriers;
-        let full = Used {
-            locs: ident(c.homes.len()),
-            olocs: ident(c.ohomes.len()),
-            objs: ident(nobj),
-            vals: (1..=bounds.values as u8).collect(),
-        };
-        let node: Vec<u8> = (0..=c.k).collect();
-        let mut val = vec![0u8];
-        val.extend(1..=bounds.values as u8);
-        let r = Renaming {
-            node: &node,
-            loc: &ident(c.homes.len()),
-            oloc: &ident(c.ohomes.len()),
-            obj: &ident(nobj),
-            val: &val,
-        };
-        return encode(c, &r, &full, false);
+/// The renaming maps of one kind of item, `size` long each, one after the other.
+#[derive(Default)]
+struct Maps {
+    flat: Vec<u8>,
+    size: usize,
+    count: usize,
+    /// What they were made of.
+    used: Vec<u8>,
+    base: u8,
+}
+
+impl Maps {
+    /// The used items (sorted) mapped by every permutation `p` of `perms` onto `base..`.
+    fn fill(&mut self, size: usize, used: &[u8], perms: &[Vec<u8>], base: u8) {
+        if (self.size, self.count, self.base) == (size, perms.len(), base) && self.used == used {
+            return; // as for the previous client
+        }
+        self.used.clear();
+        self.used.extend_from_slice(used);
+        self.base = base;
+        self.flat.clear();
+        self.flat.resize(size * perms.len(), u8::MAX);
+        for (m, p) in self.flat.chunks_exact_mut(size.max(1)).zip(perms) {
+            for (i, &x) in used.iter().enumerate() {
+                m[x as usize] = p[i] + base;
+            }
+        }
+        (self.size, self.count) = (size, perms.len());
     }
-    let k = c.k as usize;
-    let node_maps: Vec<Vec<u8>> = pcache[k]
-        .iter()
-        .map(|p| {
-            let mut m = vec![0u8];
-            m.extend(p.iter().map(|x| x + 1));
-            m
-        })
-        .collect();
-    let loc_maps: Vec<Vec<u8>> =
-        pcache[used.locs.len()].iter().map(|p| renaming_map(bounds.locs, &used.locs, p, 0)).collect();
-    let oloc_maps: Vec<Vec<u8>> =
-        pcache[used.olocs.len()].iter().map(|p| renaming_map(bounds.observer_locs, &used.olocs, p, 0)).collect();
-    // objects of different kinds are never mixed: barriers and rings are not both generated
-    let obj_maps: Vec<Vec<u8>> =
-        pcache[used.objs.len()].iter().map(|p| renaming_map(bounds.objects, &used.objs, p, 0)).collect();
-    let val_maps: Vec<Vec<u8>> =
-        pcache[used.vals.len()].iter().map(|p| renaming_map(bounds.values + 1, &used.vals, p, 1)).collect();
-    let mut best: Option<Vec<u8>> = None;
-    for nm in &node_maps {
-        for lm in &loc_maps {
-            for om in &oloc_maps {
-                for bm in &obj_maps {
-                    for vm in &val_maps {
-                        let r = Renaming { node: nm, loc: lm, oloc: om, obj: bm, val: vm };
-                        let e = encode(c, &r, used, true);
-                        if best.as_ref().is_none_or(|b| e < *b) {
-                            best = Some(e);
+
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        (0..self.count).map(|i| &self.flat[i * self.size..(i + 1) * self.size])
+    }
+}
+
+/// Canonical encodings of clients, with buffers reused from client to client (one
+/// `Canon` per worker).
+#[derive(Default)]
+pub(super) struct Canon {
+    /// The renaming maps of nodes, locations, observer locations, objects, values.
+    maps: [Maps; 5],
+    enc: Encoder,
+    best: Vec<u8>,
+}
+
+impl Canon {
+    /// The canonical encoding of a client (the smallest over all renamings).
+    pub(super) fn canonical(&mut self, c: &Client, bounds: &Bounds, used: &Used, pcache: &[Vec<Vec<u8>>]) -> &[u8] {
+        let Canon { maps: [node, loc, oloc, obj, val], enc, best } = self;
+        if !bounds.symmetry {
+            // every location, object and value keeps its name (unused ones are not declared)
+            let ident = |n: usize| -> Vec<u8> { (0..n as u8).collect() };
+            let nobj = c.rings + c.barriers;
+            let full = Used {
+                locs: ident(c.homes.len()),
+                olocs: ident(c.ohomes.len()),
+                objs: ident(nobj),
+                vals: (1..=bounds.values as u8).collect(),
+            };
+            let node: Vec<u8> = (0..=c.k).collect();
+            let val: Vec<u8> = (0..=bounds.values as u8).collect();
+            let r = Renaming { node: &node, loc: &full.locs, oloc: &full.olocs, obj: &full.objs, val: &val };
+            enc.encode(c, &r, &full, false);
+            std::mem::swap(best, &mut enc.out);
+            return best;
+        }
+        // nodes 1..=k are permuted (0, no node, is never looked up)
+        let k = c.k as usize;
+        node.fill(k + 1, &NODES[1..=k], &pcache[k], 1);
+        loc.fill(bounds.locs, &used.locs, &pcache[used.locs.len()], 0);
+        oloc.fill(bounds.observer_locs, &used.olocs, &pcache[used.olocs.len()], 0);
+        // objects of different kinds are never mixed: barriers and rings are not both generated
+        obj.fill(bounds.objects, &used.objs, &pcache[used.objs.len()], 0);
+        val.fill(bounds.values + 1, &used.vals, &pcache[used.vals.len()], 1);
+        best.clear();
+        for nm in node.iter() {
+            for lm in loc.iter() {
+                for om in oloc.iter() {
+                    for bm in obj.iter() {
+                        for vm in val.iter() {
+                            let r = Renaming { node: nm, loc: lm, oloc: om, obj: bm, val: vm };
+                            enc.encode(c, &r, used, true);
+                            // an encoding is never empty: an empty `best` is none yet
+                            if best.is_empty() || enc.out < *best {
+                                std::mem::swap(best, &mut enc.out);
+                            }
                         }
                     }
                 }
             }
         }
+        best
     }
-    best.expect("one renaming")
 }
+
+/// Node numbers.
+const NODES: [u8; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 
 /// Decodes a canonical encoding (locations, objects and values numbered from 0/1).
 pub(super) fn decode(key: &[u8], sigs: &[mowgli_core::MethodSig], osigs: &[mowgli_core::MethodSig]) -> Client {
     let (k, t, nl, nol, nobj, nrings) =
         (key[0], key[1] as usize, key[2] as usize, key[3] as usize, key[4] as usize, key[5] as usize);
     let mut pos = 6;
-    let mut threads = Vec::new();
+    let mut threads = Vec::with_capacity(t);
     for _ in 0..t {
         let len = u16::from_be_bytes([key[pos], key[pos + 1]]) as usize;
         pos += 2;
@@ -237,12 +286,12 @@ pub(super) fn decode(key: &[u8], sigs: &[mowgli_core::MethodSig], osigs: &[mowgl
         let roles = b[1..1 + nobj].to_vec();
         let ncalls = b[1 + nobj] as usize;
         let mut q = 2 + nobj;
-        let mut calls = Vec::new();
+        let mut calls = Vec::with_capacity(ncalls);
         for _ in 0..ncalls {
             let (lib, method) = (b[q], b[q + 1]);
             q += 2;
             let sig = if lib == 0 { &sigs[method as usize] } else { &osigs[method as usize] };
-            let mut args = Vec::new();
+            let mut args = Vec::with_capacity(sig.params.len());
             for _ in &sig.params {
                 let tag = b[q];
                 q += 1;
@@ -455,6 +504,6 @@ impl Generator {
         let client = Client { k: nodes.len() as u8, threads, homes, ohomes: Vec::new(), rings: 0, barriers: 0 };
         let used = used_of(&client);
         let pcache = self.perm_cache();
-        Ok(canonical(&client, &self.bounds, &used, &pcache))
+        Ok(Canon::default().canonical(&client, &self.bounds, &used, &pcache).to_vec())
     }
 }

@@ -259,64 +259,24 @@ impl Generator {
 
     /// Every sequence of `len` calls of `alpha` that follows the work-identifier grammar.
     pub(super) fn sequences(&self, alpha: Vec<Call>, len: usize) -> Sequences {
+        let uses: Vec<WidUse> = alpha
+            .iter()
+            .map(|c| WidUse {
+                wait: self.is_wait(c),
+                wids: c
+                    .args
+                    .iter()
+                    .filter_map(|a| match a {
+                        Arg::Wid(w) if *w != 0 => Some(*w),
+                        _ => None,
+                    })
+                    .collect(),
+            })
+            .collect();
         let mut idx = Vec::new();
         let mut cur = Vec::new();
-        self.seq_rec(&alpha, len, &mut cur, 0, 0, &mut idx);
+        seq_rec(&uses, len, &mut cur, 0, 0, &mut idx);
         Sequences { alpha, len, idx }
-    }
-
-    /// `intro`: work identifiers introduced (1..=intro); `pending`: bit w set when a call
-    /// with w is not yet waited for.
-    pub(super) fn seq_rec(
-        &self,
-        alpha: &[Call],
-        len: usize,
-        cur: &mut Vec<u32>,
-        intro: u8,
-        pending: u32,
-        out: &mut Vec<u32>,
-    ) {
-        if cur.len() == len {
-            if pending == 0 {
-                out.extend_from_slice(cur);
-            }
-            return;
-        }
-        // a pending identifier needs a later Wait: one call per pending identifier at least
-        if (pending.count_ones() as usize) > len - cur.len() {
-            return;
-        }
-        for (ci, c) in alpha.iter().enumerate() {
-            let (mut intro2, mut pending2) = (intro, pending);
-            let mut ok = true;
-            let wait = self.is_wait(c);
-            for a in &c.args {
-                if let Arg::Wid(w) = a {
-                    let w = *w;
-                    if w == 0 {
-                        continue;
-                    }
-                    if wait {
-                        if pending2 & (1 << w) == 0 {
-                            ok = false;
-                        }
-                        pending2 &= !(1 << w);
-                    } else {
-                        if w > intro2 + 1 {
-                            ok = false;
-                        }
-                        intro2 = intro2.max(w);
-                        pending2 |= 1 << w;
-                    }
-                }
-            }
-            if !ok {
-                continue;
-            }
-            cur.push(ci as u32);
-            self.seq_rec(alpha, len, cur, intro2, pending2, out);
-            cur.pop();
-        }
     }
 
     pub(super) fn returns(&self, c: &Call) -> bool {
@@ -559,15 +519,14 @@ impl Generator {
         std::thread::scope(|sc| {
             for _ in 0..jobs {
                 sc.spawn(|| {
-                    let mut keys: HashSet<Vec<u8>> = HashSet::default();
-                    let mut generated = 0u64;
+                    let mut w = Worker::default();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&(si, lo, hi)) = items.get(i) else { break };
                         let (shape, pt) = &shapes[si];
-                        self.shape_clients(shape, pt, lo..hi, &pcache, &mut keys, &mut generated);
+                        self.shape_clients(shape, pt, lo..hi, &pcache, &mut w);
                     }
-                    parts.lock().expect("parts").push((keys, generated));
+                    parts.lock().expect("parts").push((w.keys, w.generated));
                 });
             }
         });
@@ -581,7 +540,7 @@ impl Generator {
         }
         let mut keys: Vec<Vec<u8>> = keys.into_iter().collect();
         keys.sort();
-        SizeClass { size, generated, keys }
+        SizeClass { size, generated, description: self.description(size), keys }
     }
 
     /// The call sequences of each thread of `shape`.
@@ -641,44 +600,115 @@ impl Generator {
     }
 
     /// Every valid labelled client of `shape` whose first thread runs one of the
-    /// sequences `first` of `per_thread[0]`, reduced into `keys`.
+    /// sequences `first` of `per_thread[0]`, reduced into `w.keys`.
     pub(super) fn shape_clients(
         &self,
         shape: &Shape,
         per_thread: &[Sequences],
         first: std::ops::Range<usize>,
         pcache: &[Vec<Vec<u8>>],
-        keys: &mut HashSet<Vec<u8>>,
-        generated: &mut u64,
+        w: &mut Worker,
     ) {
         let t = shape.lens.len();
         let nobj = self.nobjs();
         let Shape { k, tnodes, homes, ohomes, cfgs, .. } = shape;
         let mut lists: Vec<(usize, &[u32])> = per_thread.iter().map(|v| (v.len, v.idx.as_slice())).collect();
         lists[0].1 = &lists[0].1[first.start * lists[0].0..first.end * lists[0].0];
-        let roles: Vec<Vec<u8>> = (0..t).map(|i| self.roles(cfgs, i)).collect();
         let rings = if self.kind == Kind::Rbl { nobj } else { 0 };
+        // one client refilled for every choice of sequences: a thread's calls are
+        // copied only when its sequence changes (the last thread's at every choice)
+        let mut client = Client {
+            k: *k,
+            threads: (0..t).map(|i| (tnodes[i], self.roles(cfgs, i), Vec::new())).collect(),
+            homes: homes.clone(),
+            ohomes: ohomes.clone(),
+            rings,
+            barriers: nobj - rings,
+        };
+        let mut current: Vec<Option<&[u32]>> = vec![None; t];
         for_product(&lists, &mut |seqs| {
-            let client = Client {
-                k: *k,
-                threads: (0..t)
-                    .map(|i| {
-                        let alpha = &per_thread[i].alpha;
-                        (tnodes[i], roles[i].clone(), seqs[i].iter().map(|&c| alpha[c as usize].clone()).collect())
-                    })
-                    .collect(),
-                homes: homes.clone(),
-                ohomes: ohomes.clone(),
-                rings,
-                barriers: nobj - rings,
-            };
-            let used = used_of(&client);
-            if !self.valid(&client, &used, cfgs) {
+            for (i, (cur, &seq)) in current.iter_mut().zip(seqs).enumerate() {
+                if *cur != Some(seq) {
+                    *cur = Some(seq);
+                    let alpha = &per_thread[i].alpha;
+                    let calls = &mut client.threads[i].2;
+                    calls.truncate(seq.len());
+                    for (j, &c) in seq.iter().enumerate() {
+                        match calls.get_mut(j) {
+                            Some(call) => call.clone_from(&alpha[c as usize]),
+                            None => calls.push(alpha[c as usize].clone()),
+                        }
+                    }
+                }
+            }
+            w.used.fill(&client);
+            if !self.valid(&client, &w.used, cfgs) {
                 return;
             }
-            *generated += 1;
-            keys.insert(canonical(&client, &self.bounds, &used, pcache));
+            w.generated += 1;
+            let key = w.canon.canonical(&client, &self.bounds, &w.used, pcache);
+            if !w.keys.contains(key) {
+                w.keys.insert(key.to_vec());
+            }
         });
+    }
+}
+
+/// What a worker of [`Generator::reduce`] has found (the canonical encodings of its
+/// clients, how many labelled clients), with its buffers.
+#[derive(Default)]
+pub(super) struct Worker {
+    keys: HashSet<Vec<u8>>,
+    generated: u64,
+    canon: Canon,
+    used: Used,
+}
+
+/// The work identifiers (not `_`) a call of a thread's alphabet uses, and whether
+/// it waits for them (a `Wait`) or starts work with them.
+pub(super) struct WidUse {
+    wait: bool,
+    wids: Vec<u8>,
+}
+
+/// The sequences of [`Generator::sequences`] that extend `cur` (indices into the
+/// alphabet whose calls use work identifiers as `uses` says). `intro`: work
+/// identifiers introduced (1..=intro); `pending`: bit w set when a call with w is
+/// not yet waited for.
+pub(super) fn seq_rec(uses: &[WidUse], len: usize, cur: &mut Vec<u32>, intro: u8, pending: u32, out: &mut Vec<u32>) {
+    if cur.len() == len {
+        if pending == 0 {
+            out.extend_from_slice(cur);
+        }
+        return;
+    }
+    // a pending identifier needs a later Wait: one call per pending identifier at least
+    if (pending.count_ones() as usize) > len - cur.len() {
+        return;
+    }
+    for (ci, u) in uses.iter().enumerate() {
+        let (mut intro2, mut pending2) = (intro, pending);
+        let mut ok = true;
+        for &w in &u.wids {
+            if u.wait {
+                if pending2 & (1 << w) == 0 {
+                    ok = false;
+                }
+                pending2 &= !(1 << w);
+            } else {
+                if w > intro2 + 1 {
+                    ok = false;
+                }
+                intro2 = intro2.max(w);
+                pending2 |= 1 << w;
+            }
+        }
+        if !ok {
+            continue;
+        }
+        cur.push(ci as u32);
+        seq_rec(uses, len, cur, intro2, pending2, out);
+        cur.pop();
     }
 }
 
@@ -715,8 +745,8 @@ pub(super) fn cfg_tuples(opts: &[ObjCfg], n: usize) -> Vec<Vec<ObjCfg>> {
 
 /// Every choice of one sequence per list; a list is (sequence length, the
 /// sequences one after the other).
-pub(super) fn for_product(lists: &[(usize, &[u32])], f: &mut dyn FnMut(&[&[u32]])) {
-    pub(super) fn rec<'a>(lists: &'a [(usize, &'a [u32])], cur: &mut Vec<&'a [u32]>, f: &mut dyn FnMut(&[&[u32]])) {
+pub(super) fn for_product<'a>(lists: &[(usize, &'a [u32])], f: &mut dyn FnMut(&[&'a [u32]])) {
+    fn rec<'a>(lists: &[(usize, &'a [u32])], cur: &mut Vec<&'a [u32]>, f: &mut dyn FnMut(&[&'a [u32]])) {
         if cur.len() == lists.len() {
             f(cur);
             return;

@@ -330,12 +330,24 @@ enum Arg {
     Obj(u8),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 struct Call {
     /// 0: the implemented library, 1: the observer.
     lib: u8,
     method: u8,
     args: Vec<Arg>,
+}
+
+impl Clone for Call {
+    fn clone(&self) -> Call {
+        Call { lib: self.lib, method: self.method, args: self.args.clone() }
+    }
+
+    /// Keeps the buffer of the arguments (the generator refills its clients call by call).
+    fn clone_from(&mut self, source: &Call) {
+        (self.lib, self.method) = (source.lib, source.method);
+        self.args.clone_from(&source.args);
+    }
 }
 
 /// Roles of a thread in an object: bit 0 participant / writer, bit 1 reader.
@@ -402,6 +414,8 @@ pub struct SizeClass {
     pub size: usize,
     /// Labelled clients generated.
     pub generated: u64,
+    /// The description line of its clients.
+    description: String,
     /// Canonical encodings, in order.
     keys: Vec<Vec<u8>>,
 }

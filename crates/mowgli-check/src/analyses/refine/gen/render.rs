@@ -13,10 +13,22 @@ pub(super) const OLOC_NAMES: [&str; 6] = ["a", "b", "c", "e", "f", "g"];
 pub(super) const WID_LETTERS: [&str; 6] = ["d", "e", "f", "g", "h", "i"];
 
 pub(super) fn loc_name(i: u8) -> String {
-    LOC_NAMES.get(i as usize).map(|s| s.to_string()).unwrap_or(format!("x{i}"))
+    LOC_NAMES.get(i as usize).map_or_else(|| format!("x{i}"), |s| s.to_string())
 }
 pub(super) fn oloc_name(i: u8) -> String {
-    OLOC_NAMES.get(i as usize).map(|s| s.to_string()).unwrap_or(format!("a{i}"))
+    OLOC_NAMES.get(i as usize).map_or_else(|| format!("a{i}"), |s| s.to_string())
+}
+
+/// `prefix` and the number `i` (without the formatting machinery below 10: every
+/// checked client names its threads, registers and work identifiers).
+fn numbered(prefix: &str, i: usize) -> String {
+    if i >= 10 {
+        return format!("{prefix}{i}");
+    }
+    let mut s = String::with_capacity(prefix.len() + 1);
+    s.push_str(prefix);
+    s.push(char::from(b'0' + i as u8));
+    s
 }
 pub(super) fn obj_name(c: &Client, o: u8) -> String {
     let ring = (o as usize) < c.rings;
@@ -24,8 +36,8 @@ pub(super) fn obj_name(c: &Client, o: u8) -> String {
     match (ring, n) {
         (true, 1) => "q".into(),
         (false, 1) => "z".into(),
-        (true, _) => format!("q{}", o + 1),
-        (false, _) => format!("z{}", o + 1),
+        (true, _) => numbered("q", o as usize + 1),
+        (false, _) => numbered("z", o as usize + 1),
     }
 }
 
@@ -38,11 +50,11 @@ pub(super) fn writes_first(m: &str) -> bool {
 impl Generator {
     /// The litmus text of client `i` of a class, named `name`.
     pub fn render(&self, class: &SizeClass, i: usize, name: &str) -> String {
-        self.render_with(class, i, name, &self.description(class.size))
+        self.render_with(class, i, name, &class.description)
     }
 
     /// The description line of a generated client of `size` calls.
-    fn description(&self, size: usize) -> String {
+    pub(super) fn description(&self, size: usize) -> String {
         let b = &self.bounds;
         format!(
             "generated client for {} ({} call{}; bounds: {} threads, {} nodes, {} calls per thread{})",
@@ -74,7 +86,7 @@ impl Generator {
     pub fn litmus(&self, class: &SizeClass, i: usize, name: &str) -> Litmus {
         let osigs: &[mowgli_core::MethodSig] = self.observer.as_ref().map(|o| o.1.as_slice()).unwrap_or(&[]);
         let c = decode(&class.keys[i], &self.sigs, osigs);
-        self.client_litmus(&c, name, &self.description(class.size))
+        self.client_litmus(&c, name, &class.description)
     }
 
     /// The test of a client (positions are the default: it has no text).
@@ -88,7 +100,7 @@ impl Generator {
                 libraries.push(nm(o.clone()));
             }
         }
-        let tname = |i: usize| nm(format!("T{}", i + 1));
+        let tname = |i: usize| nm(numbered("T", i + 1));
         let threads = c.threads.iter().enumerate().map(|(i, (n, _, _))| (tname(i), i64::from(*n))).collect();
         let used = used_of(c);
         let mut locs = Vec::new();
@@ -154,7 +166,7 @@ impl Generator {
                         Arg::Lit(v) | Arg::Val(v) => int(i64::from(*v)),
                         Arg::Tuple(vs) => Ex::Tuple(vs.iter().map(|v| int(i64::from(*v))).collect(), Pos::default()),
                         Arg::Wid(0) => Ex::Var(nm("_".into())),
-                        Arg::Wid(w) => Ex::Var(nm(format!("{}{}", WID_LETTERS[*w as usize - 1], i + 1))),
+                        Arg::Wid(w) => Ex::Var(nm(numbered(WID_LETTERS[*w as usize - 1], i + 1))),
                         Arg::Node(n) => int(i64::from(*n)),
                         Arg::Nodes(m) => Ex::Set(
                             (1..=32u32).filter(|n| m & (1 << (n - 1)) != 0).map(|n| int(i64::from(n))).collect(),
@@ -167,7 +179,7 @@ impl Generator {
                 let ce = CallEx { lib, method: nm(sig.name.to_string()), args };
                 body.push(if self.returns(call) {
                     reg += 1;
-                    Stmt::Assign { name: nm(format!("r{}", reg - 1)), rhs: Rhs::Call(ce) }
+                    Stmt::Assign { name: nm(numbered("r", reg - 1)), rhs: Rhs::Call(ce) }
                 } else {
                     Stmt::Call(ce)
                 });
