@@ -23,7 +23,7 @@ use mowgli_core::{
 use crate::*;
 
 mod search;
-use search::FileSearch;
+use search::{FileSearch, Plan};
 
 /// Method names live as long as the process (`MethodSig::name` is `&'static str`).
 fn intern(s: &str) -> &'static str {
@@ -62,6 +62,8 @@ pub struct FileLibrary {
     /// The stamp order's kind of each declared stamp.
     kinds: Vec<u8>,
     methods: Vec<MethodSig>,
+    /// Its expressions folded (what a search computes of them).
+    plan: std::sync::Arc<Plan>,
 }
 
 impl FileLibrary {
@@ -104,7 +106,8 @@ impl FileLibrary {
                 returns: !m.ret.is_empty(),
             })
             .collect();
-        Ok(FileLibrary { spec, kinds, methods })
+        let plan = Plan::of(&spec);
+        Ok(FileLibrary { spec, kinds, methods, plan })
     }
 
     fn node(&self, world: &World, thread: usize, args: &[Value], var: Option<u32>, n: &NodeExpr) -> u32 {

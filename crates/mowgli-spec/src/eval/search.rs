@@ -14,10 +14,13 @@ use super::FileLibrary;
 
 mod ev;
 mod objects;
+mod plan;
 mod symbolic;
 mod values;
 
 use ev::Ev;
+pub(super) use plan::Plan;
+use plan::Static;
 pub(super) use values::Values;
 
 /// A value: a set of subevents or a relation.
@@ -65,23 +68,16 @@ pub(super) struct FileSearch<'a> {
     nvars: usize,
     assigned: Vec<bool>,
     nassigned: usize,
+    /// The values of the library's static parts ([`Plan::statics`]).
     consts: Vec<Val>,
-    /// Let definitions with static parts folded.
-    lets: Vec<Expr>,
-    /// Axioms whose violation is known from the plain execution.
+    /// Whether some static axiom is violated.
     static_ok: bool,
-    /// (axiom, monotone) without hb.
-    axioms: Vec<(AxiomKind, Expr, bool)>,
-    /// Axioms mentioning hb.
-    hb_axioms: Vec<(AxiomKind, Expr, bool)>,
-    /// so: (term, monotone); static terms merged into one.
-    so: Vec<(Expr, bool)>,
+    /// The constant of so's static terms, unless empty.
+    so_fixed: Option<usize>,
     /// The static base relations computed so far.
     bases: std::cell::RefCell<Vec<(Base, BitRel)>>,
     /// Per tag: its subevents.
     tags: Vec<Vec<bool>>,
-    /// Per let: whether it is recursive (a least fixpoint).
-    rec: Vec<bool>,
     /// Memory with `undefined`: the values computed after the witness.
     vals: Option<Values>,
 }
@@ -230,7 +226,7 @@ impl<'a> FileSearch<'a> {
     }
 
     fn with_memory(lib: &'a FileLibrary, g: &'a ExecGraph<'a>, mut m: Memory) -> Self {
-        let spec = &lib.spec;
+        let plan = &lib.plan;
         let n = g.len();
         let (vreads, vwrites) = (std::mem::take(&mut m.vreads), std::mem::take(&mut m.vwrites));
         let mut me_ = FileSearch {
@@ -244,30 +240,28 @@ impl<'a> FileSearch<'a> {
             assigned: vec![],
             nassigned: 0,
             consts: vec![],
-            lets: vec![],
             static_ok: true,
-            axioms: vec![],
-            hb_axioms: vec![],
-            so: vec![],
+            so_fixed: None,
             bases: Default::default(),
             tags: vec![],
-            rec: spec.lets.iter().map(|l| l.rec).collect(),
             vals: None,
         };
         me_.tags = values::tag_sets(lib, g, &me_.m.mine);
-        if spec.computes_values() {
+        if lib.spec.computes_values() {
             me_.vals = Some(Values::new(n, vreads, vwrites));
         }
-        // fold the lets in order (a static let becomes a constant)
-        for i in 0..spec.lets.len() {
-            // the definition as it is when no clause adds to it (no copy)
-            let has_clause = spec.axioms.iter().any(|a| a.kind == AxiomKind::Clause(i));
-            let e = if has_clause { me_.fold(&spec.let_expr(i)) } else { me_.fold(&spec.lets[i].expr) };
-            me_.lets.push(e);
+        // the static parts, in order
+        for st in &plan.statics {
+            let v = me_.static_value(st);
+            me_.consts.push(v);
         }
+        me_.so_fixed = plan.so_static.filter(|&k| match &me_.consts[k] {
+            Val::Rel(r) => !r.is_empty(),
+            Val::Set(_) => false,
+        });
         // witnesses
         let mut nv = me_.m.mem.as_ref().map_or(0, RfMo::num_vars);
-        for wd in &spec.witnesses {
+        for wd in &lib.spec.witnesses {
             me_.wit_base.push(nv);
             let st = match &wd.kind {
                 WitnessKind::Orients(r) => {
@@ -305,49 +299,24 @@ impl<'a> FileSearch<'a> {
         }
         me_.nvars = nv;
         me_.assigned = vec![false; nv];
-        // axioms (value rules and clauses are not checked here)
-        for a in &spec.axioms {
-            if !matches!(a.kind, AxiomKind::Acyclic | AxiomKind::Irreflexive | AxiomKind::Empty) {
-                if me_.vals.is_some() && !matches!(a.kind, AxiomKind::Clause(_)) {
-                    let e = me_.fold(&a.expr);
-                    if let Some(v) = me_.vals.as_mut() {
-                        v.rules.push((a.kind, e));
-                    }
-                }
-                continue;
-            }
-            let e = me_.fold(&a.expr);
-            let mono = a.expr.monotone(&spec.lets);
-            if !a.expr.dynamic(&spec.lets) {
-                let v = me_.eval_static(&a.expr);
-                if !me_.holds(a.kind, v) {
-                    me_.static_ok = false;
-                }
-            } else if a.expr.mentions_hb(&spec.lets) {
-                me_.hb_axioms.push((a.kind, e, mono));
-            } else {
-                me_.axioms.push((a.kind, e, mono));
-            }
-        }
-        // so: its union terms
-        if let Some(so) = &spec.so {
-            let mut terms = Vec::new();
-            flatten_union(so, &mut terms);
-            let mut fixed = BitRel::new(n);
-            for t in terms {
-                if t.dynamic(&spec.lets) {
-                    let f = me_.fold(t);
-                    me_.so.push((f, t.monotone(&spec.lets)));
-                } else {
-                    fixed.union_with(&me_.eval_static(t).rel(n));
-                }
-            }
-            if !fixed.is_empty() {
-                me_.consts.push(Val::Rel(fixed));
-                me_.so.insert(0, (Expr::Const(me_.consts.len() - 1, Ty::Rel), true));
-            }
-        }
+        me_.static_ok = plan.static_axioms.iter().all(|(kind, e)| me_.holds(*kind, me_.eval_static(e)));
         me_
+    }
+
+    /// The value of a static part (the constants before it computed).
+    fn static_value(&self, st: &Static) -> Val {
+        let n = self.n;
+        match st {
+            Static::Val(e) => self.eval_static(e),
+            Static::Rows(x) => {
+                let set = self.eval_static(x).rel(n);
+                Val::Rel(BitRel::from_fn(n, |a, _| set.contains(a, a)))
+            }
+            Static::Cols(y) => {
+                let set = self.eval_static(y).rel(n);
+                Val::Rel(BitRel::from_fn(n, |_, c| set.contains(c, c)))
+            }
+        }
     }
 
     fn complete(&self) -> bool {
@@ -365,85 +334,8 @@ impl<'a> FileSearch<'a> {
     }
 
     fn eval_static(&self, e: &Expr) -> Val {
-        let mut ev = Ev { s: self, hb: None, memo: vec![None; self.lets.len()] };
+        let mut ev = Ev { s: self, hb: None, memo: vec![None; self.lib.plan.lets.len()] };
         ev.eval(e)
-    }
-
-    /// Replaces every static subexpression with a constant.
-    fn fold(&mut self, e: &Expr) -> Expr {
-        let lets = &self.lib.spec.lets;
-        if !e.dynamic(lets) {
-            if let Expr::Ident(inner) = e {
-                let v = self.eval_static(inner);
-                self.consts.push(v);
-                return Expr::Ident(Box::new(Expr::Const(self.consts.len() - 1, Ty::Set)));
-            }
-            let ty = match e {
-                Expr::Let(_, t) => *t,
-                _ => ty_of(e),
-            };
-            let v = self.eval_static(e);
-            self.consts.push(v);
-            return Expr::Const(self.consts.len() - 1, ty);
-        }
-        let b = |s: &mut Self, x: &Expr| Box::new(s.fold(x));
-        match e {
-            Expr::Union(..) => {
-                let mut terms = Vec::new();
-                flatten_union(e, &mut terms);
-                let ty = ty_of(e);
-                let (stat, dynm): (Vec<&Expr>, Vec<&Expr>) = terms.into_iter().partition(|t| !t.dynamic(lets));
-                let mut acc: Option<Expr> = None;
-                if !stat.is_empty() {
-                    let mut v = self.eval_static(stat[0]);
-                    for t in &stat[1..] {
-                        v = union(v, self.eval_static(t));
-                    }
-                    self.consts.push(v);
-                    acc = Some(Expr::Const(self.consts.len() - 1, ty));
-                }
-                for t in dynm {
-                    let f = self.fold(t);
-                    acc = Some(match acc {
-                        None => f,
-                        Some(a) => Expr::Union(Box::new(a), Box::new(f)),
-                    });
-                }
-                acc.unwrap_or(Expr::Empty(ty))
-            }
-            Expr::Domain(a) => Expr::Domain(b(self, a)),
-            Expr::Range(a) => Expr::Range(b(self, a)),
-            Expr::Ident(a) => Expr::Ident(b(self, a)),
-            Expr::Inv(a) => Expr::Inv(b(self, a)),
-            Expr::Plus(a) => Expr::Plus(b(self, a)),
-            Expr::Star(a) => Expr::Star(b(self, a)),
-            Expr::Prod(x, y) => Expr::Prod(b(self, x), b(self, y)),
-            // [S]; r and r; [S] with S static: r ∩ (S × U), r ∩ (U × S) (word-parallel)
-            Expr::Seq(x, y) if matches!(**x, Expr::Ident(_)) && !x.dynamic(lets) => {
-                let set = match self.eval_static(x) {
-                    Val::Rel(r) => r,
-                    Val::Set(_) => BitRel::new(self.n),
-                };
-                let mask = BitRel::from_fn(self.n, |a, _| set.contains(a, a));
-                self.consts.push(Val::Rel(mask));
-                let c = Expr::Const(self.consts.len() - 1, Ty::Rel);
-                Expr::Inter(Box::new(c), b(self, y))
-            }
-            Expr::Seq(x, y) if matches!(**y, Expr::Ident(_)) && !y.dynamic(lets) => {
-                let set = match self.eval_static(y) {
-                    Val::Rel(r) => r,
-                    Val::Set(_) => BitRel::new(self.n),
-                };
-                let mask = BitRel::from_fn(self.n, |_, c| set.contains(c, c));
-                self.consts.push(Val::Rel(mask));
-                let c = Expr::Const(self.consts.len() - 1, Ty::Rel);
-                Expr::Inter(b(self, x), Box::new(c))
-            }
-            Expr::Seq(x, y) => Expr::Seq(b(self, x), b(self, y)),
-            Expr::Inter(x, y) => Expr::Inter(b(self, x), b(self, y)),
-            Expr::Diff(x, y) => Expr::Diff(b(self, x), b(self, y)),
-            other => other.clone(),
-        }
     }
 
     fn wit_rel(&self, i: usize) -> BitRel {
@@ -672,8 +564,9 @@ impl WitnessSearch for FileSearch<'_> {
         if complete && self.vals.is_some() && !self.compute_values() {
             return false;
         }
-        let mut ev = Ev { s: self, hb: None, memo: vec![None; self.lets.len()] };
-        for (kind, e, mono) in &self.axioms {
+        let plan = &self.lib.plan;
+        let mut ev = Ev { s: self, hb: None, memo: vec![None; plan.lets.len()] };
+        for (kind, e, mono) in &plan.axioms {
             if *mono || complete {
                 let v = ev.eval(e);
                 if !self.holds(*kind, v) {
@@ -681,7 +574,10 @@ impl WitnessSearch for FileSearch<'_> {
                 }
             }
         }
-        for (e, mono) in &self.so {
+        if let Some(k) = self.so_fixed {
+            so.union_with(&self.consts[k].clone().rel(self.n));
+        }
+        for (e, mono) in &plan.so {
             if *mono || complete {
                 so.union_with(&ev.eval(e).rel(self.n));
             }
@@ -689,12 +585,13 @@ impl WitnessSearch for FileSearch<'_> {
         true
     }
     fn needs_hb(&self) -> bool {
-        !self.hb_axioms.is_empty()
+        !self.lib.plan.hb_axioms.is_empty()
     }
     fn check_hb(&self, hb: &BitRel) -> bool {
         let complete = self.complete();
-        let mut ev = Ev { s: self, hb: Some(hb), memo: vec![None; self.lets.len()] };
-        for (kind, e, mono) in &self.hb_axioms {
+        let plan = &self.lib.plan;
+        let mut ev = Ev { s: self, hb: Some(hb), memo: vec![None; plan.lets.len()] };
+        for (kind, e, mono) in &plan.hb_axioms {
             if *mono || complete {
                 let v = ev.eval(e);
                 if !self.holds(*kind, v) {

@@ -95,10 +95,10 @@ impl Ev<'_, '_> {
                 if let Some(v) = &self.memo[*i] {
                     return v.clone();
                 }
-                if s.rec[*i] {
+                if s.lib.plan.rec[*i] {
                     return self.fixpoint(*i);
                 }
-                let v = self.eval(&s.lets[*i]);
+                let v = self.eval(&s.lib.plan.lets[*i]);
                 self.memo[*i] = Some(v.clone());
                 v
             }
@@ -143,11 +143,13 @@ impl Ev<'_, '_> {
         let s = self.s;
         let n = s.n;
         let mut terms = Vec::new();
-        flatten_union(&s.lets[i], &mut terms);
+        flatten_union(&s.lib.plan.lets[i], &mut terms);
         let is_sq = |t: &Expr| matches!(t, Expr::Seq(a, b) if matches!(**a, Expr::Let(j, _) if j == i) && matches!(**b, Expr::Let(k, _) if k == i));
         let closed = terms.iter().any(|t| is_sq(t));
-        let (selfs, others): (Vec<&Expr>, Vec<&Expr>) =
-            terms.into_iter().filter(|t| !is_sq(t)).partition(|t| refers(s, t, i, &mut vec![false; s.lets.len()]));
+        let (selfs, others): (Vec<&Expr>, Vec<&Expr>) = terms
+            .into_iter()
+            .filter(|t| !is_sq(t))
+            .partition(|t| refers(s, t, i, &mut vec![false; s.lib.plan.lets.len()]));
         let mut base = BitRel::new(n);
         for t in others {
             base.union_with(&self.eval(t).rel(n));
@@ -191,7 +193,7 @@ fn refers(s: &FileSearch, e: &Expr, i: usize, seen: &mut Vec<bool>) -> bool {
                 return false;
             }
             seen[*j] = true;
-            refers(s, &s.lets[*j], i, seen)
+            refers(s, &s.lib.plan.lets[*j], i, seen)
         }
         Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) | ValEq(a) => refers(s, a, i, seen),
         Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) | Diff(a, b) => {

@@ -16,8 +16,6 @@ use crate::*;
 
 /// The values of one plain execution's accesses (memory with `undefined`).
 pub(crate) struct Values {
-    /// The value rules (`defined`, `undefined`, `undefined final`), folded.
-    pub rules: Vec<(AxiomKind, Expr)>,
     /// Per read of the memory (its order): subevent and how its value is fixed.
     reads: Vec<(usize, AccVal)>,
     /// Per write of the memory: subevent and its value.
@@ -81,7 +79,6 @@ impl Values {
         }
         let (nr, nw) = (reads.len(), writes.len());
         Values {
-            rules: vec![],
             reads,
             writes,
             read_of,
@@ -135,8 +132,9 @@ impl FileSearch<'_> {
         let mut defined = vec![false; n];
         let mut undefined = vec![false; n];
         let mut final_undef = vec![false; n];
-        let mut ev = Ev { s: self, hb: None, memo: vec![None; self.lets.len()] };
-        for (kind, e) in &v.rules {
+        let plan = &self.lib.plan;
+        let mut ev = Ev { s: self, hb: None, memo: vec![None; plan.lets.len()] };
+        for (kind, e) in &plan.rules {
             let set = ev.eval(e).set();
             let target = match kind {
                 AxiomKind::Defined => &mut defined,
