@@ -1,6 +1,7 @@
 //! The witness search of a file library: folding the static parts, evaluating
 //! the dynamic ones on (partial) witnesses.
 
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 
 use mowgli_core::library::Cell as MemCell;
@@ -15,26 +16,28 @@ use super::FileLibrary;
 mod ev;
 mod objects;
 mod plan;
+mod set;
 mod symbolic;
 mod values;
 
 use ev::Ev;
 pub(super) use plan::Plan;
 use plan::Static;
+use set::Set;
 pub(super) use values::Values;
 
 /// A value: a set of subevents or a relation.
 #[derive(Clone, Debug)]
 enum Val {
-    Set(Vec<bool>),
+    Set(Set),
     Rel(BitRel),
 }
 
 impl Val {
-    fn set(self) -> Vec<bool> {
+    fn set(self) -> Set {
         match self {
             Val::Set(s) => s,
-            Val::Rel(_) => vec![],
+            Val::Rel(_) => Set::EMPTY,
         }
     }
     fn rel(self, n: usize) -> BitRel {
@@ -74,10 +77,12 @@ pub(super) struct FileSearch<'a> {
     static_ok: bool,
     /// The constant of so's static terms, unless empty.
     so_fixed: Option<usize>,
-    /// The static base relations computed so far.
-    bases: std::cell::RefCell<Vec<(Base, BitRel)>>,
+    /// The library's subevents.
+    all: Set,
+    /// Per base relation (but hb): its value, once computed.
+    bases: [OnceCell<Val>; BASES],
     /// Per tag: its subevents.
-    tags: Vec<Vec<bool>>,
+    tags: Vec<Set>,
     /// Memory with `undefined`: the values computed after the witness.
     vals: Option<Values>,
 }
@@ -91,8 +96,8 @@ struct Memory {
     mem: Option<RfMo>,
     /// Per memory cell: (location, copy's node).
     cells: Vec<(usize, Option<u32>)>,
-    reads: Vec<bool>,
-    writes: Vec<bool>,
+    reads: Set,
+    writes: Set,
     /// Per event: its read that returns the call's value.
     ret_read: Vec<Option<usize>>,
     /// With values computed after the witness: the reads and writes for [`Values`]
@@ -108,8 +113,8 @@ impl Memory {
         let w = g.world;
         let mine: Vec<bool> = (0..n).map(|s| g.event_of(s).lib == me).collect();
         // memory
-        let mut reads = vec![false; n];
-        let mut writes = vec![false; n];
+        let mut reads = Set::new(n);
+        let mut writes = Set::new(n);
         let mut ret_read = vec![None; g.events.len()];
         let mut cells = Vec::new();
         let (mut vreads, mut vwrites) = (Vec::new(), Vec::new());
@@ -165,14 +170,14 @@ impl Memory {
                                 if write {
                                     ws.push(WriteSpec { sub: s, cell: c, val: WriteVal::Known(Value::Unit) });
                                     vwrites.push((s, a.val.clone()));
-                                    writes[s] = true;
+                                    writes.insert(s);
                                 } else {
                                     if a.val == AccVal::Ret {
                                         ret_read[ei] = Some(s);
                                     }
                                     rs.push(ReadSpec { sub: s, cell: c, val: ReadVal::Free });
                                     vreads.push((s, a.val.clone()));
-                                    reads[s] = true;
+                                    reads.insert(s);
                                 }
                                 continue;
                             }
@@ -184,7 +189,7 @@ impl Memory {
                                     _ => WriteVal::CopyOf(rs.len() - 1),
                                 };
                                 ws.push(WriteSpec { sub: s, cell: c, val });
-                                writes[s] = true;
+                                writes.insert(s);
                             } else {
                                 let val = match a.val {
                                     AccVal::Ret => {
@@ -195,7 +200,7 @@ impl Memory {
                                     _ => ReadVal::Free,
                                 };
                                 rs.push(ReadSpec { sub: s, cell: c, val });
-                                reads[s] = true;
+                                reads.insert(s);
                             }
                         }
                     }
@@ -242,19 +247,23 @@ impl<'a> FileSearch<'a> {
             consts: vec![],
             static_ok: true,
             so_fixed: None,
+            all: Set::EMPTY,
             bases: Default::default(),
             tags: vec![],
             vals: None,
         };
+        me_.all = Set::from_fn(n, |x| me_.m.mine[x]);
         me_.tags = values::tag_sets(lib, g, &me_.m.mine);
         if lib.spec.computes_values() {
             me_.vals = Some(Values::new(n, vreads, vwrites));
         }
         // the static parts, in order
+        let mut consts = Vec::with_capacity(plan.statics.len());
         for st in &plan.statics {
-            let v = me_.static_value(st);
-            me_.consts.push(v);
+            let v = me_.static_value(&consts, st);
+            consts.push(v);
         }
+        me_.consts = consts;
         me_.so_fixed = plan.so_static.filter(|&k| match &me_.consts[k] {
             Val::Rel(r) => !r.is_empty(),
             Val::Set(_) => false,
@@ -273,8 +282,7 @@ impl<'a> FileSearch<'a> {
                     let c = me_.eval_static(cands).rel(n);
                     let t = me_.eval_static(targets).set();
                     let ct = c.inverse();
-                    let targets: Vec<(usize, Vec<usize>)> =
-                        (0..n).filter(|&b| t.get(b) == Some(&true)).map(|b| (b, ct.successors(b).collect())).collect();
+                    let targets: Vec<(usize, Vec<usize>)> = t.iter().map(|b| (b, ct.successors(b).collect())).collect();
                     WState::Picks { choice: vec![None; targets.len()], targets }
                 }
                 WitnessKind::OrientsOptionally(r) => {
@@ -286,7 +294,7 @@ impl<'a> FileSearch<'a> {
                 }
                 WitnessKind::Splits { set, .. } => {
                     let t = me_.eval_static(set).set();
-                    let elems: Vec<usize> = (0..n).filter(|&b| t.get(b) == Some(&true)).collect();
+                    let elems: Vec<usize> = t.iter().collect();
                     WState::Splits { choice: vec![None; elems.len()], elems }
                 }
             };
@@ -299,22 +307,32 @@ impl<'a> FileSearch<'a> {
         }
         me_.nvars = nv;
         me_.assigned = vec![false; nv];
-        me_.static_ok = plan.static_axioms.iter().all(|(kind, e)| me_.holds(*kind, me_.eval_static(e)));
+        me_.static_ok = plan.static_axioms.iter().all(|(kind, e)| me_.holds(*kind, &me_.eval_static(e)));
         me_
     }
 
-    /// The value of a static part (the constants before it computed).
-    fn static_value(&self, st: &Static) -> Val {
+    /// The value of a static part (given the constants before it).
+    fn static_value(&self, consts: &[Val], st: &Static) -> Val {
         let n = self.n;
+        let mut ev = Ev::new(self, consts, None);
         match st {
-            Static::Val(e) => self.eval_static(e),
-            Static::Rows(x) => {
-                let set = self.eval_static(x).rel(n);
-                Val::Rel(BitRel::from_fn(n, |a, _| set.contains(a, a)))
-            }
-            Static::Cols(y) => {
-                let set = self.eval_static(y).rel(n);
-                Val::Rel(BitRel::from_fn(n, |_, c| set.contains(c, c)))
+            Static::Val(e) => ev.eval(e),
+            Static::Rows(x) | Static::Cols(x) => {
+                // x is [S]
+                let s = match x {
+                    Expr::Ident(s) => ev.eval(s).set(),
+                    _ => Set::EMPTY,
+                };
+                // S × U or U × S
+                let rows = matches!(st, Static::Rows(_));
+                let mut mask = BitRel::new(n);
+                for a in s.iter() {
+                    for b in 0..n {
+                        let (x, y) = if rows { (a, b) } else { (b, a) };
+                        mask.add(x, y);
+                    }
+                }
+                Val::Rel(mask)
             }
         }
     }
@@ -323,9 +341,9 @@ impl<'a> FileSearch<'a> {
         self.nassigned == self.nvars
     }
 
-    fn holds(&self, kind: AxiomKind, v: Val) -> bool {
+    fn holds(&self, kind: AxiomKind, v: &Val) -> bool {
         match (kind, v) {
-            (AxiomKind::Empty, Val::Set(s)) => !s.contains(&true),
+            (AxiomKind::Empty, Val::Set(s)) => s.is_empty(),
             (AxiomKind::Empty, Val::Rel(r)) => r.is_empty(),
             (AxiomKind::Irreflexive, Val::Rel(r)) => r.is_irreflexive(),
             (AxiomKind::Acyclic, Val::Rel(r)) => r.is_acyclic(),
@@ -334,8 +352,7 @@ impl<'a> FileSearch<'a> {
     }
 
     fn eval_static(&self, e: &Expr) -> Val {
-        let mut ev = Ev { s: self, hb: None, memo: vec![None; self.lib.plan.lets.len()] };
-        ev.eval(e)
+        Ev::new(self, &self.consts, None).eval(e)
     }
 
     fn wit_rel(&self, i: usize) -> BitRel {
@@ -372,12 +389,12 @@ impl<'a> FileSearch<'a> {
     }
 
     /// One of the two sets of a `splits` witness.
-    fn wit_set(&self, i: usize, first: bool) -> Vec<bool> {
-        let mut out = vec![false; self.n];
+    fn wit_set(&self, i: usize, first: bool) -> Set {
+        let mut out = Set::new(self.n);
         if let WState::Splits { elems, choice } = &self.wits[i] {
             for (k, &b) in elems.iter().enumerate() {
                 if choice[k] == Some(usize::from(first)) {
-                    out[b] = true;
+                    out.insert(b);
                 }
             }
         }
@@ -409,16 +426,9 @@ impl<'a> FileSearch<'a> {
         }
     }
 
-    fn base(&self, b: Base, hb: Option<&BitRel>) -> BitRel {
-        if b == Base::Hb {
-            return hb.cloned().unwrap_or_else(|| self.g.ppo.clone());
-        }
-        if let Some((_, r)) = self.bases.borrow().iter().find(|(x, _)| *x == b) {
-            return r.clone();
-        }
-        let r = self.base_uncached(b);
-        self.bases.borrow_mut().push((b, r.clone()));
-        r
+    /// A base relation other than hb (computed once).
+    fn base(&self, b: Base) -> &Val {
+        self.bases[b as usize].get_or_init(|| Val::Rel(self.base_uncached(b)))
     }
 
     fn base_uncached(&self, b: Base) -> BitRel {
@@ -426,8 +436,8 @@ impl<'a> FileSearch<'a> {
         let mine = &self.m.mine;
         let both = |x: usize, y: usize| mine[x] && mine[y];
         match b {
-            Base::Po => g.po.filter(both),
-            Base::Ppo => g.ppo.filter(both),
+            Base::Po => g.po.restrict(|x| mine[x], |y| mine[y]),
+            Base::Ppo => g.ppo.restrict(|x| mine[x], |y| mine[y]),
             Base::Int => BitRel::from_fn(self.n, |x, y| {
                 both(x, y) && g.subs[x].event == g.subs[y].event && g.subs[x].pos < g.subs[y].pos
             }),
@@ -460,6 +470,9 @@ impl<'a> FileSearch<'a> {
     }
 }
 
+/// How many base relations there are ([`Base`], the last one last).
+const BASES: usize = Base::SameLoc as usize + 1;
+
 fn flatten_union<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match e {
         Expr::Union(a, b) => {
@@ -478,24 +491,6 @@ fn ty_of(e: &Expr) -> Ty {
         Let(_, t) | Empty(t) | Const(_, t) => *t,
         Union(a, _) | Inter(a, _) | Diff(a, _) => ty_of(a),
         _ => Ty::Rel,
-    }
-}
-
-fn union(a: Val, b: Val) -> Val {
-    match (a, b) {
-        (Val::Set(mut x), Val::Set(y)) => {
-            for (i, v) in y.into_iter().enumerate() {
-                if v {
-                    x[i] = true;
-                }
-            }
-            Val::Set(x)
-        }
-        (Val::Rel(mut x), Val::Rel(y)) => {
-            x.union_with(&y);
-            Val::Rel(x)
-        }
-        (a, _) => a,
     }
 }
 
@@ -565,21 +560,24 @@ impl WitnessSearch for FileSearch<'_> {
             return false;
         }
         let plan = &self.lib.plan;
-        let mut ev = Ev { s: self, hb: None, memo: vec![None; plan.lets.len()] };
+        let mut ev = Ev::new(self, &self.consts, None);
         for (kind, e, mono) in &plan.axioms {
             if *mono || complete {
-                let v = ev.eval(e);
-                if !self.holds(*kind, v) {
+                let v = ev.slot(e);
+                if !self.holds(*kind, ev.view(&v)) {
                     return false;
                 }
             }
         }
-        if let Some(k) = self.so_fixed {
-            so.union_with(&self.consts[k].clone().rel(self.n));
+        if let Some(Val::Rel(r)) = self.so_fixed.map(|k| &self.consts[k]) {
+            so.union_with(r);
         }
         for (e, mono) in &plan.so {
             if *mono || complete {
-                so.union_with(&ev.eval(e).rel(self.n));
+                let v = ev.slot(e);
+                if let Val::Rel(r) = ev.view(&v) {
+                    so.union_with(r);
+                }
             }
         }
         true
@@ -590,11 +588,11 @@ impl WitnessSearch for FileSearch<'_> {
     fn check_hb(&self, hb: &BitRel) -> bool {
         let complete = self.complete();
         let plan = &self.lib.plan;
-        let mut ev = Ev { s: self, hb: Some(hb), memo: vec![None; plan.lets.len()] };
+        let mut ev = Ev::new(self, &self.consts, Some(hb));
         for (kind, e, mono) in &plan.hb_axioms {
             if *mono || complete {
-                let v = ev.eval(e);
-                if !self.holds(*kind, v) {
+                let v = ev.slot(e);
+                if !self.holds(*kind, ev.view(&v)) {
                     return false;
                 }
             }

@@ -74,7 +74,7 @@ impl FileSearch<'_> {
     fn rel_expr(&self, e: &Expr) -> RelExpr {
         let b = |x: &Expr| Box::new(self.rel_expr(x));
         let constant = |v: &Val| match v {
-            Val::Set(s) => RelExpr::Set(s.clone()),
+            Val::Set(s) => RelExpr::Set(s.to_bools(self.n)),
             Val::Rel(r) => RelExpr::Rel(r.clone()),
         };
         match e {
