@@ -83,6 +83,8 @@ pub(super) struct FileSearch<'a> {
     bases: [OnceCell<Val>; BASES],
     /// Per tag: its subevents.
     tags: Vec<Set>,
+    /// Per declared stamp: the library's subevents of its kind.
+    stamps: Vec<Set>,
     /// Memory with `undefined`: the values computed after the witness.
     vals: Option<Values>,
 }
@@ -250,10 +252,18 @@ impl<'a> FileSearch<'a> {
             all: Set::EMPTY,
             bases: Default::default(),
             tags: vec![],
+            stamps: vec![],
             vals: None,
         };
         me_.all = Set::from_fn(n, |x| me_.m.mine[x]);
         me_.tags = values::tag_sets(lib, g, &me_.m.mine);
+        me_.stamps = vec![Set::new(n); lib.kinds.len()];
+        for x in (0..n).filter(|&x| me_.m.mine[x]) {
+            let kind = g.subs[x].stamp.kind;
+            for (k, _) in lib.kinds.iter().enumerate().filter(|(_, &d)| d == kind) {
+                me_.stamps[k].insert(x);
+            }
+        }
         if lib.spec.computes_values() {
             me_.vals = Some(Values::new(n, vreads, vwrites));
         }
@@ -443,7 +453,10 @@ impl<'a> FileSearch<'a> {
             }),
             Base::Hb => g.ppo.clone(),
             Base::Id => BitRel::identity_on(self.n, |x| mine[x]),
-            Base::SameNode => BitRel::from_fn(self.n, |x, y| both(x, y) && self.node_of(x) == self.node_of(y)),
+            Base::SameNode => {
+                let node: Vec<u32> = (0..self.n).map(|x| self.node_of(x)).collect();
+                BitRel::from_fn(self.n, |x, y| both(x, y) && node[x] == node[y])
+            }
             Base::SameThread => {
                 BitRel::from_fn(self.n, |x, y| both(x, y) && g.event_of(x).thread == g.event_of(y).thread)
             }

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use mowgli_core::memory::RfMo;
-use mowgli_core::BitRel;
+use mowgli_core::{BitRel, Value};
 
 use super::{flatten_union, FileSearch, Set, Val};
 use crate::*;
@@ -140,10 +140,7 @@ impl<'s, 'a> Ev<'s, 'a> {
         let sub_set = |f: &dyn Fn(usize) -> bool| Val::Set(Set::from_fn(n, |x| mine[x] && f(x)));
         match e {
             Expr::All => Val::Set(s.all.clone()),
-            Expr::Stamp(k) => {
-                let kind = s.lib.kinds[*k];
-                sub_set(&|x| g.subs[x].stamp.kind == kind)
-            }
+            Expr::Stamp(k) => Val::Set(s.stamps[*k].clone()),
             Expr::Method(m) => sub_set(&|x| g.event_of(x).method == *m),
             Expr::MethodStamp(m, k) => {
                 let kind = s.lib.kinds[*k];
@@ -166,9 +163,20 @@ impl<'s, 'a> Ev<'s, 'a> {
                 Val::Set(out)
             }
             Expr::Base(Base::Hb) => Val::Rel(self.hb.cloned().unwrap_or_else(|| g.ppo.clone())),
-            Expr::Same(a, b) => Val::Rel(BitRel::from_fn(n, |x, y| {
-                mine[x] && mine[y] && s.arg(x, a).is_some() && s.arg(x, a) == s.arg(y, b)
-            })),
+            Expr::Same(a, b) => {
+                // the library's subevents' arguments a and b
+                let arg = |p: &ArgRef| -> Vec<Option<&Value>> {
+                    (0..n).map(|x| if mine[x] { s.arg(x, p) } else { None }).collect()
+                };
+                let (va, vb) = (arg(a), arg(b));
+                let mut r = BitRel::new(n);
+                for (x, v) in va.iter().enumerate().filter(|(_, v)| v.is_some()) {
+                    for y in (0..n).filter(|&y| vb[y] == *v) {
+                        r.add(x, y);
+                    }
+                }
+                Val::Rel(r)
+            }
             Expr::SameRound(a) => Val::Rel(s.same_round(a)),
             Expr::Wit(w) => Val::Rel(match w {
                 WitRel::Rf => s.m.mem.as_ref().map(RfMo::rf_rel).unwrap_or_else(|| BitRel::new(n)),
