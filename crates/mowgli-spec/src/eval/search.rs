@@ -448,9 +448,18 @@ impl<'a> FileSearch<'a> {
         match b {
             Base::Po => g.po.restrict(|x| mine[x], |y| mine[y]),
             Base::Ppo => g.ppo.restrict(|x| mine[x], |y| mine[y]),
-            Base::Int => BitRel::from_fn(self.n, |x, y| {
-                both(x, y) && g.subs[x].event == g.subs[y].event && g.subs[x].pos < g.subs[y].pos
-            }),
+            Base::Int => {
+                // pairs inside one event
+                let mut r = BitRel::new(self.n);
+                for subs in &g.subs_of {
+                    for &x in subs {
+                        for &y in subs.iter().filter(|&&y| both(x, y) && g.subs[x].pos < g.subs[y].pos) {
+                            r.add(x, y);
+                        }
+                    }
+                }
+                r
+            }
             Base::Hb => g.ppo.clone(),
             Base::Id => BitRel::identity_on(self.n, |x| mine[x]),
             Base::SameNode => {
