@@ -233,7 +233,7 @@ impl<'a> FileSearch<'a> {
     }
 
     fn with_memory(lib: &'a FileLibrary, g: &'a ExecGraph<'a>, mut m: Memory) -> Self {
-        let plan = &lib.plan;
+        let plan = &lib.shared.plan;
         let n = g.len();
         let (vreads, vwrites) = (std::mem::take(&mut m.vreads), std::mem::take(&mut m.vwrites));
         let mut me_ = FileSearch {
@@ -581,7 +581,7 @@ impl WitnessSearch for FileSearch<'_> {
         if complete && self.vals.is_some() && !self.compute_values() {
             return false;
         }
-        let plan = &self.lib.plan;
+        let plan = &self.lib.shared.plan;
         let mut ev = Ev::new(self, &self.consts, None);
         for (kind, e, mono) in &plan.axioms {
             if *mono || complete {
@@ -605,11 +605,11 @@ impl WitnessSearch for FileSearch<'_> {
         true
     }
     fn needs_hb(&self) -> bool {
-        !self.lib.plan.hb_axioms.is_empty()
+        !self.lib.shared.plan.hb_axioms.is_empty()
     }
     fn check_hb(&self, hb: &BitRel) -> bool {
         let complete = self.complete();
-        let plan = &self.lib.plan;
+        let plan = &self.lib.shared.plan;
         let mut ev = Ev::new(self, &self.consts, Some(hb));
         for (kind, e, mono) in &plan.hb_axioms {
             if *mono || complete {

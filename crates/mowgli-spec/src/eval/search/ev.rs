@@ -91,7 +91,7 @@ impl<'s, 'a> Ev<'s, 'a> {
     }
 
     fn memoise(&mut self, i: usize, v: Val) {
-        let lets = self.s.lib.plan.lets.len();
+        let lets = self.s.lib.shared.plan.lets.len();
         if self.memo.len() < lets {
             self.memo.resize(lets, None);
         }
@@ -99,7 +99,7 @@ impl<'s, 'a> Ev<'s, 'a> {
     }
 
     fn let_slot(&mut self, i: usize) -> Slot {
-        let plan = &self.s.lib.plan;
+        let plan = &self.s.lib.shared.plan;
         if self.memo.get(i).is_some_and(Option::is_some) {
             return Slot::Let(i);
         }
@@ -288,7 +288,7 @@ impl Ev<'_, '_> {
     fn fixpoint(&mut self, i: usize) -> Val {
         let s = self.s;
         let n = s.n;
-        let lets = &s.lib.plan.lets;
+        let lets = &s.lib.shared.plan.lets;
         let mut terms = Vec::new();
         flatten_union(&lets[i], &mut terms);
         let is_sq = |t: &Expr| matches!(t, Expr::Seq(a, b) if matches!(**a, Expr::Let(j, _) if j == i) && matches!(**b, Expr::Let(k, _) if k == i));
@@ -342,7 +342,7 @@ fn refers(s: &FileSearch, e: &Expr, i: usize, seen: &mut Vec<bool>) -> bool {
                 return false;
             }
             seen[*j] = true;
-            refers(s, &s.lib.plan.lets[*j], i, seen)
+            refers(s, &s.lib.shared.plan.lets[*j], i, seen)
         }
         Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) | ValEq(a) => refers(s, a, i, seen),
         Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) | Diff(a, b) => {

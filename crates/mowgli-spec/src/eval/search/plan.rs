@@ -4,8 +4,6 @@
 //! ([`Expr::Const`] `k`: the value of [`Plan::statics`]`[k]`). A search computes
 //! only those values, in order, on its execution.
 
-use std::sync::{Arc, Mutex, Weak};
-
 use crate::*;
 
 use super::{flatten_union, ty_of};
@@ -44,22 +42,7 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// The plan of `spec`, built once per spec in use: a library is built per
-    /// client (under its stamp order), its spec shared. The spec behind an `Arc`
-    /// does not change (the `Weak` kept here keeps `Arc::get_mut` from changing it).
-    pub(crate) fn of(spec: &Arc<Spec>) -> Arc<Plan> {
-        static PLANS: Mutex<Vec<(Weak<Spec>, Arc<Plan>)>> = Mutex::new(Vec::new());
-        let mut plans = PLANS.lock().unwrap_or_else(|e| e.into_inner());
-        plans.retain(|(w, _)| w.strong_count() > 0);
-        if let Some((_, p)) = plans.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(spec))) {
-            return Arc::clone(p);
-        }
-        let p = Arc::new(Plan::new(spec));
-        plans.push((Arc::downgrade(spec), Arc::clone(&p)));
-        p
-    }
-
-    fn new(spec: &Spec) -> Plan {
+    pub(crate) fn new(spec: &Spec) -> Plan {
         let lets = &spec.lets;
         let mut p = Plan {
             statics: vec![],

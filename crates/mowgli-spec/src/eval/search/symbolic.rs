@@ -18,7 +18,7 @@ impl FileSearch<'_> {
     pub(super) fn rel_spec(&self) -> Option<RelSpec> {
         let n = self.n;
         let spec = &self.lib.spec;
-        let plan = &self.lib.plan;
+        let plan = &self.lib.shared.plan;
         // not compiled to SMT (yet): computed values, least fixpoints, and the
         // three-way and splitting witnesses (coreRMA's); Z3 declines the library
         let plain = |k: &AxiomKind| matches!(k, AxiomKind::Acyclic | AxiomKind::Irreflexive | AxiomKind::Empty);

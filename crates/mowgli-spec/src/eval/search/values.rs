@@ -132,7 +132,7 @@ impl FileSearch<'_> {
         let mut defined = vec![false; n];
         let mut undefined = vec![false; n];
         let mut final_undef = vec![false; n];
-        let plan = &self.lib.plan;
+        let plan = &self.lib.shared.plan;
         let mut ev = Ev::new(self, &self.consts, None);
         for (kind, e) in &plan.rules {
             let set = ev.eval(e).set();
