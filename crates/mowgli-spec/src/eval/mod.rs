@@ -2,9 +2,10 @@
 //! predicate is a [`WitnessSearch`] over its witnesses (rf and mo of its memory,
 //! then its declared witnesses, in order).
 //!
-//! Per plain execution ([`FileLibrary::search`]) every static part of every
-//! expression (no witness, no hb) is computed once ("folded"); each check then
-//! evaluates only the dynamic parts. On a partial witness, the monotone axioms and
+//! Which parts of the expressions are static (no witness, no hb) is decided once
+//! per spec (`search/plan.rs`); per plain execution ([`FileLibrary::search`])
+//! each static part is computed once ("folded"); each check then evaluates only
+//! the dynamic parts. On a partial witness, the monotone axioms and
 //! `so` terms ([`Expr::monotone`]) are evaluated (a violation is final, the so
 //! edges are in every completion's so: the engine prunes, as with the Rust
 //! libraries RDMA^TSO and coreRMA); the others once the witness is complete. Axioms that mention hb are
