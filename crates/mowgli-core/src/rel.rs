@@ -144,6 +144,22 @@ impl BitRel {
         r
     }
 
+    /// `self ∩= other`.
+    pub fn intersect_with(&mut self, other: &BitRel) {
+        debug_assert_eq!(self.n, other.n);
+        for (a, b) in self.bits.iter_mut().zip(&other.bits) {
+            *a &= *b;
+        }
+    }
+
+    /// `self \= other`.
+    pub fn minus_with(&mut self, other: &BitRel) {
+        debug_assert_eq!(self.n, other.n);
+        for (a, b) in self.bits.iter_mut().zip(&other.bits) {
+            *a &= !*b;
+        }
+    }
+
     /// `r⁻¹`.
     pub fn inverse(&self) -> BitRel {
         let mut r = BitRel::new(self.n);
@@ -193,6 +209,28 @@ impl BitRel {
             }
         }
         r
+    }
+
+    /// [`BitRel::restrict`] in place: `self := [A]; self; [B]`.
+    pub fn restrict_with(&mut self, dom: impl Fn(usize) -> bool, rng: impl Fn(usize) -> bool) {
+        let w = self.words;
+        if w == 1 {
+            let mask = (0..self.n).filter(|&b| rng(b)).fold(0u64, |m, b| m | 1 << b);
+            for (a, row) in self.bits.iter_mut().enumerate() {
+                *row = if dom(a) { *row & mask } else { 0 };
+            }
+            return;
+        }
+        let mut mask = vec![0u64; w];
+        for b in (0..self.n).filter(|&b| rng(b)) {
+            mask[b / 64] |= 1 << (b % 64);
+        }
+        for (a, row) in self.bits.chunks_mut(w).enumerate() {
+            let keep = dom(a);
+            for (x, m) in row.iter_mut().zip(&mask) {
+                *x = if keep { *x & m } else { 0 };
+            }
+        }
     }
 
     /// Keeps only pairs satisfying `pred`.
@@ -472,6 +510,16 @@ mod tests {
             let got = r.restrict(dom, rng);
             let want = BitRel::from_fn(n, |a, b| r.contains(a, b) && dom(a) && rng(b));
             assert_eq!(got.pairs().collect::<Vec<_>>(), want.pairs().collect::<Vec<_>>(), "n = {n}");
+            let mut inplace = r.clone();
+            inplace.restrict_with(dom, rng);
+            assert_eq!(inplace, want, "n = {n}");
+            let other = BitRel::from_fn(n, |a, b| (a + b) % 3 == 0);
+            let mut i = r.clone();
+            i.intersect_with(&other);
+            assert_eq!(i, r.intersect(&other));
+            let mut m = r.clone();
+            m.minus_with(&other);
+            assert_eq!(m, r.minus(&other));
         }
     }
 

@@ -2,16 +2,17 @@
 //! predicate is a [`WitnessSearch`] over its witnesses (rf and mo of its memory,
 //! then its declared witnesses, in order).
 //!
-//! Per plain execution ([`FileLibrary::search`]) every static part of every
-//! expression (no witness, no hb) is computed once ("folded"); each check then
-//! evaluates only the dynamic parts. On a partial witness, the monotone axioms and
+//! Which parts of the expressions are static (no witness, no hb) is decided once
+//! per spec (`search/plan.rs`); per plain execution ([`FileLibrary::search`])
+//! each static part is computed once ("folded"); each check then evaluates only
+//! the dynamic parts. On a partial witness, the monotone axioms and
 //! `so` terms ([`Expr::monotone`]) are evaluated (a violation is final, the so
 //! edges are in every completion's so: the engine prunes, as with the Rust
 //! libraries RDMA^TSO and coreRMA); the others once the witness is complete. Axioms that mention hb are
 //! checked in [`WitnessSearch::check_hb`] against the execution's hb.
 
 use std::collections::HashSet;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 
 use mowgli_core::library::Cell as MemCell;
 use mowgli_core::model::LibId;
@@ -23,7 +24,7 @@ use mowgli_core::{
 use crate::*;
 
 mod search;
-use search::FileSearch;
+use search::{FileSearch, Plan};
 
 /// Method names live as long as the process (`MethodSig::name` is `&'static str`).
 fn intern(s: &str) -> &'static str {
@@ -58,15 +59,65 @@ fn sums(vals: &[Value]) -> Vec<Value> {
 
 /// A library read from a file.
 pub struct FileLibrary {
-    pub spec: std::sync::Arc<Spec>,
+    pub spec: Arc<Spec>,
     /// The stamp order's kind of each declared stamp.
     kinds: Vec<u8>,
+    /// What does not depend on the stamp order.
+    shared: Arc<Shared>,
+}
+
+/// What a file library builds of its spec whatever the stamp order: built once
+/// per spec in use ([`Shared::of`]).
+struct Shared {
     methods: Vec<MethodSig>,
+    /// Its expressions folded (what a search computes of them).
+    plan: Plan,
+}
+
+impl Shared {
+    /// Built once per spec in use: a library is built per client (under its
+    /// stamp order), its spec shared. The spec behind an `Arc` does not change
+    /// (the `Weak` kept here keeps `Arc::get_mut` from changing it).
+    fn of(spec: &Arc<Spec>) -> Arc<Shared> {
+        static SHARED: Mutex<Vec<(Weak<Spec>, Arc<Shared>)>> = Mutex::new(Vec::new());
+        let mut all = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+        all.retain(|(w, _)| w.strong_count() > 0);
+        if let Some((_, s)) = all.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(spec))) {
+            return Arc::clone(s);
+        }
+        let s = Arc::new(Shared { methods: method_sigs(spec), plan: Plan::new(spec) });
+        all.push((Arc::downgrade(spec), Arc::clone(&s)));
+        s
+    }
+}
+
+/// The signatures of the methods of `spec`.
+fn method_sigs(spec: &Spec) -> Vec<MethodSig> {
+    spec.methods
+        .iter()
+        .map(|m| MethodSig {
+            name: intern(&m.name),
+            params: m
+                .params
+                .iter()
+                .map(|(_, k)| match k {
+                    Kind::Loc { .. } => Param::Loc,
+                    Kind::Src { .. } => Param::Src,
+                    Kind::Val | Kind::Tuple(_) => Param::Val,
+                    Kind::Wid => Param::Wid,
+                    Kind::Node => Param::Node,
+                    Kind::Nodes => Param::Nodes,
+                    Kind::Barrier | Kind::Ring => Param::Obj,
+                })
+                .collect(),
+            returns: !m.ret.is_empty(),
+        })
+        .collect()
 }
 
 impl FileLibrary {
-    pub fn new(spec: impl Into<std::sync::Arc<Spec>>, order: &StampOrder) -> Result<FileLibrary, String> {
-        let spec: std::sync::Arc<Spec> = spec.into();
+    pub fn new(spec: impl Into<Arc<Spec>>, order: &StampOrder) -> Result<FileLibrary, String> {
+        let spec: Arc<Spec> = spec.into();
         let to = order.table("to").ok_or("the stamp order has no table `to`")?;
         let mut kinds = Vec::new();
         for d in &spec.stamps {
@@ -83,28 +134,8 @@ impl FileLibrary {
             }
             kinds.push(k);
         }
-        let methods = spec
-            .methods
-            .iter()
-            .map(|m| MethodSig {
-                name: intern(&m.name),
-                params: m
-                    .params
-                    .iter()
-                    .map(|(_, k)| match k {
-                        Kind::Loc { .. } => Param::Loc,
-                        Kind::Src { .. } => Param::Src,
-                        Kind::Val | Kind::Tuple(_) => Param::Val,
-                        Kind::Wid => Param::Wid,
-                        Kind::Node => Param::Node,
-                        Kind::Nodes => Param::Nodes,
-                        Kind::Barrier | Kind::Ring => Param::Obj,
-                    })
-                    .collect(),
-                returns: !m.ret.is_empty(),
-            })
-            .collect();
-        Ok(FileLibrary { spec, kinds, methods })
+        let shared = Shared::of(&spec);
+        Ok(FileLibrary { spec, kinds, shared })
     }
 
     fn node(&self, world: &World, thread: usize, args: &[Value], var: Option<u32>, n: &NodeExpr) -> u32 {
@@ -205,7 +236,7 @@ impl Library for FileLibrary {
         &self.spec.name
     }
     fn methods(&self) -> &[MethodSig] {
-        &self.methods
+        &self.shared.methods
     }
     fn check_call(&self, world: &World, thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
         let Some(m) = self.spec.methods.get(method) else { return Err("no such method".into()) };

@@ -1,6 +1,7 @@
 //! The witness search of a file library: folding the static parts, evaluating
 //! the dynamic ones on (partial) witnesses.
 
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 
 use mowgli_core::library::Cell as MemCell;
@@ -14,24 +15,29 @@ use super::FileLibrary;
 
 mod ev;
 mod objects;
+mod plan;
+mod set;
 mod symbolic;
 mod values;
 
 use ev::Ev;
+pub(super) use plan::Plan;
+use plan::Static;
+use set::Set;
 pub(super) use values::Values;
 
 /// A value: a set of subevents or a relation.
 #[derive(Clone, Debug)]
 enum Val {
-    Set(Vec<bool>),
+    Set(Set),
     Rel(BitRel),
 }
 
 impl Val {
-    fn set(self) -> Vec<bool> {
+    fn set(self) -> Set {
         match self {
             Val::Set(s) => s,
-            Val::Rel(_) => vec![],
+            Val::Rel(_) => Set::EMPTY,
         }
     }
     fn rel(self, n: usize) -> BitRel {
@@ -65,23 +71,20 @@ pub(super) struct FileSearch<'a> {
     nvars: usize,
     assigned: Vec<bool>,
     nassigned: usize,
+    /// The values of the library's static parts ([`Plan::statics`]).
     consts: Vec<Val>,
-    /// Let definitions with static parts folded.
-    lets: Vec<Expr>,
-    /// Axioms whose violation is known from the plain execution.
+    /// Whether some static axiom is violated.
     static_ok: bool,
-    /// (axiom, monotone) without hb.
-    axioms: Vec<(AxiomKind, Expr, bool)>,
-    /// Axioms mentioning hb.
-    hb_axioms: Vec<(AxiomKind, Expr, bool)>,
-    /// so: (term, monotone); static terms merged into one.
-    so: Vec<(Expr, bool)>,
-    /// The static base relations computed so far.
-    bases: std::cell::RefCell<Vec<(Base, BitRel)>>,
+    /// The constant of so's static terms, unless empty.
+    so_fixed: Option<usize>,
+    /// The library's subevents.
+    all: Set,
+    /// Per base relation (but hb): its value, once computed.
+    bases: [OnceCell<Val>; BASES],
     /// Per tag: its subevents.
-    tags: Vec<Vec<bool>>,
-    /// Per let: whether it is recursive (a least fixpoint).
-    rec: Vec<bool>,
+    tags: Vec<Set>,
+    /// Per declared stamp: the library's subevents of its kind.
+    stamps: Vec<Set>,
     /// Memory with `undefined`: the values computed after the witness.
     vals: Option<Values>,
 }
@@ -95,8 +98,8 @@ struct Memory {
     mem: Option<RfMo>,
     /// Per memory cell: (location, copy's node).
     cells: Vec<(usize, Option<u32>)>,
-    reads: Vec<bool>,
-    writes: Vec<bool>,
+    reads: Set,
+    writes: Set,
     /// Per event: its read that returns the call's value.
     ret_read: Vec<Option<usize>>,
     /// With values computed after the witness: the reads and writes for [`Values`]
@@ -112,8 +115,8 @@ impl Memory {
         let w = g.world;
         let mine: Vec<bool> = (0..n).map(|s| g.event_of(s).lib == me).collect();
         // memory
-        let mut reads = vec![false; n];
-        let mut writes = vec![false; n];
+        let mut reads = Set::new(n);
+        let mut writes = Set::new(n);
         let mut ret_read = vec![None; g.events.len()];
         let mut cells = Vec::new();
         let (mut vreads, mut vwrites) = (Vec::new(), Vec::new());
@@ -169,14 +172,14 @@ impl Memory {
                                 if write {
                                     ws.push(WriteSpec { sub: s, cell: c, val: WriteVal::Known(Value::Unit) });
                                     vwrites.push((s, a.val.clone()));
-                                    writes[s] = true;
+                                    writes.insert(s);
                                 } else {
                                     if a.val == AccVal::Ret {
                                         ret_read[ei] = Some(s);
                                     }
                                     rs.push(ReadSpec { sub: s, cell: c, val: ReadVal::Free });
                                     vreads.push((s, a.val.clone()));
-                                    reads[s] = true;
+                                    reads.insert(s);
                                 }
                                 continue;
                             }
@@ -188,7 +191,7 @@ impl Memory {
                                     _ => WriteVal::CopyOf(rs.len() - 1),
                                 };
                                 ws.push(WriteSpec { sub: s, cell: c, val });
-                                writes[s] = true;
+                                writes.insert(s);
                             } else {
                                 let val = match a.val {
                                     AccVal::Ret => {
@@ -199,7 +202,7 @@ impl Memory {
                                     _ => ReadVal::Free,
                                 };
                                 rs.push(ReadSpec { sub: s, cell: c, val });
-                                reads[s] = true;
+                                reads.insert(s);
                             }
                         }
                     }
@@ -230,7 +233,7 @@ impl<'a> FileSearch<'a> {
     }
 
     fn with_memory(lib: &'a FileLibrary, g: &'a ExecGraph<'a>, mut m: Memory) -> Self {
-        let spec = &lib.spec;
+        let plan = &lib.shared.plan;
         let n = g.len();
         let (vreads, vwrites) = (std::mem::take(&mut m.vreads), std::mem::take(&mut m.vwrites));
         let mut me_ = FileSearch {
@@ -244,30 +247,40 @@ impl<'a> FileSearch<'a> {
             assigned: vec![],
             nassigned: 0,
             consts: vec![],
-            lets: vec![],
             static_ok: true,
-            axioms: vec![],
-            hb_axioms: vec![],
-            so: vec![],
+            so_fixed: None,
+            all: Set::EMPTY,
             bases: Default::default(),
             tags: vec![],
-            rec: spec.lets.iter().map(|l| l.rec).collect(),
+            stamps: vec![],
             vals: None,
         };
+        me_.all = Set::from_fn(n, |x| me_.m.mine[x]);
         me_.tags = values::tag_sets(lib, g, &me_.m.mine);
-        if spec.computes_values() {
+        me_.stamps = vec![Set::new(n); lib.kinds.len()];
+        for x in (0..n).filter(|&x| me_.m.mine[x]) {
+            let kind = g.subs[x].stamp.kind;
+            for (k, _) in lib.kinds.iter().enumerate().filter(|(_, &d)| d == kind) {
+                me_.stamps[k].insert(x);
+            }
+        }
+        if lib.spec.computes_values() {
             me_.vals = Some(Values::new(n, vreads, vwrites));
         }
-        // fold the lets in order (a static let becomes a constant)
-        for i in 0..spec.lets.len() {
-            // the definition as it is when no clause adds to it (no copy)
-            let has_clause = spec.axioms.iter().any(|a| a.kind == AxiomKind::Clause(i));
-            let e = if has_clause { me_.fold(&spec.let_expr(i)) } else { me_.fold(&spec.lets[i].expr) };
-            me_.lets.push(e);
+        // the static parts, in order
+        let mut consts = Vec::with_capacity(plan.statics.len());
+        for st in &plan.statics {
+            let v = me_.static_value(&consts, st);
+            consts.push(v);
         }
+        me_.consts = consts;
+        me_.so_fixed = plan.so_static.filter(|&k| match &me_.consts[k] {
+            Val::Rel(r) => !r.is_empty(),
+            Val::Set(_) => false,
+        });
         // witnesses
         let mut nv = me_.m.mem.as_ref().map_or(0, RfMo::num_vars);
-        for wd in &spec.witnesses {
+        for wd in &lib.spec.witnesses {
             me_.wit_base.push(nv);
             let st = match &wd.kind {
                 WitnessKind::Orients(r) => {
@@ -279,8 +292,7 @@ impl<'a> FileSearch<'a> {
                     let c = me_.eval_static(cands).rel(n);
                     let t = me_.eval_static(targets).set();
                     let ct = c.inverse();
-                    let targets: Vec<(usize, Vec<usize>)> =
-                        (0..n).filter(|&b| t.get(b) == Some(&true)).map(|b| (b, ct.successors(b).collect())).collect();
+                    let targets: Vec<(usize, Vec<usize>)> = t.iter().map(|b| (b, ct.successors(b).collect())).collect();
                     WState::Picks { choice: vec![None; targets.len()], targets }
                 }
                 WitnessKind::OrientsOptionally(r) => {
@@ -292,7 +304,7 @@ impl<'a> FileSearch<'a> {
                 }
                 WitnessKind::Splits { set, .. } => {
                     let t = me_.eval_static(set).set();
-                    let elems: Vec<usize> = (0..n).filter(|&b| t.get(b) == Some(&true)).collect();
+                    let elems: Vec<usize> = t.iter().collect();
                     WState::Splits { choice: vec![None; elems.len()], elems }
                 }
             };
@@ -305,58 +317,43 @@ impl<'a> FileSearch<'a> {
         }
         me_.nvars = nv;
         me_.assigned = vec![false; nv];
-        // axioms (value rules and clauses are not checked here)
-        for a in &spec.axioms {
-            if !matches!(a.kind, AxiomKind::Acyclic | AxiomKind::Irreflexive | AxiomKind::Empty) {
-                if me_.vals.is_some() && !matches!(a.kind, AxiomKind::Clause(_)) {
-                    let e = me_.fold(&a.expr);
-                    if let Some(v) = me_.vals.as_mut() {
-                        v.rules.push((a.kind, e));
+        me_.static_ok = plan.static_axioms.iter().all(|(kind, e)| me_.holds(*kind, &me_.eval_static(e)));
+        me_
+    }
+
+    /// The value of a static part (given the constants before it).
+    fn static_value(&self, consts: &[Val], st: &Static) -> Val {
+        let n = self.n;
+        let mut ev = Ev::new(self, consts, None);
+        match st {
+            Static::Val(e) => ev.eval(e),
+            Static::Rows(x) | Static::Cols(x) => {
+                // x is [S]
+                let s = match x {
+                    Expr::Ident(s) => ev.eval(s).set(),
+                    _ => Set::EMPTY,
+                };
+                // S × U or U × S
+                let rows = matches!(st, Static::Rows(_));
+                let mut mask = BitRel::new(n);
+                for a in s.iter() {
+                    for b in 0..n {
+                        let (x, y) = if rows { (a, b) } else { (b, a) };
+                        mask.add(x, y);
                     }
                 }
-                continue;
-            }
-            let e = me_.fold(&a.expr);
-            let mono = a.expr.monotone(&spec.lets);
-            if !a.expr.dynamic(&spec.lets) {
-                let v = me_.eval_static(&a.expr);
-                if !me_.holds(a.kind, v) {
-                    me_.static_ok = false;
-                }
-            } else if a.expr.mentions_hb(&spec.lets) {
-                me_.hb_axioms.push((a.kind, e, mono));
-            } else {
-                me_.axioms.push((a.kind, e, mono));
+                Val::Rel(mask)
             }
         }
-        // so: its union terms
-        if let Some(so) = &spec.so {
-            let mut terms = Vec::new();
-            flatten_union(so, &mut terms);
-            let mut fixed = BitRel::new(n);
-            for t in terms {
-                if t.dynamic(&spec.lets) {
-                    let f = me_.fold(t);
-                    me_.so.push((f, t.monotone(&spec.lets)));
-                } else {
-                    fixed.union_with(&me_.eval_static(t).rel(n));
-                }
-            }
-            if !fixed.is_empty() {
-                me_.consts.push(Val::Rel(fixed));
-                me_.so.insert(0, (Expr::Const(me_.consts.len() - 1, Ty::Rel), true));
-            }
-        }
-        me_
     }
 
     fn complete(&self) -> bool {
         self.nassigned == self.nvars
     }
 
-    fn holds(&self, kind: AxiomKind, v: Val) -> bool {
+    fn holds(&self, kind: AxiomKind, v: &Val) -> bool {
         match (kind, v) {
-            (AxiomKind::Empty, Val::Set(s)) => !s.contains(&true),
+            (AxiomKind::Empty, Val::Set(s)) => s.is_empty(),
             (AxiomKind::Empty, Val::Rel(r)) => r.is_empty(),
             (AxiomKind::Irreflexive, Val::Rel(r)) => r.is_irreflexive(),
             (AxiomKind::Acyclic, Val::Rel(r)) => r.is_acyclic(),
@@ -365,85 +362,7 @@ impl<'a> FileSearch<'a> {
     }
 
     fn eval_static(&self, e: &Expr) -> Val {
-        let mut ev = Ev { s: self, hb: None, memo: vec![None; self.lets.len()] };
-        ev.eval(e)
-    }
-
-    /// Replaces every static subexpression with a constant.
-    fn fold(&mut self, e: &Expr) -> Expr {
-        let lets = &self.lib.spec.lets;
-        if !e.dynamic(lets) {
-            if let Expr::Ident(inner) = e {
-                let v = self.eval_static(inner);
-                self.consts.push(v);
-                return Expr::Ident(Box::new(Expr::Const(self.consts.len() - 1, Ty::Set)));
-            }
-            let ty = match e {
-                Expr::Let(_, t) => *t,
-                _ => ty_of(e),
-            };
-            let v = self.eval_static(e);
-            self.consts.push(v);
-            return Expr::Const(self.consts.len() - 1, ty);
-        }
-        let b = |s: &mut Self, x: &Expr| Box::new(s.fold(x));
-        match e {
-            Expr::Union(..) => {
-                let mut terms = Vec::new();
-                flatten_union(e, &mut terms);
-                let ty = ty_of(e);
-                let (stat, dynm): (Vec<&Expr>, Vec<&Expr>) = terms.into_iter().partition(|t| !t.dynamic(lets));
-                let mut acc: Option<Expr> = None;
-                if !stat.is_empty() {
-                    let mut v = self.eval_static(stat[0]);
-                    for t in &stat[1..] {
-                        v = union(v, self.eval_static(t));
-                    }
-                    self.consts.push(v);
-                    acc = Some(Expr::Const(self.consts.len() - 1, ty));
-                }
-                for t in dynm {
-                    let f = self.fold(t);
-                    acc = Some(match acc {
-                        None => f,
-                        Some(a) => Expr::Union(Box::new(a), Box::new(f)),
-                    });
-                }
-                acc.unwrap_or(Expr::Empty(ty))
-            }
-            Expr::Domain(a) => Expr::Domain(b(self, a)),
-            Expr::Range(a) => Expr::Range(b(self, a)),
-            Expr::Ident(a) => Expr::Ident(b(self, a)),
-            Expr::Inv(a) => Expr::Inv(b(self, a)),
-            Expr::Plus(a) => Expr::Plus(b(self, a)),
-            Expr::Star(a) => Expr::Star(b(self, a)),
-            Expr::Prod(x, y) => Expr::Prod(b(self, x), b(self, y)),
-            // [S]; r and r; [S] with S static: r ∩ (S × U), r ∩ (U × S) (word-parallel)
-            Expr::Seq(x, y) if matches!(**x, Expr::Ident(_)) && !x.dynamic(lets) => {
-                let set = match self.eval_static(x) {
-                    Val::Rel(r) => r,
-                    Val::Set(_) => BitRel::new(self.n),
-                };
-                let mask = BitRel::from_fn(self.n, |a, _| set.contains(a, a));
-                self.consts.push(Val::Rel(mask));
-                let c = Expr::Const(self.consts.len() - 1, Ty::Rel);
-                Expr::Inter(Box::new(c), b(self, y))
-            }
-            Expr::Seq(x, y) if matches!(**y, Expr::Ident(_)) && !y.dynamic(lets) => {
-                let set = match self.eval_static(y) {
-                    Val::Rel(r) => r,
-                    Val::Set(_) => BitRel::new(self.n),
-                };
-                let mask = BitRel::from_fn(self.n, |_, c| set.contains(c, c));
-                self.consts.push(Val::Rel(mask));
-                let c = Expr::Const(self.consts.len() - 1, Ty::Rel);
-                Expr::Inter(b(self, x), Box::new(c))
-            }
-            Expr::Seq(x, y) => Expr::Seq(b(self, x), b(self, y)),
-            Expr::Inter(x, y) => Expr::Inter(b(self, x), b(self, y)),
-            Expr::Diff(x, y) => Expr::Diff(b(self, x), b(self, y)),
-            other => other.clone(),
-        }
+        Ev::new(self, &self.consts, None).eval(e)
     }
 
     fn wit_rel(&self, i: usize) -> BitRel {
@@ -480,12 +399,12 @@ impl<'a> FileSearch<'a> {
     }
 
     /// One of the two sets of a `splits` witness.
-    fn wit_set(&self, i: usize, first: bool) -> Vec<bool> {
-        let mut out = vec![false; self.n];
+    fn wit_set(&self, i: usize, first: bool) -> Set {
+        let mut out = Set::new(self.n);
         if let WState::Splits { elems, choice } = &self.wits[i] {
             for (k, &b) in elems.iter().enumerate() {
                 if choice[k] == Some(usize::from(first)) {
-                    out[b] = true;
+                    out.insert(b);
                 }
             }
         }
@@ -517,16 +436,9 @@ impl<'a> FileSearch<'a> {
         }
     }
 
-    fn base(&self, b: Base, hb: Option<&BitRel>) -> BitRel {
-        if b == Base::Hb {
-            return hb.cloned().unwrap_or_else(|| self.g.ppo.clone());
-        }
-        if let Some((_, r)) = self.bases.borrow().iter().find(|(x, _)| *x == b) {
-            return r.clone();
-        }
-        let r = self.base_uncached(b);
-        self.bases.borrow_mut().push((b, r.clone()));
-        r
+    /// A base relation other than hb (computed once).
+    fn base(&self, b: Base) -> &Val {
+        self.bases[b as usize].get_or_init(|| Val::Rel(self.base_uncached(b)))
     }
 
     fn base_uncached(&self, b: Base) -> BitRel {
@@ -534,14 +446,26 @@ impl<'a> FileSearch<'a> {
         let mine = &self.m.mine;
         let both = |x: usize, y: usize| mine[x] && mine[y];
         match b {
-            Base::Po => g.po.filter(both),
-            Base::Ppo => g.ppo.filter(both),
-            Base::Int => BitRel::from_fn(self.n, |x, y| {
-                both(x, y) && g.subs[x].event == g.subs[y].event && g.subs[x].pos < g.subs[y].pos
-            }),
+            Base::Po => g.po.restrict(|x| mine[x], |y| mine[y]),
+            Base::Ppo => g.ppo.restrict(|x| mine[x], |y| mine[y]),
+            Base::Int => {
+                // pairs inside one event
+                let mut r = BitRel::new(self.n);
+                for subs in &g.subs_of {
+                    for &x in subs {
+                        for &y in subs.iter().filter(|&&y| both(x, y) && g.subs[x].pos < g.subs[y].pos) {
+                            r.add(x, y);
+                        }
+                    }
+                }
+                r
+            }
             Base::Hb => g.ppo.clone(),
             Base::Id => BitRel::identity_on(self.n, |x| mine[x]),
-            Base::SameNode => BitRel::from_fn(self.n, |x, y| both(x, y) && self.node_of(x) == self.node_of(y)),
+            Base::SameNode => {
+                let node: Vec<u32> = (0..self.n).map(|x| self.node_of(x)).collect();
+                BitRel::from_fn(self.n, |x, y| both(x, y) && node[x] == node[y])
+            }
             Base::SameThread => {
                 BitRel::from_fn(self.n, |x, y| both(x, y) && g.event_of(x).thread == g.event_of(y).thread)
             }
@@ -568,6 +492,9 @@ impl<'a> FileSearch<'a> {
     }
 }
 
+/// How many base relations there are ([`Base`], the last one last).
+const BASES: usize = Base::SameLoc as usize + 1;
+
 fn flatten_union<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match e {
         Expr::Union(a, b) => {
@@ -586,24 +513,6 @@ fn ty_of(e: &Expr) -> Ty {
         Let(_, t) | Empty(t) | Const(_, t) => *t,
         Union(a, _) | Inter(a, _) | Diff(a, _) => ty_of(a),
         _ => Ty::Rel,
-    }
-}
-
-fn union(a: Val, b: Val) -> Val {
-    match (a, b) {
-        (Val::Set(mut x), Val::Set(y)) => {
-            for (i, v) in y.into_iter().enumerate() {
-                if v {
-                    x[i] = true;
-                }
-            }
-            Val::Set(x)
-        }
-        (Val::Rel(mut x), Val::Rel(y)) => {
-            x.union_with(&y);
-            Val::Rel(x)
-        }
-        (a, _) => a,
     }
 }
 
@@ -672,32 +581,40 @@ impl WitnessSearch for FileSearch<'_> {
         if complete && self.vals.is_some() && !self.compute_values() {
             return false;
         }
-        let mut ev = Ev { s: self, hb: None, memo: vec![None; self.lets.len()] };
-        for (kind, e, mono) in &self.axioms {
+        let plan = &self.lib.shared.plan;
+        let mut ev = Ev::new(self, &self.consts, None);
+        for (kind, e, mono) in &plan.axioms {
             if *mono || complete {
-                let v = ev.eval(e);
-                if !self.holds(*kind, v) {
+                let v = ev.slot(e);
+                if !self.holds(*kind, ev.view(&v)) {
                     return false;
                 }
             }
         }
-        for (e, mono) in &self.so {
+        if let Some(Val::Rel(r)) = self.so_fixed.map(|k| &self.consts[k]) {
+            so.union_with(r);
+        }
+        for (e, mono) in &plan.so {
             if *mono || complete {
-                so.union_with(&ev.eval(e).rel(self.n));
+                let v = ev.slot(e);
+                if let Val::Rel(r) = ev.view(&v) {
+                    so.union_with(r);
+                }
             }
         }
         true
     }
     fn needs_hb(&self) -> bool {
-        !self.hb_axioms.is_empty()
+        !self.lib.shared.plan.hb_axioms.is_empty()
     }
     fn check_hb(&self, hb: &BitRel) -> bool {
         let complete = self.complete();
-        let mut ev = Ev { s: self, hb: Some(hb), memo: vec![None; self.lets.len()] };
-        for (kind, e, mono) in &self.hb_axioms {
+        let plan = &self.lib.shared.plan;
+        let mut ev = Ev::new(self, &self.consts, Some(hb));
+        for (kind, e, mono) in &plan.hb_axioms {
             if *mono || complete {
-                let v = ev.eval(e);
-                if !self.holds(*kind, v) {
+                let v = ev.slot(e);
+                if !self.holds(*kind, ev.view(&v)) {
                     return false;
                 }
             }

@@ -3,11 +3,11 @@
 
 use mowgli_core::{BitRel, Value};
 
-use super::FileSearch;
+use super::{FileSearch, Set};
 use crate::*;
 
 impl FileSearch<'_> {
-    pub(super) fn obj_set(&self, which: ObjSet, a: &ArgRef) -> Vec<bool> {
+    pub(super) fn obj_set(&self, which: ObjSet, a: &ArgRef) -> Set {
         let g = self.g;
         let w = g.world;
         let obj = |s: usize| match self.arg(s, a) {
@@ -15,12 +15,12 @@ impl FileSearch<'_> {
             _ => None,
         };
         match which {
-            ObjSet::Participant => (0..self.n)
-                .map(|s| self.m.mine[s] && obj(s).is_some_and(|o| o.threads.contains(&g.event_of(s).thread)))
-                .collect(),
-            ObjSet::Writer => (0..self.n)
-                .map(|s| self.m.mine[s] && obj(s).is_some_and(|o| o.writer == Some(g.event_of(s).thread)))
-                .collect(),
+            ObjSet::Participant => Set::from_fn(self.n, |s| {
+                self.m.mine[s] && obj(s).is_some_and(|o| o.threads.contains(&g.event_of(s).thread))
+            }),
+            ObjSet::Writer => Set::from_fn(self.n, |s| {
+                self.m.mine[s] && obj(s).is_some_and(|o| o.writer == Some(g.event_of(s).thread))
+            }),
             ObjSet::Balanced => {
                 // per object: every participant calls the method on it equally often
                 let mut ok_obj = vec![true; w.objs.len()];
@@ -40,12 +40,10 @@ impl FileSearch<'_> {
                     let counts: Vec<usize> = o.threads.iter().map(|&t| count(t)).collect();
                     ok_obj[oi] = counts.windows(2).all(|c| c[0] == c[1]);
                 }
-                (0..self.n)
-                    .map(|s| {
-                        self.m.mine[s]
-                            && matches!(self.arg(s, a), Some(Value::Obj(o)) if ok_obj.get(*o as usize) == Some(&true))
-                    })
-                    .collect()
+                Set::from_fn(self.n, |s| {
+                    self.m.mine[s]
+                        && matches!(self.arg(s, a), Some(Value::Obj(o)) if ok_obj.get(*o as usize) == Some(&true))
+                })
             }
         }
     }

@@ -18,11 +18,12 @@ impl FileSearch<'_> {
     pub(super) fn rel_spec(&self) -> Option<RelSpec> {
         let n = self.n;
         let spec = &self.lib.spec;
+        let plan = &self.lib.shared.plan;
         // not compiled to SMT (yet): computed values, least fixpoints, and the
         // three-way and splitting witnesses (coreRMA's); Z3 declines the library
         let plain = |k: &AxiomKind| matches!(k, AxiomKind::Acyclic | AxiomKind::Irreflexive | AxiomKind::Empty);
         if self.vals.is_some()
-            || self.rec.iter().any(|r| *r)
+            || plan.rec.iter().any(|r| *r)
             || spec.axioms.iter().any(|a| !plain(&a.kind))
             || self.wits.iter().any(|w| matches!(w, WState::OrientsOpt { .. } | WState::Splits { .. }))
         {
@@ -31,7 +32,7 @@ impl FileSearch<'_> {
         if spec.axioms.iter().any(|a| hb_subtracted(&a.expr, &spec.lets)) {
             return None;
         }
-        let lets = self.lets.iter().map(|e| self.rel_expr(e)).collect();
+        let lets = plan.lets.iter().map(|e| self.rel_expr(e)).collect();
         let dynamic = |hb: bool| {
             spec.axioms.iter().filter(move |a| a.expr.dynamic(&spec.lets) && a.expr.mentions_hb(&spec.lets) == hb)
         };
@@ -48,8 +49,8 @@ impl FileSearch<'_> {
                 })
                 .collect()
         };
-        let axioms = named(&self.axioms, false);
-        let hb_axioms = named(&self.hb_axioms, true);
+        let axioms = named(&plan.axioms, false);
+        let hb_axioms = named(&plan.hb_axioms, true);
         let witnesses = self
             .wits
             .iter()
@@ -59,7 +60,9 @@ impl FileSearch<'_> {
                 WState::OrientsOpt { .. } | WState::Splits { .. } => SymWitness::Orients(vec![]),
             })
             .collect();
-        let so = self.so.iter().map(|(e, _)| self.rel_expr(e)).collect();
+        // so's static terms (their union, unless empty) first
+        let fixed = self.so_fixed.map(|k| Expr::Const(k, Ty::Rel));
+        let so = fixed.iter().chain(plan.so.iter().map(|(e, _)| e)).map(|e| self.rel_expr(e)).collect();
         Some(RelSpec {
             possible: self.static_ok,
             mem: self.m.mem.clone().unwrap_or_else(|| RfMo::new(n, vec![], vec![], vec![])),
@@ -71,7 +74,7 @@ impl FileSearch<'_> {
     fn rel_expr(&self, e: &Expr) -> RelExpr {
         let b = |x: &Expr| Box::new(self.rel_expr(x));
         let constant = |v: &Val| match v {
-            Val::Set(s) => RelExpr::Set(s.clone()),
+            Val::Set(s) => RelExpr::Set(s.to_bools(self.n)),
             Val::Rel(r) => RelExpr::Rel(r.clone()),
         };
         match e {

@@ -11,13 +11,11 @@ use std::cell::RefCell;
 use mowgli_core::{BitRel, ExecGraph, FinalValue, Value};
 
 use super::super::FileLibrary;
-use super::{Ev, FileSearch};
+use super::{Ev, FileSearch, Set};
 use crate::*;
 
 /// The values of one plain execution's accesses (memory with `undefined`).
 pub(crate) struct Values {
-    /// The value rules (`defined`, `undefined`, `undefined final`), folded.
-    pub rules: Vec<(AxiomKind, Expr)>,
     /// Per read of the memory (its order): subevent and how its value is fixed.
     reads: Vec<(usize, AccVal)>,
     /// Per write of the memory: subevent and its value.
@@ -46,8 +44,8 @@ fn resolve(g: &ExecGraph, lib: &FileLibrary, ev: usize, r: &SubRef) -> Option<us
 }
 
 /// Per tag (`tags`), the subevents the methods put in it.
-pub(super) fn tag_sets(lib: &FileLibrary, g: &ExecGraph, mine: &[bool]) -> Vec<Vec<bool>> {
-    let mut out = vec![vec![false; g.len()]; lib.spec.tags.len()];
+pub(super) fn tag_sets(lib: &FileLibrary, g: &ExecGraph, mine: &[bool]) -> Vec<Set> {
+    let mut out = vec![Set::new(g.len()); lib.spec.tags.len()];
     for (ei, e) in g.events.iter().enumerate() {
         if !g.subs_of[ei].first().is_some_and(|&s| mine[s]) {
             continue;
@@ -58,7 +56,7 @@ pub(super) fn tag_sets(lib: &FileLibrary, g: &ExecGraph, mine: &[bool]) -> Vec<V
                 if lib.decl_of(g.subs[s].stamp.kind) == Some(r.stamp)
                     && r.occ.is_none_or(|k| occurrence(g, lib, s) == k)
                 {
-                    out[*t][s] = true;
+                    out[*t].insert(s);
                 }
             }
         }
@@ -81,7 +79,6 @@ impl Values {
         }
         let (nr, nw) = (reads.len(), writes.len());
         Values {
-            rules: vec![],
             reads,
             writes,
             read_of,
@@ -113,12 +110,12 @@ impl Values {
 
 impl FileSearch<'_> {
     /// Reads whose rf source is the initial value.
-    pub(super) fn init_reads(&self) -> Vec<bool> {
-        let mut out = vec![false; self.n];
+    pub(super) fn init_reads(&self) -> Set {
+        let mut out = Set::new(self.n);
         if let Some(m) = &self.m.mem {
             for (i, r) in m.reads.iter().enumerate() {
                 if m.source(i) == Some(None) {
-                    out[r.sub] = true;
+                    out.insert(r.sub);
                 }
             }
         }
@@ -135,18 +132,17 @@ impl FileSearch<'_> {
         let mut defined = vec![false; n];
         let mut undefined = vec![false; n];
         let mut final_undef = vec![false; n];
-        let mut ev = Ev { s: self, hb: None, memo: vec![None; self.lets.len()] };
-        for (kind, e) in &v.rules {
+        let plan = &self.lib.shared.plan;
+        let mut ev = Ev::new(self, &self.consts, None);
+        for (kind, e) in &plan.rules {
             let set = ev.eval(e).set();
             let target = match kind {
                 AxiomKind::Defined => &mut defined,
                 AxiomKind::Undefined => &mut undefined,
                 _ => &mut final_undef,
             };
-            for (x, b) in set.iter().enumerate() {
-                if *b {
-                    target[x] = true;
-                }
+            for x in set.iter() {
+                target[x] = true;
             }
         }
         let nr = v.reads.len();
