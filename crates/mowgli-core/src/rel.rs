@@ -385,8 +385,9 @@ impl Default for BitRel {
     }
 }
 
-/// In-place forms of the operations above, for a check that rebuilds the same
-/// relations at every candidate: they reuse the storage of their target.
+/// More in-place forms (beside `intersect_with`, `minus_with`, `restrict_with`),
+/// for a check that rebuilds the same relations at every candidate: they reuse
+/// the storage of their target.
 impl BitRel {
     /// `self := other` (any size), keeping `self`'s storage when it is large enough.
     pub fn assign(&mut self, other: &BitRel) {
@@ -401,45 +402,6 @@ impl BitRel {
         self.words = n.div_ceil(64).max(1);
         self.bits.clear();
         self.bits.resize(self.words * n, 0);
-    }
-
-    /// `self ∩= other`.
-    pub fn intersect_with(&mut self, other: &BitRel) {
-        debug_assert_eq!(self.n, other.n);
-        for (a, b) in self.bits.iter_mut().zip(&other.bits) {
-            *a &= *b;
-        }
-    }
-
-    /// `self \= other`.
-    pub fn minus_with(&mut self, other: &BitRel) {
-        debug_assert_eq!(self.n, other.n);
-        for (a, b) in self.bits.iter_mut().zip(&other.bits) {
-            *a &= !*b;
-        }
-    }
-
-    /// `self := [A]; self; [B]` ([`BitRel::restrict`] in place).
-    pub fn restrict_with(&mut self, dom: impl Fn(usize) -> bool, rng: impl Fn(usize) -> bool) {
-        let w = self.words;
-        let mut mask = [0u64; 1];
-        let mut wide = Vec::new();
-        let mask: &mut [u64] = if w == 1 {
-            &mut mask
-        } else {
-            wide.resize(w, 0);
-            &mut wide
-        };
-        for b in (0..self.n).filter(|&b| rng(b)) {
-            mask[b / 64] |= 1 << (b % 64);
-        }
-        for a in 0..self.n {
-            let keep = dom(a);
-            for (k, m) in mask.iter().enumerate() {
-                let cell = &mut self.bits[a * w + k];
-                *cell = if keep { *cell & m } else { 0 };
-            }
-        }
     }
 
     /// `out := self ; other` ([`BitRel::compose`] into `out`'s storage).
