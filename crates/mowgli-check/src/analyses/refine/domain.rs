@@ -107,6 +107,21 @@ pub(super) fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<Domain
                     e.1 |= v.is_none();
                 }
                 let sig = &q.libs[c.lib].methods()[c.method];
+                let loc_of = |(a, k): (&Value, &Param)| match (k, a) {
+                    (Param::Loc | Param::Src, Value::Loc(l)) => Some(*l),
+                    _ => None,
+                };
+                let mut named = c.args.iter().zip(&sig.params).filter_map(loc_of);
+                let (first, second) = (named.next(), named.next());
+                if let (Some(l), None) = (first, second) {
+                    // one location (the usual call): its values gain the call's values
+                    for (a, k) in c.args.iter().zip(&sig.params) {
+                        if *k == Param::Val && !dom[l].contains(a) {
+                            dom[l].insert(a.clone());
+                        }
+                    }
+                    continue;
+                }
                 let mut locs = Vec::new();
                 let mut vals = Vec::new();
                 for (a, k) in c.args.iter().zip(&sig.params) {
