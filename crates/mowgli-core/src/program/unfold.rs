@@ -1,0 +1,408 @@
+//! The unfolding of a program, `⟦p⟧_t` (and ⟦p⟧_{t,I} with an implementation's
+//! bodies inlined, LOCO §3.5), to a bound on loop iterations: every run a thread
+//! can take, with the calls it makes and its final registers.
+
+use super::*;
+/// Result of unfolding: the unfoldings and whether the loop bound cut some off.
+#[derive(Clone, Debug, Default)]
+pub struct Unfolded {
+    pub runs: Vec<Unfolding>,
+    pub bound_hit: bool,
+    /// Runs that stopped at an expression error (e.g. `range` of a value a read
+    /// returned that is not an integer): they have no execution, like a run that
+    /// never terminates; the first error is kept for reports.
+    pub stuck: usize,
+    pub stuck_msg: Option<String>,
+}
+
+/// Gives the values a call `m(ṽ)` of library `lib` may return.
+pub type ReturnsFn<'a> = dyn FnMut(LibId, MethodId, &[Value]) -> Vec<Value> + 'a;
+
+/// `I(t, m, ṽ)` for one method: the body, its number of registers (the arguments
+/// are registers 0..k) and a name for messages; shared, as every call of the
+/// method runs the same body.
+pub type Body = std::sync::Arc<(Prog, usize, String)>;
+
+/// What unfolding needs besides the program.
+pub trait Hooks {
+    /// The values a call may return (the paper's `v' ∈ Val`, restricted to what
+    /// the library can actually return).
+    /// `history` holds the calls the run made so far.
+    fn returns(&mut self, lib: LibId, method: MethodId, args: &[Value], history: &[CallRecord]) -> Vec<Value>;
+    /// `I(t, m, ṽ)` for a call of the implemented library ([`Body`]); `None` for
+    /// calls of other libraries.
+    fn implement(&mut self, _lib: LibId, _method: MethodId, _args: &[Value]) -> Option<Body> {
+        None
+    }
+    fn ctx(&self) -> &dyn EvalCtx {
+        &NoCtx
+    }
+    /// Whether the calls of `method` have symbolic return values (the engine leaves
+    /// them open, see `Library::symbolic_return`).
+    fn symbolic(&self, _lib: LibId, _method: MethodId) -> bool {
+        false
+    }
+    /// Sees every call the unfolding makes, with its position in the thread's
+    /// calls, including calls of runs that are later dropped (blocked, stuck).
+    fn observe(&mut self, _position: usize, _call: &CallRecord) {}
+    /// Whether [`Hooks::observe`] wants the calls now: an implementation that
+    /// ignores them says `false`, and the unfolding does not build them for it.
+    fn observing(&self) -> bool {
+        true
+    }
+    /// Checks a call's (dynamic) arguments before it is made; `Err` explains.
+    fn check(&mut self, _lib: LibId, _method: MethodId, _args: &[Value]) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+struct ReturnsOnly<'a, 'b>(&'a mut ReturnsFn<'b>);
+
+impl Hooks for ReturnsOnly<'_, '_> {
+    fn returns(&mut self, lib: LibId, method: MethodId, args: &[Value], _h: &[CallRecord]) -> Vec<Value> {
+        (self.0)(lib, method, args)
+    }
+}
+
+/// A run up to the values returned by symbolic calls: (value, registers, calls).
+type RunKey = (Value, Vec<Option<Value>>, Vec<CallRecord>);
+
+/// At most this many unfoldings of one thread.
+pub const MAX_RUNS: usize = 200_000;
+
+/// Computes `⟦p⟧_t` up to `loop_bound` iterations per loop. `returns` gives the
+/// values a call may return.
+pub fn unfold(p: &Prog, nregs: usize, loop_bound: usize, returns: &mut ReturnsFn) -> Result<Unfolded, UnfoldError> {
+    unfold_with(p, 0, nregs, loop_bound, &mut ReturnsOnly(returns))
+}
+
+/// Computes `⟦⟦p⟧_{t,I}⟧_t` for thread `thread`: calls the hooks implement are
+/// replaced by their implementation (LOCO §3.5), and every call records the
+/// abstract call it belongs to.
+pub fn unfold_with(
+    p: &Prog,
+    thread: ThreadId,
+    nregs: usize,
+    loop_bound: usize,
+    hooks: &mut dyn Hooks,
+) -> Result<Unfolded, UnfoldError> {
+    let mut out = Unfolded::default();
+    let start = Unfolding {
+        value: Value::Unit,
+        breaks: 0,
+        calls: vec![],
+        env: vec![None; nregs],
+        abstract_calls: vec![],
+        origin: None,
+    };
+    let mut u = Unfolder { thread, bound: loop_bound, hooks, hit: false, stuck: 0, stuck_msg: None, spare: Vec::new() };
+    u.go(p, start, &mut out.runs)?;
+    out.bound_hit = u.hit;
+    out.stuck = u.stuck;
+    out.stuck_msg = u.stuck_msg;
+    Ok(out)
+}
+
+struct Unfolder<'h> {
+    thread: ThreadId,
+    bound: usize,
+    hooks: &'h mut dyn Hooks,
+    hit: bool,
+    stuck: usize,
+    stuck_msg: Option<String>,
+    /// Emptied run vectors, kept for the next node that needs one.
+    spare: Vec<Vec<Unfolding>>,
+}
+
+/// An expression error stops the run (it adds no unfolding); other errors are reported.
+macro_rules! eval_or_stuck {
+    ($self:ident, $e:expr, $env:expr) => {
+        match $self.eval($e, $env) {
+            Ok(v) => v,
+            Err(UnfoldError::Eval(m)) => {
+                $self.stuck += 1;
+                $self.stuck_msg.get_or_insert(m);
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        }
+    };
+}
+
+impl Unfolder<'_> {
+    fn eval(&self, e: &Expr, env: &[Option<Value>]) -> Result<Value, UnfoldError> {
+        e.eval_in(env, self.thread, self.hooks.ctx())
+    }
+
+    fn check(n: usize) -> Result<(), UnfoldError> {
+        if n > MAX_RUNS {
+            return Err(UnfoldError::TooMany(MAX_RUNS));
+        }
+        Ok(())
+    }
+
+    /// An empty run vector (a spare one when there is).
+    fn buffer(&mut self) -> Vec<Unfolding> {
+        self.spare.pop().unwrap_or_default()
+    }
+
+    /// Gives an emptied run vector back for reuse.
+    fn recycle(&mut self, mut v: Vec<Unfolding>) {
+        v.clear();
+        self.spare.push(v);
+    }
+
+    /// Appends the unfoldings of `p` from state `st` to `out`, in order.
+    fn go(&mut self, p: &Prog, st: Unfolding, out: &mut Vec<Unfolding>) -> Result<(), UnfoldError> {
+        match p {
+            Prog::Ret(e) => {
+                let v = eval_or_stuck!(self, e, &st.env);
+                out.push(Unfolding { value: v, breaks: 0, ..st });
+                Ok(())
+            }
+            Prog::Break(k, e) => {
+                let v = eval_or_stuck!(self, e, &st.env);
+                out.push(Unfolding { value: v, breaks: *k, ..st });
+                Ok(())
+            }
+            Prog::Call { lib, method, args } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(eval_or_stuck!(self, a, &st.env));
+                }
+                let args: Args = vals.into();
+                if let Some(b) = self.hooks.implement(*lib, *method, &args) {
+                    let (body, nb, name) = &*b;
+                    return self.inline(body, *nb, name, *lib, *method, args, st, out);
+                }
+                if let Err(m) = self.hooks.check(*lib, *method, &args) {
+                    self.stuck += 1;
+                    self.stuck_msg.get_or_insert(m);
+                    return Ok(());
+                }
+                let rets = self.hooks.returns(*lib, *method, &args, &st.calls);
+                let observed = if self.hooks.observing() { &rets[..] } else { &[] };
+                for r in observed {
+                    let c = CallRecord {
+                        lib: *lib,
+                        method: *method,
+                        args: args.clone(),
+                        ret: r.clone(),
+                        origin: st.origin,
+                    };
+                    self.hooks.observe(st.calls.len(), &c);
+                }
+                // one return value (a deterministic call): extend `st` itself, not a
+                // copy of its calls (copying made straight-line unfolding quadratic)
+                if rets.len() == 1 {
+                    let mut s = st;
+                    let r = rets.into_iter().next().unwrap_or(Value::Unit);
+                    let origin = s.origin;
+                    s.calls.push(CallRecord { lib: *lib, method: *method, args, ret: r.clone(), origin });
+                    s.value = r;
+                    s.breaks = 0;
+                    out.push(s);
+                    return Ok(());
+                }
+                out.extend(rets.into_iter().map(|r| {
+                    let mut s = st.clone();
+                    s.calls.push(CallRecord {
+                        lib: *lib,
+                        method: *method,
+                        args: args.clone(),
+                        ret: r.clone(),
+                        origin: st.origin,
+                    });
+                    s.value = r;
+                    s.breaks = 0;
+                    s
+                }));
+                Ok(())
+            }
+            Prog::Let { first, bind, rest } => {
+                let start = out.len();
+                let mut firsts = self.buffer();
+                self.go(first, st, &mut firsts)?;
+                for mut s in firsts.drain(..) {
+                    if s.breaks != 0 {
+                        out.push(s);
+                        continue;
+                    }
+                    if let Some(r) = bind {
+                        if *r >= s.env.len() {
+                            s.env.resize(*r + 1, None);
+                        }
+                        s.env[*r] = Some(s.value.clone());
+                    }
+                    self.go(rest, s, out)?;
+                    Self::check(out.len() - start)?;
+                }
+                self.recycle(firsts);
+                Ok(())
+            }
+            Prog::If(c, a, b) => match eval_or_stuck!(self, c, &st.env) {
+                Value::Bool(true) => self.go(a, st, out),
+                Value::Bool(false) => self.go(b, st, out),
+                v => {
+                    self.stuck += 1;
+                    self.stuck_msg.get_or_insert(format!("`if` needs a boolean, found {v}"));
+                    Ok(())
+                }
+            },
+            Prog::For { var, set, body } => {
+                let s = eval_or_stuck!(self, set, &st.env);
+                let Some(items) = elements(&s) else {
+                    self.stuck += 1;
+                    self.stuck_msg.get_or_insert(format!("cannot iterate over {s}"));
+                    return Ok(());
+                };
+                let mut frontier = vec![Unfolding { value: Value::Unit, ..st }];
+                let mut done = Vec::new();
+                for it in items {
+                    let mut next = Vec::new();
+                    for mut s in frontier {
+                        if *var >= s.env.len() {
+                            s.env.resize(*var + 1, None);
+                        }
+                        s.env[*var] = Some(it.clone());
+                        let mut rs = self.buffer();
+                        self.go(body, s, &mut rs)?;
+                        for r in rs.drain(..) {
+                            if r.breaks != 0 {
+                                done.push(r); // a break leaves the enclosing loop
+                            } else {
+                                next.push(r);
+                            }
+                        }
+                        self.recycle(rs);
+                        Self::check(next.len())?;
+                    }
+                    frontier = next;
+                }
+                out.append(&mut done);
+                out.extend(frontier.into_iter().map(|s| Unfolding { value: Value::Unit, ..s }));
+                Ok(())
+            }
+            Prog::Loop(body) => {
+                let start = out.len();
+                let mut frontier = vec![st];
+                for _ in 0..self.bound {
+                    let mut next = Vec::new();
+                    for s in frontier {
+                        let mut rs = self.buffer();
+                        self.go(body, s, &mut rs)?;
+                        for r in rs.drain(..) {
+                            if r.breaks == 0 {
+                                next.push(r);
+                            } else {
+                                out.push(Unfolding { breaks: r.breaks - 1, ..r });
+                            }
+                        }
+                        self.recycle(rs);
+                        Self::check(next.len() + out.len() - start)?;
+                    }
+                    frontier = next;
+                    if frontier.is_empty() {
+                        break;
+                    }
+                }
+                if !frontier.is_empty() {
+                    self.hit = true;
+                }
+                Ok(())
+            }
+            Prog::Spin(body, locals) => {
+                // only the iteration that breaks (see `Prog::Spin`)
+                let start = st.calls.len();
+                let mut res: Vec<Unfolding> = Vec::new();
+                let mut index: std::collections::HashMap<RunKey, usize> = std::collections::HashMap::new();
+                let mut rs = self.buffer();
+                self.go(body, st, &mut rs)?;
+                for mut r in rs.drain(..) {
+                    if r.breaks == 0 {
+                        continue;
+                    }
+                    r.breaks -= 1;
+                    for &l in locals {
+                        if l < r.env.len() {
+                            r.env[l] = None;
+                        }
+                    }
+                    let mut key_calls = r.calls.clone();
+                    for c in key_calls.iter_mut().skip(start) {
+                        if self.hooks.symbolic(c.lib, c.method) {
+                            c.ret = Value::Unit;
+                        }
+                    }
+                    let key = (r.value.clone(), r.env.clone(), key_calls);
+                    match index.get(&key) {
+                        None => {
+                            index.insert(key, res.len());
+                            res.push(r);
+                        }
+                        Some(&i) => {
+                            let m = &mut res[i];
+                            for (c, n) in m.calls.iter_mut().zip(&r.calls).skip(start) {
+                                if c.ret != n.ret {
+                                    let mut alts = match std::mem::replace(&mut c.ret, Value::Unit) {
+                                        Value::OneOf(vs) => vs,
+                                        v => vec![v],
+                                    };
+                                    if !alts.contains(&n.ret) {
+                                        alts.push(n.ret.clone());
+                                        alts.sort();
+                                    }
+                                    c.ret = Value::OneOf(alts);
+                                }
+                            }
+                        }
+                    }
+                }
+                self.recycle(rs);
+                out.append(&mut res);
+                Ok(())
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn inline(
+        &mut self,
+        body: &Prog,
+        nregs: usize,
+        name: &str,
+        lib: LibId,
+        method: MethodId,
+        args: Args,
+        st: Unfolding,
+        out: &mut Vec<Unfolding>,
+    ) -> Result<(), UnfoldError> {
+        let k = st.abstract_calls.len();
+        let mut env = vec![None; nregs.max(args.len())];
+        for (i, a) in args.iter().enumerate() {
+            env[i] = Some(a.clone());
+        }
+        let ncalls = st.calls.len();
+        let mut caller_env = st.env.clone();
+        let caller_origin = st.origin;
+        let sub = Unfolding { env, origin: Some(k), ..st };
+        let mut rs = self.buffer();
+        self.go(body, sub, &mut rs)?;
+        let last = rs.len().saturating_sub(1);
+        for (i, mut r) in rs.drain(..).enumerate() {
+            if r.breaks != 0 {
+                return Err(UnfoldError::BodyBreaks(name.to_string(), r.breaks));
+            }
+            if r.calls.len() == ncalls {
+                return Err(UnfoldError::BodyEmpty(name.to_string()));
+            }
+            r.abstract_calls.push(CallRecord { lib, method, args: args.clone(), ret: r.value.clone(), origin: None });
+            // the caller's registers again (moved into the last run)
+            r.env = if i == last { std::mem::take(&mut caller_env) } else { caller_env.clone() };
+            r.origin = caller_origin;
+            out.push(r);
+        }
+        self.recycle(rs);
+        Ok(())
+    }
+}
