@@ -10,8 +10,6 @@
 //! derived from a partial assignment is a subset of the one derived from any
 //! completion, which is what lets the engine prune.
 
-use std::collections::BTreeSet;
-
 use crate::model::Value;
 use crate::rel::BitRel;
 
@@ -58,7 +56,7 @@ pub struct RfMo {
     /// Number of subevents (size of the relations).
     n: usize,
     /// Per read: candidate sources (`None` = the initial value).
-    cands: Vec<Vec<Option<usize>>>,
+    cands: Ragged<Option<usize>>,
     /// Per read: chosen candidate index.
     rf: Vec<Option<usize>>,
     /// Per read: whether its sources can give it two different values (otherwise
@@ -70,50 +68,114 @@ pub struct RfMo {
     /// [`RfMo::returned_reads`]); all of them until that is called.
     reaches_return: Vec<bool>,
     /// Per cell: its writes in declaration order.
-    cell_writes: Vec<Vec<usize>>,
+    cell_writes: Ragged<usize>,
     /// mo variables: (cell, position of the write in `cell_writes[cell]`, ≥ 1).
     mo_vars: Vec<(usize, usize)>,
     /// Per write: chosen insertion position.
     mo_pos: Vec<Option<usize>>,
 }
 
+/// The values write `w` can write: its own when known, else those its copy can
+/// get (`copied`, sorted).
+fn write_vals<'a>(writes: &'a [WriteSpec], copied: &'a [Vec<Value>], w: usize) -> &'a [Value] {
+    match &writes[w].val {
+        WriteVal::Known(v) => std::slice::from_ref(v),
+        WriteVal::CopyOf(_) => &copied[w],
+    }
+}
+
+/// Rows of different lengths in one vector (a few small lists per search,
+/// without one allocation each).
+#[derive(Clone, Debug)]
+struct Ragged<T> {
+    items: Vec<T>,
+    /// Row `i` is `items[ends[i - 1]..ends[i]]` (from 0 for the first).
+    ends: Vec<usize>,
+}
+
+impl<T> Ragged<T> {
+    fn with_capacity(rows: usize) -> Self {
+        Ragged { items: Vec::new(), ends: Vec::with_capacity(rows) }
+    }
+    /// Appends an item to the row being built.
+    fn push(&mut self, x: T) {
+        self.items.push(x);
+    }
+    /// Closes the row being built.
+    fn end_row(&mut self) {
+        self.ends.push(self.items.len());
+    }
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+    fn rows(&self) -> impl Iterator<Item = &[T]> + '_ {
+        (0..self.len()).map(|i| &self[i])
+    }
+}
+
+impl Ragged<usize> {
+    /// Row `k` holds, in order, the indices `i` with `key(i) = k`, for `k < rows`.
+    fn group(rows: usize, keys: impl Iterator<Item = usize> + Clone) -> Self {
+        // counting sort: row sizes, then each index at its row's next free place
+        let mut next = vec![0; rows + 1];
+        for k in keys.clone() {
+            next[k + 1] += 1;
+        }
+        for k in 1..=rows {
+            next[k] += next[k - 1];
+        }
+        let mut items = vec![0; next[rows]];
+        for (i, k) in keys.enumerate() {
+            items[next[k]] = i;
+            next[k] += 1;
+        }
+        next.pop();
+        Ragged { items, ends: next }
+    }
+}
+
+impl<T> std::ops::Index<usize> for Ragged<T> {
+    type Output = [T];
+    fn index(&self, i: usize) -> &[T] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.items[start..self.ends[i]]
+    }
+}
+
 impl RfMo {
     pub fn new(n: usize, init: Vec<Value>, reads: Vec<ReadSpec>, writes: Vec<WriteSpec>) -> Self {
         let ncells = init.len();
-        let mut cell_writes = vec![Vec::new(); ncells];
-        for (i, w) in writes.iter().enumerate() {
-            cell_writes[w.cell].push(i);
-        }
+        let cell_writes = Ragged::group(ncells, writes.iter().map(|w| w.cell));
         // the values each write can possibly write: a fixpoint through the copies
         // (a put writes what its NIC read can read), used to drop sources that can
-        // never give a read its value
-        let mut wvals: Vec<BTreeSet<Value>> = writes
-            .iter()
-            .map(|w| match &w.val {
-                WriteVal::Known(v) => BTreeSet::from([v.clone()]),
-                WriteVal::CopyOf(_) => BTreeSet::new(),
-            })
-            .collect();
+        // never give a read its value. Sorted without duplicates; a known value is
+        // read off the write itself, only copies need room of their own.
+        let mut copied: Vec<Vec<Value>> = vec![Vec::new(); writes.len()];
         loop {
             let mut changed = false;
             for wi in 0..writes.len() {
                 if let WriteVal::CopyOf(r) = &writes[wi].val {
                     let rd = &reads[*r];
-                    let mut vals: BTreeSet<Value> = BTreeSet::new();
+                    let mut vals: Vec<Value> = Vec::new();
                     if let ReadVal::Known(v) = &rd.val {
-                        vals.insert(v.clone());
+                        vals.push(v.clone());
                     } else if let ReadVal::Among(vs) = &rd.val {
                         vals.extend(vs.iter().cloned());
                     } else {
-                        vals.insert(init[rd.cell].clone());
+                        vals.push(init[rd.cell].clone());
                         for &w2 in &cell_writes[rd.cell] {
                             if writes[w2].sub != rd.sub {
-                                vals.extend(wvals[w2].iter().cloned());
+                                vals.extend(write_vals(&writes, &copied, w2).iter().cloned());
                             }
                         }
                     }
-                    if !vals.is_subset(&wvals[wi]) {
-                        wvals[wi].extend(vals);
+                    vals.sort_unstable();
+                    vals.dedup();
+                    let have = &mut copied[wi];
+                    if !vals.iter().all(|v| have.binary_search(v).is_ok()) {
+                        have.extend(vals);
+                        have.sort_unstable();
+                        have.dedup();
                         changed = true;
                     }
                 }
@@ -124,37 +186,48 @@ impl RfMo {
         }
         let mut open = Vec::with_capacity(reads.len());
         let mut single = Vec::with_capacity(reads.len());
-        let cands = reads
-            .iter()
-            .map(|r| {
-                let mut c = Vec::new();
-                let ok = |v: &Value| match &r.val {
-                    ReadVal::Known(k) => k == v,
-                    ReadVal::Free => true,
-                    ReadVal::Among(vs) => vs.contains(v),
-                };
-                let mut possible: BTreeSet<&Value> = BTreeSet::new();
-                if ok(&init[r.cell]) {
-                    c.push(None);
-                    possible.insert(&init[r.cell]);
+        let mut cands = Ragged::with_capacity(reads.len());
+        for r in &reads {
+            let ok = |v: &Value| match &r.val {
+                ReadVal::Known(k) => k == v,
+                ReadVal::Free => true,
+                ReadVal::Among(vs) => vs.contains(v),
+            };
+            // the smallest value the read can get, and whether it can get another
+            let mut least: Option<&Value> = None;
+            let mut several = false;
+            if ok(&init[r.cell]) {
+                cands.push(None);
+                least = Some(&init[r.cell]);
+            }
+            for &w in &cell_writes[r.cell] {
+                if writes[w].sub == r.sub {
+                    continue; // a CAS does not read its own write
                 }
-                for &w in &cell_writes[r.cell] {
-                    if writes[w].sub == r.sub {
-                        continue; // a CAS does not read its own write
-                    }
-                    if wvals[w].iter().any(ok) {
-                        c.push(Some(w));
-                        possible.extend(wvals[w].iter().filter(|v| ok(v)));
+                let vals = write_vals(&writes, &copied, w);
+                if vals.iter().any(ok) {
+                    cands.push(Some(w));
+                    for v in vals.iter().filter(|v| ok(v)) {
+                        match least {
+                            None => least = Some(v),
+                            Some(l) if l == v => {}
+                            Some(l) => {
+                                several = true;
+                                if v < l {
+                                    least = Some(v);
+                                }
+                            }
+                        }
                     }
                 }
-                open.push(possible.len() > 1);
-                single.push(if possible.len() == 1 { possible.first().map(|v| (*v).clone()) } else { None });
-                c
-            })
-            .collect();
+            }
+            cands.end_row();
+            open.push(several);
+            single.push(if several { None } else { least.cloned() });
+        }
         let mut mo_vars = Vec::new();
-        for (c, ws) in cell_writes.iter().enumerate() {
-            for j in 1..ws.len() {
+        for c in 0..cell_writes.len() {
+            for j in 1..cell_writes[c].len() {
                 mo_vars.push((c, j));
             }
         }
@@ -234,7 +307,7 @@ impl RfMo {
     /// Whether some read has no write (nor the initial value) it can read from:
     /// its variable's domain is empty, and no witness exists.
     pub fn unreadable(&self) -> bool {
-        self.cands.iter().any(Vec::is_empty)
+        self.cands.rows().any(<[_]>::is_empty)
     }
 
     /// The subevent variable `var` places: the read whose source it chooses, or
@@ -257,7 +330,7 @@ impl RfMo {
     /// write of its cell or the initial value, every permutation of each cell's writes.
     pub fn naive_unfiltered(&self) -> f64 {
         let rf: f64 = self.reads.iter().map(|r| (self.cell_writes[r.cell].len() + 1) as f64).product();
-        let mo: f64 = self.cell_writes.iter().map(|ws| (1..=ws.len()).map(|k| k as f64).product::<f64>()).product();
+        let mo: f64 = self.cell_writes.rows().map(|ws| (1..=ws.len()).map(|k| k as f64).product::<f64>()).product();
         rf * mo
     }
 

@@ -224,14 +224,24 @@ pub fn returned(k: &Kinds, g: &ExecGraph, mem: &RfMo, event: usize) -> Option<Va
 /// and (NIC remote read, NIC remote write) of the same thread towards the same node,
 /// between different events. Pairs whose order `forced` already fixes get no variable.
 pub fn nfo_pairs(k: &Kinds, g: &ExecGraph, lib: usize) -> Vec<(usize, usize)> {
+    // the NIC reads and the NIC writes of the library, each in subevent order
+    let of_kinds = |k1, k2| -> Vec<usize> {
+        (0..g.len())
+            .filter(|&s| {
+                let kind = g.subs[s].stamp.kind;
+                (kind == k1 || kind == k2) && g.events[g.subs[s].event].lib == lib
+            })
+            .collect()
+    };
+    let (nic_reads, nic_writes) = (of_kinds(k.nlr, k.nrr), of_kinds(k.nlw, k.nrw));
     let mut pairs = Vec::new();
-    for a in 0..g.len() {
-        for b in 0..g.len() {
+    for &a in &nic_reads {
+        for &b in &nic_writes {
             let (sa, sb) = (g.subs[a], g.subs[b]);
-            if sa.event == sb.event || g.events[sa.event].lib != lib || g.events[sb.event].lib != lib {
-                continue;
-            }
-            if g.events[sa.event].thread != g.events[sb.event].thread || sa.stamp.node != sb.stamp.node {
+            if sa.event == sb.event
+                || g.events[sa.event].thread != g.events[sb.event].thread
+                || sa.stamp.node != sb.stamp.node
+            {
                 continue;
             }
             let pair = (sa.stamp.kind == k.nlr && sb.stamp.kind == k.nlw)

@@ -225,18 +225,30 @@ impl<'a> TsoSearch<'a> {
     fn with(lib: &'a RdmaTso, g: &'a ExecGraph<'a>, me: LibId, ext: Extras, mem: mowgli_core::memory::RfMo) -> Self {
         let k = lib.kinds;
         let n = g.len();
-        let mine = |s: usize| g.events[g.subs[s].event].lib == me;
-        let spo = g.po_with_internal().filter(|a, b| mine(a) && mine(b));
+        let thread: Vec<usize> = g.subs.iter().map(|s| g.events[s.event].thread).collect();
+        let node: Vec<Option<u32>> = g.subs.iter().map(|s| s.stamp.node).collect();
         let kind_of = |s: usize| g.subs[s].stamp.kind;
-        let ippo =
-            spo.filter(|a, b| lib.ippo.ordered(lib.table_stamp(g.subs[a].stamp), lib.table_stamp(g.subs[b].stamp)));
-        let oppo =
-            spo.filter(|a, b| lib.oppo.ordered(lib.table_stamp(g.subs[a].stamp), lib.table_stamp(g.subs[b].stamp)));
-        let thread = |s: usize| g.events[g.subs[s].event].thread;
-        let sthd = BitRel::from_fn(n, |a, b| thread(a) == thread(b));
-        let sqp = BitRel::from_fn(n, |a, b| {
-            thread(a) == thread(b) && g.subs[a].stamp.node.is_some() && g.subs[a].stamp.node == g.subs[b].stamp.node
-        });
+        // ippo and oppo: the library's program order (po and the order inside an
+        // event) between its own subevents, kept where the Fig. 9 tables order
+        let (mut ippo, mut oppo) = (BitRel::new(n), BitRel::new(n));
+        let table: Vec<Stamp> = g.subs.iter().map(|s| lib.table_stamp(s.stamp)).collect();
+        for (a, sa) in g.subs.iter().enumerate() {
+            if g.events[sa.event].lib != me {
+                continue;
+            }
+            let inside = &g.subs_of[sa.event][sa.pos + 1..];
+            let later = g.po.successors(a).filter(|&b| g.events[g.subs[b].event].lib == me);
+            for b in inside.iter().copied().chain(later) {
+                if lib.ippo.ordered(table[a], table[b]) {
+                    ippo.add(a, b);
+                }
+                if lib.oppo.ordered(table[a], table[b]) {
+                    oppo.add(a, b);
+                }
+            }
+        }
+        let sthd = BitRel::from_fn(n, |a, b| thread[a] == thread[b]);
+        let sqp = BitRel::from_fn(n, |a, b| thread[a] == thread[b] && node[a].is_some() && node[a] == node[b]);
         let nfo_pairs = if lib.pcie { rdma::nfo_pairs(&k, g, me) } else { vec![] };
         // RDMA^sc: CPU writes are issued and observed at once (robustness §3.2)
         let inst = (0..n).map(|s| k.inst(g.subs[s].stamp) || (lib.cpu == Cpu::Sc && kind_of(s) == k.cw)).collect();

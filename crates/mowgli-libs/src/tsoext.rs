@@ -202,9 +202,7 @@ impl Extras {
     pub fn new(k: &Kinds, g: &ExecGraph, me: usize) -> Extras {
         let n = g.len();
         let ne = g.events.len();
-        let mine = |s: usize| g.events[g.subs[s].event].lib == me;
         let kind_of = |s: usize| g.subs[s].stamp.kind;
-        let thread = |s: usize| g.events[g.subs[s].event].thread;
         let mut ids: Vec<Option<Value>> = vec![None; ne];
         let mut stuck = false;
         // identifiers: the k-th put/get of thread t is [t, k]
@@ -217,41 +215,41 @@ impl Extras {
                 }
             }
         }
-        // pf
+        // pf: the i-th poll of thread t towards a node polls the i-th NIC write of t
+        // towards it. NIC writes and polls of the library as (thread, node, subevent),
+        // in subevent order.
         let mut pf = BitRel::new(n);
         let mut nlw_pf = BitRel::new(n);
-        for t in 0..g.world.threads.len() {
-            for &node in &g.world.nodes {
-                let nic_writes: Vec<usize> = (0..n)
-                    .filter(|&s| {
-                        mine(s)
-                            && thread(s) == t
-                            && (kind_of(s) == k.nlw || kind_of(s) == k.nrw)
-                            && g.subs[s].stamp.node == Some(node)
-                    })
-                    .collect();
-                let polls: Vec<usize> = (0..n)
-                    .filter(|&s| {
-                        let e = g.event_of(s);
-                        mine(s)
-                            && thread(s) == t
-                            && e.method == POLL_OR_WAIT
-                            && kind_of(s) == k.wt
-                            && e.args.first().and_then(Value::as_node) == Some(node)
-                    })
-                    .collect();
-                for (i, &p) in polls.iter().enumerate() {
-                    match nic_writes.get(i) {
-                        Some(&w) if g.po.contains(w, p) => {
-                            pf.add(w, p);
-                            if kind_of(w) == k.nlw {
-                                nlw_pf.add(w, p);
-                            }
-                            ids[g.subs[p].event] = ids[g.subs[w].event].clone();
-                        }
-                        _ => stuck = true,
-                    }
+        let (mut nic_writes, mut polls) = (Vec::new(), Vec::new());
+        for (s, sub) in g.subs.iter().enumerate() {
+            let e = &g.events[sub.event];
+            if e.lib != me {
+                continue;
+            }
+            if kind_of(s) == k.nlw || kind_of(s) == k.nrw {
+                if let Some(node) = sub.stamp.node {
+                    nic_writes.push((e.thread, node, s));
                 }
+            } else if e.method == POLL_OR_WAIT && kind_of(s) == k.wt {
+                if let Some(node) = e.args.first().and_then(Value::as_node) {
+                    polls.push((e.thread, node, s));
+                }
+            }
+        }
+        for (j, &(t, node, p)) in polls.iter().enumerate() {
+            if t >= g.world.threads.len() || !g.world.nodes.contains(&node) {
+                continue;
+            }
+            let i = polls[..j].iter().filter(|&&(t2, n2, _)| (t2, n2) == (t, node)).count();
+            match nic_writes.iter().filter(|&&(t2, n2, _)| (t2, n2) == (t, node)).nth(i) {
+                Some(&(_, _, w)) if g.po.contains(w, p) => {
+                    pf.add(w, p);
+                    if kind_of(w) == k.nlw {
+                        nlw_pf.add(w, p);
+                    }
+                    ids[g.subs[p].event] = ids[g.subs[w].event].clone();
+                }
+                _ => stuck = true,
             }
         }
         // returned values fixed in the plain execution must be the fixed identifiers
