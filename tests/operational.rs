@@ -259,7 +259,7 @@ fn operational_engine_reproduces_paper_expectations() {
     let order = default_order();
     for eng in [LitmusEngine::Operational, LitmusEngine::OperationalSimplified] {
         for (f, text, _) in paper_tests() {
-            let r = litmus::check_text_engine(&rel(&f), &text, &order, eng).expect("runs");
+            let r = litmus::check_text_engine(&rel(&f), &text, &order, eng, Default::default()).expect("runs");
             for e in &r.expectations {
                 assert!(
                     e.passed(),

@@ -7,8 +7,10 @@
 //! library's consistency predicate as data for symbolic engines ([`symbolic`]); why a
 //! candidate execution is inconsistent ([`explain`]).
 
+pub mod domain;
 pub mod exec;
 pub mod explain;
+pub mod fixpoint;
 pub mod library;
 pub mod memory;
 pub mod model;
@@ -17,8 +19,10 @@ pub mod rel;
 pub mod stamp;
 pub mod symbolic;
 
+pub use domain::{ValueDomain, Written};
 pub use exec::{ExecGraph, SubEvent};
-pub use library::{FinalValue, Library, MethodSig, Param, ValueDomain, WitnessSearch};
+pub use fixpoint::DomainSets;
+pub use library::{FinalValue, Library, MethodSig, Param, WitnessSearch};
 pub use model::{Event, LocId, LocInfo, ObjInfo, ThreadId, ThreadInfo, Value, World};
 pub use rel::BitRel;
 pub use stamp::{Cell, NodeId, Stamp, StampOrder, StampTable};

@@ -1,8 +1,7 @@
 //! Libraries `⟨M, loc, C⟩` (LOCO Def. 3.5) and the interface the engines use to
 //! search a library's consistency witnesses (rf, mo, …).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
+pub use crate::domain::{ValueDomain, Written};
 use crate::exec::ExecGraph;
 use crate::model::{Event, LibId, LocId, MethodId, ThreadId, Value, World};
 use crate::rel::BitRel;
@@ -39,61 +38,28 @@ pub struct MethodSig {
     pub returns: bool,
 }
 
-/// The set of values each location may hold in any execution (an
-/// over-approximation computed from the program), used to bound return values.
-///
-/// It is read through [`ValueDomain::at`] and [`ValueDomain::messages`], which
-/// note what they were asked: one who then grows the domain can tell whether the
-/// return values offered so far could change ([`ValueDomain::consulted_locations`]).
-#[derive(Debug, Default)]
-pub struct ValueDomain {
-    per_loc: Vec<Vec<Value>>,
-    /// Messages (tuples) the program may send, for message-passing libraries.
-    messages: Vec<Value>,
-    /// Per location: whether [`ValueDomain::at`] was asked for it; then, whether
-    /// [`ValueDomain::messages`] was asked (atomics, as a problem is shared).
-    consulted: Vec<AtomicBool>,
-}
-
-impl Clone for ValueDomain {
-    /// A copy of the values; nothing consulted yet.
-    fn clone(&self) -> Self {
-        ValueDomain::new(self.per_loc.clone(), self.messages.clone())
+/// What a call may write, read off its signature alone (the default of
+/// [`crate::Library::writes`]): each value argument to each location it names (a
+/// value sent as a message when it names none); a call naming several locations
+/// (a put or a get) may also copy any value of one to the others.
+pub fn writes_by_signature(params: &[Param], args: &[Value], dom: &ValueDomain, out: &mut Vec<Written>) {
+    let is_loc = |(a, k): (&Value, &Param)| match (k, a) {
+        (Param::Loc | Param::Src, Value::Loc(l)) => Some(*l),
+        _ => None,
+    };
+    let vals = || args.iter().zip(params).filter(|(_, k)| **k == Param::Val).map(|(a, _)| a);
+    let nlocs = args.iter().zip(params).filter_map(is_loc).count();
+    if nlocs == 0 {
+        out.extend(vals().map(|v| Written { loc: None, value: v.clone(), derived: false }));
+        return;
     }
-}
-
-impl ValueDomain {
-    /// Per location its values, and the messages.
-    pub fn new(per_loc: Vec<Vec<Value>>, messages: Vec<Value>) -> Self {
-        let consulted = (0..=per_loc.len()).map(|_| AtomicBool::new(false)).collect();
-        ValueDomain { per_loc, messages, consulted }
-    }
-
-    /// The values location `l` may hold (none for a location the domain does not know).
-    pub fn at(&self, l: LocId) -> &[Value] {
-        match self.per_loc.get(l) {
-            Some(v) => {
-                self.consulted[l].store(true, Ordering::Relaxed);
-                v
+    for l in args.iter().zip(params).filter_map(is_loc) {
+        out.extend(vals().map(|v| Written { loc: Some(l), value: v.clone(), derived: false }));
+        if nlocs > 1 {
+            for m in args.iter().zip(params).filter_map(is_loc).filter(|&m| m != l) {
+                out.extend(dom.at(m).iter().map(|v| Written { loc: Some(l), value: v.clone(), derived: true }));
             }
-            None => &[],
         }
-    }
-
-    /// The messages the program may send.
-    pub fn messages(&self) -> &[Value] {
-        self.consulted[self.per_loc.len()].store(true, Ordering::Relaxed);
-        &self.messages
-    }
-
-    /// The locations [`ValueDomain::at`] was asked about so far.
-    pub fn consulted_locations(&self) -> impl Iterator<Item = LocId> + '_ {
-        (0..self.per_loc.len()).filter(|&l| self.consulted[l].load(Ordering::Relaxed))
-    }
-
-    /// Whether [`ValueDomain::messages`] was asked so far.
-    pub fn messages_consulted(&self) -> bool {
-        self.consulted[self.per_loc.len()].load(Ordering::Relaxed)
     }
 }
 
@@ -145,6 +111,37 @@ pub trait Library: Send + Sync {
         dom: &ValueDomain,
     ) -> Vec<Value> {
         self.returns(world, thread, method, args, dom)
+    }
+    /// Every value a call may write, per location (or as a message), when the
+    /// program's reads return values of `dom`: an over-approximation, appended to
+    /// `out`, closed under what the library computes (literals of its own, values
+    /// copied, sums, CAS outcomes). The value domain of a run is the fixpoint of
+    /// these ([`crate::domain`]): a value missing here is an outcome lost. The
+    /// default reads the signature alone ([`writes_by_signature`]).
+    fn writes(
+        &self,
+        _world: &World,
+        _thread: ThreadId,
+        method: MethodId,
+        args: &[Value],
+        dom: &ValueDomain,
+        out: &mut Vec<Written>,
+    ) {
+        if let Some(sig) = self.methods().get(method) {
+            writes_by_signature(&sig.params, args, dom, out);
+        }
+    }
+    /// The values the library's methods may write whatever the program (its own
+    /// literals, e.g. a lock's `writes l = 1`): constants of every program over it.
+    fn constants(&self) -> Vec<Value> {
+        vec![]
+    }
+    /// Whether some method may write a value that is neither an argument, nor a
+    /// constant, nor a copy of a value read (a sum, say): then a program's value
+    /// domain is a fixpoint over its unfoldings even when the program itself
+    /// computes nothing.
+    fn computes_values(&self) -> bool {
+        false
     }
     /// Whether the library orders its own subevents by its own program-order
     /// tables (a whole-program memory model such as RDMA^TSO with Fig. 9's
@@ -243,6 +240,23 @@ impl<L: Library + ?Sized> Library for std::sync::Arc<L> {
         dom: &ValueDomain,
     ) -> Vec<Value> {
         (**self).returns_after(world, thread, me, history, method, args, dom)
+    }
+    fn writes(
+        &self,
+        world: &World,
+        thread: ThreadId,
+        method: MethodId,
+        args: &[Value],
+        dom: &ValueDomain,
+        out: &mut Vec<Written>,
+    ) {
+        (**self).writes(world, thread, method, args, dom, out)
+    }
+    fn constants(&self) -> Vec<Value> {
+        (**self).constants()
+    }
+    fn computes_values(&self) -> bool {
+        (**self).computes_values()
     }
     fn own_program_order(&self) -> bool {
         (**self).own_program_order()

@@ -99,8 +99,8 @@ pub enum RetKind {
     /// Any message (tuple) the program sends.
     Message,
     Bot,
-    /// Sums of two or three integers location parameter i may hold (what
-    /// get-accumulates compute from them).
+    /// `sum(x)`: kept for files written before the value domain held the sums
+    /// get-accumulates compute; now the same as `value(x)`.
     Sums(usize),
     /// The undefined value ⊤.
     Top,

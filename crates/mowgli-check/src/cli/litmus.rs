@@ -42,6 +42,11 @@ pub struct Args {
     /// herd7 x86 tests only; the summary goes to stderr).
     #[arg(long, value_enum, default_value = "text", conflicts_with = "json")]
     pub format: LitmusFormat,
+    /// Most values one location's value domain may hold when a test or a library
+    /// computes values (sums, `a + 1`); a test whose domain grows past it is
+    /// inconclusive (exit 3).
+    #[arg(long, value_name = "N", default_value_t = mowgli_check::lang::lower::MAX_VALUES)]
+    pub max_values: usize,
 }
 
 /// Output of `mowgli litmus`.
@@ -52,7 +57,8 @@ pub enum LitmusFormat {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let Args { paths, json, stats, stamp_order, quiet, dot, engine, format } = a;
+    let Args { paths, json, stats, stamp_order, quiet, dot, engine, format, max_values } = a;
+    let limits = mowgli_check::lang::lower::DomainLimits { max_values, ..Default::default() };
     let order = match load_order(&stamp_order) {
         Ok(o) => o,
         Err(e) => return input_error(json, e),
@@ -65,7 +71,7 @@ pub fn run(a: Args) -> ExitCode {
     let mut reports = Vec::new();
     let mut errors = Vec::new();
     for f in &files {
-        match litmus::check_file_engine(f, &order, engine) {
+        match litmus::check_file_engine(f, &order, engine, limits) {
             Ok(r) => {
                 if format == LitmusFormat::Herd {
                     match litmus::herdlog::log(&r) {
@@ -108,9 +114,11 @@ pub fn run(a: Args) -> ExitCode {
     let nexp: usize = reports.iter().map(|r| r.expectations.len()).sum();
     let nfail: usize = reports.iter().map(|r| r.expectations.iter().filter(|e| !e.passed()).count()).sum();
     let nknown: usize =
-        reports.iter().map(|r| r.expectations.iter().filter(|e| !e.ok && e.known.is_some()).count()).sum();
+        reports.iter().map(|r| r.expectations.iter().filter(|e| e.decided && !e.ok && e.known.is_some()).count()).sum();
     let ndiff: usize = reports.iter().map(|r| r.engine_differences.len()).sum();
-    let verdict = Verdict::of(!errors.is_empty(), nfail + ndiff > 0, true);
+    let nundecided: usize = reports.iter().map(|r| r.expectations.iter().filter(|e| !e.decided).count()).sum();
+    let ncut = reports.iter().filter(|r| r.inconclusive.is_some()).count();
+    let verdict = Verdict::of(!errors.is_empty(), nfail + ndiff > 0, ncut == 0);
     let decided = Decided::new(
         verdict,
         match verdict {
@@ -119,6 +127,9 @@ pub fn run(a: Args) -> ExitCode {
                 format!("{nfail} of {nexp} expectations fail; {ndiff} outcomes differ between the engines")
             }
             Verdict::Counterexample => format!("{nfail} of {nexp} expectations fail"),
+            Verdict::Inconclusive => format!(
+                "{ncut} tests cut by a limit, {nundecided} of {nexp} expectations undecided (see INCONCLUSIVE above)"
+            ),
             _ => format!(
                 "{} of {nexp} expectations hold, {nknown} documented disagreements{}",
                 nexp - nknown,
@@ -133,9 +144,11 @@ pub fn run(a: Args) -> ExitCode {
             "summary": {
                 "tests": reports.len(),
                 "expectations": nexp,
-                "ok": nexp - nfail - nknown,
+                "ok": nexp - nfail - nknown - nundecided,
                 "known_disagreements": nknown,
                 "failed": nfail,
+                "undecided": nundecided,
+                "inconclusive_tests": ncut,
                 "malformed": errors.len(),
                 "millis": total.as_secs_f64() * 1000.0,
             }
@@ -145,13 +158,14 @@ pub fn run(a: Args) -> ExitCode {
         let cand: u64 = reports.iter().map(|r| r.stats.candidates).sum();
         let naive: f64 = reports.iter().map(|r| r.stats.naive).sum();
         let summary = format!(
-            "summary: {} tests, {} expectations: {} ok, {} known disagreements (documented), {} FAIL, {} malformed{}",
+            "summary: {} tests, {} expectations: {} ok, {} known disagreements (documented), {} FAIL, {} malformed{}{}",
             reports.len(),
             nexp,
-            nexp - nfail - nknown,
+            nexp - nfail - nknown - nundecided,
             nknown,
             nfail,
             errors.len(),
+            if nundecided > 0 { format!(", {nundecided} undecided") } else { String::new() },
             if stats {
                 format!(
                     "; {} candidates explored vs {:.0} naive ({:.1}x fewer); {:.1} ms",

@@ -197,6 +197,9 @@ fn refine(
                         },
                         if r.bounded { " [bounded: a loop reached the unrolling bound]" } else { "" }
                     );
+                    if let Some(why) = &r.inconclusive {
+                        println!("      inconclusive: {why}");
+                    }
                     if r.vacuous {
                         println!(
                             "      warning: the implementation has no terminating execution on this client (vacuous)"
@@ -258,7 +261,8 @@ fn refine(
     let failed = reports.iter().filter(|r| r.verdict == ClientVerdict::Fail).count();
     // no client of the implemented library among the inputs: nothing was checked
     let none = reports.is_empty() && errors.is_empty();
-    let verdict = Verdict::of(!errors.is_empty() || none, failed > 0, true);
+    let cut = reports.iter().filter(|r| r.verdict == ClientVerdict::Inconclusive).count();
+    let verdict = Verdict::of(!errors.is_empty() || none, failed > 0, cut == 0);
     let decided = Decided::new(
         verdict,
         match verdict {
@@ -270,6 +274,9 @@ fn refine(
             Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
             Verdict::Counterexample => {
                 format!("{failed} of {} clients reach an outcome the specification forbids", reports.len())
+            }
+            Verdict::Inconclusive => {
+                format!("a limit cut the check of {cut} of {} clients (see `inconclusive:` above)", reports.len())
             }
             _ => format!(
                 "every outcome of the implementation on the {} clients is an outcome of the specification{}",
@@ -286,20 +293,22 @@ fn refine(
             "clients": reports,
             "minimised": minimised,
             "errors": errors,
-            "summary": { "clients": reports.len(), "ok": reports.len() - failed, "failed": failed, "errors": errors.len(),
+            "summary": { "clients": reports.len(), "ok": reports.len() - failed - cut, "failed": failed,
+                         "inconclusive": cut, "errors": errors.len(),
                          "skipped": skipped,
                          "millis": start.elapsed().as_secs_f64() * 1000.0 }
         });
         conclude(&decided, Some(doc))
     } else {
         println!(
-            "summary: implementation `{}` of `{}` over {}: {} clients, {} ok, {} FAIL, {} errors ({} tests skipped: they do not use `{}`); {:.1} ms",
+            "summary: implementation `{}` of `{}` over {}: {} clients, {} ok, {} FAIL, {}{} errors ({} tests skipped: they do not use `{}`); {:.1} ms",
             imp.name,
             imp.implements,
             imp.uses.join(", "),
             reports.len(),
-            reports.len() - failed,
+            reports.len() - failed - cut,
             failed,
+            if cut > 0 { format!("{cut} INCONCLUSIVE, ") } else { String::new() },
             errors.len(),
             skipped,
             imp.implements,

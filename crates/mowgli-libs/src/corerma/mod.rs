@@ -35,7 +35,7 @@ use std::collections::BTreeSet;
 use mowgli_core::model::LibId;
 use mowgli_core::{
     BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
-    WitnessSearch, World,
+    WitnessSearch, World, Written,
 };
 
 use crate::rdma::Kinds;
@@ -233,24 +233,20 @@ pub fn init_action(l: usize, node: u32, init: Value) -> Action {
     }
 }
 
-/// Values local reads may return: the domain's, ⊤, and sums of two or three of the
-/// domain's integers (what get-accumulates compute from them; programs that chain
-/// more accumulations than that may lose outcomes, so they are not generated).
+/// Values local reads may return: the domain's (which holds what puts, gets,
+/// get-accumulates and CASes write: [`CoreRma::writes`]) and ⊤.
 fn read_values(dom: &[Value]) -> Vec<Value> {
     let mut out: BTreeSet<Value> = dom.iter().cloned().collect();
-    let ints: Vec<i64> = dom.iter().filter_map(Value::as_int).collect();
-    for a in &ints {
-        for b in &ints {
-            out.insert(Value::Int(a + b));
-            for c in &ints {
-                if out.len() < 256 {
-                    out.insert(Value::Int(a + b + c));
-                }
-            }
-        }
-    }
     out.insert(Value::Top);
     out.into_iter().collect()
+}
+
+/// `a + b` as an accumulate computes it ([`model`]): ⊤ + v = ⊤.
+fn acc_sum(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Value::Int(x.wrapping_add(*y)),
+        _ => Value::Top,
+    }
 }
 
 impl Library for CoreRma {
@@ -335,6 +331,52 @@ impl Library for CoreRma {
             }
             _ => vec![Value::Unit],
         }
+    }
+    /// Table 3's writes: `x =* v` writes v; a get or put copies what its er
+    /// read; an rga writes the sum of z and y to z and z's old value to x; a CAS
+    /// writes w to z (CAS-T, or z unchanged) and z's old value to x. Reads of ⊤
+    /// are offered anyway ([`read_values`]).
+    fn writes(&self, _w: &World, _t: usize, method: usize, args: &[Value], dom: &ValueDomain, out: &mut Vec<Written>) {
+        let Some(info) = self.info.get(method) else { return };
+        let loc = |i: usize| args.get(i).and_then(Value::as_loc);
+        let vals = |i: usize| loc(i).map_or(&[][..], |l| dom.at(l));
+        let copy = |to: Option<usize>, from: usize, out: &mut Vec<Written>| {
+            if let Some(l) = to {
+                out.extend(vals(from).iter().map(|v| Written { loc: Some(l), value: v.clone(), derived: true }));
+            }
+        };
+        match info.stmt {
+            Stmt::Write => {
+                if let (Some(l), Some(v)) = (loc(0), args.get(1)) {
+                    out.push(Written { loc: Some(l), value: v.clone(), derived: false });
+                }
+            }
+            Stmt::Get => copy(loc(0), 1, out),
+            Stmt::Put => copy(loc(0), 1, out),
+            Stmt::Rga => {
+                if let Some(z) = loc(1) {
+                    for a in vals(1) {
+                        for b in vals(2) {
+                            out.push(Written { loc: Some(z), value: acc_sum(a, b), derived: true });
+                        }
+                    }
+                }
+                copy(loc(0), 1, out);
+            }
+            Stmt::Cas => {
+                copy(loc(1), 3, out);
+                copy(loc(0), 1, out);
+            }
+            Stmt::Read | Stmt::Flush => {}
+        }
+    }
+    /// ⊤: a conflicting non-atomic access reads or leaves it (rule C).
+    fn constants(&self) -> Vec<Value> {
+        vec![Value::Top]
+    }
+    /// Get-accumulates compute sums.
+    fn computes_values(&self) -> bool {
+        true
     }
     fn own_program_order(&self) -> bool {
         true

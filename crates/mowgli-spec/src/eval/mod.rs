@@ -18,12 +18,13 @@ use mowgli_core::library::Cell as MemCell;
 use mowgli_core::model::LibId;
 use mowgli_core::{
     Event, ExecGraph, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain, WitnessSearch,
-    World,
+    World, Written,
 };
 
 use crate::*;
 
 mod search;
+mod writes;
 use search::{FileSearch, Plan};
 
 /// Method names live as long as the process (`MethodSig::name` is `&'static str`).
@@ -37,24 +38,6 @@ fn intern(s: &str) -> &'static str {
     let n: &'static str = Box::leak(s.to_string().into_boxed_str());
     set.insert(n);
     n
-}
-
-/// Sums of two and of three of the integers among `vals` (what chains of up to
-/// two get-accumulates compute from them), at most 256 values.
-fn sums(vals: &[Value]) -> Vec<Value> {
-    let ints: Vec<i64> = vals.iter().filter_map(Value::as_int).collect();
-    let mut out: std::collections::BTreeSet<Value> = vals.iter().cloned().collect();
-    for a in &ints {
-        for b in &ints {
-            out.insert(Value::Int(a + b));
-            for c in &ints {
-                if out.len() < 256 {
-                    out.insert(Value::Int(a + b + c));
-                }
-            }
-        }
-    }
-    out.into_iter().collect()
 }
 
 /// A library read from a file.
@@ -358,10 +341,8 @@ impl Library for FileLibrary {
                 RetKind::Message => out.extend(dom.messages().iter().cloned()),
                 RetKind::Bot => out.push(Value::Bot),
                 RetKind::Top => out.push(Value::Top),
-                RetKind::Sums(i) => {
-                    let vals = loc(*i).map(|l| dom.at(l).to_vec()).unwrap_or_default();
-                    out.extend(sums(&vals));
-                }
+                // the domain holds the sums get-accumulates compute (`Library::writes`)
+                RetKind::Sums(i) => out.extend(loc(*i).map_or(&[][..], |l| dom.at(l)).iter().cloned()),
             }
         }
         if m.ret.iter().any(|r| matches!(r, RetKind::Sums(_) | RetKind::Top)) {
@@ -370,6 +351,20 @@ impl Library for FileLibrary {
             out = set.into_iter().collect();
         }
         out
+    }
+    fn writes(&self, _w: &World, _t: usize, method: usize, args: &[Value], dom: &ValueDomain, out: &mut Vec<Written>) {
+        if let Some((m, sig)) = self.spec.methods.get(method).zip(self.methods().get(method)) {
+            // the signature's reading (values sent as messages, copies between the
+            // locations named), then what the accesses say (literals, computed values)
+            mowgli_core::library::writes_by_signature(&sig.params, args, dom, out);
+            writes::writes(m, args, dom, out);
+        }
+    }
+    fn constants(&self) -> Vec<Value> {
+        writes::constants(&self.spec)
+    }
+    fn computes_values(&self) -> bool {
+        writes::computes(&self.spec)
     }
     fn own_program_order(&self) -> bool {
         self.spec.own_order

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use mowgli_core::StampOrder;
 use serde::Serialize;
 
-use crate::engines::explicit::{self, Stats};
+use crate::engines::explicit::{self, EngineError, Stats};
+use crate::lang::lower::DomainLimits;
+use mowgli_core::program::UnfoldError;
 
 /// An input that cannot be read, is malformed, or is ill-typed: a
 /// [`mowgli_diag::Diagnostic`], shown as `file:line:column: message`, the source
@@ -25,6 +27,11 @@ pub struct ExpectReport {
     pub line: usize,
     /// The expectation holds.
     pub ok: bool,
+    /// Whether the run decides it: a run whose value domain or unfolding a limit
+    /// cut ([`TestReport::inconclusive`]) found only real outcomes, but maybe not
+    /// all: it decides an `allowed` line it reached and a `forbidden` line it
+    /// reached (a real counterexample), not the others.
+    pub decided: bool,
     /// A documented disagreement with the source: the text of a `# DISAGREES:`
     /// comment in the comment block right above the `expect` line (an extension of
     /// the format, see `docs/formats.md`).
@@ -41,6 +48,9 @@ impl ExpectReport {
     /// `ok`, `FAIL`, `known` (fails as documented) or `FIXED` (holds although
     /// documented as failing: the note is stale).
     pub fn status(&self) -> &'static str {
+        if !self.decided {
+            return "undecided";
+        }
         match (self.ok, self.known.is_some()) {
             (true, false) => "ok",
             (false, false) => "FAIL",
@@ -48,9 +58,10 @@ impl ExpectReport {
             (true, true) => "FIXED",
         }
     }
-    /// Whether this expectation counts as passing for the exit status.
+    /// Whether this expectation counts as passing for the exit status (an
+    /// undecided one makes the run inconclusive instead).
     pub fn passed(&self) -> bool {
-        self.ok != self.known.is_some()
+        !self.decided || self.ok != self.known.is_some()
     }
 }
 
@@ -81,6 +92,10 @@ pub struct TestReport {
     pub stats: Stats,
     /// A loop reached the unrolling bound (results are bounded).
     pub bounded: bool,
+    /// Why the run is inconclusive: a limit (the value domain's, the number of
+    /// unfoldings) cut it, so some outcomes may be missing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inconclusive: Option<String>,
     /// For a test read from herd7's x86 format: herd's verdict.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub herd: Option<herdlog::HerdResult>,
@@ -94,9 +109,12 @@ pub struct TestReport {
 }
 
 impl TestReport {
-    /// Every expectation passes (holds, or fails as documented).
+    /// Every expectation passes (holds, or fails as documented), and the run
+    /// decided them all.
     pub fn all_ok(&self) -> bool {
-        self.expectations.iter().all(|e| e.passed()) && self.engine_differences.is_empty()
+        self.expectations.iter().all(|e| e.passed())
+            && self.engine_differences.is_empty()
+            && self.inconclusive.is_none()
     }
 }
 
@@ -131,7 +149,7 @@ pub fn check_text_on(
     prune: bool,
     backend: explicit::Backend,
 ) -> Result<TestReport, InputError> {
-    declarative(file, text, order, prune, backend).map(|(r, _, _)| r)
+    declarative(file, text, order, prune, backend, DomainLimits::default()).map(|(r, _, _)| r)
 }
 
 /// [`check_text_on`], also giving the lowered test and the outcomes.
@@ -141,10 +159,11 @@ fn declarative(
     order: &StampOrder,
     prune: bool,
     backend: explicit::Backend,
+    limits: DomainLimits,
 ) -> Result<(TestReport, lower::Lowered, std::collections::BTreeSet<explicit::Outcome>), InputError> {
     let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, text))?;
+    let mut low = lower::lower_with(&ast, order, limits).map_err(|e| e.in_file(file, text))?;
     if let Some(h) = &ast.herd {
         show_herd_locations(&mut low, h);
     }
@@ -154,7 +173,16 @@ fn declarative(
     prob.backend = backend;
     // herd counts executions (its Positive/Negative)
     prob.all_executions = ast.herd.is_some();
-    let res = explicit::run(&prob, true).map_err(|e| ie(1, 1, e.to_string()))?;
+    let mut inconclusive = low.domain_cut.clone();
+    let res = match explicit::run(&prob, true) {
+        Ok(res) => res,
+        // a limit, not a malformed input: nothing is known of the outcomes
+        Err(EngineError::Unfold(e @ UnfoldError::TooMany(_))) => {
+            inconclusive = Some(format!("the unfolding was cut: {e}"));
+            explicit::Results::default()
+        }
+        Err(e) => return Err(ie(1, 1, e.to_string())),
+    };
     let mut shown: Vec<BTreeMap<String, String>> = res.outcomes.keys().map(|o| lower::show_outcome(&low, o)).collect();
     shown.sort();
     shown.dedup();
@@ -173,6 +201,8 @@ fn declarative(
                 condition: e.text.clone(),
                 line: e.pos.line,
                 ok: sat == e.allowed,
+                // a cut run decides what it reached (every outcome found is real)
+                decided: inconclusive.is_none() || sat,
                 known: disagreement_note(text, e.pos.line),
                 execution: cex.map(|(o, w)| render_execution(&low, o, w)),
                 dot: cex.map(|(o, w)| dot_execution(&low, o, w)),
@@ -188,6 +218,7 @@ fn declarative(
         herd: ast.herd.as_ref().map(|h| herdlog::result(h, &low, &res)),
         stats: res.stats,
         bounded: res.bound_hit,
+        inconclusive,
         machine: None,
         engine_differences: vec![],
     };
@@ -200,11 +231,12 @@ pub fn check_file_engine(
     path: &Path,
     order: &StampOrder,
     eng: operational::LitmusEngine,
+    limits: DomainLimits,
 ) -> Result<TestReport, InputError> {
     let file = path.display().to_string();
     let text =
         std::fs::read_to_string(path).map_err(|e| InputError::whole_file(file.clone(), format!("cannot read: {e}")))?;
-    check_text_engine(&file, &text, order, eng)
+    check_text_engine(&file, &text, order, eng, limits)
 }
 
 /// [`check_file_engine`] on a test given as text.
@@ -213,15 +245,16 @@ pub fn check_text_engine(
     text: &str,
     order: &StampOrder,
     eng: operational::LitmusEngine,
+    limits: DomainLimits,
 ) -> Result<TestReport, InputError> {
     use operational::{self as op, LitmusEngine};
     let ie = |msg: String| InputError::whole_file(file.to_string(), msg);
     let Some(machine) = eng.machine() else {
-        return check_text_on(file, text, order, true, eng.backend());
+        return declarative(file, text, order, true, eng.backend(), limits).map(|(r, _, _)| r);
     };
     if eng == LitmusEngine::Both {
         let start = std::time::Instant::now();
-        let (mut r, low, decl) = declarative(file, text, order, true, explicit::Backend::Explicit)?;
+        let (mut r, low, decl) = declarative(file, text, order, true, explicit::Backend::Explicit, limits)?;
         let decl_micros = start.elapsed().as_micros();
         if low.libs.iter().any(|l| mowgli_machine::library_pcie(l.as_ref()).is_none()) {
             return Ok(r); // not an RDMA^TSO test: the declarative engine alone
@@ -234,7 +267,7 @@ pub fn check_text_engine(
         return Ok(r);
     }
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, text))?;
+    let mut low = lower::lower_with(&ast, order, limits).map_err(|e| e.in_file(file, text))?;
     if let Some(h) = &ast.herd {
         show_herd_locations(&mut low, h);
     }
@@ -250,6 +283,7 @@ pub fn check_text_engine(
             condition: e.text.clone(),
             line: e.pos.line,
             ok: outs.iter().any(|o| e.cond.holds(o)) == e.allowed,
+            decided: true,
             known: disagreement_note(text, e.pos.line),
             execution: None,
             dot: None,
@@ -265,6 +299,7 @@ pub fn check_text_engine(
         herd: None,
         stats,
         bounded: ex.bounded,
+        inconclusive: None,
         machine: Some(crate::engines::operational::stats_of(machine, pcie, &ex)),
         engine_differences: vec![],
     })
@@ -490,6 +525,9 @@ pub fn render(r: &TestReport, stats: bool) -> String {
     }
     if r.bounded {
         s += "  note: a loop reached the unrolling bound; outcomes are bounded\n";
+    }
+    if let Some(why) = &r.inconclusive {
+        s += &format!("  INCONCLUSIVE: {why}; outcomes may be missing\n");
     }
     if let (true, Some(m)) = (stats, &r.machine) {
         s += &format!(

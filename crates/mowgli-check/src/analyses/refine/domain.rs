@@ -6,9 +6,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use mowgli_core::library::Cell;
 use mowgli_core::program::CallRecord;
-use mowgli_core::{Param, Value, ValueDomain};
+use mowgli_core::{DomainSets, Value, ValueDomain};
 
-use crate::engines::explicit::{self, Problem};
+use mowgli_core::program::UnfoldError;
+
+use crate::engines::explicit::{self, EngineError, Problem};
 
 /// The values each location may hold: its initial value, the client's literals
 /// (for the client's own locations), and every value a call writes to it (a `Val`
@@ -28,23 +30,39 @@ use crate::engines::explicit::{self, Problem};
 /// identifiers in round 0, which nothing reads as a value).
 pub(super) type DomainFixpoint = (ValueDomain, HashMap<Cell, usize>, Option<Vec<explicit::Unfolded>>);
 
-pub(super) fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<DomainFixpoint, String> {
-    let nlocs = q.world.locs.len();
-    let mut dom: Vec<BTreeSet<Value>> = (0..nlocs)
-        .map(|l| {
-            let mut s: BTreeSet<Value> = base.at(l).iter().cloned().collect();
-            s.insert(q.world.locs[l].init.clone());
-            s
-        })
-        .collect();
-    let as_domain = |dom: &[BTreeSet<Value>]| {
-        let mut messages: BTreeSet<Value> = BTreeSet::new();
-        for d in dom {
-            messages.extend(d.iter().filter(|v| matches!(v, Value::Tuple(_))).cloned());
+/// Per thread, the calls its unfoldings made, each with its position in the thread's calls.
+type CallsOf = Vec<Vec<(usize, CallRecord)>>;
+
+/// Why ⟦p̃⟧_I has no value domain: a limit cut the fixpoint (the client's check is
+/// inconclusive), or the implementation cannot be unfolded (an error of its own).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DomainError {
+    #[error("{0}")]
+    Cut(String),
+    #[error("{0}")]
+    Input(String),
+}
+
+impl From<EngineError> for DomainError {
+    fn from(e: EngineError) -> Self {
+        match e {
+            EngineError::Unfold(UnfoldError::TooMany(_)) => DomainError::Cut(format!("unfolding was cut: {e}")),
+            e => DomainError::Input(e.to_string()),
         }
-        ValueDomain::new(dom.iter().map(|d| d.iter().cloned().collect()).collect(), messages.into_iter().collect())
-    };
-    let constants: BTreeSet<Value> = dom.iter().flatten().cloned().collect();
+    }
+}
+
+pub(super) fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<DomainFixpoint, DomainError> {
+    let nlocs = q.world.locs.len();
+    let mut sets = DomainSets::new(nlocs, |l| {
+        let mut s: BTreeSet<Value> = base.at(l).iter().cloned().collect();
+        s.insert(q.world.locs[l].init.clone());
+        s
+    });
+    // the constants: the client's values, the initial values and the libraries' own
+    // literals (which their `writes` put where they are written)
+    let mut constants: BTreeSet<Value> = sets.per_loc.iter().flatten().cloned().collect();
+    constants.extend(q.libs.iter().flat_map(|l| l.constants()));
     const MAX_ROUNDS: usize = 32;
     const MAX_VALUES: usize = 48;
     // Per cell: the writing threads, and whether some write is not a plain CPU
@@ -63,112 +81,79 @@ pub(super) fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<Domain
             .collect()
     };
     // A round whose unfoldings would be the previous round's: they are taken again
-    // instead of unfolding (with the calls they made and `max_writes`).
-    let mut again: Option<(Vec<explicit::Unfolded>, Vec<Vec<CallRecord>>, usize)> = None;
+    // instead of unfolding (with the calls they made).
+    let mut again: Option<(Vec<explicit::Unfolded>, CallsOf)> = None;
     for round in 0..MAX_ROUNDS {
-        let before: usize = dom.iter().map(|d| d.len()).sum();
+        let before = sets.size();
         let writers_before = writers.clone();
-        let (unfolded, calls_of, max_writes) = match again.take() {
+        let vd = sets.domain();
+        let (unfolded, calls_of) = match again.take() {
             Some(previous) => previous,
             None => {
-                q.domain = as_domain(&dom);
+                q.domain = vd.clone();
                 q.own_cells = own_of(&writers);
-                // A value not among the program's constants (`base`) is computed from read
-                // values: its derivation chain passes through writes of non-constant values
-                // only, so the most such writes an execution can have bounds the rounds
-                // needed. Per thread, a run has at most one call per position: the
-                // positions where a call writes a non-constant value bound its count.
-                let mut max_writes = 0;
                 let mut unfolded = Vec::with_capacity(q.threads.len());
                 let mut calls_of = Vec::with_capacity(q.threads.len());
                 for t in 0..q.threads.len() {
-                    let mut calls: Vec<CallRecord> = Vec::new();
-                    let mut dependent: BTreeSet<usize> = BTreeSet::new();
-                    let u = explicit::unfold_thread_observing(q, t, &mut |pos, c| {
-                        let sig = &q.libs[c.lib].methods()[c.method];
-                        if c.args.iter().zip(&sig.params).any(|(a, k)| *k == Param::Val && !constants.contains(a)) {
-                            dependent.insert(pos);
-                        }
-                        calls.push(c.clone());
-                    })
-                    .map_err(|e| e.to_string())?;
+                    let mut calls: Vec<(usize, CallRecord)> = Vec::new();
+                    let u = explicit::unfold_thread_observing(q, t, &mut |pos, c| calls.push((pos, c.clone())))?;
                     unfolded.push(u);
                     calls_of.push(calls);
-                    max_writes += dependent.len();
                 }
-                (unfolded, calls_of, max_writes)
+                (unfolded, calls_of)
             }
         };
+        // A value that is no constant is derived from read values: its derivation
+        // chain passes through writes of non-constant values only, so the most such
+        // writes an execution can have bounds the rounds needed. Per thread, a run
+        // has at most one call per position: the positions where a call may write a
+        // non-constant value bound its count.
+        let mut max_writes = 0;
         for (t, calls) in calls_of.iter().enumerate() {
-            for c in calls {
+            let mut dependent: BTreeSet<usize> = BTreeSet::new();
+            for (pos, c) in calls {
                 for (cell, v) in q.libs[c.lib].written_cells(&q.world, t, c.method, &c.args) {
                     let e = writers.entry(cell).or_default();
                     e.0.insert(t);
                     e.1 |= v.is_none();
                 }
-                let sig = &q.libs[c.lib].methods()[c.method];
-                let loc_of = |(a, k): (&Value, &Param)| match (k, a) {
-                    (Param::Loc | Param::Src, Value::Loc(l)) => Some(*l),
-                    _ => None,
-                };
-                let mut named = c.args.iter().zip(&sig.params).filter_map(loc_of);
-                let (first, second) = (named.next(), named.next());
-                if let (Some(l), None) = (first, second) {
-                    // one location (the usual call): its values gain the call's values
-                    for (a, k) in c.args.iter().zip(&sig.params) {
-                        if *k == Param::Val && !dom[l].contains(a) {
-                            dom[l].insert(a.clone());
-                        }
-                    }
-                    continue;
-                }
-                let mut locs = Vec::new();
-                let mut vals = Vec::new();
-                for (a, k) in c.args.iter().zip(&sig.params) {
-                    match (k, a) {
-                        (Param::Loc | Param::Src, Value::Loc(l)) => locs.push(*l),
-                        (Param::Val, v) => vals.push(v.clone()),
-                        _ => {}
-                    }
-                }
-                let mut joined: BTreeSet<Value> = vals.into_iter().collect();
-                if locs.len() > 1 {
-                    for &l in &locs {
-                        joined.extend(dom[l].iter().cloned());
-                    }
-                }
-                for &l in &locs {
-                    dom[l].extend(joined.iter().cloned());
+                if sets.add_call(q.libs[c.lib], &q.world, t, c, &vd, &constants) {
+                    dependent.insert(*pos);
                 }
             }
+            max_writes += dependent.len();
         }
-        let after: usize = dom.iter().map(|d| d.len()).sum();
+        let after = sets.size();
         let stable = writers == writers_before;
         if stable && (after == before || round > max_writes) {
             // this round's unfoldings are those of the final domain and own cells
             // iff it added nothing (also when they were taken again: they are
             // then what unfolding on this round's domain gives)
             let last = (after == before).then_some(unfolded);
-            return Ok((as_domain(&dom), own_of(&writers), last));
+            return Ok((sets.domain(), own_of(&writers), last));
         }
-        if let Some((l, d)) = dom.iter().enumerate().find(|(_, d)| d.len() > MAX_VALUES) {
-            return Err(format!(
-                "location `{}` may hold more than {MAX_VALUES} values ({} after {} rounds): lower the bounds",
+        if let Some((l, n)) = sets.over(MAX_VALUES) {
+            return Err(DomainError::Cut(format!(
+                "value domain was cut: location `{}` may hold more than {MAX_VALUES} values ({n} after {} rounds of \
+                 the values the implementation computes); lower the bounds",
                 q.world.locs[l].name,
-                d.len(),
                 round + 1
-            ));
+            )));
         }
         // The unfoldings depend on the domain only through the return values the
         // libraries offered, read from the locations they asked about (and the
         // messages): where those kept their values, and the own cells are the same
         // (`stable`), the next round would unfold exactly as this one did.
         // (the sets only grow: the same size is the same set)
-        let consulted_grew = q.domain.consulted_locations().any(|l| q.domain.at(l).len() != dom[l].len())
-            || (q.domain.messages_consulted() && q.domain.messages() != as_domain(&dom).messages());
+        let next = sets.domain();
+        let consulted_grew = q.domain.consulted_locations().any(|l| q.domain.at(l).len() != next.at(l).len())
+            || (q.domain.messages_consulted() && q.domain.messages() != next.messages());
         if stable && !consulted_grew {
-            again = Some((unfolded, calls_of, max_writes));
+            again = Some((unfolded, calls_of));
         }
     }
-    Err(format!("the values the implementation computes do not settle within {MAX_ROUNDS} rounds: lower the bounds"))
+    Err(DomainError::Cut(format!(
+        "value domain was cut: the values the implementation computes do not settle within {MAX_ROUNDS} rounds; \
+         lower the bounds"
+    )))
 }

@@ -19,6 +19,7 @@ pub mod gen;
 pub mod minimise;
 
 use domain::value_domain;
+pub use domain::DomainError;
 
 use crate::engines::explicit::{self, Inline, Problem, Stats, Witness};
 use crate::lang::implementation::{Implementation, WorldCtx};
@@ -46,6 +47,10 @@ pub enum ClientVerdict {
     /// The test does not use the implemented library.
     #[serde(rename = "skipped")]
     Skipped,
+    /// A limit (a value domain's, the number of unfoldings) cut the check before
+    /// it covered the client: [`ClientReport::inconclusive`] says which.
+    #[serde(rename = "inconclusive")]
+    Inconclusive,
 }
 
 impl std::fmt::Display for ClientVerdict {
@@ -54,6 +59,7 @@ impl std::fmt::Display for ClientVerdict {
             ClientVerdict::Ok => "ok",
             ClientVerdict::Fail => "FAIL",
             ClientVerdict::Skipped => "skipped",
+            ClientVerdict::Inconclusive => "INCONCLUSIVE",
         })
     }
 }
@@ -92,6 +98,9 @@ pub struct ClientReport {
     pub stuck: u64,
     pub stuck_msg: Option<String>,
     pub counterexample: Option<Counterexample>,
+    /// Why the check is inconclusive (verdict [`ClientVerdict::Inconclusive`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inconclusive: Option<String>,
     pub spec_stats: Stats,
     pub impl_stats: Stats,
 }
@@ -115,8 +124,18 @@ impl ClientReport {
             stuck: 0,
             stuck_msg: None,
             counterexample: None,
+            inconclusive: None,
             spec_stats: Stats::default(),
             impl_stats: Stats::default(),
+        }
+    }
+
+    /// A client whose check a limit cut (`why`) before it was covered.
+    fn cut(file: &str, name: &str, why: String) -> ClientReport {
+        ClientReport {
+            verdict: ClientVerdict::Inconclusive,
+            inconclusive: Some(why),
+            ..ClientReport::skipped(file, name)
         }
     }
 }
@@ -255,7 +274,7 @@ impl Setup {
 
     /// ⟦p̃⟧_I over Λ, with the value domains and own cells computed.
     pub fn impl_problem<'a>(&'a self, to: &'a StampTable, loop_bound: usize) -> Result<Problem<'a>, String> {
-        Ok(self.impl_problem_unfolded(to, loop_bound)?.0)
+        Ok(self.impl_problem_unfolded(to, loop_bound).map_err(|e| e.to_string())?.0)
     }
 
     /// [`Setup::impl_problem`], with the threads' unfoldings of the problem when the
@@ -265,7 +284,7 @@ impl Setup {
         &'a self,
         to: &'a StampTable,
         loop_bound: usize,
-    ) -> Result<(Problem<'a>, Option<Vec<explicit::Unfolded>>), String> {
+    ) -> Result<(Problem<'a>, Option<Vec<explicit::Unfolded>>), DomainError> {
         let mut prob = Problem {
             world: std::borrow::Cow::Borrowed(&self.ctx.world),
             libs: self.owned.iter().map(|b| b.as_ref()).collect(),
@@ -344,7 +363,18 @@ pub fn refine_parsed_on(
     let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     // the compared outcome: the registers, and the final values of the client's own
     // locations its `expect` conditions name (rejected for the implemented library's)
-    let (mut prob, unfolded) = setup.impl_problem_unfolded(to, loop_bound).map_err(|m| ie(1, 1, m))?;
+    // a limit that cuts the client's or the implementation's value domain, or an
+    // unfolding, leaves the check inconclusive (outcomes may be missing on either side)
+    if let Some(why) = &low.domain_cut {
+        return Ok(ClientReport::cut(file, &low.name, format!("the client's {why}")));
+    }
+    let (mut prob, unfolded) = match setup.impl_problem_unfolded(to, loop_bound) {
+        Ok(x) => x,
+        Err(DomainError::Cut(why)) => {
+            return Ok(ClientReport::cut(file, &low.name, format!("the implementation's {why}")))
+        }
+        Err(DomainError::Input(m)) => return Err(ie(1, 1, m)),
+    };
     prob.backend = engine;
     let observed = observed_locations(imp, &setup, &prob).map_err(|e| e.in_file(file, &text()))?;
     let observe = !observed.is_empty();
@@ -444,6 +474,7 @@ pub fn refine_parsed_on(
         stuck: res.stats.stuck,
         stuck_msg: res.stuck_msg.clone(),
         counterexample: cex,
+        inconclusive: None,
         spec_stats: spec.stats,
         impl_stats: res.stats,
     })

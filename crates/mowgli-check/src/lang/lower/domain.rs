@@ -2,6 +2,7 @@
 //! compute from them, to a fixed point.
 
 use super::*;
+use mowgli_core::DomainSets;
 
 pub(super) fn domain_of(values: BTreeSet<Value>, nlocs: usize) -> ValueDomain {
     let all: Vec<Value> = values.into_iter().filter(|v| !matches!(v, Value::Unit)).collect();
@@ -15,8 +16,8 @@ pub(super) struct DomainHooks<'a> {
     pub(super) libs: &'a [Box<dyn Library>],
     pub(super) thread: usize,
     pub(super) dom: &'a ValueDomain,
-    pub(super) constants: &'a BTreeSet<Value>,
-    pub(super) calls: Vec<CallRecord>,
+    /// The calls, each with its position in the thread's calls.
+    pub(super) calls: Vec<(usize, CallRecord)>,
     /// Positions (in the thread's calls) of calls writing a value that is no constant.
     pub(super) dependent: BTreeSet<usize>,
 }
@@ -44,108 +45,80 @@ impl Hooks for DomainHooks<'_> {
         l.check_call(self.world, self.thread, method, args)
     }
     fn observe(&mut self, position: usize, call: &CallRecord) {
-        let sig = &self.libs[call.lib].methods()[call.method];
-        if call.args.iter().zip(&sig.params).any(|(a, k)| *k == Param::Val && !self.constants.contains(a)) {
-            self.dependent.insert(position);
-        }
-        self.calls.push(call.clone());
+        self.calls.push((position, call.clone()));
     }
 }
 
-/// Most rounds of [`computed_domain`], and most values a location may hold.
-pub(super) const MAX_ROUNDS: usize = 32;
-pub(super) const MAX_VALUES: usize = 64;
+/// Most rounds of [`computed_domain`], and most values a location may hold (the
+/// defaults of [`DomainLimits`]).
+pub const MAX_ROUNDS: usize = 32;
+pub const MAX_VALUES: usize = 64;
 
-pub(super) fn domain_of_sets(dom: &[BTreeSet<Value>], loose: &BTreeSet<Value>) -> ValueDomain {
-    let per_loc: Vec<Vec<Value>> =
-        dom.iter().map(|d| d.iter().filter(|v| !matches!(v, Value::Unit)).cloned().collect()).collect();
-    let messages: BTreeSet<Value> =
-        dom.iter().flatten().chain(loose).filter(|v| matches!(v, Value::Tuple(_))).cloned().collect();
-    ValueDomain::new(per_loc, messages.into_iter().collect())
+/// The bounds of a computed value domain (`mowgli litmus --max-values`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DomainLimits {
+    pub max_values: usize,
+    pub max_rounds: usize,
 }
 
-/// The values locations may hold when a program computes values (`Write(x, a +
-/// 1)`): per location, the literals of the program and every value a call naming
-/// the location writes (a call naming two locations, a put or a get, may copy
-/// either's values to the other) when reads return values of the domain so far,
-/// to a fixpoint; values of calls naming no location (a ring's messages) are
-/// messages. Every value read is the initial value of a location or a value
-/// written, and a written value that is no literal is computed from values read
-/// before it in its execution: its derivation passes through writes of such values
-/// only, so after as many rounds as an execution has such writes, every value
-/// written is in the domain (as in `mowgli refine`'s value domain).
+impl Default for DomainLimits {
+    fn default() -> Self {
+        DomainLimits { max_values: MAX_VALUES, max_rounds: MAX_ROUNDS }
+    }
+}
+
+/// The values locations may hold when a program or a library computes values
+/// (`Write(x, a + 1)`, a get-accumulate): a fixpoint of what every call of the
+/// program's unfoldings may write ([`mowgli_core::Library::writes`]) when reads
+/// return values of the domain so far, from the constants (the program's
+/// literals and the libraries' own, [`mowgli_core::domain`]). After as many rounds
+/// as an execution has writes of values that are no constants, every value
+/// written is in the domain. Where a limit stops the fixpoint first, the domain
+/// found so far comes with the reason (`cut`): outcomes found on it are real, but
+/// some may be missing.
 pub(super) fn computed_domain(
     world: &World,
     libs: &[Box<dyn Library>],
     threads: &[(Prog, usize)],
     literals: &BTreeSet<Value>,
     starts: &[Pos],
-) -> Result<ValueDomain, SemError> {
-    let nlocs = world.locs.len();
-    let mut dom: Vec<BTreeSet<Value>> = vec![literals.clone(); nlocs];
-    let mut loose: BTreeSet<Value> = BTreeSet::new();
-    let first = starts.first().copied().unwrap_or(Pos { line: 1, col: 1 });
-    for round in 0..MAX_ROUNDS {
-        let vd = domain_of_sets(&dom, &loose);
-        let before = (dom.clone(), loose.clone());
+    limits: DomainLimits,
+) -> Result<(ValueDomain, Option<String>), SemError> {
+    let mut sets = DomainSets::new(world.locs.len(), |_| literals.clone());
+    for round in 0..limits.max_rounds {
+        let vd = sets.domain();
+        let before = sets.size();
         let mut max_writes = 0;
         for (t, (prog, nregs)) in threads.iter().enumerate() {
-            let mut h = DomainHooks {
-                world,
-                libs,
-                thread: t,
-                dom: &vd,
-                constants: literals,
-                calls: Vec::new(),
-                dependent: BTreeSet::new(),
-            };
+            let mut h = DomainHooks { world, libs, thread: t, dom: &vd, calls: Vec::new(), dependent: BTreeSet::new() };
             unfold_with(prog, t, *nregs, LOOP_BOUND, &mut h)
                 .map_err(|e| Diagnostic::new(starts[t], format!("thread `{}`: {e}", world.threads[t].name)))?;
-            max_writes += h.dependent.len();
-            for c in &h.calls {
-                let sig = &libs[c.lib].methods()[c.method];
-                let mut locs = Vec::new();
-                let mut vals: BTreeSet<Value> = BTreeSet::new();
-                for (a, k) in c.args.iter().zip(&sig.params) {
-                    match (k, a) {
-                        (Param::Loc | Param::Src, Value::Loc(l)) => locs.push(*l),
-                        (Param::Val, v) => {
-                            vals.insert(v.clone());
-                        }
-                        _ => {}
-                    }
-                }
-                if locs.is_empty() {
-                    loose.extend(vals);
-                    continue;
-                }
-                if locs.len() > 1 {
-                    for &l in &locs {
-                        vals.extend(dom[l].iter().cloned());
-                    }
-                }
-                for &l in &locs {
-                    dom[l].extend(vals.iter().cloned());
+            for (pos, c) in &h.calls {
+                if sets.add_call(libs[c.lib].as_ref(), world, t, c, &vd, literals) {
+                    h.dependent.insert(*pos);
                 }
             }
+            max_writes += h.dependent.len();
         }
-        if (dom.clone(), loose.clone()) == before || round > max_writes {
-            return Ok(domain_of_sets(&dom, &loose));
+        if sets.size() == before || round > max_writes {
+            return Ok((sets.domain(), None));
         }
-        if let Some((l, d)) = dom.iter().enumerate().find(|(_, d)| d.len() > MAX_VALUES) {
-            return err(
-                first,
-                format!(
-                    "location `{}` may hold more than {MAX_VALUES} values ({} after {} rounds of the values \
-                     the program computes): make the loops shorter or the arithmetic bounded",
-                    world.locs[l].name,
-                    d.len(),
-                    round + 1
-                ),
+        if let Some((l, n)) = sets.over(limits.max_values) {
+            let why = format!(
+                "the value domain was cut: location `{}` may hold more than {} values ({n} after {} rounds of \
+                 the values the program and its libraries compute); raise `--max-values` or lower the bounds",
+                world.locs[l].name,
+                limits.max_values,
+                round + 1
             );
+            return Ok((sets.domain(), Some(why)));
         }
     }
-    err(first, format!("the values the program computes do not settle within {MAX_ROUNDS} rounds"))
+    let why = format!(
+        "the value domain was cut: the values the program and its libraries compute do not settle within {} rounds",
+        limits.max_rounds
+    );
+    Ok((sets.domain(), Some(why)))
 }
 
 /// An integer literal (`-1` is one).

@@ -81,6 +81,9 @@ pub struct Lowered {
     /// Locations (and copies) named in conditions, shown in outcomes.
     pub shown_locs: Vec<(usize, Option<u32>)>,
     pub domain: ValueDomain,
+    /// Why the value domain is incomplete, when a limit stopped its fixpoint:
+    /// outcomes found are real, but some may be missing (the run is inconclusive).
+    pub domain_cut: Option<String>,
 }
 
 fn lit_value(l: &Lit) -> Value {
@@ -142,6 +145,11 @@ impl Names {
 
 /// Checks `t` and builds the program, with libraries built under `order`.
 pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
+    lower_with(t, order, DomainLimits::default())
+}
+
+/// [`lower`] with the bounds of a computed value domain.
+pub fn lower_with(t: &Litmus, order: &StampOrder, limits: DomainLimits) -> Result<Lowered, SemError> {
     // libraries
     let Some(lpos) = t.libraries_pos else {
         return err(Pos { line: 1, col: 1 }, format!("test `{}` has no `libraries` statement", t.name));
@@ -303,11 +311,13 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
         c.locs(&mut shown);
         expects.push(Expectation { allowed: e.allowed, cond: c, text: e.text.clone(), pos: e.pos });
     }
-    let domain = if computed {
+    // the libraries' own literals are constants of the program too
+    literals.extend(libs.iter().flat_map(|l| l.constants()));
+    let (domain, domain_cut) = if computed || libs.iter().any(|l| l.computes_values()) {
         let starts: Vec<Pos> = bodies_pos(t, &tids, world.threads.len());
-        computed_domain(&world, &libs, &threads, &literals, &starts)?
+        computed_domain(&world, &libs, &threads, &literals, &starts, limits)?
     } else {
-        domain_of(literals, world.locs.len())
+        (domain_of(literals, world.locs.len()), None)
     };
     Ok(Lowered {
         name: t.name.clone(),
@@ -319,6 +329,7 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
         expects,
         shown_locs: shown.into_iter().collect(),
         domain,
+        domain_cut,
     })
 }
 
@@ -428,6 +439,7 @@ mod domain;
 mod thread;
 
 use domain::*;
+pub use domain::{DomainLimits, MAX_ROUNDS, MAX_VALUES};
 use thread::ThreadHost;
 
 fn lower_cond(

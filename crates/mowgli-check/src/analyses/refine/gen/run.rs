@@ -236,6 +236,13 @@ pub fn run(
                             text: failing_text(&text, imp, &r),
                             report: r,
                         });
+                    } else if r.verdict == ClientVerdict::Inconclusive {
+                        // a limit cut this client's check: not covered, like a client that errs
+                        rep.errors += 1;
+                        if rep.first_error.is_none() {
+                            rep.first_error = Some(format!("{}: {}", r.name, r.inconclusive.unwrap_or_default()));
+                            rep.first_error_index = Some(base + mine[p]);
+                        }
                     } else {
                         rep.ok += 1;
                     }

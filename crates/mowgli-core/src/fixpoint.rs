@@ -1,0 +1,79 @@
+//! One round of a value-domain fixpoint ([`crate::domain`]): what the calls of
+//! a program's unfoldings may write, gathered per location.
+
+use std::collections::BTreeSet;
+
+use crate::domain::{ValueDomain, Written};
+use crate::library::Library;
+use crate::model::{LocId, ThreadId, Value, World};
+use crate::program::CallRecord;
+
+/// One round of a domain fixpoint: per location the values found so far, and
+/// the messages.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DomainSets {
+    pub per_loc: Vec<BTreeSet<Value>>,
+    pub messages: BTreeSet<Value>,
+    /// A reused buffer for [`Library::writes`].
+    buf: Vec<Written>,
+}
+
+impl DomainSets {
+    /// `nlocs` locations, each starting with `start(l)`.
+    pub fn new(nlocs: usize, start: impl Fn(LocId) -> BTreeSet<Value>) -> Self {
+        DomainSets { per_loc: (0..nlocs).map(start).collect(), messages: BTreeSet::new(), buf: Vec::new() }
+    }
+
+    /// The domain these sets stand for (messages: the tuples among the values
+    /// and the messages sent).
+    pub fn domain(&self) -> ValueDomain {
+        let per_loc = self.per_loc.iter().map(|d| d.iter().filter(|v| !matches!(v, Value::Unit)).cloned().collect());
+        let messages: BTreeSet<&Value> =
+            self.per_loc.iter().flatten().chain(&self.messages).filter(|v| matches!(v, Value::Tuple(_))).collect();
+        ValueDomain::new(per_loc.collect(), messages.into_iter().cloned().collect())
+    }
+
+    /// How many values in all (the sets only grow: the same size is the same sets).
+    pub fn size(&self) -> usize {
+        self.per_loc.iter().map(BTreeSet::len).sum::<usize>() + self.messages.len()
+    }
+
+    /// Adds what `call` (of thread `thread`, a call of `lib`) may write when reads
+    /// return values of `dom`. Returns whether the call may write a value that is
+    /// no constant (derived from reads, or not in `constants`): the writes that
+    /// count towards the rounds a fixpoint needs.
+    pub fn add_call(
+        &mut self,
+        lib: &dyn Library,
+        world: &World,
+        thread: ThreadId,
+        call: &CallRecord,
+        dom: &ValueDomain,
+        constants: &BTreeSet<Value>,
+    ) -> bool {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        lib.writes(world, thread, call.method, &call.args, dom, &mut buf);
+        let mut dependent = false;
+        for w in buf.drain(..) {
+            dependent |= w.derived || !constants.contains(&w.value);
+            match w.loc {
+                Some(l) => {
+                    if let Some(d) = self.per_loc.get_mut(l) {
+                        d.insert(w.value);
+                    }
+                }
+                None => {
+                    self.messages.insert(w.value);
+                }
+            }
+        }
+        self.buf = buf;
+        dependent
+    }
+
+    /// The first location holding more than `max` values, with its count.
+    pub fn over(&self, max: usize) -> Option<(LocId, usize)> {
+        self.per_loc.iter().enumerate().find(|(_, d)| d.len() > max).map(|(l, d)| (l, d.len()))
+    }
+}
