@@ -106,19 +106,37 @@ pub fn run(a: Args) -> ExitCode {
     }
     let total = start.elapsed();
     let nexp: usize = reports.iter().map(|r| r.expectations.len()).sum();
-    let nfail: usize = reports.iter().map(|r| r.expectations.iter().filter(|e| !e.passed()).count()).sum();
-    let nknown: usize =
-        reports.iter().map(|r| r.expectations.iter().filter(|e| !e.ok && e.known.is_some()).count()).sum();
+    // the expectations of a test with no outcome are unchecked: neither ok nor FAIL
+    let count = |p: &dyn Fn(&litmus::ExpectReport) -> bool| -> usize {
+        reports.iter().map(|r| r.expectations.iter().filter(|e| !e.no_outcome && p(e)).count()).sum()
+    };
+    let nfail = count(&|e| !e.passed());
+    let nknown = count(&|e| !e.ok && e.known.is_some());
+    let nunchecked = nexp - count(&|_| true);
     let ndiff: usize = reports.iter().map(|r| r.engine_differences.len()).sum();
-    let verdict = Verdict::of(!errors.is_empty(), nfail + ndiff > 0, true);
+    let nempty = reports.iter().filter(|r| r.empty()).count();
+    let nundecided = reports.iter().filter(|r| r.empty_bounded()).count();
+    let verdict = Verdict::of(!errors.is_empty(), nfail + ndiff + nempty > 0, nundecided == 0);
+    let mut failures = Vec::new();
+    if nfail > 0 || nempty + ndiff == 0 {
+        failures.push(format!("{nfail} of {nexp} expectations fail"));
+    }
+    if ndiff > 0 {
+        failures.push(format!("{ndiff} outcomes differ between the engines"));
+    }
+    if nempty > 0 {
+        failures.push(format!("{nempty} tests reach no outcome (no consistent execution; {nunchecked} expectations unchecked)"));
+    }
     let decided = Decided::new(
         verdict,
         match verdict {
             Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
-            Verdict::Counterexample if ndiff > 0 => {
-                format!("{nfail} of {nexp} expectations fail; {ndiff} outcomes differ between the engines")
-            }
-            Verdict::Counterexample => format!("{nfail} of {nexp} expectations fail"),
+            Verdict::Counterexample => failures.join("; "),
+            Verdict::Inconclusive => format!(
+                "{nundecided} tests reach no outcome within the unrolling bound: whether they have one is undecided; \
+                 {} of {nexp} expectations hold",
+                nexp - nknown - nunchecked
+            ),
             _ => format!(
                 "{} of {nexp} expectations hold, {nknown} documented disagreements{}",
                 nexp - nknown,
@@ -133,9 +151,11 @@ pub fn run(a: Args) -> ExitCode {
             "summary": {
                 "tests": reports.len(),
                 "expectations": nexp,
-                "ok": nexp - nfail - nknown,
+                "ok": nexp - nfail - nknown - nunchecked,
                 "known_disagreements": nknown,
                 "failed": nfail,
+                "no_outcome": nempty + nundecided,
+                "unchecked": nunchecked,
                 "malformed": errors.len(),
                 "millis": total.as_secs_f64() * 1000.0,
             }
@@ -145,13 +165,18 @@ pub fn run(a: Args) -> ExitCode {
         let cand: u64 = reports.iter().map(|r| r.stats.candidates).sum();
         let naive: f64 = reports.iter().map(|r| r.stats.naive).sum();
         let summary = format!(
-            "summary: {} tests, {} expectations: {} ok, {} known disagreements (documented), {} FAIL, {} malformed{}",
+            "summary: {} tests, {} expectations: {} ok, {} known disagreements (documented), {} FAIL, {} malformed{}{}",
             reports.len(),
             nexp,
-            nexp - nfail - nknown,
+            nexp - nfail - nknown - nunchecked,
             nknown,
             nfail,
             errors.len(),
+            if nempty + nundecided > 0 {
+                format!("; {} tests EMPTY (no outcome), {nunchecked} expectations unchecked", nempty + nundecided)
+            } else {
+                String::new()
+            },
             if stats {
                 format!(
                     "; {} candidates explored vs {:.0} naive ({:.1}x fewer); {:.1} ms",
