@@ -208,7 +208,7 @@ fn declarative(
         engine_differences: vec![],
         no_outcome: None,
     };
-    report.mark_no_outcome(why_empty);
+    report.mark_no_outcome(&low, why_empty);
     let outs = res.outcomes.into_keys().collect();
     Ok((report, low, outs))
 }
@@ -288,7 +288,7 @@ pub fn check_text_engine(
         engine_differences: vec![],
         no_outcome: None,
     };
-    report.mark_no_outcome(|| no_outcome::machine_reason(ex.bounded));
+    report.mark_no_outcome(&low, || no_outcome::machine_reason(ex.bounded));
     Ok(report)
 }
 

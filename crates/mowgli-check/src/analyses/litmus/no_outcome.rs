@@ -5,16 +5,24 @@
 //! `EMPTY` (not `ok`), and the run's verdict is a failure (`counterexample`, exit 1),
 //! or `inconclusive` (exit 3) when a loop reached the unrolling bound, since
 //! executions beyond the bound were not explored (docs/user-guide.md, "A test
-//! with no outcome").
+//! with no outcome"). A test that means to have no outcome says so with `expect
+//! forbidden true` (no outcome at all is allowed): its expectations are checked
+//! as usual.
 
 use super::TestReport;
 use crate::engines::explicit::Stats;
+use crate::lang::lower::{Lowered, RCond};
+
+/// The test states that it has no outcome: one of its expectations is `forbidden true`.
+pub(super) fn expected(low: &Lowered) -> bool {
+    low.expects.iter().any(|e| !e.allowed && e.cond == RCond::True)
+}
 
 impl TestReport {
-    /// When the test reached no outcome: records why (`reason`) and turns every
-    /// expectation into a non-passing `EMPTY` one.
-    pub(super) fn mark_no_outcome(&mut self, reason: impl FnOnce() -> String) {
-        if !self.outcomes.is_empty() {
+    /// When the test reached no outcome and does not say it has none ([`expected`]):
+    /// records why (`reason`) and turns every expectation into a non-passing `EMPTY` one.
+    pub(super) fn mark_no_outcome(&mut self, low: &Lowered, reason: impl FnOnce() -> String) {
+        if !self.outcomes.is_empty() || expected(low) {
             return;
         }
         for e in &mut self.expectations {
