@@ -273,9 +273,15 @@ fn refine(
                 imp.implements
             ),
             Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
-            Verdict::Counterexample => {
-                format!("{failed} of {} clients reach an outcome the specification forbids", reports.len())
-            }
+            Verdict::Counterexample => format!(
+                "{failed} of {} clients reach an outcome the specification forbids{}",
+                reports.len(),
+                if spec_vacuous > 0 {
+                    format!(" ({spec_vacuous} clients on which the specification has no consistent execution)")
+                } else {
+                    String::new()
+                }
+            ),
             _ => format!(
                 "every outcome of the implementation on the {} clients is an outcome of the specification{}",
                 reports.len(),
