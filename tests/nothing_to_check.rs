@@ -120,9 +120,7 @@ const NEVER: &str = "library never\nstamps aCR\nmethod Nope() {\n  stamps aCR\n}
 /// A read of a location nobody writes: `T1:a = 1` is forbidden, and holds, unless
 /// `CALL` makes the program inconsistent.
 fn reader(call: &str, expect: &str) -> String {
-    format!(
-        "test Reader\nlibraries never, rdmatso\nthread T1 @ 1\nloc x @ 1\nT1:\n{call}  a = Read(x)\n{expect}\n"
-    )
+    format!("test Reader\nlibraries never, rdmatso\nthread T1 @ 1\nloc x @ 1\nT1:\n{call}  a = Read(x)\n{expect}\n")
 }
 
 #[test]

@@ -125,7 +125,9 @@ pub fn run(a: Args) -> ExitCode {
         failures.push(format!("{ndiff} outcomes differ between the engines"));
     }
     if nempty > 0 {
-        failures.push(format!("{nempty} tests reach no outcome (no consistent execution; {nunchecked} expectations unchecked)"));
+        failures.push(format!(
+            "{nempty} tests reach no outcome (no consistent execution; {nunchecked} expectations unchecked)"
+        ));
     }
     let decided = Decided::new(
         verdict,

@@ -44,8 +44,7 @@ pub(super) fn merge_refine(docs: &[&Value]) -> Value {
         "screened_all",
         "bounded",
         "errors",
-    ]
-    {
+    ] {
         g.insert(k.into(), sum_u(&gens, k));
     }
     for k in ["generated", "distinct"] {
