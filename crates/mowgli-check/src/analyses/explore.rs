@@ -253,6 +253,19 @@ pub fn compare(
         }
     }
     cmp.millis = start.elapsed().as_secs_f64() * 1000.0;
+    // library models compare the base library's tests only: none among the inputs
+    // means nothing was compared, an input error rather than an agreement
+    if cmp.tests == 0 && cmp.errors.is_empty() {
+        let given: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(InputError::whole_file(
+            given.join(" "),
+            format!(
+                "none of the {} tests given uses `{}`: nothing was compared (library models compare the tests \
+                 of the base library only)",
+                cmp.skipped, cmp.base
+            ),
+        ));
+    }
     Ok(cmp)
 }
 

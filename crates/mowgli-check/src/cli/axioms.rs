@@ -73,6 +73,13 @@ pub fn run(a: &Args) -> ExitCode {
     if spec.axioms.is_empty() {
         return input_error(a.json, format!("{}:0:0: `{}` states no named axiom", a.library.display(), spec.name));
     }
+    if a.paths.is_empty() && a.no_search && a.impls.is_empty() {
+        return input_error(
+            a.json,
+            "--no-search:0:0: nothing to check: no litmus paths, no generated programs (--no-search) and no \
+             implementation (--impl)",
+        );
+    }
     // the implementations may name the library (it may be known from this file only)
     mowgli_libs::registry::install(&spec.name, spec.factory());
     let mut checks = Vec::new();

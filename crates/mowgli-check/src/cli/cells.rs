@@ -133,6 +133,13 @@ pub fn run(a: &Args) -> ExitCode {
             impls_dir.display()
         ));
     };
+    if cands.is_empty() && suite.is_empty() {
+        return fail(
+            "--no-impls:0:0: nothing to check: no candidate tests (no litmus paths, no --gen) and no \
+             implementation checks (--no-impls)"
+                .into(),
+        );
+    }
     let opts = CellOptions {
         table: table.clone(),
         sn_to: match sn_to {

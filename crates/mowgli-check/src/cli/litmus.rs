@@ -112,23 +112,52 @@ pub fn run(a: Args) -> ExitCode {
     }
     let total = start.elapsed();
     let nexp: usize = reports.iter().map(|r| r.expectations.len()).sum();
-    let nfail: usize = reports.iter().map(|r| r.expectations.iter().filter(|e| !e.passed()).count()).sum();
-    let nknown: usize =
-        reports.iter().map(|r| r.expectations.iter().filter(|e| e.decided && !e.ok && e.known.is_some()).count()).sum();
-    let ndiff: usize = reports.iter().map(|r| r.engine_differences.len()).sum();
-    let nundecided: usize = reports.iter().map(|r| r.expectations.iter().filter(|e| !e.decided).count()).sum();
+    // the expectations of a test with no outcome are unchecked: neither ok nor FAIL
+    let count = |p: &dyn Fn(&litmus::ExpectReport) -> bool| -> usize {
+        reports.iter().map(|r| r.expectations.iter().filter(|e| !e.no_outcome && p(e)).count()).sum()
+    };
+    let nfail = count(&|e| !e.passed());
+    let nknown = count(&|e| e.decided && !e.ok && e.known.is_some());
+    let nunchecked = nexp - count(&|_| true);
+    // the expectations a run cut by a limit could not decide
+    let nundecided = count(&|e| !e.decided);
     let ncut = reports.iter().filter(|r| r.inconclusive.is_some()).count();
-    let verdict = Verdict::of(!errors.is_empty(), nfail + ndiff > 0, ncut == 0);
+    let ndiff: usize = reports.iter().map(|r| r.engine_differences.len()).sum();
+    let nempty = reports.iter().filter(|r| r.empty()).count();
+    let nempty_bounded = reports.iter().filter(|r| r.empty_bounded()).count();
+    let verdict = Verdict::of(!errors.is_empty(), nfail + ndiff + nempty > 0, nempty_bounded + ncut == 0);
+    let mut failures = Vec::new();
+    if nfail > 0 || nempty + ndiff == 0 {
+        failures.push(format!("{nfail} of {nexp} expectations fail"));
+    }
+    if ndiff > 0 {
+        failures.push(format!("{ndiff} outcomes differ between the engines"));
+    }
+    if nempty > 0 {
+        failures.push(format!(
+            "{nempty} tests reach no outcome (no consistent execution; {nunchecked} expectations unchecked)"
+        ));
+    }
+    let mut undecided = Vec::new();
+    if ncut > 0 {
+        undecided.push(format!(
+            "{ncut} tests cut by a limit, {nundecided} of {nexp} expectations undecided (see INCONCLUSIVE above)"
+        ));
+    }
+    if nempty_bounded > 0 {
+        undecided.push(format!(
+            "{nempty_bounded} tests reach no outcome within the unrolling bound: whether they have one is undecided"
+        ));
+    }
     let decided = Decided::new(
         verdict,
         match verdict {
             Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
-            Verdict::Counterexample if ndiff > 0 => {
-                format!("{nfail} of {nexp} expectations fail; {ndiff} outcomes differ between the engines")
-            }
-            Verdict::Counterexample => format!("{nfail} of {nexp} expectations fail"),
+            Verdict::Counterexample => failures.join("; "),
             Verdict::Inconclusive => format!(
-                "{ncut} tests cut by a limit, {nundecided} of {nexp} expectations undecided (see INCONCLUSIVE above)"
+                "{}; {} of {nexp} expectations hold",
+                undecided.join("; "),
+                nexp - nfail - nknown - nunchecked - nundecided
             ),
             _ => format!(
                 "{} of {nexp} expectations hold, {nknown} documented disagreements{}",
@@ -144,9 +173,11 @@ pub fn run(a: Args) -> ExitCode {
             "summary": {
                 "tests": reports.len(),
                 "expectations": nexp,
-                "ok": nexp - nfail - nknown - nundecided,
+                "ok": nexp - nfail - nknown - nunchecked - nundecided,
                 "known_disagreements": nknown,
                 "failed": nfail,
+                "no_outcome": nempty + nempty_bounded,
+                "unchecked": nunchecked,
                 "undecided": nundecided,
                 "inconclusive_tests": ncut,
                 "malformed": errors.len(),
@@ -158,13 +189,18 @@ pub fn run(a: Args) -> ExitCode {
         let cand: u64 = reports.iter().map(|r| r.stats.candidates).sum();
         let naive: f64 = reports.iter().map(|r| r.stats.naive).sum();
         let summary = format!(
-            "summary: {} tests, {} expectations: {} ok, {} known disagreements (documented), {} FAIL, {} malformed{}{}",
+            "summary: {} tests, {} expectations: {} ok, {} known disagreements (documented), {} FAIL, {} malformed{}{}{}",
             reports.len(),
             nexp,
-            nexp - nfail - nknown - nundecided,
+            nexp - nfail - nknown - nunchecked - nundecided,
             nknown,
             nfail,
             errors.len(),
+            if nempty + nempty_bounded > 0 {
+                format!("; {} tests EMPTY (no outcome), {nunchecked} expectations unchecked", nempty + nempty_bounded)
+            } else {
+                String::new()
+            },
             if nundecided > 0 { format!(", {nundecided} undecided") } else { String::new() },
             if stats {
                 format!(

@@ -205,6 +205,9 @@ fn refine(
                             "      warning: the implementation has no terminating execution on this client (vacuous)"
                         );
                     }
+                    if r.spec_vacuous {
+                        println!("      warning: {}", spec_vacuity(&r));
+                    }
                     if r.vacuity_unknown {
                         println!("      note: screened; whether the implementation has an execution here is undecided (budget)");
                     }
@@ -259,6 +262,8 @@ fn refine(
         }
     }
     let failed = reports.iter().filter(|r| r.verdict == ClientVerdict::Fail).count();
+    let vacuous = reports.iter().filter(|r| r.vacuous).count();
+    let spec_vacuous = reports.iter().filter(|r| r.spec_vacuous).count();
     // no client of the implemented library among the inputs: nothing was checked
     let none = reports.is_empty() && errors.is_empty();
     let cut = reports.iter().filter(|r| r.verdict == ClientVerdict::Inconclusive).count();
@@ -272,9 +277,15 @@ fn refine(
                 imp.implements
             ),
             Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
-            Verdict::Counterexample => {
-                format!("{failed} of {} clients reach an outcome the specification forbids", reports.len())
-            }
+            Verdict::Counterexample => format!(
+                "{failed} of {} clients reach an outcome the specification forbids{}",
+                reports.len(),
+                if spec_vacuous > 0 {
+                    format!(" ({spec_vacuous} clients on which the specification has no consistent execution)")
+                } else {
+                    String::new()
+                }
+            ),
             Verdict::Inconclusive => {
                 format!("a limit cut the check of {cut} of {} clients (see `inconclusive:` above)", reports.len())
             }
@@ -295,13 +306,13 @@ fn refine(
             "errors": errors,
             "summary": { "clients": reports.len(), "ok": reports.len() - failed - cut, "failed": failed,
                          "inconclusive": cut, "errors": errors.len(),
-                         "skipped": skipped,
+                         "skipped": skipped, "vacuous": vacuous, "spec_vacuous": spec_vacuous,
                          "millis": start.elapsed().as_secs_f64() * 1000.0 }
         });
         conclude(&decided, Some(doc))
     } else {
         println!(
-            "summary: implementation `{}` of `{}` over {}: {} clients, {} ok, {} FAIL, {}{} errors ({} tests skipped: they do not use `{}`); {:.1} ms",
+            "summary: implementation `{}` of `{}` over {}: {} clients, {} ok, {} FAIL, {}{} errors{} ({} tests skipped: they do not use `{}`); {:.1} ms",
             imp.name,
             imp.implements,
             imp.uses.join(", "),
@@ -310,6 +321,7 @@ fn refine(
             failed,
             if cut > 0 { format!("{cut} INCONCLUSIVE, ") } else { String::new() },
             errors.len(),
+            vacuity_counts(vacuous, spec_vacuous),
             skipped,
             imp.implements,
             start.elapsed().as_secs_f64() * 1000.0
@@ -543,7 +555,7 @@ fn refine_generated(
             rep.ok,
             rep.failed,
             rep.errors,
-            if rep.vacuous > 0 { format!(", {} vacuous (no implementation outcome)", rep.vacuous) } else { String::new() },
+            vacuity_counts(rep.vacuous, rep.spec_vacuous),
             if rep.vacuity_unknown > 0 {
                 format!(", {} with vacuity undecided (the search for any execution ran out of budget)", rep.vacuity_unknown)
             } else {
@@ -569,4 +581,26 @@ fn refine_generated(
         );
         conclude(&decided, None)
     }
+}
+
+/// What a client on which the specification has no consistent execution means for its verdict.
+fn spec_vacuity(r: &mowgli_check::analyses::refine::ClientReport) -> &'static str {
+    if r.vacuous {
+        "the specification has no consistent execution on this client either (vacuous: nothing was compared)"
+    } else {
+        "the specification has no consistent execution on this client (vacuous): every outcome of the \
+         implementation is outside it; the client is likely outside the library's contract"
+    }
+}
+
+/// The summary's counts of vacuous clients, when there are any.
+fn vacuity_counts(vacuous: usize, spec_vacuous: usize) -> String {
+    let mut s = String::new();
+    if vacuous > 0 {
+        s += &format!(", {vacuous} vacuous (no implementation outcome)");
+    }
+    if spec_vacuous > 0 {
+        s += &format!(", {spec_vacuous} specification-vacuous (no specification outcome)");
+    }
+    s
 }

@@ -172,6 +172,9 @@ pub fn render(r: &TestReport, h: &HerdResult, stats: bool) -> String {
             }
         }
     }
+    if let Some(why) = &r.no_outcome {
+        s += &format!("  EMPTY no outcome: {why}; its condition is not checked\n");
+    }
     if stats {
         let st = &r.stats;
         s += &format!(

@@ -1,12 +1,16 @@
 //! The litmus front end: parse, check, run, and report (`mowgli litmus`).
 
+mod files;
 pub mod herdlog;
+mod no_outcome;
 pub mod operational;
+
+pub use files::collect;
 
 use crate::lang::{herd, lower, syntax};
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use mowgli_core::StampOrder;
 use serde::Serialize;
@@ -42,12 +46,18 @@ pub struct ExpectReport {
     pub execution: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dot: Option<String>,
+    /// The test reached no outcome: the expectation is not checked (`ok` is false).
+    pub no_outcome: bool,
 }
 
 impl ExpectReport {
-    /// `ok`, `FAIL`, `known` (fails as documented) or `FIXED` (holds although
-    /// documented as failing: the note is stale).
+    /// `ok`, `FAIL`, `known` (fails as documented), `FIXED` (holds although
+    /// documented as failing: the note is stale) or `EMPTY` (the test reached no
+    /// outcome: nothing to check the expectation against).
     pub fn status(&self) -> &'static str {
+        if self.no_outcome {
+            return "EMPTY";
+        }
         if !self.decided {
             return "undecided";
         }
@@ -61,7 +71,7 @@ impl ExpectReport {
     /// Whether this expectation counts as passing for the exit status (an
     /// undecided one makes the run inconclusive instead).
     pub fn passed(&self) -> bool {
-        !self.decided || self.ok != self.known.is_some()
+        !self.no_outcome && (!self.decided || self.ok != self.known.is_some())
     }
 }
 
@@ -106,6 +116,9 @@ pub struct TestReport {
     /// in one engine: RDMA paper Thm. 4.5 says there is none); each fails the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub engine_differences: Vec<String>,
+    /// The test reached no outcome at all, and the likely reason (`null` when it
+    /// has outcomes): see [`no_outcome`].
+    pub no_outcome: Option<String>,
 }
 
 impl TestReport {
@@ -115,6 +128,7 @@ impl TestReport {
         self.expectations.iter().all(|e| e.passed())
             && self.engine_differences.is_empty()
             && self.inconclusive.is_none()
+            && self.no_outcome.is_none()
     }
 }
 
@@ -206,10 +220,13 @@ fn declarative(
                 known: disagreement_note(text, e.pos.line),
                 execution: cex.map(|(o, w)| render_execution(&low, o, w)),
                 dot: cex.map(|(o, w)| dot_execution(&low, o, w)),
+                no_outcome: false,
             }
         })
         .collect();
-    let report = TestReport {
+    let (stats, stuck_msg, bound_hit) = (res.stats.clone(), res.stuck_msg.clone(), res.bound_hit);
+    let why_empty = move || no_outcome::declarative_reason(&stats, stuck_msg.as_deref(), bound_hit);
+    let mut report = TestReport {
         file: file.to_string(),
         name: low.name.clone(),
         libraries: low.lib_names.clone(),
@@ -221,7 +238,9 @@ fn declarative(
         inconclusive,
         machine: None,
         engine_differences: vec![],
+        no_outcome: None,
     };
+    report.mark_no_outcome(&low, why_empty);
     let outs = res.outcomes.into_keys().collect();
     Ok((report, low, outs))
 }
@@ -287,10 +306,11 @@ pub fn check_text_engine(
             known: disagreement_note(text, e.pos.line),
             execution: None,
             dot: None,
+            no_outcome: false,
         })
         .collect();
     let stats = Stats { micros: ex.micros, ..Stats::default() };
-    Ok(TestReport {
+    let mut report = TestReport {
         file: file.to_string(),
         name: low.name.clone(),
         libraries: low.lib_names.clone(),
@@ -302,7 +322,10 @@ pub fn check_text_engine(
         inconclusive: None,
         machine: Some(crate::engines::operational::stats_of(machine, pcie, &ex)),
         engine_differences: vec![],
-    })
+        no_outcome: None,
+    };
+    report.mark_no_outcome(&low, || no_outcome::machine_reason(ex.bounded));
+    Ok(report)
 }
 
 /// A herd test's outcomes show the memory locations herd observes (those of its
@@ -441,34 +464,6 @@ pub fn outcomes_of_text_on(
     Ok(shown)
 }
 
-/// The `.litmus` files named by `paths` (directories are searched recursively), sorted.
-pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            walk(p, &mut out).map_err(|e| InputError::whole_file(p.display().to_string(), e.to_string()))?;
-        } else if p.exists() {
-            out.push(p.clone());
-        } else {
-            return Err(InputError::whole_file(p.display().to_string(), "no such file or directory"));
-        }
-    }
-    Ok(out)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            walk(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "litmus") {
-            out.push(p);
-        }
-    }
-    Ok(())
-}
-
 /// `--stats` with an operational engine: the machine's states and time over the
 /// run, and the declarative engine's time on the same tests (`--engine both`).
 pub fn machine_summary(reports: &[TestReport]) -> Option<String> {
@@ -522,6 +517,9 @@ pub fn render(r: &TestReport, stats: bool) -> String {
     }
     for d in &r.engine_differences {
         s += &format!("  FAIL  engines differ: {d}\n");
+    }
+    if let Some(why) = &r.no_outcome {
+        s += &format!("  EMPTY no outcome: {why}; its expectations are not checked\n");
     }
     if r.bounded {
         s += "  note: a loop reached the unrolling bound; outcomes are bounded\n";

@@ -33,8 +33,18 @@ pub(super) fn merge_refine(docs: &[&Value]) -> Value {
     let gens: Vec<&Value> = docs.iter().map(|d| &d["generated"]).collect();
     let mut g = gens[0].as_object().cloned().unwrap_or_default();
     g.insert("partition".into(), json!({"index": 1, "count": 1}));
-    for k in ["checked", "ok", "failed", "vacuous", "vacuity_unknown", "screened", "screened_all", "bounded", "errors"]
-    {
+    for k in [
+        "checked",
+        "ok",
+        "failed",
+        "vacuous",
+        "spec_vacuous",
+        "vacuity_unknown",
+        "screened",
+        "screened_all",
+        "bounded",
+        "errors",
+    ] {
         g.insert(k.into(), sum_u(&gens, k));
     }
     for k in ["generated", "distinct"] {

@@ -88,6 +88,9 @@ pub struct GenReport {
     pub failed: usize,
     /// Clients on which the implementation has no consistent execution (ok, vacuously).
     pub vacuous: usize,
+    /// Clients on which the specification has no consistent execution (they fail
+    /// unless the implementation has none either).
+    pub spec_vacuous: usize,
     /// Clients whose vacuity search ran out of budget (see `refine::VACUITY_BUDGET`).
     pub vacuity_unknown: usize,
     /// Clients on which screening dropped plain executions that can only reach
@@ -171,6 +174,7 @@ pub fn run(
         ok: 0,
         failed: 0,
         vacuous: 0,
+        spec_vacuous: 0,
         vacuity_unknown: 0,
         screened: 0,
         screened_all: 0,
@@ -220,6 +224,7 @@ pub fn run(
             match r {
                 Ok(r) => {
                     rep.vacuous += usize::from(r.vacuous);
+                    rep.spec_vacuous += usize::from(r.spec_vacuous);
                     rep.vacuity_unknown += usize::from(r.vacuity_unknown);
                     if r.impl_stats.screened > 0 {
                         rep.screened += 1;
