@@ -283,6 +283,8 @@ pub struct Graph {
     /// Value dependencies inside statements: a reader → a writer whose value it gives
     /// (PG, GA, CAS), transitively closed.
     pub dep: Vec<Row>,
+    /// Whether some access is non-atomic (else [`Model::visible`] has nothing to check).
+    pub non_atomic: bool,
 }
 
 impl Graph {
@@ -309,7 +311,9 @@ impl Graph {
             ws_writers: vec![Vec::new(); nlocs],
             init_of: vec![usize::MAX; nlocs],
             dep: vec![0; n],
+            non_atomic: false,
         };
+        g.non_atomic = g.acts.iter().any(|a| a.kind != Kind::Flush && !a.atomic);
         for (w, act) in g.acts.iter().enumerate() {
             let from: Vec<usize> = match &act.val {
                 WVal::Copy(r) => vec![*r],
@@ -645,7 +649,7 @@ impl Model {
     /// stays when hb grows, so partial candidates may be pruned by it.
     fn visible(&self, g: &Graph, hb: &[Row], c: &Cand) -> bool {
         let (r1, r2) = (!self.off.contains(Rule::R1), !self.off.contains(Rule::R2));
-        if !r1 && !r2 {
+        if !g.non_atomic || (!r1 && !r2) {
             return true;
         }
         let a = &g.acts;
