@@ -672,6 +672,22 @@ mod tests {
         assert!(!s.axioms[5].expr.monotone(&s.lets));
     }
 
+    /// `if S then a else b` (S a set of a `splits` witness declared before the method)
+    /// and `val_ne`.
+    #[test]
+    fn values_written_by_a_split_and_val_ne() {
+        let text = "library v\nstamps aNLR_n aNRW_n\ntags A S\nppo own\nmemory located undefined\n\
+            witness c splits S into yes, no\n\
+            method Acc(z: loc, y: local src) { stamps aNLR[here], aNRW[node(z)]\n aNLR_n reads y\n aNRW_n reads z\n\
+              aNRW_n writes z = if no then val(aNRW) else val(aNLR)\n aNRW in S }\n\
+            empty (yes \\ range(val_eq([aNLR] ; int ; [aNRW]))) | (no \\ range(val_ne([aNLR] ; int ; [aNRW]))) as agree\n\
+            so = po\n";
+        let s = parse_text("v.lib", text, None).unwrap_or_else(|d| panic!("{}", d.render()));
+        let acc = &s.methods[0];
+        assert!(matches!(&acc.accesses[2].val, AccVal::Expr(ValExpr::IfIn(0, false, ..))));
+        assert!(!s.axioms[0].expr.monotone(&s.lets));
+    }
+
     #[test]
     fn errors_of_the_value_language() {
         let bad = |text: &str, want: &str| {
