@@ -157,7 +157,9 @@ fn paper_tests_agree_with_each_rule_dropped() {
         }
     }
     assert!(diffs.is_empty(), "{} differences:\n{}", diffs.len(), diffs.join("\n"));
-    for r in [Rule::R1, Rule::R2, Rule::WS, Rule::PG, Rule::LO, Rule::F1, Rule::F2, Rule::F3, Rule::NoC, Rule::C, Rule::IR] {
+    for r in
+        [Rule::R1, Rule::R2, Rule::WS, Rule::PG, Rule::LO, Rule::F1, Rule::F2, Rule::F3, Rule::NoC, Rule::C, Rule::IR]
+    {
         assert!(changed.contains_key(&r), "dropping {} changes no paper test: {changed:?}", r.name());
     }
 }
