@@ -407,3 +407,157 @@ fn fig6_is_an_ir_pivot_test() {
     assert_eq!(needs, vec![vec![int(0), int(0)], vec![int(1), int(0)]]);
     assert_eq!(o.stock, BTreeSet::from([vec![int(0), int(1)], vec![int(1), int(1)]]));
 }
+
+/// The values register `reg` takes in the outcomes of a litmus text (Rust library).
+fn reg_values(text: &str, reg: &str) -> BTreeSet<String> {
+    let order = default_order();
+    outcomes_of_text(text, &order, true)
+        .unwrap_or_else(|e| panic!("{e:?}\n{text}"))
+        .into_iter()
+        .map(|o| o.get(reg).cloned().unwrap_or_default())
+        .collect()
+}
+
+/// Every atomicity suffix of `k` accesses (`aa`, `an`, …), with the set of accesses
+/// that are non-atomic (bit i: access i of the suffix, in argument order).
+fn suffixes(k: usize) -> Vec<(String, u32)> {
+    (0..1u32 << k).map(|na| ((0..k).map(|i| if na & (1 << i) != 0 { 'n' } else { 'a' }).collect(), na)).collect()
+}
+
+fn set(xs: &[&str]) -> BTreeSet<String> {
+    xs.iter().map(|s| s.to_string()).collect()
+}
+
+/// §5.3: the rules for local actions "assume that local actions of a CPU are sequentially
+/// consistent", and Table 5: a1 hb a2 means "the effects of a1 are guaranteed visible to a2".
+/// A write then a read of X (LO orders them) reads the write; a read then a write does not
+/// read it; for every atomicity of the two accesses, and with a get of another location
+/// between them (which orders nothing).
+#[test]
+fn local_actions_of_one_process_are_sequentially_consistent() {
+    for (w, _) in suffixes(1) {
+        for (r, _) in suffixes(1) {
+            for mid in ["", "  Get(Y, X)\n"] {
+                let head = "test t\nlibraries corerma\nthread P1 @ 1\nloc X @ 1 = 0\nloc Y @ 1 = 0\nP1:\n";
+                let wr = format!("{head}  Write_{w}(X, 1)\n{mid}  a = Read_{r}(X)\n");
+                assert_eq!(reg_values(&wr, "P1:a"), set(&["1"]), "{wr}");
+                let rw = format!("{head}  a = Read_{r}(X)\n{mid}  Write_{w}(X, 1)\n");
+                assert_eq!(reg_values(&rw, "P1:a"), set(&["0"]), "{rw}");
+            }
+        }
+    }
+}
+
+/// Fig. 3a (§2.3 a), RECONSTRUCTED as in `CRMA-Fig3a-*`): `X = get(Y^P2); X = 1; a = X`,
+/// X = Y = 0. The prose: a = 1 under SC; under RMA "a can be 0, 1, or undefined", 0 because
+/// the get "may complete after X = 1", top because the get's write "can happen concurrently
+/// with X = 1 and the atomicity of these accesses is not guaranteed". Computed by hand from
+/// the rules, for each of the 16 annotations: a ∈ {0, 1} always (never the initial 0: LO
+/// orders X = 1 before the read), top exactly when the get's write of X, the write X = 1 or
+/// the read of X is non-atomic (the get's read of Y has no write to race with).
+#[test]
+fn fig3a_every_atomicity_annotation() {
+    for (g, gna) in suffixes(2) {
+        for (w, wna) in suffixes(1) {
+            for (r, rna) in suffixes(1) {
+                let text = format!(
+                    "test t\nlibraries corerma\nthread P1 @ 1\nthread P2 @ 2\nloc X @ 1\nloc Y @ 2\n\
+                     P1:\n  Get_{g}(X, Y)\n  Write_{w}(X, 1)\n  a = Read_{r}(X)\nP2:\n"
+                );
+                // Get_<x><z>: bit 0 is the get's write of X
+                let racy = gna & 1 != 0 || wna != 0 || rna != 0;
+                let want = if racy { set(&["0", "1", "top"]) } else { set(&["0", "1"]) };
+                assert_eq!(reg_values(&text, "P1:a"), want, "{text}");
+            }
+        }
+    }
+}
+
+/// Fig. 3b (§2.3 b), RECONSTRUCTED as in `CRMA-Fig3b-*`): `put(Y^P2, X); X = 1` on P1,
+/// `b = Y` on P2, X = Y = 0. The prose: b = 0 under SC; b can also be 1 ("put(Y^P2, X) may
+/// complete after the write X = 1": no rule orders the put's read of X before the later
+/// local write) and top. By hand, for each of the 16 annotations: b ∈ {0, 1} always, top
+/// exactly when an access is non-atomic (a race on X between the put's read and X = 1
+/// carries top into Y; a race on Y between the put's write and P2's read gives top).
+#[test]
+fn fig3b_every_atomicity_annotation() {
+    for (p, pna) in suffixes(2) {
+        for (w, wna) in suffixes(1) {
+            for (r, rna) in suffixes(1) {
+                let text = format!(
+                    "test t\nlibraries corerma\nthread P1 @ 1\nthread P2 @ 2\nloc X @ 1\nloc Y @ 2\n\
+                     P1:\n  Put_{p}(Y, X)\n  Write_{w}(X, 1)\nP2:\n  b = Read_{r}(Y)\n"
+                );
+                let racy = pna != 0 || wna != 0 || rna != 0;
+                let want = if racy { set(&["0", "1", "top"]) } else { set(&["0", "1"]) };
+                assert_eq!(reg_values(&text, "P2:b"), want, "{text}");
+            }
+        }
+    }
+}
+
+/// Fig. 3c (§2.3 c), RECONSTRUCTED as in `CRMA-Fig3c-*`): `put(Y^P2, X); X = get(Y^P2);
+/// flush(P2); c = X`, X = 1, Y = 0. The prose: c = 1 under SC; without in-order routing c
+/// may be 0; with it "the value 0 is not possible for c (the get statement will read the
+/// value written by the previous put statement)"; c may be top "due to a race between
+/// non-atomic reads and writes". By hand, for each of the 32 annotations: with IR every
+/// access of P1 is hb-ordered (IR, PG, F2, F1), so c = 1 only; without IR c ∈ {0, 1}, and
+/// top exactly when the put's write of Y or the get's read of Y is non-atomic. A race on X
+/// alone (the put's read against the get's write) cannot reach c: with both accesses of Y
+/// atomic, a get reading the put's (top) value is hb-after it (R2), which orders the two X
+/// accesses (PG). Under Fig. 4 as printed (R1 and R2 for atomic accesses only) no
+/// annotation gave all the prose's claims: a non-atomic get read Y's initial 0 with IR.
+#[test]
+fn fig3c_every_atomicity_annotation() {
+    let mut all_claims = 0;
+    for (p, pna) in suffixes(2) {
+        for (g, gna) in suffixes(2) {
+            for (r, _) in suffixes(1) {
+                let body = format!("P1:\n  Put_{p}(Y, X)\n  Get_{g}(X, Y)\n  Flush(2)\n  c = Read_{r}(X)\nP2:\n");
+                let head = "thread P1 @ 1\nthread P2 @ 2\nloc X @ 1 = 1\nloc Y @ 2 = 0\n";
+                let ir = format!("test t\nlibraries corerma\n{head}{body}");
+                let noir = format!("test t\nlibraries corerma_noir\n{head}{body}");
+                // Put_<z><x>: bit 0 is the put's write of Y; Get_<x><z>: bit 1 the get's read of Y
+                let y_racy = pna & 1 != 0 || gna & 2 != 0;
+                assert_eq!(reg_values(&ir, "P1:c"), set(&["1"]), "{ir}");
+                let want = if y_racy { set(&["0", "1", "top"]) } else { set(&["0", "1"]) };
+                assert_eq!(reg_values(&noir, "P1:c"), want, "{noir}");
+                all_claims += usize::from(y_racy);
+            }
+        }
+    }
+    // Table 3's annotations (put(Z_n, X_a), X_a = get(Z_n)) are among the 24 of 32 that
+    // give every claim of the prose
+    assert_eq!(all_claims, 24);
+}
+
+/// A CAS comparing top (`specs/litmus/corerma/CRMA-CAS-top-either-way.litmus`): top is any
+/// value, so CAS-T and CAS-F are both possible, top against top included. By hand: the puts
+/// carry yv, zv ∈ {0, 3, top} into Y and Z independently (each put's read of V may precede
+/// the get's write, follow it, or race with it); the CAS reads them (the flushes order
+/// everything else); defined values compare as written (equal: b = 5, else b = zv); with a
+/// top, b = 5 or b = zv. x = zv, y = yv.
+#[test]
+fn cas_comparing_top_goes_either_way() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../specs/litmus/corerma/CRMA-CAS-top-either-way.litmus");
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let order = default_order();
+    let got = regs_only(outcomes_of_text(&text, &order, true).expect("runs"));
+    let mut want = BTreeSet::new();
+    for yv in ["0", "3", "top"] {
+        for zv in ["0", "3", "top"] {
+            let mut bs = vec![];
+            if yv == "top" || zv == "top" {
+                bs.extend(["5", zv]);
+            } else {
+                bs.push(if yv == zv { "5" } else { zv });
+            }
+            for b in bs {
+                want.insert(format!("P1:b={b} P1:x={zv} P1:y={yv}"));
+            }
+        }
+    }
+    assert_eq!(want.len(), 14);
+    assert_eq!(got, want);
+}

@@ -205,6 +205,10 @@ pub enum ValExpr {
     Add(Box<ValExpr>, Box<ValExpr>),
     /// `if a == b then t else e` (values compared as written: ⊤ equals ⊤).
     IfEq(Box<ValExpr>, Box<ValExpr>, Box<ValExpr>, Box<ValExpr>),
+    /// `if S then t else e`, S one of the two sets of a `splits` witness (witness,
+    /// first set?): t when the writing subevent is in S (coreRMA's CAS writes by the
+    /// outcome chosen, which a comparison of ⊤ does not decide).
+    IfIn(usize, bool, Box<ValExpr>, Box<ValExpr>),
 }
 
 /// `aCR reads x@here = ret`: subevents of this method with stamp `stamp` read
@@ -339,9 +343,13 @@ pub enum Expr {
     InitReads,
     /// One of the two sets of a `splits` witness: (witness, first set?).
     WitSet(usize, bool),
-    /// `val_eq(r)`: the pairs of r whose two subevents read equal values (memory
+    /// `val_eq(r)`: the pairs of r whose two subevents may read equal values (equal
+    /// as written, or one of them ⊤: the undefined value is any value; memory
     /// with `undefined`; known once the witness is complete).
     ValEq(Box<Expr>),
+    /// `val_ne(r)`: the pairs of r whose two subevents may read different values
+    /// (different as written, or one of them ⊤); known once the witness is complete.
+    ValNe(Box<Expr>),
     Domain(Box<Expr>),
     Range(Box<Expr>),
     // relations
@@ -374,7 +382,7 @@ impl Expr {
     pub fn dynamic(&self, lets: &[Let]) -> bool {
         use Expr::*;
         match self {
-            Wit(_) | Base(self::Base::Hb) | InitReads | WitSet(..) | ValEq(_) => true,
+            Wit(_) | Base(self::Base::Hb) | InitReads | WitSet(..) | ValEq(_) | ValNe(_) => true,
             Let(i, _) => lets[*i].dynamic,
             Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) => a.dynamic(lets),
             Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) | Diff(a, b) => a.dynamic(lets) || b.dynamic(lets),
@@ -390,7 +398,7 @@ impl Expr {
         use Expr::*;
         match self {
             Let(i, _) => lets[*i].monotone,
-            ValEq(_) => false,
+            ValEq(_) | ValNe(_) => false,
             Diff(a, b) => a.monotone(lets) && !b.dynamic(lets),
             Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) => a.monotone(lets),
             Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) => a.monotone(lets) && b.monotone(lets),
@@ -404,7 +412,7 @@ impl Expr {
         match self {
             Base(self::Base::Hb) => true,
             Let(i, _) => lets[*i].hb,
-            Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) | ValEq(a) => a.mentions_hb(lets),
+            Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) | ValEq(a) | ValNe(a) => a.mentions_hb(lets),
             Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) | Diff(a, b) => {
                 a.mentions_hb(lets) || b.mentions_hb(lets)
             }
@@ -662,6 +670,22 @@ mod tests {
         assert!(s.methods[0].symbolic(), "value(x) | sum(x) | top stays symbolic");
         // `val_eq` is known only on complete witnesses: not monotone
         assert!(!s.axioms[5].expr.monotone(&s.lets));
+    }
+
+    /// `if S then a else b` (S a set of a `splits` witness declared before the method)
+    /// and `val_ne`.
+    #[test]
+    fn values_written_by_a_split_and_val_ne() {
+        let text = "library v\nstamps aNLR_n aNRW_n\ntags A S\nppo own\nmemory located undefined\n\
+            witness c splits S into yes, no\n\
+            method Acc(z: loc, y: local src) { stamps aNLR[here], aNRW[node(z)]\n aNLR_n reads y\n aNRW_n reads z\n\
+              aNRW_n writes z = if no then val(aNRW) else val(aNLR)\n aNRW in S }\n\
+            empty (yes \\ range(val_eq([aNLR] ; int ; [aNRW]))) | (no \\ range(val_ne([aNLR] ; int ; [aNRW]))) as agree\n\
+            so = po\n";
+        let s = parse_text("v.lib", text, None).unwrap_or_else(|d| panic!("{}", d.render()));
+        let acc = &s.methods[0];
+        assert!(matches!(&acc.accesses[2].val, AccVal::Expr(ValExpr::IfIn(0, false, ..))));
+        assert!(!s.axioms[0].expr.monotone(&s.lets));
     }
 
     #[test]

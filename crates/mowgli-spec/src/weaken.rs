@@ -120,7 +120,11 @@ impl Spec {
                 AxiomKind::Clause(i) => (self.lets[i].name.as_str(), false),
             };
             let shown = self.show(&ax.expr);
-            if let Some(spec) = self.without_axiom(&ax.name) {
+            // a name shared by several axioms (coreRMA's R1: an hb term and a
+            // constraint) is one rule: dropped once, with all of them
+            let first = self.axioms.iter().position(|a| a.name == ax.name) == Some(ai);
+            let dropped = if first { self.without_axiom(&ax.name) } else { None };
+            if let Some(spec) = dropped {
                 out.push(Weakening {
                     axiom: Some(ax.name.clone()),
                     change: Change::DropAxiom,
@@ -224,6 +228,7 @@ impl Spec {
                 _ => format!("{}?", self.witnesses[*i].name),
             },
             ValEq(a) => format!("val_eq({})", self.show(a)),
+            ValNe(a) => format!("val_ne({})", self.show(a)),
             Obj(o, a) => {
                 let f = match o {
                     ObjSet::Participant => "participant",

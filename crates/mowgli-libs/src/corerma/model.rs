@@ -11,9 +11,11 @@
 //! each location (rule WS) and, for every pair of accesses that could conflict and
 //! that the rules do not order, whether hb orders it one way, the other, or not at
 //! all. The check then closes the chosen edges under the rules (R1 is the only rule
-//! whose premise mentions hb: a fixpoint), requires hb and hb ∪ rf to be acyclic
-//! ("valid reads-from relations must not induce cycles in hb", §5.1), requires the
-//! pairs chosen parallel to stay parallel (so each hb is found once), and computes
+//! whose premise mentions hb: a fixpoint), requires hb to be acyclic, every read to
+//! read a write that hb leaves visible to it (R1 and R2, below: "valid reads-from
+//! relations must not induce cycles in hb", §5.1), rf with the value dependencies
+//! inside statements to be acyclic (§5), the pairs chosen parallel to stay parallel
+//! (so each hb is found once), and computes
 //! the values (no-C, C, PG, GA, CAS-F, CAS-T). Initial values are atomic write
 //! actions hb-before every program action (§5, after Table 5).
 //!
@@ -21,8 +23,36 @@
 //! - CAS-F leaves `w_val(erw)` unconstrained in Fig. 4; §3.2 says a failed
 //!   compare-and-swap "leaves the value of z^dst unchanged", so `w_val(erw) =
 //!   r_val(erw)` here.
-//! - ⊤ (`Value::Top`) is a value like the others: `⊤ + v = ⊤`, and CAS compares
-//!   values syntactically (⊤ equals ⊤).
+//! - **R1 and R2 hold for non-atomic accesses as visibility constraints.** Fig. 4
+//!   states R1 and R2 for atomic reads and writes only, so as printed a non-atomic
+//!   read ordered by hb after two writes of its location could read the overwritten
+//!   one (`X =n 1; a =n X` with a = 0: LO orders the write before the read, no
+//!   conflict, no-C gives the initial 0), and one ordered before a write could read
+//!   it (`a =n X; X =n 1` with a = 1). The paper rules both out elsewhere: hb means
+//!   "the effects of a1 are guaranteed visible to a2" (Table 5, for every action);
+//!   "valid reads-from relations must not induce cycles in hb" (§5.1); F1, LO, R1
+//!   and R2 "assume that local actions of a CPU are sequentially consistent" (§5.3);
+//!   and §2.3 c) says that with in-order routing "the get statement will read the
+//!   value written by the previous put statement", for the non-atomic accesses that
+//!   make c = ⊤ possible (the example has no outcome set matching its prose
+//!   otherwise: `specs/litmus/corerma/CRMA-Fig3c-*`). So, for every read r of a
+//!   write w (atomic or not): under R1, no writer w2 of the location has
+//!   `w hb w2 hb r`; under R2, not `r hb w` ([`Model::visible`]). These are
+//!   constraints, not hb edges: non-atomic rf still orders nothing (R2's edge stays
+//!   atomic-only, as printed), so a non-atomic read may still read a po-later write
+//!   that hb does not order after it (Fig. 3b). They belong to R1 and R2 (switched
+//!   off with them), not to hb itself: with every access atomic they follow from the
+//!   two rules' edges, and Table 6 has R1 tests, which an always-on visibility axiom
+//!   would leave without any (every hb cycle through an R1 edge `r hb w2` is a read
+//!   of an hb-overwritten write). Programs whose accesses are all atomic have exactly
+//!   the outcomes they had before, under every set of rules.
+//! - ⊤ (`Value::Top`) is the undefined value: `⊤ + v = ⊤`. A CAS comparing ⊤ (its
+//!   compared value or the value its erw read) may succeed or fail: ⊤ stands for
+//!   "any value" (§2.1: non-atomic accesses "can return any value"; rule C: "the
+//!   value read by r is undefined"), so both premises `r_val(er1) = r_val(erw)`
+//!   (CAS-T) and `≠` (CAS-F) can hold, ⊤ against ⊤ included (two undefined values
+//!   need not be the same value). Defined values compare as written. A failed CAS
+//!   that read ⊤ writes ⊤ back; a successful one writes `r_val(er2)`.
 //! - Switching a rule off removes its hb edges; the value equations of PG, GA and
 //!   CAS-F/T stay (they define what the statements compute). Switching off C makes a
 //!   conflicting read return the written value (no undefined values); switching off
@@ -253,6 +283,8 @@ pub struct Graph {
     /// Value dependencies inside statements: a reader → a writer whose value it gives
     /// (PG, GA, CAS), transitively closed.
     pub dep: Vec<Row>,
+    /// Whether some access is non-atomic (else [`Model::visible`] has nothing to check).
+    pub non_atomic: bool,
 }
 
 impl Graph {
@@ -279,7 +311,9 @@ impl Graph {
             ws_writers: vec![Vec::new(); nlocs],
             init_of: vec![usize::MAX; nlocs],
             dep: vec![0; n],
+            non_atomic: false,
         };
+        g.non_atomic = g.acts.iter().any(|a| a.kind != Kind::Flush && !a.atomic);
         for (w, act) in g.acts.iter().enumerate() {
             let from: Vec<usize> = match &act.val {
                 WVal::Copy(r) => vec![*r],
@@ -515,8 +549,9 @@ impl Model {
 
     /// hb of a (partial) candidate: `fixed` (see [`Graph::fixed_hb`] with the same
     /// rules) with the CAS, R2, WS and chosen pair edges, closed under R1 and
-    /// transitivity. `None` when hb, or hb ∪ rf, has a cycle, or a pair chosen
-    /// parallel is ordered.
+    /// transitivity. `None` when hb has a cycle, a read reads a write hb does not
+    /// leave visible to it ([`Model::visible`]), a pair chosen parallel is ordered,
+    /// or rf with the value dependencies has a cycle.
     pub fn hb(&self, g: &Graph, fixed: &[Row], pairs: &[(usize, usize)], c: &Cand) -> Option<Vec<Row>> {
         let a = &g.acts;
         let mut hb = fixed.to_vec();
@@ -588,6 +623,9 @@ impl Model {
                 break;
             }
         }
+        if !self.visible(g, &hb, c) {
+            return None;
+        }
         for (i, &(x, y)) in pairs.iter().enumerate() {
             if c.pairs.get(i).copied().flatten() == Some(2) && (hb[x] & (1 << y) != 0 || hb[y] & (1 << x) != 0) {
                 return None;
@@ -599,6 +637,41 @@ impl Model {
             return None;
         }
         Some(hb)
+    }
+
+    /// Whether every assigned read reads a write that hb leaves visible to it, for
+    /// non-atomic accesses too (the reading of R1 and R2 recorded in the module
+    /// documentation): under R1 no read reads a write `w` with `w hb w2 hb r` for
+    /// another writer `w2` of its location (`w` is overwritten before the read), under
+    /// R2 no read reads a write it is hb-before. With every access atomic both
+    /// follow from R1's and R2's edges and the acyclicity of hb, so this only
+    /// constrains candidates with a non-atomic access. Monotone in hb: a violation
+    /// stays when hb grows, so partial candidates may be pruned by it.
+    fn visible(&self, g: &Graph, hb: &[Row], c: &Cand) -> bool {
+        let (r1, r2) = (!self.off.contains(Rule::R1), !self.off.contains(Rule::R2));
+        if !g.non_atomic || (!r1 && !r2) {
+            return true;
+        }
+        let a = &g.acts;
+        for (i, &r) in g.readers.iter().enumerate() {
+            let Some(Some(w)) = c.rf.get(i).copied() else { continue };
+            // R2: not r hb w
+            if r2 && hb[r] & (1 << w) != 0 {
+                return false;
+            }
+            // R1: no writer w2 of the location with w hb w2 hb r
+            if r1 {
+                let mut later = hb[w];
+                while later != 0 {
+                    let w2 = later.trailing_zeros() as usize;
+                    later &= later - 1;
+                    if a[w2].kind.writer() && a[w2].loc == a[r].loc && hb[w2] & (1 << r) != 0 {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// The values of a complete candidate whose hb is `hb` (no-C, C, PG, GA, CAS):
@@ -644,11 +717,17 @@ impl Model {
                     WVal::Copy(r) => rval[*r].clone(),
                     WVal::Sum(r) => add_val(&rval[*r], &rval[x]),
                     WVal::Cas { cmp, new } => {
-                        let ok = rval[*cmp] == rval[x];
-                        if let Some(i) = cas_of(x) {
-                            if c.cas_ok.get(i).copied().flatten() != Some(ok) {
-                                return None;
-                            }
+                        let chosen = cas_of(x).and_then(|i| c.cas_ok.get(i).copied().flatten());
+                        // ⊤ is an undefined value ("any value", §2.1): compared with
+                        // anything, ⊤ included, it may be equal or not, so CAS-T and
+                        // CAS-F are both possible; defined values compare as written
+                        let ok = if rval[*cmp] == Value::Top || rval[x] == Value::Top {
+                            chosen.unwrap_or(true)
+                        } else {
+                            rval[*cmp] == rval[x]
+                        };
+                        if cas_of(x).is_some() && chosen != Some(ok) {
+                            return None;
                         }
                         if ok {
                             rval[*new].clone()

@@ -59,8 +59,8 @@ fn expr_values(m: &Method, e: &ValExpr, args: &[Value], dom: &ValueDomain) -> BT
             }
             out
         }
-        // either branch (the comparison is the search's business)
-        ValExpr::IfEq(_, _, t, f) => {
+        // either branch (the comparison, or the split, is the search's business)
+        ValExpr::IfEq(_, _, t, f) | ValExpr::IfIn(_, _, t, f) => {
             let mut out = expr_values(m, t, args, dom);
             out.extend(expr_values(m, f, args, dom));
             out
@@ -82,6 +82,7 @@ fn reads_memory(e: &ValExpr) -> bool {
         ValExpr::Read(_) => true,
         ValExpr::Add(a, b) => reads_memory(a) || reads_memory(b),
         ValExpr::IfEq(a, b, t, f) => [a, b, t, f].iter().any(|x| reads_memory(x)),
+        ValExpr::IfIn(_, _, t, f) => reads_memory(t) || reads_memory(f),
     }
 }
 
@@ -94,7 +95,7 @@ pub(super) fn constants(spec: &Spec) -> Vec<Value> {
             ValExpr::Int(v) => {
                 out.insert(Value::Int(*v));
             }
-            ValExpr::IfEq(_, _, t, f) => {
+            ValExpr::IfEq(_, _, t, f) | ValExpr::IfIn(_, _, t, f) => {
                 leaves(t, out);
                 leaves(f, out);
             }
@@ -123,6 +124,7 @@ pub(super) fn computes(spec: &Spec) -> bool {
         match e {
             ValExpr::Add(..) => true,
             ValExpr::IfEq(a, b, t, f) => [a, b, t, f].iter().any(|x| adds(x)),
+            ValExpr::IfIn(_, _, t, f) => adds(t) || adds(f),
             ValExpr::Param(_) | ValExpr::Int(_) | ValExpr::Read(_) => false,
         }
     }

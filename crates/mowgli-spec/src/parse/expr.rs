@@ -144,11 +144,12 @@ impl P<'_> {
                         "participant" => (Expr::Obj(ObjSet::Participant, self.obj_arg()?), Ty::Set),
                         "writer" => (Expr::Obj(ObjSet::Writer, self.obj_arg()?), Ty::Set),
                         "balanced" => (Expr::Obj(ObjSet::Balanced, self.obj_arg()?), Ty::Set),
-                        "val_eq" => {
+                        "val_eq" | "val_ne" => {
                             if !self.spec.computes_values() {
-                                return self.err(t.pos, 6, "`val_eq` needs `memory … undefined`");
+                                return self.err(t.pos, 6, format!("`{s}` needs `memory … undefined`"));
                             }
-                            (Expr::ValEq(Box::new(self.rel_expr("a relation")?)), Ty::Rel)
+                            let r = Box::new(self.rel_expr("a relation")?);
+                            (if s == "val_eq" { Expr::ValEq(r) } else { Expr::ValNe(r) }, Ty::Rel)
                         }
                         _ => {
                             let e = self.rel_expr("a relation")?;

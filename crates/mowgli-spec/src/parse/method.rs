@@ -430,7 +430,7 @@ impl P<'_> {
     }
 
     /// A computed value: `val(aX.k)`, a parameter, an integer, `a + b`,
-    /// `if a == b then c else d`.
+    /// `if a == b then c else d`, `if S then c else d` (S a `splits` set).
     fn val_expr(&mut self, params: &[(String, Kind)]) -> R<ValExpr> {
         let mut e = self.val_atom(params)?;
         while self.eat_p("+") {
@@ -462,6 +462,23 @@ impl P<'_> {
             }
             T::Ident(k) if k == "if" => {
                 self.bump();
+                // `if S then t else e`: S a set of a `splits` witness declared earlier
+                if let T::Ident(name) = &self.tok().t {
+                    let split = self.spec.witnesses.iter().enumerate().find_map(|(i, w)| match &w.kind {
+                        WitnessKind::Splits { names, .. } => names.iter().position(|n| n == name).map(|k| (i, k == 0)),
+                        _ => None,
+                    });
+                    if let Some((i, first)) = split {
+                        if params.iter().all(|(q, _)| q != name) {
+                            self.bump();
+                            self.want_kw("then")?;
+                            let c = self.val_expr(params)?;
+                            self.want_kw("else")?;
+                            let d = self.val_expr(params)?;
+                            return Ok(ValExpr::IfIn(i, first, Box::new(c), Box::new(d)));
+                        }
+                    }
+                }
                 let a = self.val_expr(params)?;
                 self.want_p("==")?;
                 let b = self.val_expr(params)?;

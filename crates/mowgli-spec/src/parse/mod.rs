@@ -39,8 +39,8 @@ pub(super) const BASES: [(&str, Base); 9] = [
     ("same_stamp", Base::SameStamp),
     ("same_loc", Base::SameLoc),
 ];
-pub(super) const FUNCS: [&str; 8] =
-    ["same", "same_round", "participant", "writer", "balanced", "domain", "range", "val_eq"];
+pub(super) const FUNCS: [&str; 9] =
+    ["same", "same_round", "participant", "writer", "balanced", "domain", "range", "val_eq", "val_ne"];
 
 /// Where `include "F"` finds F.
 #[derive(Clone, Copy)]

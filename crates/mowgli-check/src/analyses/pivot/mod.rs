@@ -117,8 +117,9 @@ struct Dfs<'a> {
     regs: &'a [usize],
     /// Per model: the outcomes it allows (for the variants, only those of candidates
     /// stock coreRMA rejects: a candidate stock admits every variant admits, since
-    /// removing a rule only removes hb edges and, every access being atomic, values
-    /// do not depend on hb).
+    /// removing a rule only removes hb edges (and, for R1 and R2, their constraints
+    /// on non-atomic reads, which have nothing to check here) and, every access being
+    /// atomic, values do not depend on hb).
     sets: Vec<BTreeSet<Vec<Value>>>,
     visited: u64,
     perms: Vec<Vec<Vec<usize>>>,

@@ -233,11 +233,12 @@ impl<'s, 'a> Ev<'s, 'a> {
             Expr::Tag(t) => Val::Set(s.tags[*t].clone()),
             Expr::InitReads => Val::Set(s.init_reads()),
             Expr::WitSet(i, first) => Val::Set(s.wit_set(*i, *first)),
-            Expr::ValEq(r) => {
+            Expr::ValEq(r) | Expr::ValNe(r) => {
+                let eq = matches!(e, Expr::ValEq(_));
                 let r = self.slot(r);
                 let r = rel(self.view(&r), n);
                 Val::Rel(match &s.vals {
-                    Some(v) => v.val_eq(&r),
+                    Some(v) => v.val_cmp(&r, eq),
                     None => BitRel::new(n),
                 })
             }
@@ -344,7 +345,7 @@ fn refers(s: &FileSearch, e: &Expr, i: usize, seen: &mut Vec<bool>) -> bool {
             seen[*j] = true;
             refers(s, &s.lib.shared.plan.lets[*j], i, seen)
         }
-        Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) | ValEq(a) => refers(s, a, i, seen),
+        Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) | ValEq(a) | ValNe(a) => refers(s, a, i, seen),
         Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) | Diff(a, b) => {
             refers(s, a, i, seen) || refers(s, b, i, seen)
         }

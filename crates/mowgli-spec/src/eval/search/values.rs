@@ -94,12 +94,14 @@ impl Values {
         self.rval.borrow()[r].clone()
     }
 
-    /// The pairs of `r` whose subevents read equal values.
-    pub(super) fn val_eq(&self, r: &BitRel) -> BitRel {
+    /// The pairs of `r` whose subevents may read equal values (`eq`) or different
+    /// ones (`!eq`): as written, except that ⊤ (any value) may equal, and may
+    /// differ from, every value, ⊤ included.
+    pub(super) fn val_cmp(&self, r: &BitRel, eq: bool) -> BitRel {
         let mut out = BitRel::new(r.size());
         for (a, b) in r.pairs() {
             if let (Some(x), Some(y)) = (self.read_value(a), self.read_value(b)) {
-                if x == y {
+                if x == Value::Top || y == Value::Top || (x == y) == eq {
                     out.add(a, b);
                 }
             }
@@ -153,17 +155,26 @@ impl FileSearch<'_> {
             let s = resolve(g, lib, ev, r)?;
             rval[v.read_of[s]?].clone()
         };
-        fn eval(x: &ValExpr, args: &[Value], rd: &dyn Fn(&SubRef) -> Option<Value>) -> Option<Value> {
+        // `inside(w, first)`: whether the writing subevent is in that set of witness w
+        type Inside<'x> = &'x dyn Fn(usize, bool) -> bool;
+        fn eval(x: &ValExpr, args: &[Value], rd: &dyn Fn(&SubRef) -> Option<Value>, inside: Inside) -> Option<Value> {
             Some(match x {
                 ValExpr::Param(i) => args.get(*i).cloned().unwrap_or(Value::Unit),
                 ValExpr::Int(k) => Value::Int(*k),
                 ValExpr::Read(r) => rd(r)?,
-                ValExpr::Add(a, b) => add(&eval(a, args, rd)?, &eval(b, args, rd)?),
+                ValExpr::Add(a, b) => add(&eval(a, args, rd, inside)?, &eval(b, args, rd, inside)?),
                 ValExpr::IfEq(a, b, t, e) => {
-                    if eval(a, args, rd)? == eval(b, args, rd)? {
-                        eval(t, args, rd)?
+                    if eval(a, args, rd, inside)? == eval(b, args, rd, inside)? {
+                        eval(t, args, rd, inside)?
                     } else {
-                        eval(e, args, rd)?
+                        eval(e, args, rd, inside)?
+                    }
+                }
+                ValExpr::IfIn(w, first, t, e) => {
+                    if inside(*w, *first) {
+                        eval(t, args, rd, inside)?
+                    } else {
+                        eval(e, args, rd, inside)?
                     }
                 }
             })
@@ -197,7 +208,9 @@ impl FileSearch<'_> {
                 let val = match a {
                     AccVal::Param(k) => Some(args.get(*k).cloned().unwrap_or(Value::Unit)),
                     AccVal::Int(k) => Some(Value::Int(*k)),
-                    AccVal::Expr(x) => eval(x, args, &|r| read_at(&rval, ei, r)),
+                    AccVal::Expr(x) => {
+                        eval(x, args, &|r| read_at(&rval, ei, r), &|w, first| self.wit_set(w, first).contains(*s))
+                    }
                     // the call's latest read up to this subevent
                     _ => {
                         let last = g.subs_of[ei].iter().copied().filter(|&x| x <= *s && v.read_of[x].is_some()).last();
