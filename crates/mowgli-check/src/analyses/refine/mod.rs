@@ -206,7 +206,8 @@ pub fn prepare_parsed(
     text: &dyn Fn() -> String,
 ) -> Result<Prepared, InputError> {
     let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, &text());
-    let mut low = lower::lower(ast, order).map_err(|e| e.in_file(file, &text()))?;
+    let mut low =
+        lower::lower_with(ast, order, lower::DomainLimits::default()).map_err(|e| e.in_file(file, &text()))?;
     let named = |n: &String| *n == imp.implements || imp.declared.as_ref() == Some(n);
     let Some(lidx) = low.lib_names.iter().position(named) else {
         // not a client of this implementation (e.g. another test of a directory)

@@ -144,8 +144,24 @@ impl Names {
 }
 
 /// Checks `t` and builds the program, with libraries built under `order`.
+///
+/// A value domain cut by its limit ([`Lowered::domain_cut`]) is an error here:
+/// the analyses that lower with this function have no inconclusive outcome for
+/// a test, and must not run on a domain that may miss values (`mowgli litmus`
+/// and `mowgli refine` use [`lower_with`] and report the test inconclusive).
 pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
-    lower_with(t, order, DomainLimits::default())
+    let low = lower_with(t, order, DomainLimits::default())?;
+    match &low.domain_cut {
+        Some(why) => err(
+            Pos { line: 1, col: 1 },
+            format!(
+                "test `{}`: {why} (a limit, not a malformed test: this command cannot go on with values \
+                 missing; `mowgli litmus --max-values N` runs the test with a larger domain)",
+                t.name
+            ),
+        ),
+        None => Ok(low),
+    }
 }
 
 /// [`lower`] with the bounds of a computed value domain.
