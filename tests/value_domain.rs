@@ -171,3 +171,26 @@ fn a_cut_value_domain_is_inconclusive_and_names_the_knob() {
     assert_eq!(code, 3, "{out}");
     assert!(out.contains("\"undecided\": 1") && out.contains("\"inconclusive\":"), "{out}");
 }
+
+#[test]
+fn seven_reads_after_a_write_unfold_under_corerma() {
+    // one process's local actions are sequentially consistent (coreRMA §5.3): every
+    // read after `X = 2` returns 2; the candidates per read (0, 2 and ⊤) are few
+    // enough to unfold now that reads no longer offer sums of three domain values
+    let mut t = String::from("test Reads\nlibraries corerma\nthread T1 @ 1\nloc x @ 1\nT1:\n  Write(x, 2)\n");
+    for r in ["a", "b", "c", "d", "e", "f", "g"] {
+        t += &format!("  {r} = Read(x)\n");
+    }
+    t += "expect allowed T1:g = 2\nexpect forbidden T1:a = 0 \\/ T1:g = 0\n";
+    let p = tmp("reads.litmus", &t);
+    for lib in [None, Some("../../specs/libs/corerma.lib")] {
+        let mut args = vec!["litmus"];
+        if let Some(l) = lib {
+            args.extend(["--lib", l]);
+        }
+        args.push(p.to_str().unwrap());
+        let (code, out, err) = mowgli(&args);
+        assert_eq!(code, 0, "{lib:?}: {out}{err}");
+        assert!(out.contains("outcomes (1):"), "{lib:?}: {out}");
+    }
+}

@@ -29,6 +29,7 @@
 //! only derived.
 
 pub mod model;
+mod rules;
 
 use std::collections::BTreeSet;
 
