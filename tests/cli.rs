@@ -385,3 +385,32 @@ fn refine_errors_and_exit_codes() {
     assert_eq!(code, 0, "{json}");
     assert!(json.contains("\"verdict\": \"ok\""), "{json}");
 }
+
+/// `mowgli … | head`: a closed standard output ends nothing early and panics
+/// nowhere; the run ends with its verdict's exit code (issue 32, item 3).
+#[test]
+fn a_closed_stdout_keeps_the_verdicts_exit_code() {
+    use std::io::Read;
+    use std::process::Stdio;
+    for (args, want) in [
+        (vec!["stamp-order"], 0),
+        (vec!["litmus", "../../specs/litmus/loco"], 0),
+        (vec!["refine", "../../specs/impls/isv.impl", "--list-clients", "--calls", "3"], 0),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mowgli"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        let mut first = [0u8; 16];
+        let mut out = child.stdout.take().expect("piped");
+        out.read_exact(&mut first).expect("some output");
+        drop(out); // what `head -c 16` does
+        let mut err = String::new();
+        child.stderr.take().expect("piped").read_to_string(&mut err).expect("stderr");
+        let status = child.wait().expect("exits");
+        assert_eq!(status.code(), Some(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{args:?}: {err}");
+    }
+}

@@ -19,3 +19,22 @@
 pub mod analyses;
 pub mod engines;
 pub mod lang;
+
+/// `println!` that does not panic when standard output is closed (`mowgli … |
+/// head`): the run goes on quietly and ends with its verdict's exit code.
+#[macro_export]
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// `print!` that does not panic when standard output is closed (see [`outln!`]).
+#[macro_export]
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}

@@ -157,22 +157,28 @@ pub fn run(a: &Args) -> ExitCode {
     };
     for f in &rep.axioms {
         let at = if f.at.is_empty() { String::new() } else { format!(" ({})", f.at) };
-        println!("== {}{at}: {}", f.description, f.variant);
+        mowgli_check::outln!("== {}{at}: {}", f.description, f.variant);
         if let Some(c) = &f.corpus {
-            println!("  corpus: {} tests, {} differ, {} the same", c.tests, c.differences.len(), c.same);
+            mowgli_check::outln!("  corpus: {} tests, {} differ, {} the same", c.tests, c.differences.len(), c.same);
             for d in &c.differences {
-                println!("    {} ({}): {} outcomes → {}", d.name, d.file, d.base_outcomes, d.variant_outcomes);
+                mowgli_check::outln!(
+                    "    {} ({}): {} outcomes → {}",
+                    d.name,
+                    d.file,
+                    d.base_outcomes,
+                    d.variant_outcomes
+                );
                 for o in &d.only_variant {
-                    println!("      only weakened: {o}");
+                    mowgli_check::outln!("      only weakened: {o}");
                 }
                 for o in &d.only_base {
-                    println!("      only as written: {o}");
+                    mowgli_check::outln!("      only as written: {o}");
                 }
             }
         }
         if let Some(s) = &f.search {
             let per: Vec<String> = s.classes.iter().map(|c| format!("{}: {}", c.size, c.checked)).collect();
-            println!(
+            mowgli_check::outln!(
                 "  generated: {} programs (per size {}), {} distinguishing{}",
                 s.checked,
                 per.join(", "),
@@ -180,30 +186,35 @@ pub fn run(a: &Args) -> ExitCode {
                 if s.exhausted { " (every size up to the bounds searched)" } else { "" }
             );
             for d in &s.found {
-                println!("    {} ({} instructions)", d.name, d.size);
+                mowgli_check::outln!("    {} ({} instructions)", d.name, d.size);
                 for o in &d.only_variant {
-                    println!("      only weakened: {o}");
+                    mowgli_check::outln!("      only weakened: {o}");
                 }
             }
             if let Some(d) = s.found.first() {
-                println!("  smallest:");
+                mowgli_check::outln!("  smallest:");
                 for l in d.base_text.lines().filter(|l| !l.starts_with('#')) {
-                    println!("    {l}");
+                    mowgli_check::outln!("    {l}");
                 }
             }
         }
         for c in &f.checks {
-            println!("  {:32} as written: {:>14}  weakened: {:>14}", c.check, status(&c.base), status(&c.variant));
+            mowgli_check::outln!(
+                "  {:32} as written: {:>14}  weakened: {:>14}",
+                c.check,
+                status(&c.base),
+                status(&c.variant)
+            );
             if c.broken() {
-                println!("    stops holding: {}", c.variant.failure.as_deref().unwrap_or(""));
+                mowgli_check::outln!("    stops holding: {}", c.variant.failure.as_deref().unwrap_or(""));
             }
         }
-        println!("  {:.1} ms", f.millis);
+        mowgli_check::outln!("  {:.1} ms", f.millis);
     }
     for e in &errors {
-        println!("error: {e}");
+        mowgli_check::outln!("error: {e}");
     }
-    println!(
+    mowgli_check::outln!(
         "summary: {} ({}): {} weakenings, {} observable, {} checks per weakening; {:.1} ms",
         rep.library,
         rep.file,

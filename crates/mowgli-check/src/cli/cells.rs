@@ -191,7 +191,7 @@ pub fn run(a: &Args) -> ExitCode {
         return conclude(&decided, Some(doc));
     } else {
         for c in &rep.base_checks {
-            println!(
+            mowgli_check::outln!(
                 "base: {:32} {} ({} checked, {:.1} ms){}",
                 c.check,
                 if c.error.is_some() {
@@ -207,11 +207,11 @@ pub fn run(a: &Args) -> ExitCode {
             );
         }
         for e in &rep.candidate_errors {
-            println!("candidate left out: {e}");
+            mowgli_check::outln!("candidate left out: {e}");
         }
-        print!("{}", sensitivity::render_summary(&rep));
+        mowgli_check::out!("{}", sensitivity::render_summary(&rep));
         print_shard(partition, "cells");
-        println!(
+        mowgli_check::outln!(
             "summary: table `{}`: {} cells flipped, {} change a test, {} break a check, {} change nothing; {} candidate tests, {} checks; {} errors; {:.1} ms",
             rep.table,
             rep.cells.len(),

@@ -65,8 +65,8 @@ pub const BOUNDED: &str = "; bounded: a loop reached the unrolling bound";
 /// `verdict_reason`; the exit status is the verdict's (see `mowgli_check::analyses::verdict`).
 pub fn conclude(d: &Decided, json: Option<serde_json::Value>) -> ExitCode {
     match json {
-        Some(doc) => println!("{}", serde_json::to_string_pretty(&d.into_json(doc)).unwrap_or_default()),
-        None => println!("{}", d.line()),
+        Some(doc) => mowgli_check::outln!("{}", serde_json::to_string_pretty(&d.into_json(doc)).unwrap_or_default()),
+        None => mowgli_check::outln!("{}", d.line()),
     }
     d.verdict.exit()
 }
@@ -84,7 +84,7 @@ pub fn input_error(json: bool, msg: impl std::fmt::Display + serde::Serialize) -
 /// For the human report of a shard: which part of the run it covers.
 pub fn print_shard(partition: mowgli_check::analyses::refine::gen::Partition, what: &str) {
     if partition.count > 1 {
-        println!(
+        mowgli_check::outln!(
             "partition {}/{}: the {what} whose index is {} modulo {} (`mowgli merge` combines the shards' --json reports)",
             partition.index,
             partition.count,

@@ -81,10 +81,10 @@ pub fn run(a: Args) -> ExitCode {
 /// One test whose outcomes differ between two models: `what`, then per side (model,
 /// number of outcomes, the outcomes only that side allows).
 fn print_difference<T: std::fmt::Display>(what: &str, base: (&str, usize, &[T]), variant: (&str, usize, &[T])) {
-    println!("{what}: {} outcomes under {}, {} under {}", base.1, base.0, variant.1, variant.0);
+    mowgli_check::outln!("{what}: {} outcomes under {}, {} under {}", base.1, base.0, variant.1, variant.0);
     for (model, _, only) in [base, variant] {
         for o in only {
-            println!("  only {model}: {o}");
+            mowgli_check::outln!("  only {model}: {o}");
         }
     }
 }
@@ -124,9 +124,9 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode
             );
         }
         for e in &cmp.errors {
-            println!("error: {e}");
+            mowgli_check::outln!("error: {e}");
         }
-        println!(
+        mowgli_check::outln!(
             "summary: {} vs {}: {} tests, {} differ, {} the same{}, {} errors; {:.1} ms",
             cmp.base,
             cmp.variant,
@@ -209,18 +209,23 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
     } else {
         if let Some(cmp) = &cmp {
             for d in &cmp.differences {
-                println!(
+                mowgli_check::outln!(
                     "{} ({}): {} outcomes under {}, {} under {}",
-                    d.name, d.file, d.base_outcomes, cmp.base, d.variant_outcomes, cmp.variant
+                    d.name,
+                    d.file,
+                    d.base_outcomes,
+                    cmp.base,
+                    d.variant_outcomes,
+                    cmp.variant
                 );
                 for o in &d.only_base {
-                    println!("  only {}: {o}", cmp.base);
+                    mowgli_check::outln!("  only {}: {o}", cmp.base);
                 }
                 for o in &d.only_variant {
-                    println!("  only {}: {o}", cmp.variant);
+                    mowgli_check::outln!("  only {}: {o}", cmp.variant);
                 }
             }
-            println!(
+            mowgli_check::outln!(
                 "corpus: {} tests, {} differ, {} the same, {} errors; {:.1} ms",
                 cmp.tests,
                 cmp.differences.len(),
@@ -234,9 +239,16 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
             (None, true) => format!("holds ({})", r.checked),
             (None, false) => "REFUTED".to_string(),
         };
-        println!("{:32} {:>16} {:>16} {:>9} {:>9}", "implementation check", "base", "variant", "base ms", "var. ms");
+        mowgli_check::outln!(
+            "{:32} {:>16} {:>16} {:>9} {:>9}",
+            "implementation check",
+            "base",
+            "variant",
+            "base ms",
+            "var. ms"
+        );
         for c in &checks {
-            println!(
+            mowgli_check::outln!(
                 "{:32} {:>16} {:>16} {:>9.1} {:>9.1}",
                 c.check,
                 status(&c.base),
@@ -246,19 +258,19 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
             );
         }
         for c in checks.iter().filter(|c| c.broken()) {
-            println!("\nstops holding under {}: {}", v.label(), c.check);
-            println!("  {}", c.variant.failure.as_deref().unwrap_or(""));
+            mowgli_check::outln!("\nstops holding under {}: {}", v.label(), c.check);
+            mowgli_check::outln!("  {}", c.variant.failure.as_deref().unwrap_or(""));
             for l in c.variant.witness.as_deref().unwrap_or("").lines().filter(|l| !l.starts_with('"')) {
-                println!("    {l}");
+                mowgli_check::outln!("    {l}");
             }
         }
         for c in checks.iter().filter(|c| c.repaired()) {
-            println!("\nrefuted under {} but holds under {}: {}", b.label(), v.label(), c.check);
+            mowgli_check::outln!("\nrefuted under {} but holds under {}: {}", b.label(), v.label(), c.check);
         }
         for e in &errors {
-            println!("error: {e}");
+            mowgli_check::outln!("error: {e}");
         }
-        println!(
+        mowgli_check::outln!(
             "summary: {} vs {}: {} implementation checks, {} stop holding under the variant, {} errors; {:.1} ms",
             b.label(),
             v.label(),
@@ -339,14 +351,14 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
             );
         }
         if let Some(d) = rep.found.first() {
-            println!("smallest:\n{}", d.base_text);
+            mowgli_check::outln!("smallest:\n{}", d.base_text);
         }
         for e in &rep.errors {
-            println!("error: {e}");
+            mowgli_check::outln!("error: {e}");
         }
         print_shard(partition, "programs searched");
         let searched: Vec<String> = rep.classes.iter().map(|c| format!("{}: {}", c.size, c.checked)).collect();
-        println!(
+        mowgli_check::outln!(
             "summary: {} vs {} over {}: {} programs run under both (per size {}), {} distinguishing{}; {:.1} ms",
             rep.base,
             rep.variant,

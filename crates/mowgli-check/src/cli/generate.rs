@@ -117,7 +117,7 @@ fn generate(
     if json {
         conclude(&decided, Some(doc))
     } else {
-        print!("{}", generate::render_report(&rep));
+        mowgli_check::out!("{}", generate::render_report(&rep));
         print_shard(partition, "programs of the suite");
         conclude(&decided, None)
     }

@@ -75,7 +75,7 @@ pub fn run(a: Args) -> ExitCode {
             Ok(r) => {
                 if format == LitmusFormat::Herd {
                     match litmus::herdlog::log(&r) {
-                        Ok(l) => print!("{l}"),
+                        Ok(l) => mowgli_check::out!("{l}"),
                         Err(e) => {
                             eprintln!("{e}");
                             errors.push(e);
@@ -83,7 +83,7 @@ pub fn run(a: Args) -> ExitCode {
                         }
                     }
                 } else if !json && (!quiet || !r.all_ok()) {
-                    print!("{}", litmus::render(&r, stats));
+                    mowgli_check::out!("{}", litmus::render(&r, stats));
                 }
                 if let Some(dir) = &dot {
                     for e in r.expectations.iter().filter(|e| !e.passed()) {
@@ -221,9 +221,9 @@ pub fn run(a: Args) -> ExitCode {
             decided.verdict.exit()
         } else {
             if let (true, Some(m)) = (stats, litmus::machine_summary(&reports)) {
-                println!("{m}");
+                mowgli_check::outln!("{m}");
             }
-            println!("{summary}");
+            mowgli_check::outln!("{summary}");
             conclude(&decided, None)
         }
     }

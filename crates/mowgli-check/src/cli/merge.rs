@@ -36,9 +36,9 @@ fn merge(files: &[PathBuf], json: bool, partial: bool) -> ExitCode {
     match mowgli_check::analyses::merge::merge(&inputs, partial) {
         Ok((doc, decided)) => {
             if json {
-                println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+                mowgli_check::outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
             } else {
-                print!("{}", mowgli_check::analyses::merge::render(&doc, files.len(), &decided));
+                mowgli_check::out!("{}", mowgli_check::analyses::merge::render(&doc, files.len(), &decided));
             }
             decided.verdict.exit()
         }

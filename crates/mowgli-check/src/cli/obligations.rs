@@ -161,7 +161,7 @@ pub fn run(a: &Args) -> ExitCode {
                 let (t, c, n, _) = obligations::dimensions(&f.client);
                 let name = f.client.lines().next().unwrap_or("").trim_start_matches("# ");
                 bar.suspend(|| {
-                    println!(
+                    mowgli_check::outln!(
                         "found after {ms:.0} ms: {} refuted for {} on {name} ({t} thread{} × {c} call{} × {n} node{})",
                         f.obligation.name(),
                         f.methods.join(", "),
@@ -240,7 +240,7 @@ pub fn run(a: &Args) -> ExitCode {
     if *json {
         return conclude(&decided, Some(doc));
     } else {
-        println!(
+        mowgli_check::outln!(
             "obligations of `{}` ({} over {}), bound: {} threads, {} nodes, {} calls per thread, values 1..{}{}",
             rep.implementation,
             rep.implements,
@@ -261,13 +261,13 @@ pub fn run(a: &Args) -> ExitCode {
                 String::new()
             }
         );
-        print!("{:12}", "method");
+        mowgli_check::out!("{:12}", "method");
         for o in Obligation::ALL {
-            print!(" {:>14}", o.name());
+            mowgli_check::out!(" {:>14}", o.name());
         }
-        println!();
+        mowgli_check::outln!();
         for m in &rep.methods {
-            print!("{m:12}");
+            mowgli_check::out!("{m:12}");
             for o in Obligation::ALL {
                 let c = &rep.cells[m][&o];
                 let s = match c.failure {
@@ -276,12 +276,12 @@ pub fn run(a: &Args) -> ExitCode {
                     None if rep.complete => format!("ok ({})", c.checked),
                     None => format!("ok? ({})", c.checked),
                 };
-                print!(" {s:>14}");
+                mowgli_check::out!(" {s:>14}");
             }
-            println!();
+            mowgli_check::outln!();
         }
         for (i, f) in rep.failures.iter().enumerate() {
-            println!(
+            mowgli_check::outln!(
                 "\n#{} {} ({}) refuted for {}: {}",
                 i + 1,
                 f.obligation.name(),
@@ -289,16 +289,16 @@ pub fn run(a: &Args) -> ExitCode {
                 f.methods.join(", "),
                 f.reason
             );
-            println!("  abstract program:");
+            mowgli_check::outln!("  abstract program:");
             for l in f.client.lines().filter(|l| !l.starts_with('#') && !l.starts_with('"')) {
-                println!("    {l}");
+                mowgli_check::outln!("    {l}");
             }
             for l in f.execution.lines() {
-                println!("  {l}");
+                mowgli_check::outln!("  {l}");
             }
             match rep.observations.get(i) {
                 Some(o) => match (&o.name, &o.shape) {
-                    (Some(name), Some(shape)) => println!(
+                    (Some(name), Some(shape)) => mowgli_check::outln!(
                         "  observed by client {} ({shape}; found after {} of {} candidates): `mowgli refine {} --clients {}` replays it",
                         observe_out.join(format!("{name}.litmus")).display(),
                         o.tried,
@@ -306,7 +306,7 @@ pub fn run(a: &Args) -> ExitCode {
                         implementation.display(),
                         observe_out.join(format!("{name}.litmus")).display(),
                     ),
-                    _ => println!(
+                    _ => mowgli_check::outln!(
                         "  refuted, not observed by the {} clients tried of {} ({}){}{}",
                         o.tried,
                         o.candidates,
@@ -318,13 +318,13 @@ pub fn run(a: &Args) -> ExitCode {
                             .unwrap_or_default()
                     ),
                 },
-                None => println!("  (no client was searched for: --observe-budget 0)"),
+                None => mowgli_check::outln!("  (no client was searched for: --observe-budget 0)"),
             }
         }
         if !rep.inferred.is_empty() {
-            println!("\ninferred concretisation entries (add them to the file to pin them):");
+            mowgli_check::outln!("\ninferred concretisation entries (add them to the file to pin them):");
             for e in &rep.inferred {
-                println!("  {}", e.render());
+                mowgli_check::outln!("  {}", e.render());
             }
         }
         let z3 = *engine == Engine::Z3;
@@ -346,7 +346,7 @@ pub fn run(a: &Args) -> ExitCode {
                 rep.executions, rep.classes
             )
         };
-        println!(
+        mowgli_check::outln!(
             "\nsummary: {} abstract programs, {} abstract executions, {counted}; {} obligations refuted{}; {:.1} ms",
             rep.clients,
             rep.abstract_executions,
@@ -355,7 +355,7 @@ pub fn run(a: &Args) -> ExitCode {
             rep.millis
         );
         if let Some(sp) = &rep.split {
-            println!(
+            mowgli_check::outln!(
                 "engines (auto): {} programs finished explicit ({:.1} ms), {} programs Z3 ({:.1} ms); runs stopped at their budget: {} explicit, {} Z3 ({} programs switched engine, {} switches); Z3 measured cheaper on {} of {} program shapes",
                 sp.explicit_programs,
                 sp.explicit_ms,
@@ -370,9 +370,9 @@ pub fn run(a: &Args) -> ExitCode {
             );
         }
         if z3 {
-            println!("(ok (N): discharged on N abstract executions at this bound, each group of plain executions by one Z3 query over all its witnesses; - : no execution exercised it)");
+            mowgli_check::outln!("(ok (N): discharged on N abstract executions at this bound, each group of plain executions by one Z3 query over all its witnesses; - : no execution exercised it)");
         } else {
-            println!("(ok (N): discharged on N executions at this bound, counting each class once; - : no execution exercised it)");
+            mowgli_check::outln!("(ok (N): discharged on N executions at this bound, counting each class once; - : no execution exercised it)");
         }
         for d in &rep.specs {
             let mono = match &d.not_monotone {
@@ -388,7 +388,7 @@ pub fn run(a: &Args) -> ExitCode {
                 ),
                 (None, None) => format!("holds on {} executions, {} splits", d.executions, d.splits),
             };
-            println!(
+            mowgli_check::outln!(
                 "D (Def. 3.5) for `{}` on its {} programs of the bound{}: monotone {mono}; decomposable {deco}",
                 d.library,
                 d.programs,

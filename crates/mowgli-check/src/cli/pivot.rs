@@ -110,11 +110,13 @@ pub fn run(a: Args) -> ExitCode {
         return conclude(&d, Some(serde_json::to_value(&rep).unwrap_or_default()));
     }
     // ms/test: CPU time per test where the platform gives it (load-independent), else wall
-    println!("rule    proc size | tests  outputs  ms/test | paper: size tests outputs ms/test | time ratio");
+    mowgli_check::outln!(
+        "rule    proc size | tests  outputs  ms/test | paper: size tests outputs ms/test | time ratio"
+    );
     for r in &rep.rows {
         let ms = if rep.cpu_millis > 0.0 { r.cpu_ms_per_test } else { r.ms_per_test };
         let ratio = if ms > 0.0 { r.row.paper_ms_per_test / ms } else { 0.0 };
-        println!(
+        mowgli_check::outln!(
             "{:<7} {:>4} {:>4} | {:>5} {:>8} {:>8.3} | {:>11} {:>5} {:>7} {:>7.0} | {:>8.1}x",
             r.row.rule,
             r.row.procs,
@@ -130,7 +132,7 @@ pub fn run(a: Args) -> ExitCode {
         );
     }
     if let Some(dir) = &a.out {
-        println!("wrote {} tests to {}", rep.generated.len(), dir.display());
+        mowgli_check::outln!("wrote {} tests to {}", rep.generated.len(), dir.display());
     }
     conclude(&d, None)
 }

@@ -183,7 +183,7 @@ fn refine(
             Ok(r) if r.verdict == ClientVerdict::Skipped => skipped += 1,
             Ok(r) => {
                 if !json {
-                    println!(
+                    mowgli_check::outln!(
                         "{:4}  {} ({}): {} implementation outcomes, {} specification outcomes{}{}",
                         r.verdict,
                         r.name,
@@ -198,30 +198,33 @@ fn refine(
                         if r.bounded { " [bounded: a loop reached the unrolling bound]" } else { "" }
                     );
                     if let Some(why) = &r.inconclusive {
-                        println!("      inconclusive: {why}");
+                        mowgli_check::outln!("      inconclusive: {why}");
                     }
                     if r.vacuous {
-                        println!(
+                        mowgli_check::outln!(
                             "      warning: the implementation has no terminating execution on this client (vacuous)"
                         );
                     }
                     if r.spec_vacuous {
-                        println!("      warning: {}", spec_vacuity(&r));
+                        mowgli_check::outln!("      warning: {}", spec_vacuity(&r));
                     }
                     if r.vacuity_unknown {
-                        println!("      note: screened; whether the implementation has an execution here is undecided (budget)");
+                        mowgli_check::outln!("      note: screened; whether the implementation has an execution here is undecided (budget)");
                     }
                     if let Some(m) = &r.stuck_msg {
-                        println!(
+                        mowgli_check::outln!(
                             "      note: {} unfoldings of the implementation stopped at an error, first: {m}",
                             r.stuck
                         );
                     }
                     if let Some(c) = &r.counterexample {
                         let o: Vec<String> = c.outcome.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                        println!("      the implementation reaches {}, which the specification forbids:", o.join("; "));
+                        mowgli_check::outln!(
+                            "      the implementation reaches {}, which the specification forbids:",
+                            o.join("; ")
+                        );
                         for l in c.execution.lines() {
-                            println!("        {l}");
+                            mowgli_check::outln!("        {l}");
                         }
                     }
                 }
@@ -243,7 +246,7 @@ fn refine(
                     ) {
                         Ok(w) => {
                             if !json {
-                                println!("      {}", w.line());
+                                mowgli_check::outln!("      {}", w.line());
                             }
                             minimised.push(w);
                         }
@@ -311,7 +314,7 @@ fn refine(
         });
         conclude(&decided, Some(doc))
     } else {
-        println!(
+        mowgli_check::outln!(
             "summary: implementation `{}` of `{}` over {}: {} clients, {} ok, {} FAIL, {}{} errors{} ({} tests skipped: they do not use `{}`); {:.1} ms",
             imp.name,
             imp.implements,
@@ -381,7 +384,7 @@ fn refine_generated(
             generated += class.generated;
             for i in 0..class.distinct() {
                 if partition.contains(index) {
-                    println!("{}", g.render(&class, i, &gen::client_name(&imp.implements, index)));
+                    mowgli_check::outln!("{}", g.render(&class, i, &gen::client_name(&imp.implements, index)));
                 }
                 index += 1;
             }
@@ -408,7 +411,9 @@ fn refine_generated(
                 let n = fails.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
                 let ms = started.elapsed().as_secs_f64() * 1000.0;
                 if !json {
-                    bar.suspend(|| println!("found after {ms:.0} ms: {name} (size {size}) fails ({n} so far)"));
+                    bar.suspend(|| {
+                        mowgli_check::outln!("found after {ms:.0} ms: {name} (size {size}) fails ({n} so far)")
+                    });
                 }
             }
             bar.inc(1);
@@ -491,7 +496,7 @@ fn refine_generated(
         conclude(&decided, Some(doc))
     } else {
         let b = &rep.bounds;
-        println!(
+        mowgli_check::outln!(
             "generated clients of `{}`: up to {} threads on up to {} nodes, {} calls per thread{}, {} locations{}, values 1..={}{}{}",
             rep.library,
             b.threads,
@@ -512,34 +517,38 @@ fn refine_generated(
             }
         );
         for c in &rep.classes {
-            println!(
+            mowgli_check::outln!(
                 "  size {:2}: {:8} generated, {:7} distinct, {:7} checked, {} FAIL",
-                c.size, c.generated, c.distinct, c.checked, c.failed
+                c.size,
+                c.generated,
+                c.distinct,
+                c.checked,
+                c.failed
             );
         }
         if let Some(f) = rep.failures.first() {
             let r = &f.report;
-            println!("first failing client (index {}, {} calls):", f.index, f.size);
+            mowgli_check::outln!("first failing client (index {}, {} calls):", f.index, f.size);
             for l in f.text.lines() {
-                println!("  {l}");
+                mowgli_check::outln!("  {l}");
             }
             if let Some(c) = &r.counterexample {
-                println!("the implementation execution:");
+                mowgli_check::outln!("the implementation execution:");
                 for l in c.execution.lines() {
-                    println!("    {l}");
+                    mowgli_check::outln!("    {l}");
                 }
             }
         }
         for w in &minimised {
-            println!("{} ({}): {}", w.client, w.file, w.line());
+            mowgli_check::outln!("{} ({}): {}", w.client, w.file, w.line());
         }
         if let Some(e) = &rep.first_error {
-            println!("first error: {e}");
+            mowgli_check::outln!("first error: {e}");
         }
         if let Some((name, ms)) = &rep.slowest {
-            println!("slowest client: {name} ({ms:.1} ms; `--list-clients` prints it)");
+            mowgli_check::outln!("slowest client: {name} ({ms:.1} ms; `--list-clients` prints it)");
         }
-        println!(
+        mowgli_check::outln!(
             "summary: implementation `{}` of `{}` over {}: {} clients generated, {} after symmetry reduction, {} checked{}: {} ok, {} FAIL, {} errors{}{}{}{}{}; {:.1} ms",
             imp.name,
             imp.implements,

@@ -20,7 +20,7 @@ pub fn run(a: Args) -> ExitCode {
     match load_order(&a.stamp_order) {
         Ok(o) => {
             for t in o.tables.values() {
-                println!("{t}");
+                mowgli_check::outln!("{t}");
             }
             Verdict::Verified.exit()
         }

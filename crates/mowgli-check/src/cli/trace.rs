@@ -12,6 +12,6 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => return input_error(false, e),
     };
     let (text, decided) = mowgli_check::analyses::trace::run(&args, &order);
-    print!("{text}");
+    mowgli_check::out!("{text}");
     conclude(&decided, None)
 }

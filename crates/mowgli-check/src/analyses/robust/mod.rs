@@ -209,7 +209,7 @@ pub fn cli(
         match checked {
             Ok(r) => {
                 if !json {
-                    print!("{}", render(&r));
+                    crate::out!("{}", render(&r));
                 }
                 if let Some(out_dir) = fix_out {
                     let text = std::fs::read_to_string(f).unwrap_or_default();
@@ -223,8 +223,8 @@ pub fn cli(
                             Ok((fx, why)) => {
                                 if !json {
                                     match &why {
-                                        Some(why) => print!("{}", render_no_fix(why, goal)),
-                                        None => print!("{}", render_fix(&fx, goal)),
+                                        Some(why) => crate::out!("{}", render_no_fix(why, goal)),
+                                        None => crate::out!("{}", render_fix(&fx, goal)),
                                     }
                                 }
                                 if let (Some(d), Some(fx)) = (out_dir, &fx) {

@@ -227,7 +227,7 @@ pub fn star_cli(
                     errors.push(format!("{}: cannot write: {e}", p.display()));
                 }
                 if !json {
-                    print!("{}", render_star(&r, Some(&p.display().to_string())));
+                    crate::out!("{}", render_star(&r, Some(&p.display().to_string())));
                 }
                 reports.push(r);
             }
