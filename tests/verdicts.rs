@@ -155,7 +155,7 @@ fn obligations() {
     assert_eq!(doc["complete"], false);
     assert!(doc["clients"].as_u64().is_some_and(|n| n < 3102), "{}", doc["clients"]);
     assert!(doc["failures"].as_array().is_some_and(|f| f.is_empty()));
-    verdict(&["obligations", "specs/impls/isv.impl", "--calls", "1", "--timeout", "600"], 0);
+    verdict(&["obligations", "specs/impls/isv.impl", "--calls", "1", "--time-limit", "600"], 0);
     // the same contract under Z3 (and `auto`): a run the time limit stops is inconclusive
     for engine in ["z3", "auto"] {
         let (out, doc) = verdict(&["obligations", "specs/impls/isv.impl", "--engine", engine, "--timeout", "0.3"], 3);

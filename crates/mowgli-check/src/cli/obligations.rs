@@ -33,8 +33,9 @@ pub struct Args {
     /// Stop at the first refuted obligation.
     #[arg(long)]
     pub first_fail: bool,
-    /// Stop after S seconds (the table then says how far it got).
-    #[arg(long, value_name = "S")]
+    /// Stop after S seconds (the table then says how far it got). `--timeout` is
+    /// the older spelling, kept as an alias (`refine` has the same option).
+    #[arg(long = "time-limit", visible_alias = "timeout", value_name = "S")]
     pub timeout: Option<f64>,
     /// Machine-readable output.
     #[arg(long)]
