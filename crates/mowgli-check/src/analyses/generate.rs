@@ -40,7 +40,7 @@ use crate::analyses::refine::gen::{client_name, Bounds, Generator, Partition};
 pub const LIBRARIES: [&str; 9] =
     ["rdmatso", "rdmatso_nopcie", "rdmatso_f1", "rdmasc", "rdmawait", "sv", "corerma", "corerma_noir", "corerma_vpi"];
 
-/// The methods of `lib` in the litmus format (`shared/litmus-format.md`): the
+/// The methods of `lib` in the litmus format (`docs/litmus-format.md`): the
 /// generator leaves out the others (e.g. `rdmatso`'s set operations of LOCO App. F.1).
 pub fn methods_of(lib: &str) -> Option<&'static [&'static str]> {
     Some(match lib {

@@ -1,5 +1,5 @@
 //! The litmus printer: a parsed test ([`Litmus`]) back to the text of the litmus
-//! format (`shared/litmus-format.md`), thread bodies in the implementation language
+//! format (`docs/litmus-format.md`), thread bodies in the implementation language
 //! (`docs/formats.md`). [`syntax::parse`] of the printed text gives the test back,
 //! up to positions and the spelling of conditions ([`normalised`]): comments and
 //! layout are not kept. A test read from herd7's format is printed as a test of

@@ -1,4 +1,4 @@
-//! Parser of the litmus format (`shared/litmus-format.md`): one statement per line.
+//! Parser of the litmus format (`docs/litmus-format.md`): one statement per line.
 //!
 //! Thread bodies are written in the implementation language (`docs/formats.md`,
 //! "Extension: thread bodies in the implementation language"): the lines of a body
