@@ -21,7 +21,20 @@ use crate::lang::syntax::Pos;
 pub(crate) fn build_library(n: &Name, order: &StampOrder) -> Result<Box<dyn Library>, Diagnostic> {
     registry::library(&n.text, order).map_err(|e| match e {
         mowgli_libs::LibError::Unknown(..) => {
-            Diagnostic::unknown(n.pos, &n.text, e.to_string(), registry::KNOWN.iter().copied())
+            let d = Diagnostic::unknown(n.pos, &n.text, e.to_string(), registry::KNOWN.iter().copied());
+            if d.help.is_some() {
+                return d;
+            }
+            // a library written as a file is named on the command line
+            let shipped = std::path::Path::new("specs/libs").join(format!("{}.lib", n.text));
+            d.with_help(if shipped.is_file() {
+                format!("`{}` is a library file: run with `--lib {}`", n.text, shipped.display())
+            } else {
+                format!(
+                    "a library read from a file is named with `--lib FILE` (a file whose first line is `library {}`)",
+                    n.text
+                )
+            })
         }
         e => Diagnostic::new(n.pos, e.to_string()).with_span(n.text.chars().count()),
     })
