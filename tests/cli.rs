@@ -433,3 +433,22 @@ fn an_unknown_library_that_is_a_shipped_file_names_its_lib_option() {
         .expect("runs");
     assert_ne!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// The README's showcase checks give the verdicts the README states.
+#[test]
+fn the_readmes_showcase_checks_give_their_stated_verdicts() {
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_mowgli")).current_dir("../..").args(args).output().expect("runs");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string())
+    };
+    let readme = std::fs::read_to_string("../../README.md").expect("README");
+    let verified = ["refine", "specs/impls/irbl.impl", "--clients", "specs/litmus/loco-libs", "specs/clients/rbl"];
+    assert!(readme.contains(&format!("cargo run --release -- {}", verified.join(" "))));
+    let (code, out) = run(&verified);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("3 clients, 3 ok"), "{out}");
+    let failing = ["refine", "specs/impls/irbl.impl", "--clients", "specs/clients/rbl-self-read"];
+    assert!(readme.contains(&format!("cargo run --release -- {}", failing.join(" "))));
+    let (code, out) = run(&failing);
+    assert_eq!(code, Some(1), "{out}");
+}

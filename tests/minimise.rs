@@ -224,7 +224,7 @@ mod minimising {
     fn the_self_read_ring_client_shrinks_to_six_calls() {
         let order = default_order();
         let imp = load("specs/impls/irbl.impl", &order);
-        let file = "specs/clients/rbl/rbl-self-sb-sv.litmus";
+        let file = "specs/clients/rbl-self-read/rbl-self-sb-sv.litmus";
         let text = std::fs::read_to_string(root().join(file)).expect("readable");
         let m = minimise::minimise(&imp, &order, file, &text, 4).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((m.before.calls, m.before.threads), (7, 2));

@@ -87,7 +87,10 @@ fn irbl_refines_rbl_on_rings_whose_writer_does_not_read() {
 /// read (Fig. 10 B1 ✗). Observed with sv's GF and with rdmawait's Mfence.
 #[test]
 fn irbl_fails_on_a_ring_its_writer_reads() {
-    let clients = ["specs/clients/rbl/rbl-self-sb-sv.litmus", "specs/clients/rbl/rbl-self-sb-rdmawait.litmus"];
+    let clients = [
+        "specs/clients/rbl-self-read/rbl-self-sb-sv.litmus",
+        "specs/clients/rbl-self-read/rbl-self-sb-rdmawait.litmus",
+    ];
     let reports = run("specs/impls/irbl.impl", &clients);
     assert_eq!(reports.len(), 2);
     for r in &reports {
@@ -104,9 +107,16 @@ fn irbl_fails_on_a_ring_its_writer_reads() {
 /// Fig. 14 as it is against `rbl_rfe` (so = rf_e ∪ fb).
 #[test]
 fn both_repairs_refine_on_every_rbl_client() {
-    all_ok("specs/impls/irbl_fence.impl", &["specs/litmus/loco-libs", "specs/clients/rbl"], 5);
-    let reports =
-        run_against("specs/impls/irbl.impl", Some("rbl_rfe"), &["specs/litmus/loco-libs", "specs/clients/rbl"]);
+    all_ok(
+        "specs/impls/irbl_fence.impl",
+        &["specs/litmus/loco-libs", "specs/clients/rbl", "specs/clients/rbl-self-read"],
+        5,
+    );
+    let reports = run_against(
+        "specs/impls/irbl.impl",
+        Some("rbl_rfe"),
+        &["specs/litmus/loco-libs", "specs/clients/rbl", "specs/clients/rbl-self-read"],
+    );
     assert_eq!(reports.len(), 5);
     for r in &reports {
         assert_eq!(r.verdict, ClientVerdict::Ok, "{}: {:?}", r.file, r.counterexample);

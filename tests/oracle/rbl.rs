@@ -8,7 +8,7 @@
 //! so then orders a thread's Submit before its own Receive of the message, which
 //! promises a store-load fence that Fig. 14's implementation does not give (the write
 //! of h^x and the thread's own read of it are a CPU write then a CPU read, B1 ✗).
-//! Client `specs/clients/rbl/rbl-self-sb-sv.litmus` observes it.
+//! Client `specs/clients/rbl-self-read/rbl-self-sb-sv.litmus` observes it.
 //!
 //! `r = Submit(q, [v…])` returns true (the message is in) or false (full; failing
 //! submits may fail spuriously and are ignored by the specification);
