@@ -194,3 +194,35 @@ fn seven_reads_after_a_write_unfold_under_corerma() {
         assert!(out.contains("outcomes (1):"), "{lib:?}: {out}");
     }
 }
+
+/// Two threads of read-modify-writes with different arithmetic: too many values
+/// and unfoldings for the engine's limits.
+const BLOW: &str = "test Blow
+libraries rdmatso
+thread T1 @ 1
+thread T2 @ 1
+loc x @ 1
+T1:
+  a = Read(x)
+  Write(x, a * 2 + 1)
+  b = Read(x)
+  Write(x, b * 3 + 1)
+  c = Read(x)
+  Write(x, c * 5 + 2)
+T2:
+  d = Read(x)
+  Write(x, d * 7 + 1)
+  e = Read(x)
+  Write(x, e * 11 + 3)
+expect forbidden T1:c = 1000000
+";
+
+#[test]
+fn a_limit_makes_every_command_inconclusive_not_an_input_error() {
+    let t = tmp("blow.litmus", BLOW);
+    for cmd in ["litmus", "robust"] {
+        let (code, out, err) = mowgli(&[cmd, t.to_str().unwrap()]);
+        assert_eq!(code, 3, "{cmd}: {out}{err}");
+        assert!(out.contains("verdict: inconclusive"), "{cmd}: {out}");
+    }
+}

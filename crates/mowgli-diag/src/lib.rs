@@ -61,6 +61,10 @@ pub struct Data {
     pub help: Option<String>,
     /// The text of line `line`, once the file is known.
     pub source: Option<String>,
+    /// Not a malformed input: a limit of the tool (a value domain, an unfolding)
+    /// stopped the work on it. A run with such a diagnostic is inconclusive
+    /// (exit 3), not an error (exit 2).
+    pub limit: bool,
 }
 
 impl Deref for Diagnostic {
@@ -80,6 +84,13 @@ impl Diagnostic {
     /// An error at `pos`.
     pub fn new(pos: Pos, msg: impl Into<String>) -> Diagnostic {
         Diagnostic(Box::new(Data { line: pos.line, col: pos.col, span_len: 1, msg: msg.into(), ..Default::default() }))
+    }
+
+    /// A limit of the tool reached at `pos` (see [`Data::limit`]).
+    pub fn limit(pos: Pos, msg: impl Into<String>) -> Diagnostic {
+        let mut d = Diagnostic::new(pos, msg);
+        d.limit = true;
+        d
     }
 
     /// An error about a whole file (`file:0:0: message`), e.g. one that cannot be read.

@@ -77,6 +77,14 @@ impl Verdict {
         }
     }
 
+    /// [`Verdict::of`] for a run whose input diagnostics are `errors`: those that
+    /// report a limit of the tool ([`mowgli_diag::Data::limit`]) leave the run
+    /// uncovered (inconclusive); the others are input errors.
+    pub fn of_errors(errors: &[mowgli_diag::Diagnostic], counterexample: bool, covered: bool) -> Verdict {
+        let limits = errors.iter().any(|e| e.limit);
+        Verdict::of(errors.iter().any(|e| !e.limit), counterexample, covered && !limits)
+    }
+
     /// The last line of the human output: `verdict: WORD`, then why, if given.
     pub fn line(self, why: &str) -> String {
         if why.is_empty() {

@@ -102,7 +102,7 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode
     };
     // the question is whether the two models agree on the corpus: a test they tell
     // apart is the counterexample
-    let verdict = Verdict::of(!cmp.errors.is_empty(), !cmp.differences.is_empty(), true);
+    let verdict = Verdict::of_errors(&cmp.errors, !cmp.differences.is_empty(), true);
     let decided = Decided::new(
         verdict,
         match verdict {
@@ -183,7 +183,9 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
     let corpus_errors = cmp.as_ref().map_or(0, |c| c.errors.len());
     let differ = cmp.as_ref().map_or(0, |c| c.differences.len());
     let told_apart = checks.iter().filter(|c| c.broken() || c.repaired()).count();
-    let verdict = Verdict::of(!errors.is_empty() || corpus_errors > 0, differ + told_apart > 0, true);
+    let corpus_limits = cmp.as_ref().map_or(0, |c| c.errors.iter().filter(|e| e.limit).count());
+    let verdict =
+        Verdict::of(!errors.is_empty() || corpus_errors > corpus_limits, differ + told_apart > 0, corpus_limits == 0);
     let decided = Decided::new(
         verdict,
         match verdict {

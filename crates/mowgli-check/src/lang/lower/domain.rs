@@ -2,6 +2,7 @@
 //! compute from them, to a fixed point.
 
 use super::*;
+use mowgli_core::program::UnfoldError;
 use mowgli_core::DomainSets;
 
 pub(super) fn domain_of(values: BTreeSet<Value>, nlocs: usize) -> ValueDomain {
@@ -91,8 +92,15 @@ pub(super) fn computed_domain(
         let mut max_writes = 0;
         for (t, (prog, nregs)) in threads.iter().enumerate() {
             let mut h = DomainHooks { world, libs, thread: t, dom: &vd, calls: Vec::new(), dependent: BTreeSet::new() };
-            unfold_with(prog, t, *nregs, LOOP_BOUND, &mut h)
-                .map_err(|e| Diagnostic::new(starts[t], format!("thread `{}`: {e}", world.threads[t].name)))?;
+            match unfold_with(prog, t, *nregs, LOOP_BOUND, &mut h) {
+                Ok(_) => {}
+                // a limit, not a malformed test: the domain so far, with the reason
+                Err(e @ UnfoldError::TooMany(_)) => {
+                    let why = format!("the unfolding was cut: thread `{}`: {e}", world.threads[t].name);
+                    return Ok((sets.domain(), Some(why)));
+                }
+                Err(e) => return Err(Diagnostic::new(starts[t], format!("thread `{}`: {e}", world.threads[t].name))),
+            }
             for (pos, c) in &h.calls {
                 if sets.add_call(libs[c.lib].as_ref(), world, t, c, &vd, literals) {
                     h.dependent.insert(*pos);

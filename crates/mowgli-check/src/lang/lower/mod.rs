@@ -152,14 +152,14 @@ impl Names {
 pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
     let low = lower_with(t, order, DomainLimits::default())?;
     match &low.domain_cut {
-        Some(why) => err(
+        Some(why) => Err(Diagnostic::limit(
             Pos { line: 1, col: 1 },
             format!(
                 "test `{}`: {why} (a limit, not a malformed test: this command cannot go on with values \
                  missing; `mowgli litmus --max-values N` runs the test with a larger domain)",
                 t.name
             ),
-        ),
+        )),
         None => Ok(low),
     }
 }
