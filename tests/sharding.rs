@@ -292,3 +292,26 @@ fn an_incomplete_shard_makes_the_merge_inconclusive() {
     assert_eq!(code, 3, "{}", doc["verdict_reason"]);
     assert_eq!(doc["complete"], false);
 }
+
+/// A shard killed before it wrote its report leaves an empty or truncated file:
+/// `merge` says so (exit 2) and `merge --partial` counts it as missing, naming it
+/// (inconclusive, exit 3).
+#[test]
+fn an_empty_or_truncated_shard_is_missing_with_partial() {
+    let d = dir("killed");
+    let one = d.join("shard-1.json");
+    let (code, out, err) = mowgli(&["refine", "specs/impls/isv.impl", "--calls", "2", "--partition", "1/2", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(&one, &out).expect("write");
+    for (name, text) in [("empty.json", String::new()), ("cut.json", out[..out.len() / 2].to_string())] {
+        let two = d.join(name);
+        std::fs::write(&two, &text).expect("write");
+        let (a, b) = (one.to_str().expect("utf-8"), two.to_str().expect("utf-8"));
+        let (code, _, err) = mowgli(&["merge", a, b]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains("empty or truncated") && err.contains("--partial"), "{name}: {err}");
+        let (code, out, err) = mowgli(&["merge", "--partial", a, b]);
+        assert_eq!(code, 3, "{name}: {out}{err}");
+        assert!(out.contains("2/2") && out.contains(name), "{name}: {out}");
+    }
+}

@@ -143,9 +143,26 @@ pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decid
         return Err("merge: expected the JSON reports of the shards of one run".into());
     }
     let mut shards: Vec<Shard> = Vec::new();
+    // reports that are empty or cut short (a shard killed before it wrote all of
+    // its report): with `partial`, shards missing, named
+    let mut unreadable: Vec<String> = Vec::new();
     for (file, text) in inputs {
-        let doc: Value = serde_json::from_str(text)
-            .map_err(|e| format!("{file}:{}:{}: not a JSON report: {e}", e.line(), e.column()))?;
+        let doc: Value = match serde_json::from_str(text) {
+            Ok(doc) => doc,
+            Err(e) if partial && (e.is_eof() || text.trim().is_empty()) => {
+                unreadable.push(file.clone());
+                continue;
+            }
+            Err(e) if e.is_eof() || text.trim().is_empty() => {
+                return Err(format!(
+                    "{file}:{}:{}: an empty or truncated report (a shard stopped before it wrote its report?); \
+                     `--partial` merges the other shards, counting it as missing",
+                    e.line(),
+                    e.column()
+                ))
+            }
+            Err(e) => return Err(format!("{file}:{}:{}: not a JSON report: {e}", e.line(), e.column())),
+        };
         let command = doc["command"].as_str().unwrap_or_default();
         if command.is_empty() && doc["verdict"].as_str() == Some("error") {
             return Err(format!("{file}:1:1: this shard ended in an error: {}", s(&doc, "verdict_reason")));
@@ -164,7 +181,9 @@ pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decid
         }
         shards.push(Shard { file: file.clone(), k, doc });
     }
-    let first = &shards[0];
+    let Some(first) = shards.first() else {
+        return Err(format!("no shard report can be read: {} (all empty or truncated)", unreadable.join(", ")));
+    };
     let command = s(&first.doc, "command").to_string();
     let n = u(&first.doc["partition"], "n");
     for sh in &shards[1..] {
@@ -250,12 +269,22 @@ pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decid
         }
         merged["missing_shards"] = json!(missing_ks);
     }
+    if !unreadable.is_empty() {
+        merged["unreadable_reports"] = json!(unreadable);
+    }
     let merged = stamp(merged, &command, Partition::ALL, run);
     let mut decided = decide(&command, &merged);
     if missing_count > 0 && decided.verdict <= Verdict::Inconclusive {
         decided = Decided::new(
             Verdict::Inconclusive,
-            format!("shards {missing_text} of {n} are missing: the bound was not covered"),
+            format!(
+                "shards {missing_text} of {n} are missing{}: the bound was not covered",
+                if unreadable.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} empty or truncated: {})", unreadable.len(), unreadable.join(", "))
+                }
+            ),
         );
     }
     // an output a shard could not write is an error of the run
