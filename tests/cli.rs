@@ -452,3 +452,23 @@ fn the_readmes_showcase_checks_give_their_stated_verdicts() {
     let (code, out) = run(&failing);
     assert_eq!(code, Some(1), "{out}");
 }
+
+/// `obligations` writes files only when asked (`--observe-out`); it prints the
+/// observing client instead (issue 32, item 5).
+#[test]
+fn obligations_write_nothing_unasked() {
+    let dir = std::env::temp_dir().join(format!("mowgli-unasked-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let imp = std::fs::canonicalize("../../specs/impls/irbl.impl").expect("irbl");
+    let out = Command::new(env!("CARGO_BIN_EXE_mowgli"))
+        .current_dir(&dir)
+        .args(["obligations", imp.to_str().expect("utf-8")])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("observed by client observe-irbl-1-sb"), "{text}");
+    assert!(text.contains("    test observe-irbl-1-sb"), "{text}");
+    let written: Vec<_> = std::fs::read_dir(&dir).expect("dir").collect();
+    assert!(written.is_empty(), "files written unasked: {written:?}");
+}

@@ -74,10 +74,10 @@ pub struct Args {
     /// `implements` line names (same methods; e.g. `rbl_rfe`).
     #[arg(long, value_name = "LIB")]
     pub spec: Option<String>,
-    /// Where each refutation's observing client is written (`DIR/NAME.litmus`,
-    /// replayable with `mowgli refine IMPL --clients FILE`).
-    #[arg(long, value_name = "DIR", default_value = "observed")]
-    pub observe_out: PathBuf,
+    /// Write each refutation's observing client as `DIR/NAME.litmus` (replayable
+    /// with `mowgli refine IMPL --clients FILE`); without it, the client is printed.
+    #[arg(long, value_name = "DIR")]
+    pub observe_out: Option<PathBuf>,
     /// Seconds to search for a client observing each refutation (0: do not search).
     #[arg(long, value_name = "S", default_value_t = 20.0)]
     pub observe_budget: f64,
@@ -205,9 +205,9 @@ pub fn run(a: &Args) -> ExitCode {
         let budget = std::time::Duration::from_secs_f64(*observe_budget);
         obligations::observe::observe_all(&imp, &order, &mut rep, *loop_bound, budget);
         for o in &rep.observations {
-            let (Some(name), Some(text)) = (&o.name, &o.client) else { continue };
-            let path = observe_out.join(format!("{name}.litmus"));
-            if let Err(e) = std::fs::create_dir_all(observe_out).and_then(|_| std::fs::write(&path, text)) {
+            let (Some(dir), Some(name), Some(text)) = (observe_out, &o.name, &o.client) else { continue };
+            let path = dir.join(format!("{name}.litmus"));
+            if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, text)) {
                 return fail(format!("{}: cannot write: {e}", path.display()));
             }
         }
@@ -299,14 +299,28 @@ pub fn run(a: &Args) -> ExitCode {
             }
             match rep.observations.get(i) {
                 Some(o) => match (&o.name, &o.shape) {
-                    (Some(name), Some(shape)) => mowgli_check::outln!(
-                        "  observed by client {} ({shape}; found after {} of {} candidates): `mowgli refine {} --clients {}` replays it",
-                        observe_out.join(format!("{name}.litmus")).display(),
-                        o.tried,
-                        o.candidates,
-                        implementation.display(),
-                        observe_out.join(format!("{name}.litmus")).display(),
-                    ),
+                    (Some(name), Some(shape)) => match observe_out {
+                        Some(dir) => mowgli_check::outln!(
+                            "  observed by client {} ({shape}; found after {} of {} candidates): `mowgli refine {} --clients {}` replays it",
+                            dir.join(format!("{name}.litmus")).display(),
+                            o.tried,
+                            o.candidates,
+                            implementation.display(),
+                            dir.join(format!("{name}.litmus")).display(),
+                        ),
+                        None => {
+                            mowgli_check::outln!(
+                                "  observed by client {name} ({shape}; found after {} of {} candidates; \
+                                 `--observe-out DIR` writes it for `mowgli refine {} --clients`):",
+                                o.tried,
+                                o.candidates,
+                                implementation.display(),
+                            );
+                            for l in o.client.as_deref().unwrap_or_default().lines() {
+                                mowgli_check::outln!("    {l}");
+                            }
+                        }
+                    },
                     _ => mowgli_check::outln!(
                         "  refuted, not observed by the {} clients tried of {} ({}){}{}",
                         o.tried,
