@@ -1039,3 +1039,17 @@ fn blocking_sets_are_counted_right() {
     println!("{compared} sets compared");
     assert!(compared > 10_000, "{compared}");
 }
+
+/// The unrolling bound is part of the stated bound, as in `mowgli litmus`: a robust
+/// test whose loop reached it is verified, with `bounded` in the reason (issue 32).
+#[test]
+fn a_bounded_loop_is_verified_as_in_litmus() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mowgli"))
+        .current_dir("../..")
+        .args(["robust", "specs/litmus/lang/LANG-Fig1d-loop-MP-tso.litmus"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("verdict: verified") && text.contains("bounded"), "{text}");
+}

@@ -279,13 +279,16 @@ pub fn cli(
     }
     let not_robust = reports.iter().filter(|r| !r.robust).count();
     let bounded = reports.iter().any(|r| r.bounded);
-    let verdict = Verdict::of(!errors.is_empty(), not_robust > 0, !bounded && limits == 0);
+    // the unrolling bound is part of the stated bound, as in `litmus` (the reason
+    // says `bounded`); a limit of the tool that cut a test is not
+    let verdict = Verdict::of(!errors.is_empty(), not_robust > 0, limits == 0);
     let why = format!(
-        "{} of {} tests robust, {} not robust{}{}",
+        "{} of {} tests robust, {} not robust{}{}{}",
         reports.len() - not_robust,
         reports.len(),
         not_robust,
         if errors.is_empty() { String::new() } else { format!(", {} malformed", errors.len()) },
+        if limits > 0 { format!(", {limits} cut by a limit of the tool (see above)") } else { String::new() },
         if bounded { "; bounded: a loop reached the unrolling bound" } else { "" }
     );
     let doc = json.then(|| serde_json::json!({ "tests": reports, "fixes": fixes, "errors": errors }));
