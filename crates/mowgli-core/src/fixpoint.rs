@@ -24,12 +24,14 @@ impl DomainSets {
         DomainSets { per_loc: (0..nlocs).map(start).collect(), messages: BTreeSet::new(), buf: Vec::new() }
     }
 
-    /// The domain these sets stand for (messages: the tuples among the values
-    /// and the messages sent).
+    /// The domain these sets stand for (messages: the tuples among the values,
+    /// and every value sent as a message).
     pub fn domain(&self) -> ValueDomain {
         let per_loc = self.per_loc.iter().map(|d| d.iter().filter(|v| !matches!(v, Value::Unit)).cloned().collect());
-        let messages: BTreeSet<&Value> =
-            self.per_loc.iter().flatten().chain(&self.messages).filter(|v| matches!(v, Value::Tuple(_))).collect();
+        // the tuples locations may hold, and every value sent as a message
+        let mut messages: BTreeSet<&Value> =
+            self.per_loc.iter().flatten().filter(|v| matches!(v, Value::Tuple(_))).collect();
+        messages.extend(self.messages.iter().filter(|v| !matches!(v, Value::Unit)));
         ValueDomain::new(per_loc.collect(), messages.into_iter().cloned().collect())
     }
 

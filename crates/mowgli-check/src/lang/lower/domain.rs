@@ -5,6 +5,27 @@ use super::*;
 use mowgli_core::program::UnfoldError;
 use mowgli_core::DomainSets;
 
+/// Whether some call of `p` sends a value that is no tuple literal as a message (a
+/// value argument of a call naming no location, e.g. a ring's `Submit(q, 1)`):
+/// [`domain_of`]'s messages are the tuple literals, so such a program takes the
+/// computed domain, whose messages are what calls send.
+pub(super) fn sends_other_messages(p: &Prog, libs: &[Box<dyn Library>]) -> bool {
+    match p {
+        Prog::Call { lib, method, args } => {
+            let params = &libs[*lib].methods()[*method].params;
+            !params.iter().any(|k| matches!(k, Param::Loc | Param::Src))
+                && args
+                    .iter()
+                    .zip(params)
+                    .any(|(a, k)| *k == Param::Val && !matches!(a, Expr::Val(Value::Tuple(_) | Value::Unit)))
+        }
+        Prog::Ret(_) | Prog::Break(..) => false,
+        Prog::Let { first, rest, .. } => sends_other_messages(first, libs) || sends_other_messages(rest, libs),
+        Prog::Loop(b) | Prog::Spin(b, _) | Prog::For { body: b, .. } => sends_other_messages(b, libs),
+        Prog::If(_, a, b) => sends_other_messages(a, libs) || sends_other_messages(b, libs),
+    }
+}
+
 pub(super) fn domain_of(values: BTreeSet<Value>, nlocs: usize) -> ValueDomain {
     let all: Vec<Value> = values.into_iter().filter(|v| !matches!(v, Value::Unit)).collect();
     let messages = all.iter().filter(|v| matches!(v, Value::Tuple(_))).cloned().collect();

@@ -329,7 +329,8 @@ pub fn lower_with(t: &Litmus, order: &StampOrder, limits: DomainLimits) -> Resul
     }
     // the libraries' own literals are constants of the program too
     literals.extend(libs.iter().flat_map(|l| l.constants()));
-    let (domain, domain_cut) = if computed || libs.iter().any(|l| l.computes_values()) {
+    let computes = libs.iter().any(|l| l.computes_values());
+    let (domain, domain_cut) = if computed || computes || threads.iter().any(|(p, _)| sends_other_messages(p, &libs)) {
         let starts: Vec<Pos> = bodies_pos(t, &tids, world.threads.len());
         computed_domain(&world, &libs, &threads, &literals, &starts, limits)?
     } else {
