@@ -471,6 +471,9 @@ fn brute(text: &str) -> Result<Shown, String> {
     Ok(res.outcomes.keys().map(|o| lower::show_outcome(&low, o)).collect())
 }
 
+/// Programs the brute-force side could not unfold within the engine's limit.
+static TOO_BIG: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// The difference between the two sides on `text`, if any.
 fn mismatch(case: &Case, text: &str) -> Option<String> {
     case.with(|| {
@@ -489,6 +492,12 @@ fn mismatch(case: &Case, text: &str) -> Option<String> {
         }
         match (e, b) {
             (Ok(e), Ok(b)) if e == b => None,
+            // the wide domain makes domain^reads unfoldings: past the unfolding
+            // limit the brute-force side cannot answer (counted, not a mismatch)
+            (_, Err(b)) if b.contains("too many unfoldings") => {
+                TOO_BIG.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                None
+            }
             (Ok(e), Ok(b)) => {
                 let show = |s: &Shown| {
                     s.iter()
@@ -570,18 +579,24 @@ fn run_case(case: &Case, n: usize, seed: u64) -> Report {
 /// programs the front end mostly rejected.
 fn check(cases: &[Case], n: usize, seed: u64) {
     let mut failures = Vec::new();
+    let only = std::env::var("EXACT_ONLY").ok();
     for (i, c) in cases.iter().enumerate() {
+        if only.as_ref().is_some_and(|o| *o != c.label) {
+            continue;
+        }
         let start = std::time::Instant::now();
         let r = run_case(c, n, seed.wrapping_add(i as u64 * 7919));
         eprintln!(
-            "{}: {} programs ({} drawn, {} with outcomes, {} calls), {} mismatches, {:.1} s",
+            "{}: {} programs ({} drawn, {} with outcomes, {} calls), {} mismatches, {:.1} s; \
+             {} programs too large for the brute-force side so far",
             c.label,
             r.accepted,
             r.tried,
             r.nonempty,
             r.calls,
             r.mismatches.len(),
-            start.elapsed().as_secs_f64()
+            start.elapsed().as_secs_f64(),
+            TOO_BIG.load(std::sync::atomic::Ordering::Relaxed)
         );
         if r.nonempty * 3 < r.accepted {
             failures.push(format!("{}: only {} of {} programs have an outcome", c.label, r.nonempty, r.accepted));
