@@ -65,13 +65,37 @@ use mowgli_core::{Param, Value, ValueDomain};
 use mowgli_libs::orders::default_order;
 use mowgli_libs::registry::{self, Factory, SpecFactory};
 
-/// The integer range of the brute-force domain.
+/// The integer range of the brute-force domain: [`LOW`]..=[`HIGH`] for a program
+/// that computes (an accumulate of coreRMA, a register plus one),
+/// [`LOW`]..=[`HIGH_FLAT`] (or two past the largest integer of the library file,
+/// if larger) for one that only moves literals around.
 const LOW: i64 = -2;
 const HIGH: i64 = 20;
+const HIGH_FLAT: i64 = 6;
+
+/// Most plain executions (the product of the threads' unfoldings over the wide
+/// domain) the brute-force side enumerates for one program; a larger program is
+/// counted as skipped, and most programs of every library must be checked.
+const PLAIN_BUDGET: usize = 60_000;
+
+/// Most complete witness candidates (summed over the plain executions) the
+/// brute-force side checks for one program; a larger program is counted as
+/// skipped, like one over [`PLAIN_BUDGET`].
+const CANDIDATE_BUDGET: f64 = 2e6;
 
 /// Most calls of a program, over all threads (the brute-force side's cost grows
 /// fast with them).
 const MAX_TOTAL_CALLS: usize = 7;
+
+/// Most calls returning a value per program, by default.
+const MAX_RETURNING: usize = 3;
+
+/// Whether a value argument of a method taking an object (a ring's `Submit`) may
+/// be anything [`Draw::value`] draws. Off: a message that is not a tuple is lost
+/// by the engine (its value domain offers rings' readers tuples only), a known
+/// failure kept in `exact_with_a_scalar_message`; the generated programs send
+/// tuple literals only.
+const SCALAR_MESSAGES: bool = false;
 
 /// Programs per library by default, and with `--ignored`.
 const CASES: usize = 25;
@@ -197,6 +221,16 @@ struct Case {
     /// itself takes minutes on some 5-call programs).
     max_threads: usize,
     max_calls: usize,
+    /// Most calls returning a value per program (each multiplies the brute-force
+    /// side's plain executions by the size of the wide domain).
+    max_returning: usize,
+    /// Whether the library computes values (coreRMA's accumulates): the wide
+    /// domain then spans [`LOW`]..=[`HIGH`] even without a `+ 1`.
+    computes: bool,
+    /// The largest integer written in the library's file (0 for a built-in).
+    lib_max_int: i64,
+    /// Most witness candidates per program on the brute-force side.
+    candidate_budget: f64,
 }
 
 impl Case {
@@ -238,6 +272,14 @@ struct Draw<'a> {
 }
 
 impl Draw<'_> {
+    fn tuple(&mut self) -> String {
+        if self.rng.pct(70) {
+            format!("[{}, {}]", self.rng.range(0, 3), self.rng.range(0, 3))
+        } else {
+            format!("[{}]", self.rng.range(0, 3))
+        }
+    }
+
     fn value(&mut self, t: usize) -> String {
         let regs = &self.regs[t];
         match self.rng.below(100) {
@@ -264,6 +306,9 @@ impl Draw<'_> {
                 Param::Loc => LOCS[self.rng.below(LOCS.len())].to_string(),
                 Param::Src if self.rng.pct(40) => self.rng.range(0, 3).to_string(),
                 Param::Src => LOCS[self.rng.below(LOCS.len())].to_string(),
+                // a message sent on a ring is a tuple literal (see
+                // `SCALAR_MESSAGES`)
+                Param::Val if !SCALAR_MESSAGES && params.contains(&Param::Obj) => self.tuple(),
                 Param::Val => self.value(t),
                 Param::Wid => ["d", "e", "_"][self.rng.below(3)].to_string(),
                 Param::Node => nodes[self.rng.below(nodes.len())].to_string(),
@@ -361,6 +406,7 @@ fn program(case: &Case, sigs: &[Sig], styles: &[Style], rng: &mut Rng) -> Option
         return None;
     }
     let mut d = Draw { rng, regs: vec![Vec::new(); nthreads], plus_one: 0 };
+    let mut returning = 0;
     for t in 0..nthreads {
         let n = d.rng.range(1, case.max_calls);
         for i in 0..n {
@@ -371,12 +417,19 @@ fn program(case: &Case, sigs: &[Sig], styles: &[Style], rng: &mut Rng) -> Option
             let mut placed = false;
             for _ in 0..12 {
                 let sig = &sigs[d.rng.below(sigs.len())];
+                // a returning call only while one is left for each later thread
+                if sig.3 && returning + (nthreads - t - 1) >= case.max_returning {
+                    continue;
+                }
                 let before = d.plus_one;
                 let c = d.call(&p, t, sig, &reg);
                 p.bodies[t].push(c);
                 if lowers(&p) {
-                    if sig.3 && !d.regs[t].contains(&reg) {
-                        d.regs[t].push(reg.clone());
+                    if sig.3 {
+                        returning += 1;
+                        if !d.regs[t].contains(&reg) {
+                            d.regs[t].push(reg.clone());
+                        }
                     }
                     placed = true;
                     break;
@@ -398,11 +451,20 @@ fn program(case: &Case, sigs: &[Sig], styles: &[Style], rng: &mut Rng) -> Option
 
 type Shown = BTreeSet<BTreeMap<String, String>>;
 
-/// The wide value set of the brute-force side: the integers, ⊤, ⊥, the booleans,
-/// and, when the program mentions a tuple (a literal, a sized location or a
-/// ring), every tuple of length 1 or 2 over 0..=3.
-fn wide(text: &str) -> Vec<Value> {
-    let mut vs: Vec<Value> = (LOW..=HIGH).map(Value::Int).collect();
+/// The top of the brute-force integer range for program `text` of `case`.
+fn high(case: &Case, text: &str) -> i64 {
+    if case.computes || text.contains(" + ") {
+        HIGH
+    } else {
+        HIGH_FLAT.max(case.lib_max_int + 2)
+    }
+}
+
+/// The wide value set of the brute-force side: the integers [`LOW`]..=`high`, ⊤,
+/// ⊥, the booleans, and, when the program mentions a tuple (a literal, a sized
+/// location or a ring), every tuple of length 1 or 2 over 0..=3.
+fn wide(text: &str, high: i64) -> Vec<Value> {
+    let mut vs: Vec<Value> = (LOW..=high).map(Value::Int).collect();
     vs.extend([Value::Top, Value::Bot, Value::Bool(false), Value::Bool(true)]);
     if text.contains('[') || text.contains(" size ") || text.contains("\nring ") {
         for a in 0..=3 {
@@ -422,21 +484,31 @@ fn engine(text: &str) -> Result<Shown, String> {
     litmus::outcomes_of_text(text, &order, true).map(|v| v.into_iter().collect()).map_err(|e| e.render())
 }
 
-/// Whether `v` holds an integer at the edge of the brute-force range.
-fn at_edge(v: &Value) -> bool {
+/// Whether `v` holds an integer at the edge of the brute-force range `LOW..=high`.
+fn at_edge(v: &Value, high: i64) -> bool {
     match v {
-        Value::Int(i) => *i <= LOW || *i >= HIGH,
-        Value::Tuple(vs) => vs.iter().any(at_edge),
+        Value::Int(i) => *i <= LOW || *i >= high,
+        Value::Tuple(vs) => vs.iter().any(|v| at_edge(v, high)),
         _ => false,
     }
 }
 
-/// The brute-force outcomes (see the module documentation); `Err` when the range
-/// may be too narrow for the program.
-fn brute(text: &str) -> Result<Shown, String> {
+/// Why the brute-force side gave no outcome set.
+enum NoAnswer {
+    /// More plain executions than [`PLAIN_BUDGET`] (or than the unfolding limit
+    /// of one thread): counted as skipped.
+    TooBig(String),
+    /// Anything else (the range may be too narrow, the front end failed): a failure.
+    Error(String),
+}
+
+/// The brute-force outcomes of `text` (see the module documentation).
+fn brute(case: &Case, text: &str) -> Result<Shown, NoAnswer> {
+    let high = high(case, text);
+    let err = NoAnswer::Error;
     let order = default_order();
-    let ast = syntax::parse(text).map_err(|e| e.render())?;
-    let mut low = lower::lower(&ast, &order).map_err(|e| e.render())?;
+    let ast = syntax::parse(text).map_err(|e| err(e.render()))?;
+    let mut low = lower::lower(&ast, &order).map_err(|e| err(e.render()))?;
     low.shown_locs = low
         .world
         .locs
@@ -450,32 +522,72 @@ fn brute(text: &str) -> Result<Shown, String> {
         .collect();
     let to = order.table("to").expect("the default order has `to`");
     let mut prob = lower::problem(&low, to);
-    let all = wide(text);
+    let all = wide(text, high);
     prob.domain = ValueDomain::new(vec![all.clone(); low.world.locs.len()], all);
-    prob.prune = std::env::var_os("EXACT_PRUNE").is_some();
+    prob.prune = false;
     prob.all_executions = true;
     prob.own_cells = Default::default();
     prob.regs_only = false;
     prob.count_naive = true;
     prob.backend = explicit::Backend::Explicit;
-    let res = explicit::run(&prob, false).map_err(|e| e.to_string())?;
+    // the threads' unfoldings over the wide domain, and the plain executions
+    // (their product) the search will enumerate
+    let mut given = Vec::new();
+    let mut plain = 1usize;
+    for t in 0..prob.threads.len() {
+        let u = match explicit::unfold_thread(&prob, t) {
+            Ok(u) => u,
+            Err(e) if e.to_string().contains("too many unfoldings") => return Err(NoAnswer::TooBig(e.to_string())),
+            Err(e) => return Err(err(e.to_string())),
+        };
+        plain = plain.saturating_mul(u.runs.len().max(1));
+        given.push(u);
+    }
+    if plain > PLAIN_BUDGET {
+        return Err(NoAnswer::TooBig(format!("{plain} plain executions")));
+    }
+    // the complete witness candidates the naive search checks: per plain
+    // execution, the product of the libraries' witness variables' domains (none
+    // when a read has no possible source: the search stops there)
+    let mut candidates = 0f64;
+    explicit::for_each_graph(&prob, &mut |g| {
+        let mut c = 1f64;
+        for (i, l) in prob.libs.iter().enumerate() {
+            let s = l.search(g, prob.to, i);
+            c *= (0..s.num_vars()).map(|v| s.domain(v) as f64).product::<f64>();
+        }
+        candidates += c;
+    })
+    .map_err(|e| err(e.to_string()))?;
+    if std::env::var_os("EXACT_TRACE").is_some() {
+        eprintln!("{plain} plain executions, {candidates} candidates");
+    }
+    if candidates > case.candidate_budget {
+        return Err(NoAnswer::TooBig(format!("{candidates} witness candidates")));
+    }
+    let res = explicit::run_given(&prob, &given, false).map_err(|e| err(e.to_string()))?;
     if res.bound_hit {
-        return Err("a loop reached its bound".into());
+        return Err(err("a loop reached its bound".into()));
     }
     for o in res.outcomes.keys() {
         let vals = o.regs.iter().flatten().flatten().chain(o.finals.values());
-        if let Some(v) = vals.into_iter().find(|v| at_edge(v)) {
-            return Err(format!("outcome value {v:?} at the edge of {LOW}..={HIGH}: widen the range"));
+        if let Some(v) = vals.into_iter().find(|v| at_edge(v, high)) {
+            return Err(err(format!("outcome value {v:?} at the edge of {LOW}..={high}: widen the range")));
         }
     }
     Ok(res.outcomes.keys().map(|o| lower::show_outcome(&low, o)).collect())
 }
 
-/// Programs the brute-force side could not unfold within the engine's limit.
-static TOO_BIG: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// What comparing the two sides on one program gave.
+enum Verdict {
+    Equal,
+    /// The brute-force side was over its budget ([`NoAnswer::TooBig`]).
+    Skipped,
+    Differ(String),
+}
 
-/// The difference between the two sides on `text`, if any.
-fn mismatch(case: &Case, text: &str) -> Option<String> {
+/// Compares the two sides on `text`.
+fn compare(case: &Case, text: &str) -> Verdict {
     case.with(|| {
         let t0 = std::time::Instant::now();
         if std::env::var_os("EXACT_TRACE").is_some() {
@@ -486,33 +598,48 @@ fn mismatch(case: &Case, text: &str) -> Option<String> {
             eprintln!("engine {:.3} s", t0.elapsed().as_secs_f64());
         }
         let t1 = t0.elapsed().as_secs_f64();
-        let b = brute(text);
+        let b = brute(case, text);
         if std::env::var_os("EXACT_TRACE").is_some() {
-            eprintln!("engine {t1:.3} s, brute {:.3} s", t0.elapsed().as_secs_f64() - t1);
+            let why = match &b {
+                Err(NoAnswer::TooBig(w)) => format!(" (skipped: {w})"),
+                _ => String::new(),
+            };
+            eprintln!("engine {t1:.3} s, brute {:.3} s{why}", t0.elapsed().as_secs_f64() - t1);
         }
         match (e, b) {
-            (Ok(e), Ok(b)) if e == b => None,
-            // the wide domain makes domain^reads unfoldings: past the unfolding
-            // limit the brute-force side cannot answer (counted, not a mismatch)
-            (_, Err(b)) if b.contains("too many unfoldings") => {
-                TOO_BIG.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                None
-            }
+            (Ok(e), Ok(b)) if e == b => Verdict::Equal,
+            // the wide domain makes domain^reads plain executions: past the budget
+            // the brute-force side does not answer (counted, not a mismatch)
+            (_, Err(NoAnswer::TooBig(_))) => Verdict::Skipped,
             (Ok(e), Ok(b)) => {
                 let show = |s: &Shown| {
                     s.iter()
                         .map(|o| o.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "))
                         .collect::<Vec<_>>()
                 };
-                Some(format!(
+                Verdict::Differ(format!(
                     "missed by the engine: {:?}\nonly in the engine: {:?}",
                     show(&b.difference(&e).cloned().collect()),
                     show(&e.difference(&b).cloned().collect())
                 ))
             }
-            (e, b) => Some(format!("engine: {:?}\nbrute force: {:?}", e.err(), b.err())),
+            (e, b) => {
+                let b = b.err().map(|b| match b {
+                    NoAnswer::TooBig(w) | NoAnswer::Error(w) => w,
+                });
+                Verdict::Differ(format!("engine: {:?}\nbrute force: {b:?}", e.err()))
+            }
         }
     })
+}
+
+/// The difference between the two sides on `text`, if any (a skipped program
+/// has none).
+fn mismatch(case: &Case, text: &str) -> Option<String> {
+    match compare(case, text) {
+        Verdict::Differ(m) => Some(m),
+        Verdict::Equal | Verdict::Skipped => None,
+    }
 }
 
 /// A smaller program with a mismatch: calls removed one at a time (the last
@@ -544,6 +671,8 @@ struct Report {
     /// Accepted programs with at least one outcome (a blocked `Poll` has none).
     nonempty: usize,
     calls: usize,
+    /// Accepted programs over the brute-force side's budget (not compared).
+    skipped: usize,
     mismatches: Vec<String>,
 }
 
@@ -552,14 +681,18 @@ fn run_case(case: &Case, n: usize, seed: u64) -> Report {
     let sigs = signatures(case);
     let mut rng = Rng(seed);
     let styles = styles(case, &sigs, &mut rng);
-    let mut r = Report { tried: 0, accepted: 0, nonempty: 0, calls: 0, mismatches: Vec::new() };
+    let mut r = Report { tried: 0, accepted: 0, nonempty: 0, calls: 0, skipped: 0, mismatches: Vec::new() };
     while r.accepted < n && r.tried < 4 * n {
         r.tried += 1;
         let Some(p) = case.with(|| program(case, &sigs, &styles, &mut rng)) else { continue };
         r.accepted += 1;
         r.calls += p.calls();
         let t0 = std::time::Instant::now();
-        let differs = mismatch(case, &p.text()).is_some();
+        let verdict = compare(case, &p.text());
+        let differs = matches!(verdict, Verdict::Differ(_));
+        if matches!(verdict, Verdict::Skipped) {
+            r.skipped += 1;
+        }
         if case.with(|| engine(&p.text())).is_ok_and(|o| !o.is_empty()) {
             r.nonempty += 1;
         }
@@ -587,17 +720,23 @@ fn check(cases: &[Case], n: usize, seed: u64) {
         let start = std::time::Instant::now();
         let r = run_case(c, n, seed.wrapping_add(i as u64 * 7919));
         eprintln!(
-            "{}: {} programs ({} drawn, {} with outcomes, {} calls), {} mismatches, {:.1} s; \
-             {} programs too large for the brute-force side so far",
+            "{}: {} programs ({} drawn, {} with outcomes, {} calls), {} skipped (over the \
+             brute-force budget), {} mismatches, {:.1} s",
             c.label,
             r.accepted,
             r.tried,
             r.nonempty,
             r.calls,
+            r.skipped,
             r.mismatches.len(),
             start.elapsed().as_secs_f64(),
-            TOO_BIG.load(std::sync::atomic::Ordering::Relaxed)
         );
+        if r.skipped * 10 > r.accepted {
+            failures.push(format!(
+                "{}: {} of {} programs skipped (over the brute-force budget of {PLAIN_BUDGET} plain executions)",
+                c.label, r.skipped, r.accepted
+            ));
+        }
         if r.nonempty * 3 < r.accepted {
             failures.push(format!("{}: only {} of {} programs have an outcome", c.label, r.nonempty, r.accepted));
         }
@@ -621,7 +760,17 @@ fn check(cases: &[Case], n: usize, seed: u64) {
 /// returns a value.
 fn builtin(lib: &str) -> Case {
     let mut c =
-        Case { label: lib.to_string(), libs: vec![lib.to_string()], overrides: vec![], max_threads: 3, max_calls: 4 };
+        Case {
+            label: lib.to_string(),
+            libs: vec![lib.to_string()],
+            overrides: vec![],
+            max_threads: 3,
+            max_calls: 4,
+            max_returning: MAX_RETURNING,
+            computes: false,
+            lib_max_int: 0,
+            candidate_budget: CANDIDATE_BUDGET,
+        };
     if lib != "rdmawait" && !signatures(&c).iter().any(|s| s.3) {
         c.libs.push("rdmawait".to_string());
     }
@@ -632,17 +781,29 @@ fn builtin(lib: &str) -> Case {
 fn file(file: &str) -> Case {
     let p = root().join("specs/libs").join(file);
     let spec = mowgli_spec::parse_file(&p).unwrap_or_else(|d| panic!("{}", d.render()));
-    from_spec(&format!("specs/libs/{file}"), spec)
+    let text = std::fs::read_to_string(&p).expect("a library file");
+    from_spec(&format!("specs/libs/{file}"), spec, &text)
 }
 
-fn from_spec(label: &str, spec: mowgli_spec::Spec) -> Case {
+fn from_spec(label: &str, spec: mowgli_spec::Spec, text: &str) -> Case {
     let name = spec.name.clone();
+    // every integer of the file (comments included): an over-approximation of
+    // the literals the library writes, read off the text, not off the engine
+    let lib_max_int = text
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse::<i64>().ok())
+        .max()
+        .unwrap_or(0);
     let mut c = Case {
         label: label.to_string(),
         libs: vec![name.clone()],
         overrides: vec![(name, spec.factory())],
         max_threads: 3,
         max_calls: 4,
+        max_returning: MAX_RETURNING,
+        computes: false,
+        lib_max_int,
+        candidate_budget: CANDIDATE_BUDGET,
     };
     if c.libs[0] != "rdmawait" && !signatures(&c).iter().any(|s| s.3) {
         c.libs.push("rdmawait".to_string());
@@ -692,7 +853,7 @@ so = rf
 
 fn flag() -> Case {
     let spec = mowgli_spec::parse_text("flag.lib", FLAG_LIB, None).unwrap_or_else(|d| panic!("{}", d.render()));
-    from_spec("flag.lib (test-local)", spec)
+    from_spec("flag.lib (test-local)", spec, FLAG_LIB)
 }
 
 /// Every file of `specs/libs` is covered by some test of this file.
@@ -730,6 +891,7 @@ fn corerma() -> Vec<Case> {
     for c in &mut cases {
         c.max_threads = 2;
         c.max_calls = 2;
+        c.computes = true;
     }
     cases
 }
@@ -752,15 +914,53 @@ fn exact_with_a_library_writing_a_literal() {
     check(&[c], CASES, 4);
 }
 
-/// Known failure (domain): chained get-accumulates (`Rga`) sum to values no
-/// program mentions.
+/// Chained get-accumulates (`Rga`) on one cell: sums of more terms than any
+/// program literal (before the domain fix, sums were capped at three terms: the
+/// read of the first program below missed 4).
 #[test]
 fn exact_with_chained_get_accumulates() {
-    let c = builtin("corerma");
-    let fixed = "test rga\nlibraries corerma\nthread T1 @ 1\nthread T2 @ 2\nloc x @ 1\nloc w @ 1\nloc z @ 2\n\
-                 T1:\n  Rga(x, z, 1)\n  Rga(w, z, 1)\nT2:\n  a = Read(z)\n";
-    let m = mismatch(&c, fixed);
-    assert!(m.is_none(), "{fixed}{}", m.unwrap_or_default());
+    let mut c = builtin("corerma");
+    c.computes = true;
+    c.candidate_budget = std::env::var("EXACT_CHAIN_BUDGET").ok().and_then(|b| b.parse().ok()).unwrap_or(1e8);
+    // (a fifth accumulate makes some 7e9 candidates for the brute-force side)
+    let chain = |n: usize, v: i64| {
+        let mut s = String::from("test rga\nlibraries corerma\nthread T1 @ 1\nloc z @ 1\nloc a @ 1\nT1:\n");
+        for _ in 0..n {
+            s += &format!("  Rga(a, z, {v})\n");
+        }
+        s + "  Flush(1)\n  r = Read(z)\n"
+    };
+    let four = chain(4, 1);
+    let o = c.with(|| engine(&four)).expect("the engine runs");
+    assert!(o.iter().any(|o| o.get("T1:r").map(String::as_str) == Some("4")), "{four}{o:?}");
+    for (n, v) in [(4, 1), (4, 3)] {
+        let text = chain(n, v);
+        assert!(n as i64 * v + 2 < HIGH, "the range holds the sum");
+        match compare(&c, &text) {
+            Verdict::Equal => {}
+            Verdict::Skipped => panic!("{text}: over the brute-force side's budget"),
+            Verdict::Differ(m) => panic!("{text}{m}"),
+        }
+    }
+}
+
+/// Known failure (value domain, engine): a ring message that is not a tuple
+/// (`Submit(q, 1)`) is accepted by the front end, but the engine's value domain
+/// offers a `Receive` tuples only (`lang/lower/domain.rs`, `domain_of`), so the
+/// outcome where the reader receives it is lost. The brute-force side (every
+/// value is a message) finds `T2:b=1`.
+#[test]
+#[ignore = "known failure: a scalar ring message is never received by the engine"]
+fn exact_with_a_scalar_message() {
+    for lib in ["rbl", "rbl_weak", "rbl_rfe"] {
+        let c = builtin(lib);
+        let text = format!(
+            "test m\nlibraries {lib}\nthread T1 @ 1\nthread T2 @ 2\nring q : writer T1 readers T2\n\
+             T1:\n  a = Submit(q, 1)\nT2:\n  b = Receive(q)\n"
+        );
+        let m = mismatch(&c, &text);
+        assert!(m.is_none(), "{text}{}", m.unwrap_or_default());
+    }
 }
 
 #[test]
