@@ -300,6 +300,8 @@ impl Draw<'_> {
             72..=83 => format!("[{}, {}]", self.rng.range(0, 3), self.rng.range(0, 3)),
             84..=89 => format!("[{}]", self.rng.range(0, 3)),
             90..=92 => if self.rng.pct(50) { "true" } else { "false" }.to_string(),
+            93..=95 => "top".to_string(),
+            96..=97 => "bot".to_string(),
             _ => self.rng.range(0, 3).to_string(),
         }
     }
@@ -921,6 +923,8 @@ fn corerma(many: bool) -> Vec<Case> {
         c.max_threads = 2;
         c.max_calls = 2;
         c.computes = true;
+        // two CASes or accumulates on a sized location can make 1e9 candidates
+        c.max_skipped_pct = 20;
         if i >= 2 && !many {
             c.max_total = 3;
             c.candidate_budget = CANDIDATE_BUDGET / 10.0;
