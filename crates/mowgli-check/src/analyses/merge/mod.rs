@@ -348,8 +348,10 @@ mod tests {
         );
         assert!(merge_all(&[shard(1, 2, 1), shard(1, 2, 1)]).is_err_and(|e| e.contains("given twice")));
         assert!(merge_all(&[shard(1, 2, 1), shard(2, 2, 2)]).is_err_and(|e| e.contains("`calls` is 1 in one and 2")));
-        assert!(merge_all(&[("x.json".into(), "{".into())])
+        assert!(merge_all(&[("x.json".into(), "[}".into())])
             .is_err_and(|e| e.starts_with("x.json:1:") && e.contains("not a JSON report")));
+        assert!(merge_all(&[("x.json".into(), "{".into())])
+            .is_err_and(|e| e.starts_with("x.json:1:") && e.contains("empty or truncated")));
         assert!(merge_all(&[("x.json".into(), "{}".into())]).is_err_and(|e| e.contains("not the `--json` report")));
         assert!(merge_all(&[shard(1, 2, 1), shard(2, 2, 1)]).is_ok());
         // --partial: what is there, never verified
