@@ -239,6 +239,8 @@ fn merge_refuses_what_is_not_one_run() {
     let d = dir("refuse-bad");
     let bad = d.join("bad.json");
     std::fs::write(&bad, "{\"command\": \"cells\",").expect("written");
+    refused(&[a, b, bad.to_str().expect("utf-8")], "empty or truncated");
+    std::fs::write(&bad, "[\"command\"}").expect("written");
     refused(&[a, b, bad.to_str().expect("utf-8")], "not a JSON report");
     let litmus = d.join("litmus.json");
     let (_, out, _) = mowgli(&["litmus", "--json", "specs/litmus/loco/LOCO-Fig3a-put-wait.litmus"]);
