@@ -83,10 +83,12 @@ pub(super) fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<Domain
     // A round whose unfoldings would be the previous round's: they are taken again
     // instead of unfolding (with the calls they made).
     let mut again: Option<(Vec<explicit::Unfolded>, CallsOf)> = None;
+    // the round's domain, which the writes read (built once per round: the end of
+    // a round builds the next one's)
+    let mut vd = sets.domain();
     for round in 0..MAX_ROUNDS {
         let before = sets.size();
         let writers_before = writers.clone();
-        let vd = sets.domain();
         let (unfolded, calls_of) = match again.take() {
             Some(previous) => previous,
             None => {
@@ -151,6 +153,7 @@ pub(super) fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<Domain
         if stable && !consulted_grew {
             again = Some((unfolded, calls_of));
         }
+        vd = next;
     }
     Err(DomainError::Cut(format!(
         "value domain was cut: the values the implementation computes do not settle within {MAX_ROUNDS} rounds; \
