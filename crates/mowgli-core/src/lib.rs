@@ -16,13 +16,15 @@ pub mod memory;
 pub mod model;
 pub mod program;
 pub mod rel;
+pub mod signature;
 pub mod stamp;
 pub mod symbolic;
 
 pub use domain::{ValueDomain, Written};
 pub use exec::{ExecGraph, SubEvent};
 pub use fixpoint::DomainSets;
-pub use library::{FinalValue, Library, MethodSig, Param, WitnessSearch};
+pub use library::{FinalValue, Library, WitnessSearch};
+pub use signature::{Callers, MemoryShape, MethodSig, Param, Ret, Role};
 pub use model::{Event, LocId, LocInfo, ObjInfo, ThreadId, ThreadInfo, Value, World};
 pub use rel::BitRel;
 pub use stamp::{Cell, NodeId, Stamp, StampOrder, StampTable};

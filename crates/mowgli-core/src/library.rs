@@ -2,6 +2,7 @@
 //! search a library's consistency witnesses (rf, mo, …).
 
 pub use crate::domain::{ValueDomain, Written};
+pub use crate::signature::{Callers, MemoryShape, MethodSig, Param, Ret, Role};
 use crate::exec::ExecGraph;
 use crate::model::{Event, LibId, LocId, MethodId, ThreadId, Value, World};
 use crate::rel::BitRel;
@@ -9,34 +10,6 @@ use crate::stamp::{NodeId, Stamp, StampTable};
 
 /// A memory cell: a location, and the copy's node for a replicated location.
 pub type Cell = (LocId, Option<NodeId>);
-
-/// The kinds of argument a method takes; front ends use them to parse and check calls.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Param {
-    /// A location.
-    Loc,
-    /// A local location read as a source; an integer literal stands for an
-    /// implicit fresh location holding it.
-    Src,
-    /// A value (integer, boolean, tuple, register).
-    Val,
-    /// A work identifier.
-    Wid,
-    /// A node.
-    Node,
-    /// A set of nodes.
-    Nodes,
-    /// A library object (barrier, ring).
-    Obj,
-}
-
-#[derive(Clone, Debug)]
-pub struct MethodSig {
-    pub name: &'static str,
-    pub params: Vec<Param>,
-    /// Whether the method returns a value worth binding (`r = m(…)`).
-    pub returns: bool,
-}
 
 /// What a call may write, read off its signature alone (the default of
 /// [`crate::Library::writes`]): each value argument to each location it names (a
@@ -77,6 +50,10 @@ pub struct FinalValue {
 pub trait Library: Send + Sync {
     fn name(&self) -> &str;
     fn methods(&self) -> &[MethodSig];
+    /// How the library lays out its memory.
+    fn memory(&self) -> MemoryShape {
+        MemoryShape::default()
+    }
     fn method_id(&self, name: &str) -> Option<MethodId> {
         self.methods().iter().position(|m| m.name == name)
     }
@@ -206,6 +183,9 @@ impl<L: Library + ?Sized> Library for std::sync::Arc<L> {
     }
     fn methods(&self) -> &[MethodSig] {
         (**self).methods()
+    }
+    fn memory(&self) -> MemoryShape {
+        (**self).memory()
     }
     fn method_id(&self, name: &str) -> Option<MethodId> {
         (**self).method_id(name)

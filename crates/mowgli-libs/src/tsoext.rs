@@ -49,7 +49,7 @@
 //! can make bounded loops hit the unrolling bound.
 
 use mowgli_core::program::CallRecord;
-use mowgli_core::{BitRel, Event, ExecGraph, MethodSig, Param, Stamp, Value, ValueDomain, World};
+use mowgli_core::{BitRel, Event, ExecGraph, MethodSig, Stamp, Value, ValueDomain, World};
 
 use crate::rdma::{self, Kinds, GET, POLL_OR_WAIT, PUT, SET_ADD, SET_IS_EMPTY, SET_REMOVE};
 
@@ -63,19 +63,26 @@ pub fn nic_id(thread: usize, k: usize) -> Value {
 
 /// The eleven methods of LOCO App. F.1, in the numbering of [`crate::rdma`].
 pub fn methods() -> Vec<MethodSig> {
-    let p = |name, params: &[Param], returns| MethodSig { name, params: params.to_vec(), returns };
+    use mowgli_core::{Ret, Role};
+    let m = MethodSig::new;
+    // rdma::check_nodes: a read's, write's and CAS's location, a put's source and
+    // a get's destination are the caller's; puts and gets go anywhere
+    let here = |written| Role::Loc { local: true, written, sized_like: None };
+    let there = |written| Role::Loc { local: false, written, sized_like: None };
+    // set operations address no memory (`locs` gives them none)
+    let set = Role::Loc { local: false, written: false, sized_like: None };
     vec![
-        p("Read", &[Param::Loc], true),
-        p("Write", &[Param::Loc, Param::Val], false),
-        p("CAS", &[Param::Loc, Param::Val, Param::Val], true),
-        p("Mfence", &[], false),
-        p("Put", &[Param::Loc, Param::Src], true),
-        p("Get", &[Param::Loc, Param::Loc], true),
-        p("Poll", &[Param::Node], true),
-        p("Rfence", &[Param::Node], false),
-        p("SetAdd", &[Param::Loc, Param::Val], false),
-        p("SetRemove", &[Param::Loc, Param::Val], false),
-        p("SetIsEmpty", &[Param::Loc], true),
+        m("Read", vec![here(false)], vec![Ret::ValueOf(0)]),
+        m("Write", vec![here(true), Role::Val], vec![]),
+        m("CAS", vec![here(true), Role::Val, Role::Val], vec![Ret::ValueOf(0)]),
+        m("Mfence", vec![], vec![]),
+        m("Put", vec![there(true), Role::Src], vec![Ret::Id]),
+        m("Get", vec![here(true), there(false)], vec![Ret::Id]),
+        m("Poll", vec![Role::Node { completes: true }], vec![Ret::Id]),
+        m("Rfence", vec![Role::Node { completes: false }], vec![]),
+        m("SetAdd", vec![set, Role::Val], vec![]),
+        m("SetRemove", vec![set, Role::Val], vec![]),
+        m("SetIsEmpty", vec![set], vec![Ret::Bool]),
     ]
 }
 

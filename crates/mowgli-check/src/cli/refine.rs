@@ -359,14 +359,14 @@ fn refine_generated(
     let mut bounds = args.shape.bounds(&imp.implements, calls);
     bounds.size = size;
     bounds.objects = args.objects;
-    if let Some(m) = args.observer_locs {
-        bounds.observer_locs = m;
-    }
     bounds.symmetry = !args.no_symmetry;
     match args.observer.as_deref() {
         Some("none") => bounds.observer = None,
         Some(o) => bounds.observer = Some(o.to_string()),
-        None => bounds.observe_if_silent(&imp.implements, &order),
+        None => bounds.observe_by_default(&imp, &order),
+    }
+    if let Some(m) = args.observer_locs {
+        bounds.observer_locs = m;
     }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let time_limit = args.time_limit.map(std::time::Duration::from_secs_f64);
@@ -516,6 +516,7 @@ fn refine_generated(
                 String::new()
             }
         );
+        mowgli_check::outln!("client space: {}", rep.space);
         for c in &rep.classes {
             mowgli_check::outln!(
                 "  size {:2}: {:8} generated, {:7} distinct, {:7} checked, {} FAIL",

@@ -35,7 +35,7 @@ use std::collections::BTreeSet;
 
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
+    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Ret, Role, Stamp, StampOrder, StampTable, Value, ValueDomain,
     WitnessSearch, World, Written,
 };
 
@@ -97,27 +97,32 @@ impl CoreRma {
         let kinds = Kinds::of(to)?;
         let mut methods = Vec::new();
         let mut info = Vec::new();
-        let mut add = |base: &str, stmt: Stmt, params: &[Param], returns: bool, accesses: usize| {
+        let mut add = |base: &str, stmt: Stmt, roles: &[Role], returns: bool, accesses: usize| {
             let mut names = vec![(base.to_string(), vec![true; accesses])];
             for s in suffixes(accesses) {
                 names.push((format!("{base}_{s}"), s.chars().map(|c| c == 'a').collect()));
             }
             for (name, atoms) in names {
                 let name: &'static str = Box::leak(name.into_boxed_str());
-                methods.push(MethodSig { name, params: params.to_vec(), returns });
+                let rets = if returns { vec![Ret::ValueOf(0), Ret::Top] } else { vec![] };
+                methods.push(MethodSig::new(name, roles.to_vec(), rets));
                 info.push(MethodInfo { stmt, atoms });
             }
         };
         // local sources (a put's x, an rga's y, a cas's y and w) may be literals, as in
         // the litmus format: an implicit location of the caller holding the value
-        use Param::{Loc, Node, Src, Val};
-        add("Read", Stmt::Read, &[Loc], true, 1);
-        add("Write", Stmt::Write, &[Loc, Val], false, 1);
-        add("Get", Stmt::Get, &[Loc, Loc], false, 2);
-        add("Put", Stmt::Put, &[Loc, Src], false, 2);
-        add("Rga", Stmt::Rga, &[Loc, Loc, Src], false, 3);
-        add("Cas", Stmt::Cas, &[Loc, Loc, Src, Src], false, 4);
-        methods.push(MethodSig { name: "Flush", params: vec![Node], returns: false });
+        // the caller's own memory (`check_call`, §3.2: x, y, w ∈ Memory[p]) and the
+        // locations each statement writes (a get's x, a put's, rga's, cas's z)
+        let here = |written| Role::Loc { local: true, written, sized_like: None };
+        let there = |written| Role::Loc { local: false, written, sized_like: None };
+        use Role::{Src, Val};
+        add("Read", Stmt::Read, &[here(false)], true, 1);
+        add("Write", Stmt::Write, &[here(true), Val], false, 1);
+        add("Get", Stmt::Get, &[here(true), there(false)], false, 2);
+        add("Put", Stmt::Put, &[there(true), Src], false, 2);
+        add("Rga", Stmt::Rga, &[here(true), there(true), Src], false, 3);
+        add("Cas", Stmt::Cas, &[here(true), there(true), Src, Src], false, 4);
+        methods.push(MethodSig::new("Flush", vec![Role::Node { completes: false }], vec![]));
         info.push(MethodInfo { stmt: Stmt::Flush, atoms: vec![] });
         Ok(CoreRma { name, model, kinds, methods, info })
     }

@@ -17,12 +17,13 @@ use std::sync::{Arc, Mutex, Weak};
 use mowgli_core::library::Cell as MemCell;
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    Event, ExecGraph, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain, WitnessSearch,
+    Event, ExecGraph, Library, MethodSig, Stamp, StampOrder, StampTable, Value, ValueDomain, WitnessSearch,
     World, Written,
 };
 
 use crate::*;
 
+mod declared;
 mod search;
 mod writes;
 use search::{FileSearch, Plan};
@@ -68,34 +69,10 @@ impl Shared {
         if let Some((_, s)) = all.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(spec))) {
             return Arc::clone(s);
         }
-        let s = Arc::new(Shared { methods: method_sigs(spec), plan: Plan::new(spec) });
+        let s = Arc::new(Shared { methods: declared::method_sigs(spec, intern), plan: Plan::new(spec) });
         all.push((Arc::downgrade(spec), Arc::clone(&s)));
         s
     }
-}
-
-/// The signatures of the methods of `spec`.
-fn method_sigs(spec: &Spec) -> Vec<MethodSig> {
-    spec.methods
-        .iter()
-        .map(|m| MethodSig {
-            name: intern(&m.name),
-            params: m
-                .params
-                .iter()
-                .map(|(_, k)| match k {
-                    Kind::Loc { .. } => Param::Loc,
-                    Kind::Src { .. } => Param::Src,
-                    Kind::Val | Kind::Tuple(_) => Param::Val,
-                    Kind::Wid => Param::Wid,
-                    Kind::Node => Param::Node,
-                    Kind::Nodes => Param::Nodes,
-                    Kind::Barrier | Kind::Ring => Param::Obj,
-                })
-                .collect(),
-            returns: !m.ret.is_empty(),
-        })
-        .collect()
 }
 
 impl FileLibrary {
@@ -220,6 +197,9 @@ impl Library for FileLibrary {
     }
     fn methods(&self) -> &[MethodSig] {
         &self.shared.methods
+    }
+    fn memory(&self) -> mowgli_core::MemoryShape {
+        declared::memory_shape(&self.spec)
     }
     fn check_call(&self, world: &World, thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
         let Some(m) = self.spec.methods.get(method) else { return Err("no such method".into()) };

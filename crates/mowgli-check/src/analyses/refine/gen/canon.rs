@@ -339,7 +339,7 @@ impl Generator {
     /// The grammar's other filters (e.g. [`Bounds::connected`]) are not applied.
     pub fn canonical_key(&self, text: &str) -> Result<Vec<u8>, String> {
         use crate::lang::ast::{Ex, Rhs, Stmt};
-        if !matches!(self.kind, Kind::Sv | Kind::Rdma | Kind::Msw) || self.observer.is_some() {
+        if self.decl.objects.is_some() || self.observer.is_some() {
             return Err(format!("canonical keys of `{}` programs are not supported", self.lib));
         }
         let ast = crate::lang::syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
@@ -424,7 +424,7 @@ impl Generator {
             // work identifiers a later Wait uses, numbered by first use
             let mut wid_names: Vec<String> = Vec::new();
             for (ci, (m, args)) in calls.iter().enumerate() {
-                if self.sigs[*m].name == "Wait" {
+                if self.sigs[*m].awaits() {
                     continue;
                 }
                 for (a, p) in args.iter().zip(&self.sigs[*m].params) {
@@ -432,7 +432,7 @@ impl Generator {
                         continue;
                     };
                     let waited = calls[ci + 1..].iter().any(|(m2, a2)| {
-                        self.sigs[*m2].name == "Wait" && a2.iter().any(|x| var(x).as_deref() == Some(&n))
+                        self.sigs[*m2].awaits() && a2.iter().any(|x| var(x).as_deref() == Some(&n))
                     });
                     if waited && !wid_names.contains(&n) {
                         wid_names.push(n);
@@ -463,8 +463,8 @@ impl Generator {
                             _ => return Err(bad()),
                         },
                         Param::Val => match a {
-                            Ex::Int(v, _) if self.kind != Kind::Msw => Arg::Val(value(*v)?),
-                            Ex::Tuple(vs, _) if self.kind == Kind::Msw => {
+                            Ex::Int(v, _) if !self.decl.tuples => Arg::Val(value(*v)?),
+                            Ex::Tuple(vs, _) if self.decl.tuples => {
                                 let vs: Result<Vec<u8>, String> =
                                     vs.iter().map(|v| int(v).ok_or_else(bad).and_then(value)).collect();
                                 Arg::Tuple(vs?)

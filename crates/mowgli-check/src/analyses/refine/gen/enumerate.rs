@@ -2,39 +2,28 @@
 //! filters, and the reduction to canonical clients.
 
 use super::canon::*;
-use super::render::writes_first;
 use super::*;
 
 impl Generator {
     /// A generator for the library `lib` (a litmus library name) under `order`.
     pub fn new(lib: &str, order: &StampOrder, bounds: &Bounds) -> Result<Generator, String> {
-        let kind = kind_of(lib).ok_or_else(|| format!("cannot generate clients for library `{lib}`"))?;
         let l: Box<dyn Library> = registry::library(lib, order).map_err(|e| e.to_string())?;
-        let sigs = l.methods().to_vec();
-        let observer = match &bounds.observer {
-            Some(o) if o != "rdmawait" && o != "sv" => {
-                return Err(format!("the observer library must be `rdmawait` or `sv` (not `{o}`)"));
-            }
+        let decl = Decl::of(l.as_ref());
+        let sigs = decl.sigs.clone();
+        let odecl = match &bounds.observer {
             Some(o) if o == lib => None,
-            Some(o) => Some((o.clone(), registry::library(o, order).map_err(|e| e.to_string())?.methods().to_vec())),
+            Some(o) => Some(Decl::of(registry::library(o, order).map_err(|e| e.to_string())?.as_ref())),
             None => None,
         };
-        let mut obs_ids = ObsIds::default();
-        if let Some((o, os)) = &observer {
-            let id = |n: &str| os.iter().position(|m| m.name == n).map(|i| i as u8);
-            let sv = o == "sv";
-            let (Some(read), Some(write)) = (id("Read"), id("Write")) else {
-                return Err(format!("the observer library `{o}` has no Read and Write"));
-            };
-            obs_ids = ObsIds {
-                read,
-                write,
-                put: if sv { None } else { id("Put") },
-                fence: if sv { id("GF") } else { id("Mfence") },
-                fence_nodes: sv,
-                replicated: sv,
-            };
+        if let Some(o) = &odecl {
+            if o.objects.is_some() || !o.has_locs {
+                return Err(format!(
+                    "the observer library `{}` must have locations and no barriers or rings (its reads observe)",
+                    o.name
+                ));
+            }
         }
+        let observer = odecl.as_ref().map(|o| (o.name.clone(), o.sigs.clone()));
         let b = bounds;
         if b.threads == 0 || b.nodes == 0 || b.calls == 0 {
             return Err("threads, nodes and calls must be at least 1".into());
@@ -45,18 +34,16 @@ impl Generator {
         if b.objects > 4 || b.wids > 6 || b.tuple_size > 8 {
             return Err("bounds too large: at most 4 objects, 6 work identifiers, tuples of 8".into());
         }
-        if matches!(kind, Kind::Bal | Kind::Rbl) && b.objects == 0 {
+        if decl.objects.is_some() && b.objects == 0 {
             return Err(format!("`{lib}` clients need at least one object (`--objects`)"));
         }
-        if matches!(kind, Kind::Sv | Kind::Rdma | Kind::Msw) && b.locs == 0 && observer.is_none() && b.need_register {
-            // sv's GF alone has no register: nothing to observe
+        if decl.has_locs && b.locs == 0 && observer.is_none() && b.need_register {
             return Err(format!("`{lib}` clients need at least one location (`--locs`)"));
         }
         if b.values == 0 {
             return Err("values must be at least 1".into());
         }
-        let local_params = if kind_of_builtin(lib) { Vec::new() } else { probe_local(l.as_ref()) };
-        Ok(Generator { lib: lib.to_string(), local_params, kind, sigs, observer, bounds: bounds.clone(), obs_ids })
+        Ok(Generator { lib: lib.to_string(), decl, sigs, observer, odecl, bounds: bounds.clone() })
     }
 
     /// The largest size (total calls).
@@ -70,14 +57,14 @@ impl Generator {
     }
 
     pub(super) fn placed(&self) -> bool {
-        matches!(self.kind, Kind::Rdma | Kind::Msw)
+        self.decl.placed
     }
 
     pub(super) fn nlocs(&self) -> usize {
-        if matches!(self.kind, Kind::Bal | Kind::Rbl) {
-            0
-        } else {
+        if self.decl.has_locs {
             self.bounds.locs
+        } else {
+            0
         }
     }
 
@@ -90,7 +77,7 @@ impl Generator {
     }
 
     pub(super) fn nobjs(&self) -> usize {
-        if matches!(self.kind, Kind::Bal | Kind::Rbl) {
+        if self.decl.objects.is_some() {
             self.bounds.objects
         } else {
             0
@@ -100,8 +87,8 @@ impl Generator {
     /// Object configurations for `t` threads (the first is the default, used for
     /// unused objects).
     pub(super) fn obj_options(&self, t: usize) -> Vec<ObjCfg> {
-        match self.kind {
-            Kind::Bal => {
+        match self.decl.objects {
+            Some(Objects::Barriers) => {
                 let all = (1u32 << t) - 1;
                 if self.bounds.objects == 1 {
                     vec![ObjCfg::Barrier(all)]
@@ -112,7 +99,7 @@ impl Generator {
                     v
                 }
             }
-            Kind::Rbl => {
+            Some(Objects::Rings) => {
                 // the writer and every other thread reading first (the one
                 // configuration of the generator before self-reading writers)
                 let all = (1u32 << t) - 1;
@@ -126,7 +113,7 @@ impl Generator {
                 }
                 v
             }
-            _ => vec![],
+            None => vec![],
         }
     }
 
@@ -151,57 +138,64 @@ impl Generator {
         out
     }
 
-    /// The calls thread `i` may make (work identifiers not yet filtered).
+    /// The calls thread `i` may make (work identifiers not yet filtered): those of
+    /// the implemented library, then the observer's.
     pub(super) fn alphabet(&self, k: u8, node: u8, roles: &[u8], homes: &[u8], ohomes: &[u8]) -> Vec<Call> {
         let mut out = Vec::new();
-        let node_sets: Vec<u32> = (1..(1u32 << k)).collect();
-        for (mi, sig) in self.sigs.iter().enumerate() {
+        let here = Here { k, node, roles, homes };
+        self.lib_calls(0, &self.decl, &here, &mut out);
+        if let Some(o) = &self.odecl {
+            let there = Here { k, node, roles: &[], homes: ohomes };
+            self.lib_calls(1, o, &there, &mut out);
+        }
+        out
+    }
+
+    /// The calls of library `lib` (0: the implemented one, 1: the observer) a
+    /// thread on node `at.node` may make, with arguments by parameter role.
+    fn lib_calls(&self, lib: u8, decl: &Decl, at: &Here, out: &mut Vec<Call>) {
+        let observer = lib == 1;
+        let nlocs = if observer { self.nolocs() } else { self.nlocs() } as u8;
+        let loc = |l: u8| if observer { Arg::OLoc(l) } else { Arg::Loc(l) };
+        let node_sets: Vec<u32> = (1..(1u32 << at.k)).collect();
+        let remote_only = self.bounds.remote_only && decl.placed;
+        for (mi, sig) in decl.sigs.iter().enumerate() {
             if sig.name.starts_with('#')
-                || self.bounds.methods.as_ref().is_some_and(|ms| !ms.iter().any(|m| m == sig.name))
+                || (!observer && self.bounds.methods.as_ref().is_some_and(|ms| !ms.iter().any(|m| m == sig.name)))
+                || (observer && !self.bounds.observer_fences && sig.params.iter().all(|p| *p == Param::Nodes))
+                // the observer's work identifiers are all `_`: nothing to wait for
+                || (observer && sig.awaits())
             {
                 continue;
             }
-            let remote_only = self.bounds.remote_only && self.placed();
             let mut choices: Vec<Vec<Arg>> = vec![vec![]];
-            for (pi, p) in sig.params.iter().enumerate() {
-                let opts: Vec<Arg> = match p {
-                    Param::Loc => (0..self.nlocs() as u8)
-                        .filter(|&l| {
-                            !self.placed()
-                                || !must_be_local_in(&self.local_params, sig.name, pi)
-                                || homes[l as usize] == node
-                        })
-                        .filter(|&l| !remote_only || !is_remote(sig.name, pi) || homes[l as usize] != node)
-                        .map(Arg::Loc)
+            for role in &sig.roles {
+                let home = |l: u8| at.homes[l as usize];
+                let opts: Vec<Arg> = match *role {
+                    Role::Loc { local, .. } => (0..nlocs)
+                        .filter(|&l| !decl.placed || !local || home(l) == at.node)
+                        .filter(|&l| !remote_only || !role.remote_side() || home(l) != at.node)
+                        .map(loc)
                         .collect(),
-                    Param::Src => {
+                    Role::Src => {
                         let mut v: Vec<Arg> =
-                            (0..self.nlocs() as u8).filter(|&l| homes[l as usize] == node).map(Arg::Loc).collect();
+                            (0..nlocs).filter(|&l| !decl.placed || home(l) == at.node).map(loc).collect();
                         v.extend(self.values().map(Arg::Lit));
                         v
                     }
-                    Param::Val => match self.kind {
-                        Kind::Msw => self.tuples(self.bounds.tuple_size).into_iter().map(Arg::Tuple).collect(),
-                        Kind::Rbl => self.tuples(1).into_iter().map(Arg::Tuple).collect(),
-                        _ => self.values().map(Arg::Val).collect(),
-                    },
-                    Param::Wid if sig.name == "Wait" => (1..=self.bounds.wids as u8).map(Arg::Wid).collect(),
-                    Param::Wid => (0..=self.bounds.wids as u8).map(Arg::Wid).collect(),
-                    Param::Node => (1..=k)
-                        .filter(|&n| !remote_only || !is_remote(sig.name, pi) || n != node)
-                        .map(Arg::Node)
-                        .collect(),
-                    Param::Nodes => node_sets.iter().map(|&m| Arg::Nodes(m)).collect(),
-                    Param::Obj => (0..roles.len() as u8)
-                        .filter(|&o| {
-                            let r = roles[o as usize];
-                            match (self.kind, sig.name) {
-                                (Kind::Bal, _) => r & 1 != 0,
-                                (Kind::Rbl, "Submit") => r & 1 != 0,
-                                (Kind::Rbl, _) => r & 2 != 0,
-                                _ => false,
-                            }
-                        })
+                    Role::Tuple(_) => self.tuples(self.bounds.tuple_size).into_iter().map(Arg::Tuple).collect(),
+                    Role::Val if Decl::message(sig) => self.tuples(1).into_iter().map(Arg::Tuple).collect(),
+                    Role::Val if decl.tuples => self.tuples(self.bounds.tuple_size).into_iter().map(Arg::Tuple).collect(),
+                    Role::Val => self.values().map(Arg::Val).collect(),
+                    Role::Wid { .. } if observer => vec![Arg::Wid(0)],
+                    Role::Wid { awaited: true } => (1..=self.bounds.wids as u8).map(Arg::Wid).collect(),
+                    Role::Wid { awaited: false } => (0..=self.bounds.wids as u8).map(Arg::Wid).collect(),
+                    Role::Node { .. } => {
+                        (1..=at.k).filter(|&n| !remote_only || n != at.node).map(Arg::Node).collect()
+                    }
+                    Role::Nodes => node_sets.iter().map(|&m| Arg::Nodes(m)).collect(),
+                    Role::Barrier(callers) | Role::Ring(callers) => (0..at.roles.len() as u8)
+                        .filter(|&o| decl.may_call(callers, at.roles[o as usize]))
                         .map(Arg::Obj)
                         .collect(),
                 };
@@ -212,49 +206,27 @@ impl Generator {
             }
             // a put or get of a location onto itself copies nothing: not generated
             let self_copy = |args: &[Arg]| {
-                let locs: Vec<&Arg> = args.iter().filter(|a| matches!(a, Arg::Loc(_))).collect();
+                let locs: Vec<&Arg> = args.iter().filter(|a| matches!(a, Arg::Loc(_) | Arg::OLoc(_))).collect();
                 locs.len() == 2 && locs[0] == locs[1]
             };
             out.extend(choices.into_iter().filter(|a| !self_copy(a)).map(|args| Call {
-                lib: 0,
+                lib,
                 method: mi as u8,
                 args,
             }));
         }
-        if self.observer.is_some() {
-            let ObsIds { read, write, put, fence, fence_nodes, replicated } = self.obs_ids;
-            for o in 0..self.nolocs() as u8 {
-                if replicated || ohomes[o as usize] == node {
-                    out.extend(self.values().map(|v| Call {
-                        lib: 1,
-                        method: write,
-                        args: vec![Arg::OLoc(o), Arg::Val(v)],
-                    }));
-                    out.push(Call { lib: 1, method: read, args: vec![Arg::OLoc(o)] });
-                }
-            }
-            if let Some(put) = put {
-                for o in 0..self.nolocs() as u8 {
-                    out.extend(self.values().map(|v| Call {
-                        lib: 1,
-                        method: put,
-                        args: vec![Arg::OLoc(o), Arg::Lit(v), Arg::Wid(0)],
-                    }));
-                }
-            }
-            match fence {
-                Some(f) if self.bounds.observer_fences && fence_nodes => {
-                    out.extend(node_sets.iter().map(|&m| Call { lib: 1, method: f, args: vec![Arg::Nodes(m)] }))
-                }
-                Some(f) if self.bounds.observer_fences => out.push(Call { lib: 1, method: f, args: vec![] }),
-                _ => {}
-            }
+    }
+
+    /// The signature of a call.
+    pub(super) fn sig_of(&self, c: &Call) -> &mowgli_core::MethodSig {
+        match (&self.odecl, c.lib) {
+            (Some(o), 1) => &o.sigs[c.method as usize],
+            _ => &self.sigs[c.method as usize],
         }
-        out
     }
 
     pub(super) fn is_wait(&self, c: &Call) -> bool {
-        c.lib == 0 && self.sigs[c.method as usize].name == "Wait"
+        self.sig_of(c).awaits()
     }
 
     /// Every sequence of `len` calls of `alpha` that follows the work-identifier grammar.
@@ -280,12 +252,8 @@ impl Generator {
     }
 
     pub(super) fn returns(&self, c: &Call) -> bool {
-        if c.lib == 0 {
-            let sig = &self.sigs[c.method as usize];
-            sig.returns && (self.bounds.bind_ids || !matches!(sig.name, "Put" | "Get" | "Poll"))
-        } else {
-            c.method == self.obs_ids.read
-        }
+        let sig = self.sig_of(c);
+        sig.returns && (self.bounds.bind_ids || !sig.returns_ids_only())
     }
 
     /// The permutations of `0..n` for every `n` a renaming of a client may need.
@@ -295,41 +263,37 @@ impl Generator {
         (0..=n).map(perms).collect()
     }
 
-    /// Whether every `Poll(n)` of `c` polls an outstanding `Put` or `Get` of its
-    /// thread towards node n (a poll with nothing to poll blocks: the program has no
-    /// execution).
+    /// Whether every call completing the oldest remote operation towards a node
+    /// (a parameter [`Role::Node`] with `completes`, RDMA^TSO's `Poll(n)`) has an
+    /// outstanding one of its thread to complete (without, it blocks: the program
+    /// has no execution). A remote operation is a call naming a location that is
+    /// not declared local besides a local one ([`mowgli_core::MethodSig::remote_location`]).
     pub(super) fn polls_pending(&self, c: &Client) -> bool {
         c.threads.iter().all(|(_, _, calls)| {
             let mut pending = [0usize; 33];
-            calls.iter().filter(|x| x.lib == 0).all(|x| {
-                let name = self.sigs[x.method as usize].name;
-                let remote = match (name, x.args.as_slice()) {
-                    ("Put", [Arg::Loc(l), ..]) | ("Get", [_, Arg::Loc(l), ..]) => Some(self.home_of(c, *l)),
-                    _ => None,
-                };
-                match (name, x.args.as_slice(), remote) {
-                    (_, _, Some(n)) => {
-                        pending[n as usize] += 1;
-                        true
+            calls.iter().all(|x| {
+                let sig = self.sig_of(x);
+                let homes = if x.lib == 0 { &c.homes } else { &c.ohomes };
+                if let Some(i) = sig.remote_location() {
+                    if let Some(Arg::Loc(l) | Arg::OLoc(l)) = x.args.get(i) {
+                        pending[homes[*l as usize] as usize] += 1;
                     }
-                    ("Poll", [Arg::Node(n)], _) if pending[*n as usize] > 0 => {
+                    return true;
+                }
+                x.args.iter().zip(&sig.roles).all(|(a, r)| match (r, a) {
+                    (Role::Node { completes: true }, Arg::Node(n)) if pending[*n as usize] > 0 => {
                         pending[*n as usize] -= 1;
                         true
                     }
-                    ("Poll", _, _) => false,
+                    (Role::Node { completes: true }, _) => false,
                     _ => true,
-                }
+                })
             })
         })
     }
 
-    pub(super) fn home_of(&self, c: &Client, l: u8) -> u8 {
-        c.homes[l as usize]
-    }
-
     /// Whether the threads of `c` interact (see [`Bounds::connected`]).
     pub(super) fn connected(&self, c: &Client) -> bool {
-        let osigs: &[mowgli_core::MethodSig] = self.observer.as_ref().map(|o| o.1.as_slice()).unwrap_or(&[]);
         // per thread: the locations it names and those it writes (bit l: location l
         // of the library, bit 16 + l: location l of the observer)
         let uses: Vec<(u32, u32)> = c
@@ -338,11 +302,7 @@ impl Generator {
             .map(|(_, _, calls)| {
                 let (mut named, mut written) = (0u32, 0u32);
                 for call in calls {
-                    let name = if call.lib == 0 {
-                        self.sigs[call.method as usize].name
-                    } else {
-                        osigs[call.method as usize].name
-                    };
+                    let sig = self.sig_of(call);
                     for (i, a) in call.args.iter().enumerate() {
                         let bit = match a {
                             Arg::Loc(l) => 1 << l,
@@ -350,7 +310,7 @@ impl Generator {
                             _ => continue,
                         };
                         named |= bit;
-                        if i == 0 && writes_first(name) {
+                        if Decl::writes(sig, i) {
                             written |= bit;
                         }
                     }
@@ -385,13 +345,13 @@ impl Generator {
         if !calls().any(|x| x.lib == 0) || (self.bounds.need_register && !calls().any(|x| self.returns(x))) {
             return false;
         }
-        if self.kind == Kind::Rbl && !self.bounds.self_ring && c.threads.len() == 1 {
+        if self.decl.objects == Some(Objects::Rings) && !self.bounds.self_ring && c.threads.len() == 1 {
             return false;
         }
         if c.threads.len() < self.bounds.min_threads || (self.bounds.connected && !self.connected(c)) {
             return false;
         }
-        if self.bounds.remote_only && self.kind == Kind::Rdma && !self.polls_pending(c) {
+        if self.bounds.remote_only && self.decl.placed && !self.polls_pending(c) {
             return false;
         }
         // nodes 1..=k all present; unused locations and objects in their default placement
@@ -566,8 +526,8 @@ impl Generator {
                     for tnodes in tuples_of(t, k) {
                         let home_opts = if self.placed() { tuples_of(nl, k) } else { vec![vec![0; nl]] };
                         for homes in &home_opts {
-                            let ohome_opts =
-                                if self.obs_ids.replicated { vec![vec![0; nol]] } else { tuples_of(nol, k) };
+                            let oplaced = self.odecl.as_ref().is_some_and(|o| o.placed);
+                            let ohome_opts = if oplaced { tuples_of(nol, k) } else { vec![vec![0; nol]] };
                             for ohomes in ohome_opts {
                                 // a node must at least be able to host something
                                 let mut cover = 0u32;
@@ -614,7 +574,7 @@ impl Generator {
         let Shape { k, tnodes, homes, ohomes, cfgs, .. } = shape;
         let mut lists: Vec<(usize, &[u32])> = per_thread.iter().map(|v| (v.len, v.idx.as_slice())).collect();
         lists[0].1 = &lists[0].1[first.start * lists[0].0..first.end * lists[0].0];
-        let rings = if self.kind == Kind::Rbl { nobj } else { 0 };
+        let rings = if self.decl.objects == Some(Objects::Rings) { nobj } else { 0 };
         // one client refilled for every choice of sequences: a thread's calls are
         // copied only when its sequence changes (the last thread's at every choice)
         let mut client = Client {
@@ -794,4 +754,13 @@ impl Sequences {
     fn count(&self) -> usize {
         self.idx.len().checked_div(self.len).unwrap_or(0)
     }
+}
+
+/// Where a thread stands when its calls are drawn: nodes `1..=k`, its node, its
+/// roles in the objects, the homes of the locations its calls may name.
+struct Here<'a> {
+    k: u8,
+    node: u8,
+    roles: &'a [u8],
+    homes: &'a [u8],
 }

@@ -79,11 +79,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use mowgli_core::{Library, Param, StampOrder};
+use mowgli_core::{Library, Param, Role, StampOrder};
 use mowgli_libs::registry;
 use serde::Serialize;
 
 use super::{refine_parsed_on, ClientReport, ClientVerdict};
+use decl::{Decl, Objects};
 use crate::lang::implementation::Implementation;
 
 /// The bounds of a generated run.
@@ -147,36 +148,46 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    /// Defaults for library `lib` with `threads`, `nodes`, `calls`.
+    /// Defaults for library `lib` with `threads`, `nodes`, `calls`, read off its
+    /// declaration ([`Bounds::for_library`]; the defaults of a library with
+    /// located memory when `lib` is unknown).
     pub fn new(lib: &str, threads: usize, nodes: usize, calls: usize) -> Bounds {
-        let bal = matches!(lib, "bal" | "bal_all");
-        let rbl = matches!(lib, "rbl" | "rbl_weak" | "rbl_rfe");
+        let l = registry::library(lib, &mowgli_libs::orders::default_order()).ok();
+        Bounds::of_decl(l.as_deref().map(Decl::of).as_ref(), threads, nodes, calls)
+    }
+
+    /// Defaults for library `l` with `threads`, `nodes`, `calls`: two locations
+    /// (one when the memory is replicated, none when no method takes one); one
+    /// barrier or ring; values `1..=1` (`1..=2` when locations hold tuples, so
+    /// that a torn tuple shows); an observer for a library without locations:
+    /// barriers are observed through `rdmawait`, rings through `sv` (as the
+    /// paper's litmus tests of bal and rbl observe them).
+    pub fn for_library(l: &dyn Library, threads: usize, nodes: usize, calls: usize) -> Bounds {
+        Bounds::of_decl(Some(&Decl::of(l)), threads, nodes, calls)
+    }
+
+    fn of_decl(d: Option<&Decl>, threads: usize, nodes: usize, calls: usize) -> Bounds {
+        let objects = d.and_then(|d| d.objects);
         Bounds {
             threads,
             nodes,
             calls,
             size: None,
-            locs: if bal || rbl {
-                0
-            } else if lib == "sv" {
-                1
-            } else {
-                2
+            locs: match d {
+                Some(d) if !d.has_locs => 0,
+                Some(d) if !d.placed => 1,
+                _ => 2,
             },
             objects: 1,
-            values: 1,
+            values: if d.is_some_and(|d| d.tuples) { 2 } else { 1 },
             wids: 1,
             tuple_size: 2,
-            // rbl clients observe order through sv (the library I_RBL uses): its
-            // reads, writes and GF (docs/impl-language.md#generated-clients)
-            observer: if bal {
-                Some("rdmawait".to_string())
-            } else if rbl {
-                Some("sv".to_string())
-            } else {
-                None
+            observer: match objects {
+                Some(Objects::Barriers) => Some("rdmawait".to_string()),
+                Some(Objects::Rings) => Some("sv".to_string()),
+                None => None,
             },
-            observer_locs: if rbl { 1 } else { 2 },
+            observer_locs: if objects == Some(Objects::Rings) { 1 } else { 2 },
             symmetry: true,
             need_register: true,
             self_ring: true,
@@ -189,127 +200,30 @@ impl Bounds {
             bind_ids: true,
         }
     }
-}
 
-impl Bounds {
-    /// A library whose methods return nothing (e.g. a lock) gives clients without a
-    /// register, which refinement cannot compare: unless an observer was chosen,
-    /// observe them through rdmawait's CPU reads and writes.
-    pub fn observe_if_silent(&mut self, lib: &str, order: &StampOrder) {
-        if self.observer.is_some() || !self.need_register || lib == "rdmawait" {
+    /// The default observer of a generated run of `imp`: unless one was chosen,
+    /// clients observe through the first library the implementation uses that
+    /// has locations (its reads can see what the implementation's memory
+    /// accesses did: fence bugs of a method that returns, a library whose
+    /// methods return nothing).
+    pub fn observe_by_default(&mut self, imp: &Implementation, order: &StampOrder) {
+        if self.observer.is_some() || !self.need_register {
             return;
         }
-        if let Ok(l) = registry::library(lib, order) {
-            if !l.methods().iter().any(|m| m.returns) {
-                self.observer = Some("rdmawait".to_string());
+        for u in &imp.uses {
+            if let Ok(l) = registry::library(u, order) {
+                if Decl::of(l.as_ref()).has_locs && *u != imp.implements {
+                    self.observer = Some(u.clone());
+                    // a library with registers of its own is observed through one
+                    // location (the run stays within the default's budget)
+                    if self.locs > 0 {
+                        self.observer_locs = 1;
+                    }
+                    return;
+                }
             }
         }
     }
-}
-
-/// The libraries the generator knows how to write clients for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    /// Replicated locations.
-    Sv,
-    /// Locations on a node (`rdmawait`, `rdmatso`).
-    Rdma,
-    /// Locations on a node holding tuples.
-    Msw,
-    Bal,
-    Rbl,
-}
-
-/// Whether `lib` is a built-in the generator knows by name.
-fn kind_of_builtin(lib: &str) -> bool {
-    !mowgli_libs::registry::override_names().iter().any(|n| n == lib) || kind_of_named(lib)
-}
-
-fn kind_of_named(lib: &str) -> bool {
-    matches!(
-        lib,
-        "sv" | "rdmawait"
-            | "rdmatso"
-            | "rdmatso_nopcie"
-            | "rdmatso_f1"
-            | "rdmasc"
-            | "corerma"
-            | "corerma_noir"
-            | "corerma_vpi"
-            | "msw"
-            | "bal"
-            | "bal_all"
-            | "rbl"
-            | "rbl_weak"
-            | "rbl_rfe"
-    )
-}
-
-fn kind_of(lib: &str) -> Option<Kind> {
-    Some(match lib {
-        "sv" => Kind::Sv,
-        "rdmawait" | "rdmatso" | "rdmatso_nopcie" | "rdmatso_f1" | "rdmasc" => Kind::Rdma,
-        // coreRMA's common fragment with RDMA^TSO (Flush(n) for Poll(n)): locations on a node
-        "corerma" | "corerma_noir" | "corerma_vpi" => Kind::Rdma,
-        "msw" => Kind::Msw,
-        "bal" | "bal_all" => Kind::Bal,
-        "rbl" | "rbl_weak" | "rbl_rfe" => Kind::Rbl,
-        // a library from a file (`--lib`, docs/spec-language.md) of another name:
-        // generated as an RDMA-style library (located arguments; with `--nodes 1`
-        // every location is local to every thread)
-        _ if mowgli_libs::registry::override_names().iter().any(|n| n == lib) => Kind::Rdma,
-        _ => return None,
-    })
-}
-
-/// Whether parameter `i` of method `m` of an RDMA-style library is the remote side
-/// of a remote operation (a location or a node).
-fn is_remote(m: &str, i: usize) -> bool {
-    matches!((m, i), ("Put", 0) | ("Get", 1) | ("Poll" | "Rfence" | "Flush", 0))
-}
-
-/// Whether parameter `i` of method `m` of an RDMA-style library must be local
-/// (the built-ins by name; a file library's `local loc` parameters are found by
-/// [`probe_local`] and listed in `extra`).
-fn must_be_local_in(extra: &[(&'static str, usize)], m: &str, i: usize) -> bool {
-    matches!((m, i), ("Read" | "Write" | "CAS" | "TryRead", 0) | ("Get", 0) | ("Put", 1))
-        || extra.iter().any(|&(n, j)| n == m && j == i)
-}
-
-/// The location parameters of a library's methods that must be on the caller's
-/// node, found by asking the library: a call whose only location argument is on
-/// the caller's node passes [`Library::check_call`] and the same call with the
-/// location on another node does not.
-fn probe_local(l: &dyn Library) -> Vec<(&'static str, usize)> {
-    use mowgli_core::{LocInfo, ThreadInfo, Value, World};
-    let world = |home: u32| World {
-        threads: vec![ThreadInfo { name: "T1".into(), node: 1 }],
-        locs: vec![LocInfo { name: "x".into(), home: Some(home), init: Value::Int(0), size: None, implicit: false }],
-        nodes: vec![1, 2],
-        ..World::default()
-    };
-    let (here, there) = (world(1), world(2));
-    let mut out = Vec::new();
-    for (mi, sig) in l.methods().iter().enumerate() {
-        for (pi, p) in sig.params.iter().enumerate() {
-            if !matches!(p, Param::Loc) {
-                continue;
-            }
-            let args: Vec<Value> = sig
-                .params
-                .iter()
-                .map(|q| match q {
-                    Param::Loc | Param::Src => Value::Loc(0),
-                    Param::Node => Value::Node(1),
-                    _ => Value::Int(1),
-                })
-                .collect();
-            if l.check_call(&here, 0, mi, &args).is_ok() && l.check_call(&there, 0, mi, &args).is_err() {
-                out.push((sig.name, pi));
-            }
-        }
-    }
-    out
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -357,21 +271,6 @@ enum ObjCfg {
     /// A ring: its writer and the set of its readers (bit i: thread i), which may
     /// include the writer (LOCO Def. 5.2 allows wthd(x) ∈ rthd(x)).
     Ring(u8, u32),
-}
-
-/// The observer methods the generator uses, by index in the observer's signature.
-#[derive(Clone, Copy, Debug, Default)]
-struct ObsIds {
-    read: u8,
-    write: u8,
-    /// `rdmawait`'s `Put` (none for `sv`).
-    put: Option<u8>,
-    /// The fence: `rdmawait`'s `Mfence()` or `sv`'s `GF(nodes)`.
-    fence: Option<u8>,
-    /// Whether the fence takes a node set (`GF`).
-    fence_nodes: bool,
-    /// Replicated locations (`sv`): no home node.
-    replicated: bool,
 }
 
 /// A client: nodes `1..=k`, threads (node, roles per object, calls), homes of the
@@ -440,14 +339,13 @@ impl SizeClass {
 /// Generates the clients of a library up to bounds, one size class at a time.
 pub struct Generator {
     lib: String,
-    /// A file library's parameters that must be local ([`probe_local`]).
-    local_params: Vec<(&'static str, usize)>,
-    kind: Kind,
+    /// The implemented library's declaration.
+    decl: Decl,
     sigs: Vec<mowgli_core::MethodSig>,
+    /// The observer library: its name and methods, and its declaration.
     observer: Option<(String, Vec<mowgli_core::MethodSig>)>,
+    odecl: Option<Decl>,
     bounds: Bounds,
-    /// Observer methods: Read, Write, Put.
-    obs_ids: ObsIds,
 }
 
 /// Every client up to the bounds, in order (a convenience for small bounds and tests).
@@ -481,6 +379,7 @@ pub fn client_name(lib: &str, index: usize) -> String {
 
 /// Which clients a run checks: those whose index is `index − 1` modulo `count`.
 mod canon;
+mod decl;
 mod enumerate;
 mod render;
 mod run;

@@ -41,13 +41,26 @@ pub(super) fn obj_name(c: &Client, o: u8) -> String {
     }
 }
 
-/// Whether a method writes the location of its first argument (`Write`, `CAS`,
-/// `Put`/`Get` at their destination, `sv`'s `Bcast` to the other copies).
-pub(super) fn writes_first(m: &str) -> bool {
-    matches!(m, "Write" | "CAS" | "Put" | "Get" | "Bcast")
-}
-
 impl Generator {
+    /// The client space in words: the methods each library's calls are drawn
+    /// from (every method of its declaration, or those `--methods` keeps), how
+    /// the observer names its work identifiers.
+    pub fn space(&self) -> String {
+        let names = |sigs: &[mowgli_core::MethodSig], keep: &dyn Fn(&mowgli_core::MethodSig) -> bool| {
+            sigs.iter().filter(|m| !m.name.starts_with('#') && keep(m)).map(|m| m.name).collect::<Vec<_>>().join(", ")
+        };
+        let mine = |m: &mowgli_core::MethodSig| self.bounds.methods.as_ref().is_none_or(|ms| ms.iter().any(|n| n == m.name));
+        let mut s = format!("calls of `{}` ({})", self.lib, names(&self.sigs, &mine));
+        if let Some(o) = &self.odecl {
+            let fences = self.bounds.observer_fences;
+            let keep = |m: &mowgli_core::MethodSig| {
+                !m.awaits() && (fences || !m.params.iter().all(|p| *p == Param::Nodes))
+            };
+            s += &format!(" and of the observer `{}` ({}; its work identifiers `_`)", o.name, names(&o.sigs, &keep));
+        }
+        s
+    }
+
     /// The litmus text of client `i` of a class, named `name`.
     pub fn render(&self, class: &SizeClass, i: usize, name: &str) -> String {
         self.render_with(class, i, name, &class.description)
@@ -110,7 +123,7 @@ impl Generator {
                     name: nm(loc_name(l as u8)),
                     node: (h != 0).then_some(i64::from(h)),
                     init: None,
-                    size: (h != 0 && self.kind == Kind::Msw).then_some(b.tuple_size as i64),
+                    size: (h != 0 && self.decl.tuples).then_some(b.tuple_size as i64),
                 });
             }
         }

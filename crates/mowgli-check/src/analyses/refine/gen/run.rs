@@ -76,6 +76,8 @@ pub struct GenReport {
     pub implementation: String,
     pub library: String,
     pub bounds: Bounds,
+    /// The client space the run covers, in words ([`Generator::space`]).
+    pub space: String,
     pub partition: Partition,
     pub loop_bound: usize,
     /// Labelled clients generated (before symmetry reduction).
@@ -166,6 +168,7 @@ pub fn run(
         implementation: imp.name.clone(),
         library: imp.implements.clone(),
         bounds: bounds.clone(),
+        space: g.space(),
         partition: opts.partition,
         loop_bound: opts.loop_bound,
         generated: 0,
