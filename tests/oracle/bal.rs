@@ -29,7 +29,7 @@ impl Bal {
     pub fn new(order: &StampOrder, all_nodes: bool) -> Result<Self, LibError> {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
-        let methods = vec![MethodSig { name: "BAR", params: vec![Param::Obj], returns: false }];
+        let methods = vec![MethodSig::plain("BAR", &[Param::Obj], false)];
         Ok(Bal { all_nodes, kinds, methods })
     }
 }

@@ -56,8 +56,8 @@ impl Rbl {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
         let methods = vec![
-            MethodSig { name: "Submit", params: vec![Param::Obj, Param::Val], returns: true },
-            MethodSig { name: "Receive", params: vec![Param::Obj], returns: true },
+            MethodSig::plain("Submit", &[Param::Obj, Param::Val], true),
+            MethodSig::plain("Receive", &[Param::Obj], true),
         ];
         Ok(Rbl { variant, kinds, methods })
     }

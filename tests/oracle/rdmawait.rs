@@ -32,14 +32,14 @@ pub struct RdmaWait {
 
 /// A method slot a library does not offer (names starting with `#` never resolve).
 pub fn hidden(name: &'static str) -> MethodSig {
-    MethodSig { name, params: vec![], returns: false }
+    MethodSig::plain(name, &[], false)
 }
 
 impl RdmaWait {
     pub fn new(order: &StampOrder) -> Result<Self, LibError> {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
-        let p = |name, params: &[Param], returns| MethodSig { name, params: params.to_vec(), returns };
+        let p = MethodSig::plain;
         let methods = vec![
             p("Read", &[Param::Loc], true),
             p("Write", &[Param::Loc, Param::Val], false),
@@ -60,7 +60,7 @@ impl RdmaWait {
     /// RDMA^WAIT's numbering (CAS, Mfence, Rfence are not offered).
     pub fn msw(order: &StampOrder) -> Result<Self, LibError> {
         let mut w = RdmaWait::new(order)?;
-        let p = |name, params: &[Param], returns| MethodSig { name, params: params.to_vec(), returns };
+        let p = MethodSig::plain;
         w.methods = vec![
             p("TryRead", &[Param::Loc], true),
             p("Write", &[Param::Loc, Param::Val], false),

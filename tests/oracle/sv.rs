@@ -35,7 +35,7 @@ impl Sv {
     pub fn new(order: &StampOrder) -> Result<Self, LibError> {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
-        let p = |name, params: &[Param], returns| MethodSig { name, params: params.to_vec(), returns };
+        let p = MethodSig::plain;
         let methods = vec![
             p("Write", &[Param::Loc, Param::Val], false),
             p("Read", &[Param::Loc], true),

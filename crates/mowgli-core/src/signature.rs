@@ -124,12 +124,30 @@ pub struct MethodSig {
     pub roles: Vec<Role>,
     /// What the method may return (empty when it returns nothing).
     pub rets: Vec<Ret>,
+    /// An extension of the library's core interface (e.g. LOCO App. F.1's set
+    /// operations of RDMA^TSO): generated litmus suites leave it out unless asked.
+    pub extension: bool,
 }
 
 impl MethodSig {
     /// A signature from its roles and return alternatives.
     pub fn new(name: &'static str, roles: Vec<Role>, rets: Vec<Ret>) -> MethodSig {
-        MethodSig { name, params: roles.iter().map(|r| r.param()).collect(), returns: !rets.is_empty(), roles, rets }
+        let params = roles.iter().map(|r| r.param()).collect();
+        MethodSig { name, params, returns: !rets.is_empty(), roles, rets, extension: false }
+    }
+
+    /// A signature from argument kinds alone: each parameter gets its kind's
+    /// default role ([`Role::of`]); a returning method returns some value.
+    pub fn plain(name: &'static str, params: &[Param], returns: bool) -> MethodSig {
+        let roles = params.iter().map(|p| Role::of(*p)).collect();
+        let rets = if returns { vec![Ret::Top] } else { vec![] };
+        MethodSig { name, params: params.to_vec(), returns, roles, rets, extension: false }
+    }
+
+    /// The same signature, marked an extension of the core interface.
+    pub fn extension(mut self) -> MethodSig {
+        self.extension = true;
+        self
     }
 
     /// The role of parameter `i` (its kind's default when the roles are missing).

@@ -80,9 +80,9 @@ pub fn methods() -> Vec<MethodSig> {
         m("Get", vec![here(true), there(false)], vec![Ret::Id]),
         m("Poll", vec![Role::Node { completes: true }], vec![Ret::Id]),
         m("Rfence", vec![Role::Node { completes: false }], vec![]),
-        m("SetAdd", vec![set, Role::Val], vec![]),
-        m("SetRemove", vec![set, Role::Val], vec![]),
-        m("SetIsEmpty", vec![set], vec![Ret::Bool]),
+        m("SetAdd", vec![set, Role::Val], vec![]).extension(),
+        m("SetRemove", vec![set, Role::Val], vec![]).extension(),
+        m("SetIsEmpty", vec![set], vec![Ret::Bool]).extension(),
     ]
 }
 

@@ -36,25 +36,6 @@ use serde::Serialize;
 use crate::analyses::litmus;
 use crate::analyses::refine::gen::{client_name, Bounds, Generator, Partition};
 
-/// The libraries `mowgli generate` writes programs for.
-pub const LIBRARIES: [&str; 9] =
-    ["rdmatso", "rdmatso_nopcie", "rdmatso_f1", "rdmasc", "rdmawait", "sv", "corerma", "corerma_noir", "corerma_vpi"];
-
-/// The methods of `lib` in the litmus format (`docs/litmus-format.md`): the
-/// generator leaves out the others (e.g. `rdmatso`'s set operations of LOCO App. F.1).
-pub fn methods_of(lib: &str) -> Option<&'static [&'static str]> {
-    Some(match lib {
-        "rdmatso" | "rdmatso_nopcie" | "rdmatso_f1" | "rdmasc" => {
-            &["Read", "Write", "CAS", "Mfence", "Put", "Get", "Poll", "Rfence"]
-        }
-        "rdmawait" => &["Read", "Write", "CAS", "Mfence", "Put", "Get", "Wait", "Rfence"],
-        "sv" => &["Write", "Read", "Bcast", "Wait", "GF"],
-        // coreRMA on its common fragment with RDMA^TSO (RDMA paper App. A.10), every access atomic
-        "corerma" | "corerma_noir" | "corerma_vpi" => &["Read", "Write", "Put", "Get", "Flush"],
-        _ => return None,
-    })
-}
-
 /// Bounds of a generated suite.
 #[derive(Clone, Debug, Serialize)]
 pub struct SuiteBounds {
@@ -74,7 +55,9 @@ pub struct SuiteBounds {
 
 impl SuiteBounds {
     /// The generator bounds for library `lib`: these bounds, one work identifier per
-    /// thread, no observer library, and the filter of the module documentation.
+    /// thread, no observer library, every method of the library's core interface
+    /// (not those its declaration marks as extensions), and the filter of the
+    /// module documentation.
     pub fn gen_bounds(&self, lib: &str) -> Bounds {
         let mut b = Bounds::new(lib, self.threads, self.nodes, self.instrs);
         b.locs = self.locs;
@@ -83,7 +66,7 @@ impl SuiteBounds {
         b.need_register = false;
         b.min_threads = self.min_threads;
         b.connected = true;
-        b.methods = methods_of(lib).map(|ms| ms.iter().map(|m| m.to_string()).collect());
+        b.extensions = false;
         b.remote_only = true;
         b.bind_ids = false;
         b
@@ -275,12 +258,17 @@ pub fn generate_suite_with(
     }
     let mut gens = Vec::new();
     for lib in &opts.libs {
-        if !LIBRARIES.contains(&lib.as_str()) {
+        if mowgli_libs::registry::library(lib, order).is_err() {
             // shown in the command line that named it (`--libs`), with the closest library
             let args: Vec<String> = std::env::args().collect();
-            let msg = format!("cannot generate litmus tests over `{lib}` (supported: {})", LIBRARIES.join(", "));
-            let d = mowgli_diag::Diagnostic::command_line(&args, "--libs", lib, msg).with_label("unsupported");
-            return Err(d.suggesting(lib, LIBRARIES).to_string());
+            let mut known: Vec<String> = mowgli_libs::registry::KNOWN.iter().map(|s| s.to_string()).collect();
+            known.extend(mowgli_libs::registry::override_names());
+            let msg = format!(
+                "unknown library `{lib}` (known: {}; a library file is given with `--lib FILE`)",
+                known.join(", ")
+            );
+            let d = mowgli_diag::Diagnostic::command_line(&args, "--libs", lib, msg).with_label("unknown");
+            return Err(d.suggesting(lib, known.iter().map(String::as_str)).to_string());
         }
         gens.push(Generator::new(lib, order, &b.gen_bounds(lib))?);
     }

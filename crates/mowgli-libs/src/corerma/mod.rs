@@ -102,10 +102,15 @@ impl CoreRma {
             for s in suffixes(accesses) {
                 names.push((format!("{base}_{s}"), s.chars().map(|c| c == 'a').collect()));
             }
-            for (name, atoms) in names {
+            for (i, (name, atoms)) in names.into_iter().enumerate() {
                 let name: &'static str = Box::leak(name.into_boxed_str());
                 let rets = if returns { vec![Ret::ValueOf(0), Ret::Top] } else { vec![] };
-                methods.push(MethodSig::new(name, roles.to_vec(), rets));
+                let sig = MethodSig::new(name, roles.to_vec(), rets);
+                // the common fragment with RDMA^TSO (RDMA paper App. A.10) is the
+                // atomic read, write, put and get; per-access atomicity variants and
+                // the remote atomics extend it
+                let core = i == 0 && matches!(stmt, Stmt::Read | Stmt::Write | Stmt::Put | Stmt::Get);
+                methods.push(if core { sig } else { sig.extension() });
                 info.push(MethodInfo { stmt, atoms });
             }
         };

@@ -161,6 +161,7 @@ impl Generator {
         let remote_only = self.bounds.remote_only && decl.placed;
         for (mi, sig) in decl.sigs.iter().enumerate() {
             if sig.name.starts_with('#')
+                || (sig.extension && !self.bounds.extensions)
                 || (!observer && self.bounds.methods.as_ref().is_some_and(|ms| !ms.iter().any(|m| m == sig.name)))
                 || (observer && !self.bounds.observer_fences && sig.params.iter().all(|p| *p == Param::Nodes))
                 // the observer's work identifiers are all `_`: nothing to wait for

@@ -136,6 +136,9 @@ pub struct Bounds {
     pub connected: bool,
     /// Only these methods of the library (all when `None`).
     pub methods: Option<Vec<String>>,
+    /// Methods the declaration marks as extensions of the core interface
+    /// ([`mowgli_core::MethodSig::extension`]) are drawn too.
+    pub extensions: bool,
     /// RDMA-style libraries: remote operations go towards another node (the RDMA
     /// paper's "by n towards n̄"): the destination of a `Put`, the source of a
     /// `Get`, the node of a `Poll` or `Rfence` are not the caller's node; and
@@ -196,6 +199,7 @@ impl Bounds {
             min_threads: 1,
             connected: false,
             methods: None,
+            extensions: true,
             remote_only: false,
             bind_ids: true,
         }
