@@ -547,6 +547,8 @@ mod generated {
         let mut b = Bounds::new("msw", 2, 2, 1);
         b.locs = 2;
         b.wids = 0;
+        // the enumeration above draws the one value 1 (the default is 2 for tuple memory)
+        b.values = 1;
         let g = gen::generate("msw", &default_order(), &b).expect("generates");
         assert_eq!(g.generated, labelled.len() as u64, "labelled clients");
         assert_eq!(g.clients.len(), classes.len(), "clients up to renaming");

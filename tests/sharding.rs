@@ -142,7 +142,9 @@ fn refine_generated_clients() {
         1,
         "refine-fail",
     );
-    assert_eq!(doc["generated"]["failures"].as_array().map(Vec::len), Some(1));
+    // two failing clients since the observer draws every rdmawait method (its
+    // puts with local sources besides literals): gen-sv-48 and gen-sv-68
+    assert_eq!(doc["generated"]["failures"].as_array().map(Vec::len), Some(2));
 }
 
 #[test]

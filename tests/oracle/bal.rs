@@ -11,8 +11,8 @@
 
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
-    WitnessSearch, World,
+    BitRel, Callers, Event, ExecGraph, FinalValue, Library, MethodSig, Role, Stamp, StampOrder, StampTable, Value,
+    ValueDomain, WitnessSearch, World,
 };
 
 use mowgli_libs::rdma::Kinds;
@@ -29,7 +29,7 @@ impl Bal {
     pub fn new(order: &StampOrder, all_nodes: bool) -> Result<Self, LibError> {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
-        let methods = vec![MethodSig::plain("BAR", &[Param::Obj], false)];
+        let methods = vec![MethodSig::new("BAR", vec![Role::Barrier(Callers::Participants)], vec![])];
         Ok(Bal { all_nodes, kinds, methods })
     }
 }

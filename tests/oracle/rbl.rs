@@ -24,8 +24,8 @@
 
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
-    WitnessSearch, World,
+    BitRel, Callers, Event, ExecGraph, FinalValue, Library, MethodSig, Ret, Role, Stamp, StampOrder, StampTable, Value,
+    ValueDomain, WitnessSearch, World,
 };
 
 use mowgli_libs::rdma::Kinds;
@@ -56,8 +56,8 @@ impl Rbl {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
         let methods = vec![
-            MethodSig::plain("Submit", &[Param::Obj, Param::Val], true),
-            MethodSig::plain("Receive", &[Param::Obj], true),
+            MethodSig::new("Submit", vec![Role::Ring(Callers::Writer), Role::Val], vec![Ret::Bool]),
+            MethodSig::new("Receive", vec![Role::Ring(Callers::Participants)], vec![Ret::Message, Ret::Bot]),
         ];
         Ok(Rbl { variant, kinds, methods })
     }

@@ -16,8 +16,8 @@
 
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
-    WitnessSearch, World,
+    BitRel, Event, ExecGraph, FinalValue, Library, MemoryShape, MethodSig, Ret, Role, Stamp, StampOrder, StampTable,
+    Value, ValueDomain, WitnessSearch, World,
 };
 
 use mowgli_libs::rdma::{self, iso, Kinds};
@@ -30,6 +30,14 @@ pub struct RdmaWait {
     msw: bool,
 }
 
+/// A location on the caller's node / anywhere, written by the call or not.
+fn here(written: bool) -> Role {
+    Role::Loc { local: true, written, sized_like: None }
+}
+fn there(written: bool) -> Role {
+    Role::Loc { local: false, written, sized_like: None }
+}
+
 /// A method slot a library does not offer (names starting with `#` never resolve).
 pub fn hidden(name: &'static str) -> MethodSig {
     MethodSig::plain(name, &[], false)
@@ -39,16 +47,18 @@ impl RdmaWait {
     pub fn new(order: &StampOrder) -> Result<Self, LibError> {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
-        let p = MethodSig::plain;
+        // the declaration of LOCO App. F.2 (as specs/libs/rdmawait.lib states it)
+        let m = MethodSig::new;
+        let (wid, wait) = (Role::Wid { awaited: false }, Role::Wid { awaited: true });
         let methods = vec![
-            p("Read", &[Param::Loc], true),
-            p("Write", &[Param::Loc, Param::Val], false),
-            p("CAS", &[Param::Loc, Param::Val, Param::Val], true),
-            p("Mfence", &[], false),
-            p("Put", &[Param::Loc, Param::Src, Param::Wid], false),
-            p("Get", &[Param::Loc, Param::Loc, Param::Wid], false),
-            p("Wait", &[Param::Wid], false),
-            p("Rfence", &[Param::Node], false),
+            m("Read", vec![here(false)], vec![Ret::ValueOf(0)]),
+            m("Write", vec![here(true), Role::Val], vec![]),
+            m("CAS", vec![here(true), Role::Val, Role::Val], vec![Ret::ValueOf(0)]),
+            m("Mfence", vec![], vec![]),
+            m("Put", vec![there(true), Role::Src, wid], vec![]),
+            m("Get", vec![here(true), there(false), wid], vec![]),
+            m("Wait", vec![wait], vec![]),
+            m("Rfence", vec![Role::Node { completes: false }], vec![]),
         ];
         Ok(RdmaWait { kinds, methods, msw: false })
     }
@@ -60,15 +70,17 @@ impl RdmaWait {
     /// RDMA^WAIT's numbering (CAS, Mfence, Rfence are not offered).
     pub fn msw(order: &StampOrder) -> Result<Self, LibError> {
         let mut w = RdmaWait::new(order)?;
-        let p = MethodSig::plain;
+        let m = MethodSig::new;
+        let (wid, wait) = (Role::Wid { awaited: false }, Role::Wid { awaited: true });
+        let sized = |local, written| Role::Loc { local, written, sized_like: Some(0) };
         w.methods = vec![
-            p("TryRead", &[Param::Loc], true),
-            p("Write", &[Param::Loc, Param::Val], false),
+            m("TryRead", vec![here(false)], vec![Ret::ValueOf(0), Ret::Bot]),
+            m("Write", vec![here(true), Role::Tuple(0)], vec![]),
             hidden("#CAS"),
             hidden("#Mfence"),
-            p("Put", &[Param::Loc, Param::Loc, Param::Wid], false),
-            p("Get", &[Param::Loc, Param::Loc, Param::Wid], false),
-            p("Wait", &[Param::Wid], false),
+            m("Put", vec![there(true), sized(true, false), wid], vec![]),
+            m("Get", vec![here(true), sized(false, false), wid], vec![]),
+            m("Wait", vec![wait], vec![]),
             hidden("#Rfence"),
         ];
         w.msw = true;
@@ -86,6 +98,9 @@ impl Library for RdmaWait {
     }
     fn methods(&self) -> &[MethodSig] {
         &self.methods
+    }
+    fn memory(&self) -> MemoryShape {
+        MemoryShape { replicated: false, tuples: self.msw }
     }
     fn check_call(&self, world: &World, thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
         rdma::check_nodes(world, thread, method, args)?;

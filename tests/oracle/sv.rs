@@ -13,8 +13,8 @@
 use mowgli_core::memory::{ReadSpec, ReadVal, RfMo, WriteSpec, WriteVal};
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Param, Stamp, StampOrder, StampTable, Value, ValueDomain,
-    WitnessSearch, World,
+    BitRel, Event, ExecGraph, FinalValue, Library, MemoryShape, MethodSig, Ret, Role, Stamp, StampOrder, StampTable,
+    Value, ValueDomain, WitnessSearch, World,
 };
 
 use mowgli_libs::rdma::Kinds;
@@ -35,13 +35,15 @@ impl Sv {
     pub fn new(order: &StampOrder) -> Result<Self, LibError> {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
-        let p = MethodSig::plain;
+        // Example 3.1's declaration (as specs/libs/sv.lib states it)
+        let m = MethodSig::new;
+        let x = |written| Role::Loc { local: false, written, sized_like: None };
         let methods = vec![
-            p("Write", &[Param::Loc, Param::Val], false),
-            p("Read", &[Param::Loc], true),
-            p("Bcast", &[Param::Loc, Param::Wid, Param::Nodes], false),
-            p("Wait", &[Param::Wid], false),
-            p("GF", &[Param::Nodes], false),
+            m("Write", vec![x(true), Role::Val], vec![]),
+            m("Read", vec![x(false)], vec![Ret::ValueOf(0)]),
+            m("Bcast", vec![x(true), Role::Wid { awaited: false }, Role::Nodes], vec![]),
+            m("Wait", vec![Role::Wid { awaited: true }], vec![]),
+            m("GF", vec![Role::Nodes], vec![]),
         ];
         Ok(Sv { kinds, methods })
     }
@@ -57,6 +59,9 @@ impl Library for Sv {
     }
     fn methods(&self) -> &[MethodSig] {
         &self.methods
+    }
+    fn memory(&self) -> MemoryShape {
+        MemoryShape { replicated: true, tuples: false }
     }
     fn check_call(&self, world: &World, _thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
         if let Some(Value::Loc(l)) = args.first() {

@@ -24,7 +24,7 @@ pub use domain::{ValueDomain, Written};
 pub use exec::{ExecGraph, SubEvent};
 pub use fixpoint::DomainSets;
 pub use library::{FinalValue, Library, WitnessSearch};
-pub use signature::{Callers, MemoryShape, MethodSig, Param, Ret, Role};
 pub use model::{Event, LocId, LocInfo, ObjInfo, ThreadId, ThreadInfo, Value, World};
 pub use rel::BitRel;
+pub use signature::{Callers, MemoryShape, MethodSig, Param, Ret, Role};
 pub use stamp::{Cell, NodeId, Stamp, StampOrder, StampTable};

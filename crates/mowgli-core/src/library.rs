@@ -2,10 +2,10 @@
 //! search a library's consistency witnesses (rf, mo, …).
 
 pub use crate::domain::{ValueDomain, Written};
-pub use crate::signature::{Callers, MemoryShape, MethodSig, Param, Ret, Role};
 use crate::exec::ExecGraph;
 use crate::model::{Event, LibId, LocId, MethodId, ThreadId, Value, World};
 use crate::rel::BitRel;
+pub use crate::signature::{Callers, MemoryShape, MethodSig, Param, Ret, Role};
 use crate::stamp::{NodeId, Stamp, StampTable};
 
 /// A memory cell: a location, and the copy's node for a replicated location.

@@ -35,8 +35,8 @@ use std::collections::BTreeSet;
 
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Ret, Role, Stamp, StampOrder, StampTable, Value, ValueDomain,
-    WitnessSearch, World, Written,
+    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Ret, Role, Stamp, StampOrder, StampTable, Value,
+    ValueDomain, WitnessSearch, World, Written,
 };
 
 use crate::rdma::Kinds;

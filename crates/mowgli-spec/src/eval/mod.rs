@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex, Weak};
 use mowgli_core::library::Cell as MemCell;
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    Event, ExecGraph, Library, MethodSig, Stamp, StampOrder, StampTable, Value, ValueDomain, WitnessSearch,
-    World, Written,
+    Event, ExecGraph, Library, MethodSig, Stamp, StampOrder, StampTable, Value, ValueDomain, WitnessSearch, World,
+    Written,
 };
 
 use crate::*;

@@ -104,25 +104,68 @@ fn parse(text: &str) -> Option<Program> {
     (!threads.is_empty()).then_some(Program { header, threads, nodes })
 }
 
-/// The observer library of the clients built for implementation `imp`: the one the
-/// client generator adds for its library, or else one the implementation uses.
-fn observer_of(imp: &Implementation) -> Result<&'static str, String> {
+/// The observer library of the clients built for implementation `imp` (the one
+/// the client generator adds for its library, or else one the implementation
+/// uses), with the methods the shapes need, found by their declared roles: a write
+/// of a value to a location, a read of a location that returns its value, a put
+/// of a local source to a location anywhere (located memory), a fence (a method
+/// whose parameters are all node sets, or none).
+fn observer_of(imp: &Implementation, order: &StampOrder) -> Result<ObsLib, String> {
     let default = Bounds::new(&imp.implements, 1, 1, 1).observer;
-    for cand in default.iter().map(String::as_str).chain(imp.uses.iter().map(String::as_str)) {
-        match cand {
-            "sv" if imp.implements != "sv" => return Ok("sv"),
-            "rdmawait" if imp.implements != "rdmawait" => return Ok("rdmawait"),
-            _ => {}
+    for cand in default.iter().chain(imp.uses.iter()) {
+        if *cand == imp.implements {
+            continue;
+        }
+        let Ok(l) = mowgli_libs::registry::library(cand, order) else { continue };
+        if let Some(o) = ObsLib::of(cand, l.as_ref()) {
+            return Ok(o);
         }
     }
     Err(format!(
-        "`{}` uses {}, which composes with no other library (LOCO App. F.4): a client of it cannot add observer calls",
+        "`{}` uses {}, which has no location write and read by their declarations (LOCO App. F.4): a client of it cannot add observer calls",
         imp.name,
         imp.uses.join(", ")
     ))
 }
 
-/// An observer location: its name and, for `rdmawait`, its home node.
+/// An observer library and the methods the shapes use.
+struct ObsLib {
+    name: String,
+    write: &'static str,
+    read: &'static str,
+    put: Option<&'static str>,
+    /// The work identifiers the put takes (all given as `_`).
+    put_wids: usize,
+    /// The fence and whether it takes the set of every node.
+    fence: Option<(&'static str, bool)>,
+    /// Locations have a home node.
+    placed: bool,
+}
+
+impl ObsLib {
+    fn of(name: &str, l: &dyn mowgli_core::Library) -> Option<ObsLib> {
+        use mowgli_core::{Ret, Role};
+        let sigs = l.methods();
+        let find =
+            |f: &dyn Fn(&mowgli_core::MethodSig) -> bool| sigs.iter().find(|m| !m.extension && f(m)).map(|m| m.name);
+        let write =
+            find(&|m| matches!(m.roles.as_slice(), [Role::Loc { written: true, .. }, Role::Val]) && m.rets.is_empty())?;
+        let read = find(&|m| {
+            matches!(m.roles.as_slice(), [Role::Loc { written: false, .. }]) && m.rets.contains(&Ret::ValueOf(0))
+        })?;
+        let put = find(&|m| {
+            matches!(m.roles.as_slice(), [Role::Loc { local: false, written: true, .. }, Role::Src, ..])
+                && m.roles[2..].iter().all(|r| matches!(r, Role::Wid { awaited: false }))
+        });
+        let fence = find(&|m| m.roles.iter().all(|r| *r == Role::Nodes) && m.rets.is_empty())
+            .map(|f| (f, sigs.iter().any(|m| m.name == f && !m.roles.is_empty())));
+        let placed = !l.memory().replicated;
+        let put_wids = put.and_then(|p| sigs.iter().find(|m| m.name == p)).map_or(0, |m| m.roles.len() - 2);
+        Some(ObsLib { name: name.to_string(), write, read, put: put.filter(|_| placed), put_wids, fence, placed })
+    }
+}
+
+/// An observer location: its name and, on located memory, its home node.
 struct Loc {
     name: &'static str,
     home: u32,
@@ -132,7 +175,7 @@ struct Loc {
 /// before the call at that position; `extra` a new thread (node, lines).
 struct Builder<'a> {
     prog: &'a Program,
-    obs: &'static str,
+    obs: &'a ObsLib,
     nodes_text: String,
     /// The implemented library, whose calls are qualified (`msw.Write`) so that
     /// they cannot clash with the observer's methods.
@@ -153,18 +196,23 @@ fn qualify(line: &str, lib: &str) -> String {
 
 impl Builder<'_> {
     fn write(&self, loc: &Loc, node: u32, put: bool) -> String {
-        match self.obs {
-            "rdmawait" if put || loc.home != node => format!("rdmawait.Put({}, 1, _)", loc.name),
-            o => format!("{o}.Write({}, 1)", loc.name),
+        let o = self.obs;
+        match o.put {
+            Some(p) if put || (o.placed && loc.home != node) => {
+                let wids = ", _".repeat(o.put_wids);
+                format!("{}.{p}({}, 1{wids})", o.name, loc.name)
+            }
+            _ => format!("{}.{}({}, 1)", o.name, o.write, loc.name),
         }
     }
     fn read(&self, loc: &Loc, reg: &str) -> String {
-        format!("{reg} = {}.Read({})", self.obs, loc.name)
+        format!("{reg} = {}.{}({})", self.obs.name, self.obs.read, loc.name)
     }
     fn fence(&self) -> String {
-        match self.obs {
-            "sv" => format!("sv.GF({})", self.nodes_text),
-            _ => "rdmawait.Mfence()".to_string(),
+        match self.obs.fence {
+            Some((f, true)) => format!("{}.{f}({})", self.obs.name, self.nodes_text),
+            Some((f, false)) => format!("{}.{f}()", self.obs.name),
+            None => String::new(),
         }
     }
 
@@ -179,7 +227,7 @@ impl Builder<'_> {
         let mut s = format!("test {name}\n");
         for h in &p.header {
             if let Some(libs) = h.strip_prefix("libraries ") {
-                s += &format!("libraries {libs}, {}\n", self.obs);
+                s += &format!("libraries {libs}, {}\n", self.obs.name);
             } else if h.starts_with("test ") || h.starts_with('"') {
                 continue;
             } else {
@@ -191,10 +239,7 @@ impl Builder<'_> {
             s += &format!("thread {oname} @ {n}\n");
         }
         for l in locs {
-            s += &match self.obs {
-                "rdmawait" => format!("loc {} @ {}\n", l.name, l.home),
-                _ => format!("loc {}\n", l.name),
-            };
+            s += &if self.obs.placed { format!("loc {} @ {}\n", l.name, l.home) } else { format!("loc {}\n", l.name) };
         }
         for (ti, t) in p.threads.iter().enumerate() {
             s += &format!("{}:\n", t.name);
@@ -259,7 +304,7 @@ struct Candidate {
     rank: u8,
 }
 
-fn candidates(prog: &Program, lib: &str, obs: &'static str, reason: &str) -> Vec<Candidate> {
+fn candidates(prog: &Program, lib: &str, obs: &ObsLib, reason: &str) -> Vec<Candidate> {
     let nodes_text = format!("{{{}}}", prog.nodes.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
     let b = Builder { prog, obs, nodes_text, lib: lib.to_string() };
     let ends = endpoints(reason);
@@ -272,21 +317,22 @@ fn candidates(prog: &Program, lib: &str, obs: &'static str, reason: &str) -> Vec
     let near = |pt: (usize, usize), e: Option<(usize, usize)>, after: bool| {
         e.is_some_and(|(t, c)| pt.0 == t && pt.1 == c + after as usize)
     };
-    let puts: &[bool] = if obs == "rdmawait" { &[false, true] } else { &[false] };
+    let puts: &[bool] = if obs.put.is_some() { &[false, true] } else { &[false] };
+    let fences: &[bool] = if obs.fence.is_some() { &[false, true] } else { &[false] };
     let mut n = 0;
     // the abstract program itself first: its own returned values may already be an
     // outcome the specification forbids (e.g. a torn read, an O3 refutation)
     let bare = Builder { prog, obs, nodes_text: b.nodes_text.clone(), lib: b.lib.clone() };
     let mut out = vec![Candidate {
         shape: "the abstract program alone".to_string(),
-        text: bare.render("observe-0", &[], &[], None).replacen(&format!(", {obs}\n"), "\n", 1),
+        text: bare.render("observe-0", &[], &[], None).replacen(&format!(", {}\n", obs.name), "\n", 1),
         rank: 0,
     }];
     for &a in &points {
         for &bp in &points {
             let rank = if near(a, first, false) && near(bp, last, true) { 0 } else { 1 };
             let (ta, tb) = (&prog.threads[a.0], &prog.threads[bp.0]);
-            for fenced in [false, true] {
+            for &fenced in fences {
                 for &put in puts {
                     let fence = |v: Vec<String>, before: bool| -> Vec<String> {
                         match (fenced, before) {
@@ -378,7 +424,7 @@ pub fn observe(
         errors: 0,
         first_error: None,
     };
-    let observer = match observer_of(imp) {
+    let observer = match observer_of(imp, order) {
         Ok(o) => o,
         Err(e) => {
             obs.note = Some(e);
@@ -390,10 +436,16 @@ pub fn observe(
         return obs;
     };
     obs.bound = format!(
-        "the abstract program with `{observer}` calls in the MP, LB and SB shapes at every position (fenced or not{})",
-        if observer == "rdmawait" { ", local write or put" } else { "" }
+        "the abstract program with `{}` calls ({}, {}{}{}) in the MP, LB and SB shapes at every position{}{}",
+        observer.name,
+        observer.write,
+        observer.read,
+        observer.put.map(|p| format!(", {p}")).unwrap_or_default(),
+        observer.fence.map(|f| format!(", {}", f.0)).unwrap_or_default(),
+        if observer.fence.is_some() { " (fenced or not" } else { " (" },
+        if observer.put.is_some() { ", local write or put)" } else { ")" }
     );
-    let cands = candidates(&prog, &imp.implements, observer, reason);
+    let cands = candidates(&prog, &imp.implements, &observer, reason);
     obs.candidates = cands.len();
     for c in cands {
         if start.elapsed() >= budget {

@@ -431,9 +431,9 @@ impl Generator {
                     let Some(n) = var(a).filter(|_| *p == Param::Wid && var(a).as_deref() != Some("_")) else {
                         continue;
                     };
-                    let waited = calls[ci + 1..].iter().any(|(m2, a2)| {
-                        self.sigs[*m2].awaits() && a2.iter().any(|x| var(x).as_deref() == Some(&n))
-                    });
+                    let waited = calls[ci + 1..]
+                        .iter()
+                        .any(|(m2, a2)| self.sigs[*m2].awaits() && a2.iter().any(|x| var(x).as_deref() == Some(&n)));
                     if waited && !wid_names.contains(&n) {
                         wid_names.push(n);
                     }

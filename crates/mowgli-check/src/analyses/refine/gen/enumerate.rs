@@ -186,14 +186,14 @@ impl Generator {
                     }
                     Role::Tuple(_) => self.tuples(self.bounds.tuple_size).into_iter().map(Arg::Tuple).collect(),
                     Role::Val if Decl::message(sig) => self.tuples(1).into_iter().map(Arg::Tuple).collect(),
-                    Role::Val if decl.tuples => self.tuples(self.bounds.tuple_size).into_iter().map(Arg::Tuple).collect(),
+                    Role::Val if decl.tuples => {
+                        self.tuples(self.bounds.tuple_size).into_iter().map(Arg::Tuple).collect()
+                    }
                     Role::Val => self.values().map(Arg::Val).collect(),
                     Role::Wid { .. } if observer => vec![Arg::Wid(0)],
                     Role::Wid { awaited: true } => (1..=self.bounds.wids as u8).map(Arg::Wid).collect(),
                     Role::Wid { awaited: false } => (0..=self.bounds.wids as u8).map(Arg::Wid).collect(),
-                    Role::Node { .. } => {
-                        (1..=at.k).filter(|&n| !remote_only || n != at.node).map(Arg::Node).collect()
-                    }
+                    Role::Node { .. } => (1..=at.k).filter(|&n| !remote_only || n != at.node).map(Arg::Node).collect(),
                     Role::Nodes => node_sets.iter().map(|&m| Arg::Nodes(m)).collect(),
                     Role::Barrier(callers) | Role::Ring(callers) => (0..at.roles.len() as u8)
                         .filter(|&o| decl.may_call(callers, at.roles[o as usize]))
@@ -210,11 +210,7 @@ impl Generator {
                 let locs: Vec<&Arg> = args.iter().filter(|a| matches!(a, Arg::Loc(_) | Arg::OLoc(_))).collect();
                 locs.len() == 2 && locs[0] == locs[1]
             };
-            out.extend(choices.into_iter().filter(|a| !self_copy(a)).map(|args| Call {
-                lib,
-                method: mi as u8,
-                args,
-            }));
+            out.extend(choices.into_iter().filter(|a| !self_copy(a)).map(|args| Call { lib, method: mi as u8, args }));
         }
     }
 

@@ -84,8 +84,8 @@ use mowgli_libs::registry;
 use serde::Serialize;
 
 use super::{refine_parsed_on, ClientReport, ClientVerdict};
-use decl::{Decl, Objects};
 use crate::lang::implementation::Implementation;
+use decl::{Decl, Objects};
 
 /// The bounds of a generated run.
 #[derive(Clone, Debug, Serialize)]

@@ -49,13 +49,15 @@ impl Generator {
         let names = |sigs: &[mowgli_core::MethodSig], keep: &dyn Fn(&mowgli_core::MethodSig) -> bool| {
             sigs.iter().filter(|m| !m.name.starts_with('#') && keep(m)).map(|m| m.name).collect::<Vec<_>>().join(", ")
         };
-        let mine = |m: &mowgli_core::MethodSig| (self.bounds.extensions || !m.extension) && self.bounds.methods.as_ref().is_none_or(|ms| ms.iter().any(|n| n == m.name));
+        let mine = |m: &mowgli_core::MethodSig| {
+            (self.bounds.extensions || !m.extension)
+                && self.bounds.methods.as_ref().is_none_or(|ms| ms.iter().any(|n| n == m.name))
+        };
         let mut s = format!("calls of `{}` ({})", self.lib, names(&self.sigs, &mine));
         if let Some(o) = &self.odecl {
             let fences = self.bounds.observer_fences;
-            let keep = |m: &mowgli_core::MethodSig| {
-                !m.awaits() && (fences || !m.params.iter().all(|p| *p == Param::Nodes))
-            };
+            let keep =
+                |m: &mowgli_core::MethodSig| !m.awaits() && (fences || !m.params.iter().all(|p| *p == Param::Nodes));
             s += &format!(" and of the observer `{}` ({}; its work identifiers `_`)", o.name, names(&o.sigs, &keep));
         }
         s
