@@ -5,6 +5,7 @@
 
 pub mod axioms;
 pub mod cells;
+pub mod check;
 pub mod common;
 pub mod explore;
 pub mod generate;

@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::refine::ClientVerdict;
-use mowgli_check::analyses::verdict::{Decided, Verdict};
+use mowgli_check::analyses::verdict::Verdict;
 use mowgli_check::engines::explicit::Backend;
 
-use super::common::{conclude, input_error, load_impl, progress_bar, ShapeArgs, BOUNDED};
+use super::common::{conclude, input_error, load_impl, progress_bar, ShapeArgs};
 
 /// The default generated bound: clients of at most this many calls in all.
 const DEFAULT_SIZE: usize = 4;
@@ -267,38 +267,8 @@ fn refine(
     let failed = reports.iter().filter(|r| r.verdict == ClientVerdict::Fail).count();
     let vacuous = reports.iter().filter(|r| r.vacuous).count();
     let spec_vacuous = reports.iter().filter(|r| r.spec_vacuous).count();
-    // no client of the implemented library among the inputs: nothing was checked
-    let none = reports.is_empty() && errors.is_empty();
     let cut = reports.iter().filter(|r| r.verdict == ClientVerdict::Inconclusive).count();
-    let verdict = Verdict::of(!errors.is_empty() || none, failed > 0, cut == 0);
-    let decided = Decided::new(
-        verdict,
-        match verdict {
-            Verdict::Error if none => format!(
-                "none of the {} tests given is a client of `{}`: nothing was checked",
-                files.len(),
-                imp.implements
-            ),
-            Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
-            Verdict::Counterexample => format!(
-                "{failed} of {} clients reach an outcome the specification forbids{}",
-                reports.len(),
-                if spec_vacuous > 0 {
-                    format!(" ({spec_vacuous} clients on which the specification has no consistent execution)")
-                } else {
-                    String::new()
-                }
-            ),
-            Verdict::Inconclusive => {
-                format!("a limit cut the check of {cut} of {} clients (see `inconclusive:` above)", reports.len())
-            }
-            _ => format!(
-                "every outcome of the implementation on the {} clients is an outcome of the specification{}",
-                reports.len(),
-                if reports.iter().any(|r| r.bounded) { BOUNDED } else { "" }
-            ),
-        },
-    );
+    let decided = mowgli_check::analyses::refine::decide_clients(&reports, errors.len(), files.len(), &imp.implements);
     if json {
         let doc = serde_json::json!({
             "implementation": imp.name,
