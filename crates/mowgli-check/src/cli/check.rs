@@ -145,7 +145,10 @@ fn print_entry(r: &EntryReport, width: usize) {
         Status::Fail => format!("expected {}, ", r.expect),
         _ => String::new(),
     };
-    mowgli_check::outln!("    {expected}{}: {}", r.verdict.word(), r.why);
+    // an input error's details are its diagnostic, whose first line is the reason
+    if r.status != Status::Error || r.details.is_empty() {
+        mowgli_check::outln!("    {expected}{}: {}", r.verdict.word(), r.why);
+    }
     for d in &r.details {
         for l in d.lines() {
             mowgli_check::outln!("    {l}");

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use mowgli_check::analyses::litmus;
+use mowgli_check::analyses::verdict::{Decided, Verdict};
+use mowgli_check::analyses::{junit, litmus};
 
 use super::common::{conclude, input_error, load_order};
 
@@ -46,6 +47,9 @@ pub struct Args {
     /// inconclusive (exit 3).
     #[arg(long, value_name = "N", default_value_t = mowgli_check::lang::lower::MAX_VALUES)]
     pub max_values: usize,
+    /// Also write the results as JUnit XML to FILE (one test case per test file).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 /// Output of `mowgli litmus`.
@@ -56,7 +60,7 @@ pub enum LitmusFormat {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let Args { paths, json, stats, stamp_order, quiet, dot, engine, format, max_values } = a;
+    let Args { paths, json, stats, stamp_order, quiet, dot, engine, format, max_values, junit } = a;
     let limits = mowgli_check::lang::lower::DomainLimits { max_values, ..Default::default() };
     let order = match load_order(&stamp_order) {
         Ok(o) => o,
@@ -69,8 +73,14 @@ pub fn run(a: Args) -> ExitCode {
     let start = Instant::now();
     let mut reports = Vec::new();
     let mut errors = Vec::new();
+    let mut cases = Vec::new();
     for f in &files {
-        match litmus::check_file_engine(f, &order, engine, limits) {
+        let started = Instant::now();
+        let result = litmus::check_file_engine(f, &order, engine, limits);
+        if junit.is_some() {
+            cases.push(junit_case(f, &result, started.elapsed().as_secs_f64()));
+        }
+        match result {
             Ok(r) => {
                 if format == LitmusFormat::Herd {
                     match litmus::herdlog::log(&r) {
@@ -111,7 +121,14 @@ pub fn run(a: Args) -> ExitCode {
     }
     let total = start.elapsed();
     let sum = litmus::Summary::of(&reports, errors.len());
-    let decided = sum.decide();
+    let mut decided = sum.decide();
+    if let Some(file) = &junit {
+        let suite = junit::Suite { name: "litmus".into(), cases };
+        if let Err(e) = std::fs::write(file, junit::render("mowgli litmus", &[suite])) {
+            eprintln!("{}: cannot write: {e}", file.display());
+            decided = Decided::new(Verdict::Error, format!("the JUnit report {} could not be written", file.display()));
+        }
+    }
     if json {
         let doc = serde_json::json!({
             "tests": reports,
@@ -177,4 +194,24 @@ pub fn run(a: Args) -> ExitCode {
             conclude(&decided, None)
         }
     }
+}
+
+/// The JUnit case of one test file: its verdict as `mowgli litmus` would give it
+/// alone; the class is the file's folder (`specs/litmus/rdma` → `specs.litmus.rdma`).
+fn junit_case(
+    file: &std::path::Path,
+    result: &Result<litmus::TestReport, mowgli_check::lang::InputError>,
+    seconds: f64,
+) -> junit::Case {
+    let folder = file.parent().map(|p| p.display().to_string()).unwrap_or_default();
+    let classname = folder.trim_start_matches("./").replace(['/', '\\'], ".");
+    let classname = if classname.is_empty() { "litmus".to_string() } else { classname };
+    let (name, decided, details) = match result {
+        Ok(r) => {
+            let d = litmus::Summary::of(std::slice::from_ref(r), 0).decide();
+            (r.name.clone(), d, litmus::details(r).unwrap_or_default())
+        }
+        Err(e) => (file.display().to_string(), Decided::new(Verdict::Error, e.headline()), e.render()),
+    };
+    junit::Case::of_verdict(&classname, &name, seconds, Verdict::Verified, decided.verdict, &decided.why, &details)
 }

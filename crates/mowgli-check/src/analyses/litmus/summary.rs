@@ -3,8 +3,7 @@
 //! `[[litmus]]` entry by.
 
 use super::TestReport;
-use crate::analyses::merge::BOUNDED;
-use crate::analyses::verdict::{Decided, Verdict};
+use crate::analyses::verdict::{Decided, Verdict, BOUNDED};
 
 /// The counts of a run over some tests (`reports`) and inputs that could not be
 /// read (`errors`).

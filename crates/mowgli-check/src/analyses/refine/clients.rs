@@ -2,8 +2,7 @@
 //! --clients`, and the clients of a `[[refine]]` entry of `mowgli check`).
 
 use super::{ClientReport, ClientVerdict};
-use crate::analyses::merge::BOUNDED;
-use crate::analyses::verdict::{Decided, Verdict};
+use crate::analyses::verdict::{Decided, Verdict, BOUNDED};
 
 /// The verdict on the clients checked (`reports`, skipped ones left out), with
 /// `errors` inputs that could not be read or written, out of `files` tests given,

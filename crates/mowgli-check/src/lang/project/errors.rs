@@ -8,7 +8,7 @@ use mowgli_diag::{Diagnostic, Pos};
 pub fn of_toml(e: &toml::de::Error, file: &str, text: &str) -> Diagnostic {
     let msg = e.message().trim_end().to_string();
     let span = e.span().unwrap_or(0..0);
-    let mut d = at(file, text, span.clone(), msg.clone());
+    let mut d = at(file, text, span.clone(), plain(&msg));
     // serde's words for a closed table or enum: "unknown field `x`, expected one
     // of `a`, `b`" / "unknown variant `x`, expected `a` or `b`"
     for what in ["unknown field", "unknown variant"] {
@@ -26,7 +26,20 @@ pub fn of_toml(e: &toml::de::Error, file: &str, text: &str) -> Diagnostic {
     d
 }
 
-/// `: the keys here are `a`, `b`` (or nothing when none is known).
+/// serde's words in the project file's: keys, not fields; types as a user writes them.
+fn plain(msg: &str) -> String {
+    let msg = match msg.strip_prefix("missing field `") {
+        Some(rest) => format!("missing key `{rest}"),
+        None => msg.to_string(),
+    };
+    msg.replace("expected usize", "expected a whole number")
+        .replace("expected f64", "expected a number")
+        .replace("a sequence", "an array")
+        .replace("invalid type: map", "invalid type: table")
+        .replace("invalid type: sequence", "invalid type: array")
+}
+
+/// ` (the keys here: `a`, `b`)`, or nothing when none is known.
 fn listed(known: &[&str], what: &str) -> String {
     if known.is_empty() {
         return String::new();
