@@ -218,7 +218,7 @@ fn a_mutant_expected_to_verify_fails_the_run() {
         out.contains("verdict: counterexample (1 of 4 entries differ from their expectation: refine/imutex_trylock)"),
         "{out}"
     );
-    assert!(out.contains("expected verified, counterexample:"), "{out}");
+    assert!(out.contains("expected verified, got counterexample:"), "{out}");
     // the failing client, named in the report
     assert!(out.contains("mutex-mp"), "{out}");
     let cs = cases(&std::fs::read_to_string(dir.join("report.xml")).expect("the JUnit report"));
@@ -348,6 +348,25 @@ fn litmus_writes_junit_per_test() {
     assert!(tcs.iter().all(|c| c.attribute("classname") == Some("clients")), "{xml}");
     let errors: Vec<_> = tcs.iter().filter(|c| c.children().any(|k| k.has_tag_name("error"))).collect();
     assert_eq!(errors.len(), 1, "{xml}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `mowgli refine --junit`: one case per client; a generated run is one case.
+#[test]
+fn refine_writes_junit_per_client() {
+    let dir = repo("refine", &project_toml("counterexample"));
+    let args = ["refine", "impls/mutants/imutex_trylock.impl", "--clients", "clients", "--junit", "r.xml"];
+    let (code, out, err) = mowgli(&dir, &args);
+    assert_eq!(code, 1, "{out}{err}");
+    let xml = std::fs::read_to_string(dir.join("r.xml")).expect("the JUnit report");
+    assert_eq!(cases(&xml), [("mutex-mp".to_string(), Some("failure".to_string()), Some(
+        "expected verified, got counterexample: the implementation reaches an outcome the specification forbids".to_string()
+    ))]);
+    let args = ["refine", "impls/imutex.impl", "--calls", "1", "--nodes", "1", "--junit", "r.xml"];
+    let (code, out, err) = mowgli(&dir, &args);
+    assert_eq!(code, 0, "{out}{err}");
+    let xml = std::fs::read_to_string(dir.join("r.xml")).expect("the JUnit report");
+    assert_eq!(cases(&xml), [("imutex".to_string(), None, None)]);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -142,7 +142,7 @@ fn print_entry(r: &EntryReport, width: usize) {
         return;
     }
     let expected = match r.status {
-        Status::Fail => format!("expected {}, ", r.expect),
+        Status::Fail => format!("expected {}, got ", r.expect),
         _ => String::new(),
     };
     // an input error's details are its diagnostic, whose first line is the reason

@@ -14,6 +14,7 @@ pub mod merge;
 pub mod obligations;
 pub mod pivot;
 pub mod refine;
+pub mod refine_junit;
 pub mod robust;
 pub mod stamp_order;
 pub mod trace;

@@ -95,13 +95,17 @@ fn clients(
             Ok(r) => {
                 if let Some(c) = &r.counterexample {
                     let o: Vec<String> = c.outcome.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                    details.push(format!(
-                        "{} ({}): the implementation reaches {}, which the specification forbids:\n{}",
+                    let mut d = format!(
+                        "{} ({}): the implementation reaches {}, which the specification forbids",
                         r.name,
                         r.file,
-                        o.join("; "),
-                        indent(&c.execution)
-                    ));
+                        o.join("; ")
+                    );
+                    // the execution of the first failing client only: the others are named
+                    if reports.iter().all(|p: &crate::analyses::refine::ClientReport| p.counterexample.is_none()) {
+                        d += &format!(":\n{}", indent(&c.execution));
+                    }
+                    details.push(d);
                 }
                 if let Some(why) = &r.inconclusive {
                     details.push(format!("{} ({}): inconclusive: {why}", r.name, r.file));
