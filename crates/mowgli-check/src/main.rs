@@ -24,6 +24,13 @@ struct Cli {
     /// replaces it for this run. Repeatable.
     #[arg(long = "lib", value_name = "FILE", global = true)]
     lib_files: Vec<std::path::PathBuf>,
+    /// The project file (default: the nearest `mowgli.toml` from the current
+    /// folder upwards): its library files are in force, before `--lib` ones.
+    #[arg(long, value_name = "FILE", global = true)]
+    project: Option<std::path::PathBuf>,
+    /// Read no project file.
+    #[arg(long, global = true, conflicts_with = "project")]
+    no_project: bool,
 }
 
 #[derive(Subcommand)]
@@ -66,16 +73,29 @@ enum Cmd {
     /// coreRMA pivot generation (coreRMA paper §6.1, Table 6): per rule of its Fig. 4,
     /// every program up to a size bound with an outcome that needs the rule.
     Pivot(cli::pivot::Args),
+    /// Run the project's checks (every entry of `mowgli.toml`: litmus suites,
+    /// refinement and obligations of implementations and their mutants), each
+    /// against its expected verdict; `--junit FILE` for CI (docs/user-guide.md,
+    /// "A project file").
+    Check(Box<cli::check::Args>),
     /// Print the stamp order in force (LOCO Fig. 10 and RDMA Fig. 9 by default).
     StampOrder(cli::stamp_order::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Err(d) = cli::common::install_libs(&cli.lib_files) {
+    let project = match cli::common::load_project(&cli.project, cli.no_project) {
+        Ok(p) => p,
+        Err(d) => return cli::common::input_error(false, d),
+    };
+    // the project's library files first: a `--lib` file of the same name wins
+    let mut libs = project.as_ref().map(|p| p.libraries.clone()).unwrap_or_default();
+    libs.extend(cli.lib_files);
+    if let Err(d) = cli::common::install_libs(&libs) {
         return cli::common::input_error(false, d);
     }
     match cli.cmd {
+        Cmd::Check(a) => cli::check::run(*a, project),
         Cmd::Litmus(a) => cli::litmus::run(a),
         Cmd::Trace(a) => cli::trace::run(a),
         Cmd::Refine(a) => cli::refine::run(*a),

@@ -4,10 +4,12 @@
 pub mod axioms;
 pub mod explore;
 pub mod generate;
+pub mod junit;
 pub mod litmus;
 pub mod merge;
 pub mod obligations;
 pub mod pivot;
+pub mod project;
 pub mod reason;
 pub mod refine;
 pub mod robust;

@@ -18,6 +18,11 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 
+/// Appended to the reason of a verified run where a loop reached the unrolling
+/// bound: the unrolling bound is part of the stated bound (docs/user-guide.md,
+/// "Verdicts and exit codes").
+pub const BOUNDED: &str = "; bounded: a loop reached the unrolling bound";
+
 /// The verdict of a run. The variants are ordered by strength (see the module
 /// documentation): `a.max(b)` is the verdict of a run that has both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

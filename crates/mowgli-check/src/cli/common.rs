@@ -32,6 +32,25 @@ pub fn install_libs(files: &[PathBuf]) -> Result<(), Diagnostic> {
     Ok(())
 }
 
+/// The project file in force (docs/user-guide.md, "A project file"): `--project
+/// FILE`, else the nearest `mowgli.toml` from the current folder upwards; none
+/// with `--no-project`, or when there is none.
+pub fn load_project(
+    file: &Option<PathBuf>,
+    no_project: bool,
+) -> Result<Option<mowgli_check::lang::project::Project>, Diagnostic> {
+    use mowgli_check::lang::project::{find, Project};
+    let file = match file {
+        Some(f) => f.clone(),
+        None if no_project => return Ok(None),
+        None => match std::env::current_dir().ok().and_then(|d| find(&d)) {
+            Some(f) => f,
+            None => return Ok(None),
+        },
+    };
+    Project::load(&file).map(Some)
+}
+
 /// The stamp order in force and the implementation file, or the diagnostic to print.
 pub fn load_impl(
     implementation: &std::path::Path,
@@ -54,11 +73,6 @@ pub fn load_impl(
     }
     Ok((order, imp))
 }
-
-/// Appended to the reason of a verified run where a loop reached the unrolling
-/// bound: the unrolling bound is part of the stated bound (docs/user-guide.md,
-/// "Verdicts and exit codes").
-pub const BOUNDED: &str = "; bounded: a loop reached the unrolling bound";
 
 /// Ends a run by its verdict: the human output's last line states it (`verdict:
 /// WORD (why)`), or, with `--json`, the document gets the fields `verdict` and

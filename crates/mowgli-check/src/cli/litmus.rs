@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::verdict::{Decided, Verdict};
+use mowgli_check::analyses::{junit, litmus};
 
-use super::common::{conclude, input_error, load_order, BOUNDED};
+use super::common::{conclude, input_error, load_order};
 
 /// The arguments of `mowgli litmus`.
 #[derive(clap::Args)]
@@ -47,6 +47,9 @@ pub struct Args {
     /// inconclusive (exit 3).
     #[arg(long, value_name = "N", default_value_t = mowgli_check::lang::lower::MAX_VALUES)]
     pub max_values: usize,
+    /// Also write the results as JUnit XML to FILE (one test case per test file).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 /// Output of `mowgli litmus`.
@@ -57,7 +60,7 @@ pub enum LitmusFormat {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let Args { paths, json, stats, stamp_order, quiet, dot, engine, format, max_values } = a;
+    let Args { paths, json, stats, stamp_order, quiet, dot, engine, format, max_values, junit } = a;
     let limits = mowgli_check::lang::lower::DomainLimits { max_values, ..Default::default() };
     let order = match load_order(&stamp_order) {
         Ok(o) => o,
@@ -70,8 +73,14 @@ pub fn run(a: Args) -> ExitCode {
     let start = Instant::now();
     let mut reports = Vec::new();
     let mut errors = Vec::new();
+    let mut cases = Vec::new();
     for f in &files {
-        match litmus::check_file_engine(f, &order, engine, limits) {
+        let started = Instant::now();
+        let result = litmus::check_file_engine(f, &order, engine, limits);
+        if junit.is_some() {
+            cases.push(junit_case(f, &result, started.elapsed().as_secs_f64()));
+        }
+        match result {
             Ok(r) => {
                 if format == LitmusFormat::Herd {
                     match litmus::herdlog::log(&r) {
@@ -111,75 +120,29 @@ pub fn run(a: Args) -> ExitCode {
         }
     }
     let total = start.elapsed();
-    let nexp: usize = reports.iter().map(|r| r.expectations.len()).sum();
-    // the expectations of a test with no outcome are unchecked: neither ok nor FAIL
-    let count = |p: &dyn Fn(&litmus::ExpectReport) -> bool| -> usize {
-        reports.iter().map(|r| r.expectations.iter().filter(|e| !e.no_outcome && p(e)).count()).sum()
-    };
-    let nfail = count(&|e| !e.passed());
-    let nknown = count(&|e| e.decided && !e.ok && e.known.is_some());
-    let nunchecked = nexp - count(&|_| true);
-    // the expectations a run cut by a limit could not decide
-    let nundecided = count(&|e| !e.decided);
-    let ncut = reports.iter().filter(|r| r.inconclusive.is_some()).count();
-    let ndiff: usize = reports.iter().map(|r| r.engine_differences.len()).sum();
-    let nempty = reports.iter().filter(|r| r.empty()).count();
-    let nempty_bounded = reports.iter().filter(|r| r.empty_bounded()).count();
-    let verdict = Verdict::of(!errors.is_empty(), nfail + ndiff + nempty > 0, nempty_bounded + ncut == 0);
-    let mut failures = Vec::new();
-    if nfail > 0 || nempty + ndiff == 0 {
-        failures.push(format!("{nfail} of {nexp} expectations fail"));
+    let sum = litmus::Summary::of(&reports, errors.len());
+    let mut decided = sum.decide();
+    if let Some(file) = &junit {
+        let suite = junit::Suite { name: "litmus".into(), cases };
+        if let Err(e) = std::fs::write(file, junit::render("mowgli litmus", &[suite])) {
+            eprintln!("{}: cannot write: {e}", file.display());
+            decided = Decided::new(Verdict::Error, format!("the JUnit report {} could not be written", file.display()));
+        }
     }
-    if ndiff > 0 {
-        failures.push(format!("{ndiff} outcomes differ between the engines"));
-    }
-    if nempty > 0 {
-        failures.push(format!(
-            "{nempty} tests reach no outcome (no consistent execution; {nunchecked} expectations unchecked)"
-        ));
-    }
-    let mut undecided = Vec::new();
-    if ncut > 0 {
-        undecided.push(format!(
-            "{ncut} tests cut by a limit, {nundecided} of {nexp} expectations undecided (see INCONCLUSIVE above)"
-        ));
-    }
-    if nempty_bounded > 0 {
-        undecided.push(format!(
-            "{nempty_bounded} tests reach no outcome within the unrolling bound: whether they have one is undecided"
-        ));
-    }
-    let decided = Decided::new(
-        verdict,
-        match verdict {
-            Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
-            Verdict::Counterexample => failures.join("; "),
-            Verdict::Inconclusive => format!(
-                "{}; {} of {nexp} expectations hold",
-                undecided.join("; "),
-                nexp - nfail - nknown - nunchecked - nundecided
-            ),
-            _ => format!(
-                "{} of {nexp} expectations hold, {nknown} documented disagreements{}",
-                nexp - nknown,
-                if reports.iter().any(|r| r.bounded) { BOUNDED } else { "" }
-            ),
-        },
-    );
     if json {
         let doc = serde_json::json!({
             "tests": reports,
             "errors": errors,
             "summary": {
                 "tests": reports.len(),
-                "expectations": nexp,
-                "ok": nexp - nfail - nknown - nunchecked - nundecided,
-                "known_disagreements": nknown,
-                "failed": nfail,
-                "no_outcome": nempty + nempty_bounded,
-                "unchecked": nunchecked,
-                "undecided": nundecided,
-                "inconclusive_tests": ncut,
+                "expectations": sum.expectations,
+                "ok": sum.ok(),
+                "known_disagreements": sum.known,
+                "failed": sum.failed,
+                "no_outcome": sum.empty + sum.empty_bounded,
+                "unchecked": sum.unchecked,
+                "undecided": sum.undecided,
+                "inconclusive_tests": sum.cut,
                 "malformed": errors.len(),
                 "millis": total.as_secs_f64() * 1000.0,
             }
@@ -191,17 +154,21 @@ pub fn run(a: Args) -> ExitCode {
         let summary = format!(
             "summary: {} tests, {} expectations: {} ok, {} known disagreements (documented), {} FAIL, {} malformed{}{}{}",
             reports.len(),
-            nexp,
-            nexp - nfail - nknown - nunchecked - nundecided,
-            nknown,
-            nfail,
+            sum.expectations,
+            sum.ok(),
+            sum.known,
+            sum.failed,
             errors.len(),
-            if nempty + nempty_bounded > 0 {
-                format!("; {} tests EMPTY (no outcome), {nunchecked} expectations unchecked", nempty + nempty_bounded)
+            if sum.empty + sum.empty_bounded > 0 {
+                format!(
+                    "; {} tests EMPTY (no outcome), {} expectations unchecked",
+                    sum.empty + sum.empty_bounded,
+                    sum.unchecked
+                )
             } else {
                 String::new()
             },
-            if nundecided > 0 { format!(", {nundecided} undecided") } else { String::new() },
+            if sum.undecided > 0 { format!(", {} undecided", sum.undecided) } else { String::new() },
             if stats {
                 format!(
                     "; {} candidates explored vs {:.0} naive ({:.1}x fewer); {:.1} ms",
@@ -227,4 +194,24 @@ pub fn run(a: Args) -> ExitCode {
             conclude(&decided, None)
         }
     }
+}
+
+/// The JUnit case of one test file: its verdict as `mowgli litmus` would give it
+/// alone; the class is the file's folder (`specs/litmus/rdma` → `specs.litmus.rdma`).
+fn junit_case(
+    file: &std::path::Path,
+    result: &Result<litmus::TestReport, mowgli_check::lang::InputError>,
+    seconds: f64,
+) -> junit::Case {
+    let folder = file.parent().map(|p| p.display().to_string()).unwrap_or_default();
+    let classname = folder.trim_start_matches("./").replace(['/', '\\'], ".");
+    let classname = if classname.is_empty() { "litmus".to_string() } else { classname };
+    let (name, decided, details) = match result {
+        Ok(r) => {
+            let d = litmus::Summary::of(std::slice::from_ref(r), 0).decide();
+            (r.name.clone(), d, litmus::details(r).unwrap_or_default())
+        }
+        Err(e) => (file.display().to_string(), Decided::new(Verdict::Error, e.headline()), e.render()),
+    };
+    junit::Case::of_verdict(&classname, &name, seconds, Verdict::Verified, decided.verdict, &decided.why, &details)
 }

@@ -5,6 +5,7 @@
 
 pub mod axioms;
 pub mod cells;
+pub mod check;
 pub mod common;
 pub mod explore;
 pub mod generate;
@@ -13,6 +14,7 @@ pub mod merge;
 pub mod obligations;
 pub mod pivot;
 pub mod refine;
+pub mod refine_junit;
 pub mod robust;
 pub mod stamp_order;
 pub mod trace;

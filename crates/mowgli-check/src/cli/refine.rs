@@ -6,10 +6,11 @@ use std::time::Instant;
 
 use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::refine::ClientVerdict;
-use mowgli_check::analyses::verdict::{Decided, Verdict};
+use mowgli_check::analyses::verdict::Verdict;
 use mowgli_check::engines::explicit::Backend;
 
-use super::common::{conclude, input_error, load_impl, progress_bar, ShapeArgs, BOUNDED};
+use super::common::{conclude, input_error, load_impl, progress_bar, ShapeArgs};
+use super::refine_junit;
 
 /// The default generated bound: clients of at most this many calls in all.
 const DEFAULT_SIZE: usize = 4;
@@ -58,6 +59,10 @@ pub struct Args {
     /// outcomes stay explicit).
     #[arg(long, value_enum, default_value = "explicit")]
     pub engine: mowgli_check::engines::explicit::Backend,
+    /// Also write the results as JUnit XML to FILE: one test case per client (a
+    /// generated run: one case for the whole bound).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -118,7 +123,20 @@ pub struct GenArgs {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let Args { implementation, clients, gen, json, stamp_order, loop_bound, dot, spec, screen, minimise, engine } = a;
+    let Args {
+        implementation,
+        clients,
+        gen,
+        json,
+        stamp_order,
+        loop_bound,
+        dot,
+        spec,
+        screen,
+        minimise,
+        engine,
+        junit,
+    } = a;
     if gen.calls.is_some() || gen.size.is_some() || clients.is_empty() {
         if !clients.is_empty() {
             return input_error(json, "give either `--clients` or generated clients (`--calls`), not both");
@@ -129,12 +147,20 @@ pub fn run(a: Args) -> ExitCode {
             json,
             (&stamp_order, &spec),
             (loop_bound, engine),
-            (&dot, &minimise),
+            (&dot, &minimise, &junit),
             !matches!(screen, Screen::Off),
         )
     } else {
         let on = matches!(screen, Screen::On);
-        refine(&implementation, &clients, json, (&stamp_order, &spec), (loop_bound, engine), (&dot, &minimise), on)
+        refine(
+            &implementation,
+            &clients,
+            json,
+            (&stamp_order, &spec),
+            (loop_bound, engine),
+            (&dot, &minimise, &junit),
+            on,
+        )
     }
 }
 
@@ -144,7 +170,7 @@ fn refine(
     json: bool,
     (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
     (loop_bound, engine): (usize, Backend),
-    (dot, minimise): (&Option<PathBuf>, &Option<PathBuf>),
+    (dot, minimise, junit): (&Option<PathBuf>, &Option<PathBuf>, &Option<PathBuf>),
     screen: bool,
 ) -> ExitCode {
     let (order, imp) = match load_impl(implementation, stamp_order, spec) {
@@ -160,13 +186,16 @@ fn refine(
     let mut reports = Vec::new();
     let mut errors = Vec::new();
     let mut skipped = 0;
+    let mut cases = Vec::new();
     for f in &files {
+        let started = Instant::now();
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
             Err(e) => {
                 let d =
                     mowgli_check::lang::InputError::whole_file(f.display().to_string(), format!("cannot read: {e}"));
                 eprintln!("{d}");
+                cases.push(refine_junit::error(&imp.name, &d.file, &d));
                 errors.push(d);
                 continue;
             }
@@ -182,6 +211,7 @@ fn refine(
         ) {
             Ok(r) if r.verdict == ClientVerdict::Skipped => skipped += 1,
             Ok(r) => {
+                cases.push(refine_junit::client(&imp.name, &r, started.elapsed().as_secs_f64()));
                 if !json {
                     mowgli_check::outln!(
                         "{:4}  {} ({}): {} implementation outcomes, {} specification outcomes{}{}",
@@ -260,6 +290,7 @@ fn refine(
             }
             Err(e) => {
                 eprintln!("{e}");
+                cases.push(refine_junit::error(&imp.name, &f.display().to_string(), &e));
                 errors.push(e);
             }
         }
@@ -267,38 +298,12 @@ fn refine(
     let failed = reports.iter().filter(|r| r.verdict == ClientVerdict::Fail).count();
     let vacuous = reports.iter().filter(|r| r.vacuous).count();
     let spec_vacuous = reports.iter().filter(|r| r.spec_vacuous).count();
-    // no client of the implemented library among the inputs: nothing was checked
-    let none = reports.is_empty() && errors.is_empty();
     let cut = reports.iter().filter(|r| r.verdict == ClientVerdict::Inconclusive).count();
-    let verdict = Verdict::of(!errors.is_empty() || none, failed > 0, cut == 0);
-    let decided = Decided::new(
-        verdict,
-        match verdict {
-            Verdict::Error if none => format!(
-                "none of the {} tests given is a client of `{}`: nothing was checked",
-                files.len(),
-                imp.implements
-            ),
-            Verdict::Error => format!("{} inputs unreadable, malformed or unwritable", errors.len()),
-            Verdict::Counterexample => format!(
-                "{failed} of {} clients reach an outcome the specification forbids{}",
-                reports.len(),
-                if spec_vacuous > 0 {
-                    format!(" ({spec_vacuous} clients on which the specification has no consistent execution)")
-                } else {
-                    String::new()
-                }
-            ),
-            Verdict::Inconclusive => {
-                format!("a limit cut the check of {cut} of {} clients (see `inconclusive:` above)", reports.len())
-            }
-            _ => format!(
-                "every outcome of the implementation on the {} clients is an outcome of the specification{}",
-                reports.len(),
-                if reports.iter().any(|r| r.bounded) { BOUNDED } else { "" }
-            ),
-        },
-    );
+    let mut decided =
+        mowgli_check::analyses::refine::decide_clients(&reports, errors.len(), files.len(), &imp.implements);
+    if let Some(file) = junit {
+        refine_junit::write(file, cases, &mut decided);
+    }
     if json {
         let doc = serde_json::json!({
             "implementation": imp.name,
@@ -339,7 +344,7 @@ fn refine_generated(
     json: bool,
     (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
     (loop_bound, engine): (usize, Backend),
-    (dot, minimise): (&Option<PathBuf>, &Option<PathBuf>),
+    (dot, minimise, junit): (&Option<PathBuf>, &Option<PathBuf>, &Option<PathBuf>),
     screen: bool,
 ) -> ExitCode {
     use mowgli_check::analyses::refine::gen::{self, Partition, Progress, RunOptions};
@@ -491,7 +496,12 @@ fn refine_generated(
     );
     // clients that could not be checked (e.g. too many values: a size limit) and the
     // time limit leave the bound uncovered; a failure is a counterexample anyway
-    let decided = mowgli_check::analyses::merge::decide_refine(&doc, write_errors.len());
+    let mut decided = mowgli_check::analyses::merge::decide_refine(&doc, write_errors.len());
+    if let Some(file) = junit {
+        let details = rep.failures.first().map(|f| format!("{} (size {}):\n{}", f.name, f.size, f.text));
+        let case = refine_junit::run(&imp.name, rep.millis / 1000.0, &decided, &details.unwrap_or_default());
+        refine_junit::write(file, vec![case], &mut decided);
+    }
     if json {
         conclude(&decided, Some(doc))
     } else {

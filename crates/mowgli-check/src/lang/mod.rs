@@ -1,7 +1,8 @@
 //! The source languages: the litmus format (`syntax`, `lex`, its printer `print`),
 //! herd7's x86 format (`herd`), the implementation files with their statement
 //! grammar (`grammar`, `implementation`) and `concretise` lines (`maps`), and their
-//! lowering to the engine's problems (`lower`). Below the analyses; above the
+//! lowering to the engine's problems (`lower`); the project file `mowgli.toml`
+//! (`project`). Below the analyses; above the
 //! engine, whose `Problem` they produce.
 
 pub mod ast;
@@ -13,6 +14,7 @@ pub mod lex;
 pub mod lower;
 pub mod maps;
 pub mod print;
+pub mod project;
 pub mod stamporder;
 pub mod stmts;
 pub mod syntax;

@@ -25,13 +25,17 @@ pub(crate) fn build_library(n: &Name, order: &StampOrder) -> Result<Box<dyn Libr
             if d.help.is_some() {
                 return d;
             }
-            // a library written as a file is named on the command line
+            // a library written as a file is named on the command line or in the project file
             let shipped = std::path::Path::new("specs/libs").join(format!("{}.lib", n.text));
             d.with_help(if shipped.is_file() {
-                format!("`{}` is a library file: run with `--lib {}`", n.text, shipped.display())
+                format!(
+                    "`{}` is a library file: run with `--lib {}`, or list it in the project file (`mowgli.toml`: `[libraries] files`)",
+                    n.text,
+                    shipped.display()
+                )
             } else {
                 format!(
-                    "a library read from a file is named with `--lib FILE` (a file whose first line is `library {}`)",
+                    "a library read from a file is named with `--lib FILE` or in the project file (`mowgli.toml`: `[libraries] files`; a file whose first line is `library {}`)",
                     n.text
                 )
             })

@@ -4,8 +4,10 @@ mod files;
 pub mod herdlog;
 mod no_outcome;
 pub mod operational;
+mod summary;
 
 pub use files::collect;
+pub use summary::{details, Summary};
 
 use crate::lang::{herd, lower, syntax};
 

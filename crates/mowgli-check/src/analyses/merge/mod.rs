@@ -101,9 +101,7 @@ fn of_partition(doc: &Value) -> String {
     }
 }
 
-/// Appended to the reason of a verified run where a loop reached the unrolling
-/// bound (docs/user-guide.md, "Verdicts and exit codes").
-pub const BOUNDED: &str = "; bounded: a loop reached the unrolling bound";
+pub use crate::analyses::verdict::BOUNDED;
 
 mod commands;
 mod decide;

@@ -14,10 +14,12 @@ use mowgli_core::{Library, StampOrder, StampTable, Value, ValueDomain};
 use mowgli_libs::registry;
 use serde::Serialize;
 
+mod clients;
 mod domain;
 pub mod gen;
 pub mod minimise;
 
+pub use clients::decide_clients;
 use domain::value_domain;
 pub use domain::DomainError;
 
