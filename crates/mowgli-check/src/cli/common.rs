@@ -168,13 +168,14 @@ pub struct ShapeArgs {
     /// Nodes (at most; default: as many as threads).
     #[arg(long, value_name = "N")]
     pub nodes: Option<usize>,
-    /// Locations of the implemented library (at most; default 1 for sv, 2 for msw and
-    /// rdmawait, 0 for bal and rbl).
+    /// Locations of the implemented library (at most; default from its declaration:
+    /// 0 when no method takes one, 1 for replicated memory, 2 otherwise).
     #[arg(long, value_name = "L")]
     pub locs: Option<usize>,
-    /// Values 1..=V for value arguments, tuple components and messages.
-    #[arg(long, value_name = "V", default_value_t = 1)]
-    pub values: usize,
+    /// Values 1..=V for value arguments, tuple components and messages (default 2
+    /// when locations hold tuples, so that a torn tuple can show; 1 otherwise).
+    #[arg(long, value_name = "V")]
+    pub values: Option<usize>,
     /// Work identifiers per thread besides `_`.
     #[arg(long, value_name = "W", default_value_t = 1)]
     pub wids: usize,
@@ -195,7 +196,9 @@ impl ShapeArgs {
         if let Some(l) = self.locs {
             b.locs = l;
         }
-        b.values = self.values;
+        if let Some(v) = self.values {
+            b.values = v;
+        }
         b.wids = self.wids;
         b.tuple_size = self.tuple_size;
         b

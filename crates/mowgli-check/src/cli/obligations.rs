@@ -249,7 +249,7 @@ pub fn run(a: &Args) -> ExitCode {
             shape.threads,
             shape.nodes.unwrap_or(shape.threads),
             calls,
-            shape.values,
+            shape.bounds(&rep.implements, *calls).values,
             if partition.count > 1 {
                 format!(
                     "; partition {}/{}: {} of the {} abstract programs",

@@ -144,18 +144,20 @@ fn generated(
     if let Some(l) = e.locs {
         b.locs = l;
     }
-    b.values = e.values.unwrap_or(1);
+    if let Some(v) = e.values {
+        b.values = v;
+    }
     b.wids = e.wids.unwrap_or(1);
     b.tuple_size = e.tuple_size.unwrap_or(2);
     b.objects = e.objects.unwrap_or(1);
-    if let Some(m) = e.observer_locs {
-        b.observer_locs = m;
-    }
     b.symmetry = e.symmetry.unwrap_or(true);
     match e.observer.as_deref() {
         Some("none") => b.observer = None,
         Some(o) => b.observer = Some(o.to_string()),
-        None => b.observe_if_silent(&imp.implements, order),
+        None => b.observe_by_default(imp, order),
+    }
+    if let Some(m) = e.observer_locs {
+        b.observer_locs = m;
     }
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let opts =
