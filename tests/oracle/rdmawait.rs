@@ -53,7 +53,7 @@ impl RdmaWait {
         let methods = vec![
             m("Read", vec![here(false)], vec![Ret::ValueOf(0)]),
             m("Write", vec![here(true), Role::Val], vec![]),
-            m("CAS", vec![here(true), Role::Val, Role::Val], vec![Ret::ValueOf(0)]),
+            m("CAS", vec![here(true), Role::Expected, Role::Val], vec![Ret::ValueOf(0)]),
             m("Mfence", vec![], vec![]),
             m("Put", vec![there(true), Role::Src, wid], vec![]),
             m("Get", vec![here(true), there(false), wid], vec![]),

@@ -45,6 +45,9 @@ pub enum Role {
     Src,
     /// A value: a scalar, or (tuple memory) a tuple of the location's size.
     Val,
+    /// A value the call compares with what it reads (a CAS's expected value):
+    /// the initial value is worth comparing with too.
+    Expected,
     /// A tuple of the size of location parameter i.
     Tuple(usize),
     /// A work identifier the call starts (`awaited: false`) or waits for
@@ -67,7 +70,7 @@ impl Role {
         match self {
             Role::Loc { .. } => Param::Loc,
             Role::Src => Param::Src,
-            Role::Val | Role::Tuple(_) => Param::Val,
+            Role::Val | Role::Expected | Role::Tuple(_) => Param::Val,
             Role::Wid { .. } => Param::Wid,
             Role::Node { .. } => Param::Node,
             Role::Nodes => Param::Nodes,

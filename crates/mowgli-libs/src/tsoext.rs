@@ -74,7 +74,7 @@ pub fn methods() -> Vec<MethodSig> {
     vec![
         m("Read", vec![here(false)], vec![Ret::ValueOf(0)]),
         m("Write", vec![here(true), Role::Val], vec![]),
-        m("CAS", vec![here(true), Role::Val, Role::Val], vec![Ret::ValueOf(0)]),
+        m("CAS", vec![here(true), Role::Expected, Role::Val], vec![Ret::ValueOf(0)]),
         m("Mfence", vec![], vec![]),
         m("Put", vec![there(true), Role::Src], vec![Ret::Id]),
         m("Get", vec![here(true), there(false)], vec![Ret::Id]),

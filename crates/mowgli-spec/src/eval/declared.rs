@@ -4,7 +4,7 @@
 
 use mowgli_core::{Callers, MemoryShape, MethodSig, Ret, Role};
 
-use crate::{AxiomKind, Expr, Kind, MemoryKind, ObjSet, RetKind, Spec};
+use crate::{AxiomKind, Expr, Kind, MemoryKind, ObjSet, RetKind, Spec, StampItem, ValRef};
 
 /// The signatures of the methods of `spec`, interning names with `intern`.
 pub(super) fn method_sigs(spec: &Spec, intern: impl Fn(&str) -> &'static str) -> Vec<MethodSig> {
@@ -27,6 +27,7 @@ pub(super) fn method_sigs(spec: &Spec, intern: impl Fn(&str) -> &'static str) ->
                         sized_like: *sized_like,
                     },
                     Kind::Src { .. } => Role::Src,
+                    Kind::Val if compared(&m.stamps, pi) => Role::Expected,
                     Kind::Val => Role::Val,
                     Kind::Tuple(i) => Role::Tuple(*i),
                     Kind::Wid => Role::Wid { awaited },
@@ -50,6 +51,16 @@ pub(super) fn method_sigs(spec: &Spec, intern: impl Fn(&str) -> &'static str) ->
             MethodSig::new(intern(&m.name), roles, rets)
         })
         .collect()
+}
+
+/// Whether the stamping compares the returned value with parameter `pi`
+/// (`if ret == e then …`: a CAS's expected value).
+fn compared(items: &[StampItem], pi: usize) -> bool {
+    items.iter().any(|i| match i {
+        StampItem::Stamp { .. } => false,
+        StampItem::For { body, .. } => compared(body, pi),
+        StampItem::If { cond, then, els } => cond.val == ValRef::Param(pi) || compared(then, pi) || compared(els, pi),
+    })
 }
 
 /// Who may call method `mi` on its object parameter `pi`: what an axiom

@@ -153,7 +153,8 @@ impl Used {
                     match a {
                         Arg::Loc(l) => locs |= 1 << l,
                         Arg::OLoc(l) => olocs |= 1 << l,
-                        Arg::Lit(v) | Arg::Val(v) => vals |= 1 << v,
+                        // 0, the initial value, is never renamed
+                        Arg::Lit(v) | Arg::Val(v) if *v > 0 => vals |= 1 << v,
                         Arg::Tuple(vs) => vs.iter().for_each(|v| vals |= 1 << v),
                         Arg::Obj(o) => objs |= 1 << o,
                         _ => {}
@@ -247,6 +248,8 @@ impl Canon {
         // objects of different kinds are never mixed: barriers and rings are not both generated
         obj.fill(bounds.objects, &used.objs, &pcache[used.objs.len()], 0);
         val.fill(bounds.values + 1, &used.vals, &pcache[used.vals.len()], 1);
+        // the initial value 0 (a CAS's expected value) stays 0
+        val.flat.iter_mut().step_by(bounds.values + 1).for_each(|v| *v = 0);
         best.clear();
         for nm in node.iter() {
             for lm in loc.iter() {
