@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::common::{conclude, input_error, load_order, print_shard, progress_bar};
+use super::common::{conclude, input_error, load_order, print_shard, progress_bar, run_inputs};
 
 /// The arguments of `mowgli cells`.
 #[derive(clap::Args)]
@@ -177,12 +177,25 @@ pub fn run(a: &Args) -> ExitCode {
     let run = serde_json::json!({
         "paths": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "table": table, "only": only,
-        "sn_to": format!("{sn_to:?}"), "no_impls": no_impls, "impls_dir": impls_dir.display().to_string(),
+        "sn_to": format!("{sn_to:?}"), "no_impls": no_impls,
+        "impls_dir": (!*no_impls).then(|| impls_dir.display().to_string()),
         "gen": gen, "gen_threads": gen_threads, "gen_nodes": gen_nodes, "gen_calls": gen_calls,
         "loop_bound": loop_bound,
     });
-    let doc =
-        mowgli_check::analyses::merge::stamp(serde_json::to_value(&rep).unwrap_or_default(), "cells", partition, run);
+    let mut files: Vec<(&str, Option<&std::path::Path>)> = paths.iter().map(|p| ("paths", Some(p.as_path()))).collect();
+    files.push(("stamp_order", stamp_order.as_deref()));
+    files.push(("impls_dir", Some(impls_dir.as_path()).filter(|_| !*no_impls)));
+    let inputs = match run_inputs(&files) {
+        Ok(i) => i,
+        Err(e) => return input_error(*json, e),
+    };
+    let doc = mowgli_check::analyses::merge::stamp_with(
+        serde_json::to_value(&rep).unwrap_or_default(),
+        "cells",
+        partition,
+        run,
+        &inputs,
+    );
     let decided = mowgli_check::analyses::merge::decide_cells(&doc);
     let errors: usize = rep.cells.iter().map(|c| c.errors.len()).sum::<usize>()
         + rep.candidate_errors.len()

@@ -18,9 +18,13 @@ pub fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, Diagnostic> {
     }
 }
 
+/// The `--lib` files of this run (inputs of its `identity`, `mowgli merge`).
+static LIB_FILES: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+
 /// `--lib FILE…`: reads each library file and makes its library resolve by its
 /// name for the rest of the run (replacing a built-in of the same name).
 pub fn install_libs(files: &[PathBuf]) -> Result<(), Diagnostic> {
+    let _ = LIB_FILES.set(files.to_vec());
     for f in files {
         let spec = mowgli_spec::parse_file(f)?;
         // built once now, so that a stamp missing from the default order is reported here
@@ -30,6 +34,18 @@ pub fn install_libs(files: &[PathBuf]) -> Result<(), Diagnostic> {
         mowgli_libs::registry::install(&spec.name, spec.factory());
     }
     Ok(())
+}
+
+/// The input files of a run that shards, each under the name of its option
+/// (`files`, those given), then every `--lib` file, with their contents digests:
+/// what its report's `identity` covers (`mowgli merge` compares them).
+pub fn run_inputs(
+    files: &[(&str, Option<&std::path::Path>)],
+) -> Result<Vec<(mowgli_check::analyses::merge::Input, String)>, String> {
+    use mowgli_check::analyses::merge::{digest, Input};
+    let mut inputs: Vec<Input> = files.iter().filter_map(|(role, p)| p.map(|p| Input::new(role, p))).collect();
+    inputs.extend(LIB_FILES.get().into_iter().flatten().map(|p| Input::new("lib", p)));
+    digest::digests(&inputs)
 }
 
 /// The stamp order in force and the implementation file, or the diagnostic to print.

@@ -8,7 +8,7 @@ use std::time::Instant;
 use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_libs::orders;
 
-use super::common::{conclude, input_error, print_shard, SuiteArgs};
+use super::common::{conclude, input_error, print_shard, run_inputs, SuiteArgs};
 
 /// The arguments of `mowgli explore`.
 #[derive(clap::Args)]
@@ -335,11 +335,21 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
     let run = serde_json::json!({
         "base": base, "variant": variant, "lib": args.lib, "bounds": args.bounds.bounds(1), "max": args.max,
     });
-    let doc = mowgli_check::analyses::merge::stamp(
+    // a model given as a file is an input; a library's name is an option
+    let (bp, vp) = (std::path::Path::new(base), std::path::Path::new(variant));
+    let inputs = match run_inputs(&[
+        ("base", Some(bp).filter(|p| p.is_file())),
+        ("variant", Some(vp).filter(|p| p.is_file())),
+    ]) {
+        Ok(i) => i,
+        Err(e) => return input_error(json, e),
+    };
+    let doc = mowgli_check::analyses::merge::stamp_with(
         serde_json::to_value(&rep).unwrap_or_default(),
         "explore-search",
         partition,
         run,
+        &inputs,
     );
     let decided = mowgli_check::analyses::merge::decide_explore_search(&doc, write_error.is_some());
     if json {

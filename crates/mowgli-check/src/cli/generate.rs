@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::common::{conclude, input_error, load_order, print_shard, progress_bar, SuiteArgs};
+use super::common::{conclude, input_error, load_order, print_shard, progress_bar, run_inputs, SuiteArgs};
 
 /// The arguments of `mowgli generate`.
 #[derive(clap::Args)]
@@ -103,11 +103,16 @@ fn generate(
         "libs": libs, "bounds": opts.bounds, "max_tests": max_tests,
         "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()),
     });
-    let doc = mowgli_check::analyses::merge::stamp(
+    let inputs = match run_inputs(&[("stamp_order", stamp_order.as_deref())]) {
+        Ok(i) => i,
+        Err(e) => return input_error(json, e),
+    };
+    let doc = mowgli_check::analyses::merge::stamp_with(
         serde_json::to_value(&rep).unwrap_or_default(),
         "generate",
         partition,
         run,
+        &inputs,
     );
     // generation checks nothing, so it has no counterexample: the suite covers the
     // bound, or --max-tests or programs whose outcomes could not be computed (a

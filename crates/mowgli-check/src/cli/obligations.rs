@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::common::{conclude, input_error, load_impl, progress_bar, ShapeArgs};
+use super::common::{conclude, input_error, load_impl, progress_bar, run_inputs, ShapeArgs};
 
 /// `mowgli obligations --engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -233,7 +233,12 @@ pub fn run(a: &Args) -> ExitCode {
     }
     let mut doc = serde_json::to_value(&rep).unwrap_or_default();
     doc["abstract_programs"] = serde_json::Value::from(all.len());
-    let doc = mowgli_check::analyses::merge::stamp(doc, "obligations", partition, run);
+    let inputs = match run_inputs(&[("implementation", Some(implementation)), ("stamp_order", stamp_order.as_deref())])
+    {
+        Ok(i) => i,
+        Err(e) => return fail(e),
+    };
+    let doc = mowgli_check::analyses::merge::stamp_with(doc, "obligations", partition, run, &inputs);
     // the bound is covered when every abstract program (of the partition) was
     // checked to the end and, with --check-specs, every library's D as well; a
     // refutation is a counterexample even when a limit stopped the run after it

@@ -9,7 +9,7 @@ use mowgli_check::analyses::refine::ClientVerdict;
 use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_check::engines::explicit::Backend;
 
-use super::common::{conclude, input_error, load_impl, progress_bar, ShapeArgs, BOUNDED};
+use super::common::{conclude, input_error, load_impl, progress_bar, run_inputs, ShapeArgs, BOUNDED};
 
 /// The default generated bound: clients of at most this many calls in all.
 const DEFAULT_SIZE: usize = 4;
@@ -477,7 +477,12 @@ fn refine_generated(
     if let (Some(r), serde_json::Value::Object(shape)) = (run.as_object_mut(), args.shape.json()) {
         r.extend(shape);
     }
-    let doc = mowgli_check::analyses::merge::stamp(
+    let inputs = match run_inputs(&[("implementation", Some(implementation)), ("stamp_order", stamp_order.as_deref())])
+    {
+        Ok(i) => i,
+        Err(e) => return input_error(json, e),
+    };
+    let doc = mowgli_check::analyses::merge::stamp_with(
         serde_json::json!({
             "implementation": imp.name,
             "implements": imp.implements,
@@ -488,6 +493,7 @@ fn refine_generated(
         "refine",
         partition,
         run,
+        &inputs,
     );
     // clients that could not be checked (e.g. too many values: a size limit) and the
     // time limit leave the bound uncovered; a failure is a counterexample anyway
