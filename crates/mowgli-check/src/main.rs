@@ -24,6 +24,10 @@ struct Cli {
     /// replaces it for this run. Repeatable.
     #[arg(long = "lib", value_name = "FILE", global = true)]
     lib_files: Vec<std::path::PathBuf>,
+    /// No progress on stderr (shown after a second: a bar on a terminal, a line
+    /// every 5 s otherwise); `litmus` also prints only the tests that do not pass.
+    #[arg(long, short, global = true)]
+    quiet: bool,
 }
 
 #[derive(Subcommand)]
@@ -72,6 +76,7 @@ enum Cmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli::progress::set_quiet(cli.quiet);
     if let Err(d) = cli::common::install_libs(&cli.lib_files) {
         return cli::common::input_error(false, d);
     }

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::common::{conclude, input_error, load_order, print_shard, progress_bar, run_inputs};
+use super::common::{conclude, input_error, load_order, print_shard, run_inputs};
+use super::progress::Progress;
 
 /// The arguments of `mowgli cells`.
 #[derive(clap::Args)]
@@ -152,14 +153,13 @@ pub fn run(a: &Args) -> ExitCode {
     };
     let total = if opts.only.is_empty() { t.kinds.len() * t.kinds.len() } else { opts.only.len() };
     let total = (0..total).filter(|i| partition.contains(*i)).count();
-    let bar =
-        progress_bar(total as u64, *json, "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} cells (eta {eta}) {msg}");
+    let bar = Progress::new("cells", "cells", Some(total as u64));
     let tick = |c: &sensitivity::CellReport| {
         bar.set_message(format!("{}: {}", c.cell, c.score()));
         bar.inc(1);
     };
     let rep = sensitivity::cells(&base, &cands, &suite, &opts, &tick);
-    bar.finish_and_clear();
+    bar.finish();
     let rep = match rep {
         Ok(r) => r,
         Err(e) => return fail(format!("{src}:1:1: {e}")),

@@ -110,19 +110,6 @@ pub fn print_shard(partition: mowgli_check::analyses::refine::gen::Partition, wh
     }
 }
 
-/// A progress bar of `len` steps on stderr, drawn only when stderr is a terminal
-/// and the output is not JSON.
-pub fn progress_bar(len: u64, json: bool, template: &str) -> indicatif::ProgressBar {
-    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-    use std::io::IsTerminal;
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if json || !std::io::stderr().is_terminal() {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()));
-    bar
-}
-
 /// Bounds of generated litmus programs (`mowgli generate`, `mowgli explore --search`).
 #[derive(clap::Args, Clone, Debug)]
 pub struct SuiteArgs {

@@ -9,6 +9,7 @@ use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_libs::orders;
 
 use super::common::{conclude, input_error, print_shard, run_inputs, SuiteArgs};
+use super::progress::Progress;
 
 /// The arguments of `mowgli explore`.
 #[derive(clap::Args)]
@@ -96,7 +97,10 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode
         (Ok(b), Ok(v)) => (b, v),
         (Err(e), _) | (_, Err(e)) => return input_error(json, e),
     };
-    let cmp = match explore::compare(paths, &b, &v, &default) {
+    let progress = Progress::spinner("explore", "running the corpus under both models");
+    let cmp = explore::compare(paths, &b, &v, &default);
+    progress.finish();
+    let cmp = match cmp {
         Ok(c) => c,
         Err(e) => return input_error(json, e),
     };
@@ -164,6 +168,7 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
             format!("{}:0:0: expected a directory of implementation files (`--impls-dir`)", dir.display()),
         );
     }
+    let progress = Progress::spinner("explore", "running the corpus under both models");
     let cmp = if paths.is_empty() {
         None
     } else {
@@ -172,9 +177,11 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
             Err(e) => return input_error(json, e),
         }
     };
+    progress.set_message("the implementation checks under both stamp orders");
     let start = Instant::now();
     let suite = sensitivity::default_suite(dir);
     let checks = sensitivity::compare_checks(&suite, bo, vo, 4);
+    progress.finish();
     let millis = start.elapsed().as_secs_f64() * 1000.0;
     let errors: Vec<String> =
         checks.iter().flat_map(|c| [&c.base.error, &c.variant.error]).flatten().cloned().collect();
@@ -307,12 +314,16 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
         Err(e) => return input_error(json, format!("--partition: {e}")),
     };
     let opts = SearchOptions { library: args.lib.clone(), bounds, max: args.max, jobs, partition };
+    let progress = Progress::spinner("explore", "searching");
     let on_progress = |size: usize, n: usize| {
+        progress.set_message(format!("searching size {size}: {n} programs"));
         if !json {
-            eprintln!("size {size}: {n} programs");
+            progress.note(&format!("size {size}: {n} programs"));
         }
     };
-    let rep = match explore::search(&b, &v, &default, &opts, &on_progress) {
+    let rep = explore::search(&b, &v, &default, &opts, &on_progress);
+    progress.finish();
+    let rep = match rep {
         Ok(r) => r,
         Err(e) => return input_error(json, e),
     };

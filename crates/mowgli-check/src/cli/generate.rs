@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::common::{conclude, input_error, load_order, print_shard, progress_bar, run_inputs, SuiteArgs};
+use super::common::{conclude, input_error, load_order, print_shard, run_inputs, SuiteArgs};
+use super::progress::Progress;
 
 /// The arguments of `mowgli generate`.
 #[derive(clap::Args)]
@@ -65,8 +66,7 @@ fn generate(
         None => "the default stamp order".to_string(),
     };
     let opts = SuiteOptions { libs: libs.to_vec(), bounds: args.bounds(2), max_tests, jobs, model, partition };
-    let bar =
-        progress_bar(0, json, "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} tests ({per_sec}, eta {eta}) {msg}");
+    let bar = Progress::new("generate", "tests", Some(0));
     let on_progress = |p: SuiteProgress| match p {
         SuiteProgress::Class { library, size, distinct, to_run } => {
             bar.inc_length(to_run as u64);
@@ -90,11 +90,11 @@ fn generate(
     let rep = match generate::generate_suite_with(&opts, &order, &on_progress, &sink) {
         Ok(x) => x,
         Err(e) => {
-            bar.finish_and_clear();
+            bar.finish();
             return input_error(json, e);
         }
     };
-    bar.finish_and_clear();
+    bar.finish();
     if let (Some(dir), false) = (out, json) {
         eprintln!("wrote {} tests to {}", rep.tests, dir.display());
     }

@@ -24,9 +24,6 @@ pub struct Args {
     /// Run under another stamp order (a file with table `to`, optionally `ippo`/`oppo`).
     #[arg(long, value_name = "FILE")]
     pub stamp_order: Option<PathBuf>,
-    /// Print only failures and the summary.
-    #[arg(long, short)]
-    pub quiet: bool,
     /// Write the counterexample execution of every failing `forbidden`
     /// expectation as a Graphviz file `DIR/TEST-lLINE.dot`.
     #[arg(long, value_name = "DIR")]
@@ -57,7 +54,8 @@ pub enum LitmusFormat {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let Args { paths, json, stats, stamp_order, quiet, dot, engine, format, max_values } = a;
+    let Args { paths, json, stats, stamp_order, dot, engine, format, max_values } = a;
+    let quiet = super::progress::quiet();
     let limits = mowgli_check::lang::lower::DomainLimits { max_values, ..Default::default() };
     let order = match load_order(&stamp_order) {
         Ok(o) => o,
@@ -70,8 +68,12 @@ pub fn run(a: Args) -> ExitCode {
     let start = Instant::now();
     let mut reports = Vec::new();
     let mut errors = Vec::new();
+    let progress = super::progress::Progress::new("litmus", "tests", Some(files.len() as u64));
     for f in &files {
-        match litmus::check_file_engine(f, &order, engine, limits) {
+        progress.set_message(f.display().to_string());
+        let checked = litmus::check_file_engine(f, &order, engine, limits);
+        progress.inc(1);
+        match checked {
             Ok(r) => {
                 if format == LitmusFormat::Herd {
                     match litmus::herdlog::log(&r) {
@@ -110,6 +112,7 @@ pub fn run(a: Args) -> ExitCode {
             }
         }
     }
+    progress.finish();
     let total = start.elapsed();
     let nexp: usize = reports.iter().map(|r| r.expectations.len()).sum();
     // the expectations of a test with no outcome are unchecked: neither ok nor FAIL

@@ -12,6 +12,7 @@ pub mod litmus;
 pub mod merge;
 pub mod obligations;
 pub mod pivot;
+pub mod progress;
 pub mod refine;
 pub mod robust;
 pub mod stamp_order;

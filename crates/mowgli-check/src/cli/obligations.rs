@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::common::{conclude, input_error, load_impl, progress_bar, run_inputs, ShapeArgs};
+use super::common::{conclude, input_error, load_impl, run_inputs, ShapeArgs};
+use super::progress::Progress;
 
 /// `mowgli obligations --engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -135,9 +136,8 @@ pub fn run(a: &Args) -> ExitCode {
     // index in the whole bound of the i-th of them
     let (global, clients): (Vec<usize>, Vec<(String, String)>) =
         all.iter().cloned().enumerate().filter(|(i, _)| partition.contains(*i)).unzip();
-    // a progress bar on stderr when it is a terminal (not with --json)
-    let bar = progress_bar(clients.len() as u64, *json, "{bar:40} {pos}/{len} abstract programs {elapsed}");
-    let tick = bar.clone();
+    let progress = Progress::new("obligations", "abstract programs", Some(clients.len() as u64));
+    let tick = progress.bar();
     let opts = obligations::Options {
         loop_bound: *loop_bound,
         time_limit: timeout.map(std::time::Duration::from_secs_f64),
@@ -157,26 +157,23 @@ pub fn run(a: &Args) -> ExitCode {
         every_execution: *every_execution,
         // each final refutation the moment it is found (smallest bound first)
         on_failure: (!*json).then(|| {
-            let bar = bar.clone();
             let cb: obligations::OnFailure = std::sync::Arc::new(move |f: &obligations::Failure, ms: f64| {
                 let (t, c, n, _) = obligations::dimensions(&f.client);
                 let name = f.client.lines().next().unwrap_or("").trim_start_matches("# ");
-                bar.suspend(|| {
-                    mowgli_check::outln!(
-                        "found after {ms:.0} ms: {} refuted for {} on {name} ({t} thread{} × {c} call{} × {n} node{})",
-                        f.obligation.name(),
-                        f.methods.join(", "),
-                        if t == 1 { "" } else { "s" },
-                        if c == 1 { "" } else { "s" },
-                        if n == 1 { "" } else { "s" },
-                    )
-                });
+                mowgli_check::outln!(
+                    "found after {ms:.0} ms: {} refuted for {} on {name} ({t} thread{} × {c} call{} × {n} node{})",
+                    f.obligation.name(),
+                    f.methods.join(", "),
+                    if t == 1 { "" } else { "s" },
+                    if c == 1 { "" } else { "s" },
+                    if n == 1 { "" } else { "s" },
+                );
             });
             cb
         }),
     };
     let rep = obligations::check_clients(&imp, &order, &clients, &map, &opts);
-    bar.finish_and_clear();
+    progress.finish();
     let mut rep = match rep {
         Ok(r) => r,
         Err(e) => return fail(format!("{file}: {e}")),

@@ -83,7 +83,9 @@ pub fn run(a: Args) -> ExitCode {
         plain: a.plain,
         non_atomic: a.non_atomic,
     };
+    let progress = super::progress::Progress::spinner("pivot", "generating the pivot tests of Table 6");
     let rep = pivot::generate(&opts);
+    progress.finish();
     if let Some(dir) = &a.out {
         if let Err(e) = std::fs::create_dir_all(dir) {
             return input_error(a.json, format!("{}: {e}", dir.display()));

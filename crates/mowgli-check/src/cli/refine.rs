@@ -9,7 +9,8 @@ use mowgli_check::analyses::refine::ClientVerdict;
 use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_check::engines::explicit::Backend;
 
-use super::common::{conclude, input_error, load_impl, progress_bar, run_inputs, ShapeArgs, BOUNDED};
+use super::common::{conclude, input_error, load_impl, run_inputs, ShapeArgs, BOUNDED};
+use super::progress;
 
 /// The default generated bound: clients of at most this many calls in all.
 const DEFAULT_SIZE: usize = 4;
@@ -160,7 +161,10 @@ fn refine(
     let mut reports = Vec::new();
     let mut errors = Vec::new();
     let mut skipped = 0;
+    let progress = progress::Progress::new("refine", "clients", Some(files.len() as u64));
     for f in &files {
+        progress.set_message(f.display().to_string());
+        progress.inc(1);
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
             Err(e) => {
@@ -264,6 +268,7 @@ fn refine(
             }
         }
     }
+    progress.finish();
     let failed = reports.iter().filter(|r| r.verdict == ClientVerdict::Fail).count();
     let vacuous = reports.iter().filter(|r| r.vacuous).count();
     let spec_vacuous = reports.iter().filter(|r| r.spec_vacuous).count();
@@ -393,11 +398,7 @@ fn refine_generated(
         eprintln!("{generated} clients generated, {index} after symmetry reduction");
         return Verdict::Verified.exit();
     }
-    let bar = progress_bar(
-        0,
-        json,
-        "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} clients ({per_sec}, eta {eta}) {msg}",
-    );
+    let bar = progress::Progress::new("refine", "clients", Some(0));
     let fails = std::sync::atomic::AtomicUsize::new(0);
     let started = Instant::now();
     let on_progress = |p: Progress| match p {
@@ -411,9 +412,7 @@ fn refine_generated(
                 let n = fails.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
                 let ms = started.elapsed().as_secs_f64() * 1000.0;
                 if !json {
-                    bar.suspend(|| {
-                        mowgli_check::outln!("found after {ms:.0} ms: {name} (size {size}) fails ({n} so far)")
-                    });
+                    mowgli_check::outln!("found after {ms:.0} ms: {name} (size {size}) fails ({n} so far)");
                 }
             }
             bar.inc(1);
@@ -422,11 +421,11 @@ fn refine_generated(
     let rep = match gen::run(&imp, &order, &bounds, &opts, &on_progress) {
         Ok(r) => r,
         Err(e) => {
-            bar.finish_and_clear();
+            bar.finish();
             return input_error(json, format!("{}: {e}", implementation.display()));
         }
     };
-    bar.finish_and_clear();
+    bar.finish();
 
     let mut write_errors = Vec::new();
     if let Some(dir) = &args.save_failing {

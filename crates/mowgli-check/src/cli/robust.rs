@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::common::{conclude, input_error, load_order};
+use super::progress::Progress;
 
 /// The arguments of `mowgli robust`.
 #[derive(clap::Args)]
@@ -49,11 +50,14 @@ pub fn run(a: Args) -> ExitCode {
     match load_order(&stamp_order) {
         Ok(order) if to_star => {
             let out = star_out.unwrap_or_else(|| PathBuf::from("."));
+            let progress = Progress::spinner("robust", "translating to a single server");
             let (d, doc) = mowgli_check::analyses::robust::star_cli(&paths, json, &out, &order);
+            progress.finish();
             conclude(&d, doc)
         }
         Ok(order) => {
             let fix = fix.then_some(fix_out.as_deref());
+            let progress = Progress::spinner("robust", "checking robustness");
             let (d, doc) = mowgli_check::analyses::robust::cli(
                 &paths,
                 model.as_deref(),
@@ -63,6 +67,7 @@ pub fn run(a: Args) -> ExitCode {
                 !syntactic,
                 &order,
             );
+            progress.finish();
             conclude(&d, doc)
         }
         Err(e) => input_error(json, e),
