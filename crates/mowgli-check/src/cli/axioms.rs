@@ -54,7 +54,7 @@ pub struct Args {
     #[arg(long, value_name = "LIB")]
     pub observer: Option<String>,
     /// Unrolling bound of non-spin loops.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4)]
     pub loop_bound: usize,
     /// Worker threads of the search (default: the available parallelism).
     #[arg(long, value_name = "J")]

@@ -46,12 +46,12 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Iterations per loop that is not a spin loop.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4)]
     pub loop_bound: usize,
     /// Flip only the cells (row by row, or in the order of `--only`) whose index
     /// is K-1 modulo N (1 ≤ K ≤ N); `mowgli merge` combines the `--json`
     /// reports of shards 1..N into the whole run's.
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", visible_alias = "shard")]
     pub partition: Option<String>,
 }
 

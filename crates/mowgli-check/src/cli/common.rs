@@ -26,14 +26,21 @@ static LIB_FILES: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new()
 pub fn install_libs(files: &[PathBuf]) -> Result<(), Diagnostic> {
     let _ = LIB_FILES.set(files.to_vec());
     for f in files {
-        let spec = mowgli_spec::parse_file(f)?;
-        // built once now, so that a stamp missing from the default order is reported here
-        if let Err(e) = spec.library(&orders::default_order()) {
-            return Err(Diagnostic::whole_file(f.display().to_string(), e));
-        }
-        mowgli_libs::registry::install(&spec.name, spec.factory());
+        install_lib(f)?;
     }
     Ok(())
+}
+
+/// Reads one library file and makes its library resolve by its name; returns
+/// the name.
+pub fn install_lib(f: &std::path::Path) -> Result<String, Diagnostic> {
+    let spec = mowgli_spec::parse_file(f)?;
+    // built once now, so that a stamp missing from the default order is reported here
+    if let Err(e) = spec.library(&orders::default_order()) {
+        return Err(Diagnostic::whole_file(f.display().to_string(), e));
+    }
+    mowgli_libs::registry::install(&spec.name, spec.factory());
+    Ok(spec.name)
 }
 
 /// The input files of a run that shards, each under the name of its option

@@ -33,7 +33,7 @@ pub struct Args {
     /// Generate only the programs (counted across the libraries) whose index is
     /// K-1 modulo N (1 ≤ K ≤ N); `mowgli merge` combines the `--json` reports
     /// of shards 1..N into the whole run's.
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", visible_alias = "shard")]
     pub partition: Option<String>,
 }
 

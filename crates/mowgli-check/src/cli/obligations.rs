@@ -45,7 +45,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub stamp_order: Option<PathBuf>,
     /// Iterations per loop that is not a spin loop.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4)]
     pub loop_bound: usize,
     /// Write the counterexample of every refuted obligation as `DIR/METHOD-OBLIGATION.dot`.
     #[arg(long, value_name = "DIR")]
@@ -85,7 +85,7 @@ pub struct Args {
     /// Check only the abstract programs (and, with `--check-specs`, the
     /// libraries) whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli merge`
     /// combines the `--json` reports of shards 1..N into the whole run's.
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", visible_alias = "shard")]
     pub partition: Option<String>,
 }
 
@@ -220,7 +220,7 @@ pub fn run(a: &Args) -> ExitCode {
     // the options that define the run: every shard of it has the same (`mowgli merge`)
     let mut run = serde_json::json!({
         "implementation": file, "calls": calls, "infer_map": infer_map,
-        "no_self_ring": no_self_ring, "first_fail": first_fail, "timeout": timeout,
+        "no_self_ring": no_self_ring, "first_fail": first_fail, "time_limit": timeout,
         "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "loop_bound": loop_bound,
         "engine": format!("{engine:?}"), "every_execution": every_execution, "check_specs": check_specs,
         "spec": spec, "observe_budget": observe_budget,

@@ -24,8 +24,8 @@ pub struct Args {
     /// (default: each row's Table 6 size, 7 to 12).
     #[arg(long, value_name = "N")]
     pub size: Option<usize>,
-    /// Most locations in a program.
-    #[arg(long, value_name = "L", default_value_t = 3)]
+    /// Locations in a program (at most). `--max-locs` is the older spelling.
+    #[arg(long = "locs", visible_alias = "max-locs", value_name = "L", default_value_t = 3)]
     pub max_locs: usize,
     /// Worker threads (default: the available parallelism).
     #[arg(long, value_name = "J")]

@@ -32,7 +32,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub stamp_order: Option<PathBuf>,
     /// Iterations per loop that is not a spin loop.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4)]
     pub loop_bound: usize,
     /// Write the counterexample of every failing client as `DIR/CLIENT.dot`.
     #[arg(long, value_name = "DIR")]
@@ -99,7 +99,7 @@ pub struct GenArgs {
     pub no_symmetry: bool,
     /// Check only the clients whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli
     /// merge` combines the `--json` reports of shards 1..N into the whole run's.
-    #[arg(long, value_name = "K/N", help_heading = "Generated clients")]
+    #[arg(long, value_name = "K/N", visible_alias = "shard", help_heading = "Generated clients")]
     pub partition: Option<String>,
     /// Stop at the first failing client.
     #[arg(long, help_heading = "Generated clients")]

@@ -127,8 +127,8 @@ pub use decide::*;
 pub use digest::Input;
 pub use render::render;
 
-/// Options of `run` that shards may set differently: the time limits.
-const LIMITS: [&str; 2] = ["timeout", "time_limit"];
+/// Options of `run` that shards may set differently: the time limit.
+const LIMITS: [&str; 1] = ["time_limit"];
 
 /// The options of `run` that must be the same in every shard of one run.
 fn identity(run: &Value) -> Map<String, Value> {
