@@ -147,7 +147,10 @@ fn blocks(file: &Path) -> (Vec<Block>, Vec<String>) {
                 let cmd_place = format!("{name}:{}", start + 2 + j);
                 if args.first().map(String::as_str) == Some("cargo") {
                     let prefix = ["cargo", "run", "--release", "--"];
-                    assert!(args.starts_with(&prefix.map(String::from)), "{cmd_place}: expected `cargo run --release -- …`");
+                    assert!(
+                        args.starts_with(&prefix.map(String::from)),
+                        "{cmd_place}: expected `cargo run --release -- …`"
+                    );
                     args.drain(..prefix.len());
                 } else {
                     assert_eq!(args.first().map(String::as_str), Some("mowgli"), "{cmd_place}: not a mowgli command");
@@ -184,7 +187,13 @@ fn untimed(line: &str) -> String {
                 k += 1;
             }
             let unit: String = chars[k..].iter().take(2).collect();
-            let len = if unit == "ms" { 2 } else if unit.starts_with('s') { 1 } else { 0 };
+            let len = if unit == "ms" {
+                2
+            } else if unit.starts_with('s') {
+                1
+            } else {
+                0
+            };
             let after = chars.get(k + len).copied();
             if len > 0 && !after.is_some_and(|c| c.is_alphanumeric()) {
                 out.push_str("<t>");
@@ -320,7 +329,12 @@ fn run_all(mode: Mode) {
         ran += b.commands.len();
     }
     println!("{ran} documented commands run");
-    assert!(problems.is_empty(), "{} documented commands disagree with their run:\n\n{}", problems.len(), problems.join("\n\n"));
+    assert!(
+        problems.is_empty(),
+        "{} documented commands disagree with their run:\n\n{}",
+        problems.len(),
+        problems.join("\n\n")
+    );
 }
 
 #[test]
@@ -338,10 +352,10 @@ fn slow_doc_commands() {
 
 #[test]
 fn the_harness() {
-    assert_eq!(words("mowgli trace f --outcome 'a = 1 /\\ b = 0'  # exit 1"), (
-        vec!["mowgli".to_string(), "trace".into(), "f".into(), "--outcome".into(), "a = 1 /\\ b = 0".into()],
-        Some(1)
-    ));
+    assert_eq!(
+        words("mowgli trace f --outcome 'a = 1 /\\ b = 0'  # exit 1"),
+        (vec!["mowgli".to_string(), "trace".into(), "f".into(), "--outcome".into(), "a = 1 /\\ b = 0".into()], Some(1))
+    );
     assert_eq!(untimed("summary: 3 tests; 53.4 ms (1 s), 2 sizes"), "summary: 3 tests; <t> (<t>), 2 sizes");
     assert!(line_matches("summary: … 11 checks; 3090.9 ms", "summary: a vs b: 11 checks; 12.0 ms"));
     assert!(line_matches("test X (…) under rdmasc", "test X (specs/x.litmus) under rdmasc"));
