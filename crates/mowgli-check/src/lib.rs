@@ -20,13 +20,46 @@ pub mod analyses;
 pub mod engines;
 pub mod lang;
 
+/// Runs `print` (which writes to stdout) with the progress display of the binary
+/// out of the way, if one is drawn (see [`set_output_pause`]).
+#[doc(hidden)]
+pub fn paused(print: impl FnOnce()) {
+    let mut once = Some(print);
+    let mut run = || {
+        if let Some(p) = once.take() {
+            p()
+        }
+    };
+    match PAUSE.read().ok().as_deref() {
+        Some(Some(hook)) => hook(&mut run),
+        _ => run(),
+    }
+}
+
+/// How to print without drawing over a progress display: a function that hides
+/// it, runs the printing, and draws it again.
+pub type PauseHook = Box<dyn Fn(&mut dyn FnMut()) + Send + Sync>;
+
+static PAUSE: std::sync::RwLock<Option<PauseHook>> = std::sync::RwLock::new(None);
+
+/// Sets (or, with `None`, removes) the hook that [`outln!`] and [`out!`] print
+/// through while a progress bar is drawn on the terminal.
+pub fn set_output_pause(hook: Option<PauseHook>) {
+    if let Ok(mut h) = PAUSE.write() {
+        *h = hook;
+    }
+}
+
 /// `println!` that does not panic when standard output is closed (`mowgli … |
-/// head`): the run goes on quietly and ends with its verdict's exit code.
+/// head`): the run goes on quietly and ends with its verdict's exit code. A
+/// progress bar on the terminal is hidden while it prints.
 #[macro_export]
 macro_rules! outln {
     ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($t)*);
+        $crate::paused(|| {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stdout(), $($t)*);
+        });
     }};
 }
 
@@ -34,7 +67,9 @@ macro_rules! outln {
 #[macro_export]
 macro_rules! out {
     ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stdout(), $($t)*);
+        $crate::paused(|| {
+            use std::io::Write as _;
+            let _ = write!(std::io::stdout(), $($t)*);
+        });
     }};
 }

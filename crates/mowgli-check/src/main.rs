@@ -31,6 +31,10 @@ struct Cli {
     /// Read no project file.
     #[arg(long, global = true, conflicts_with = "project")]
     no_project: bool,
+    /// No progress on stderr (shown after a second: a bar on a terminal, a line
+    /// every 5 s otherwise); `litmus` also prints only the tests that do not pass.
+    #[arg(long, short, global = true)]
+    quiet: bool,
 }
 
 #[derive(Subcommand)]
@@ -91,6 +95,7 @@ fn main() -> ExitCode {
     // the project's library files first: a `--lib` file of the same name wins
     let mut libs = project.as_ref().map(|p| p.libraries.clone()).unwrap_or_default();
     libs.extend(cli.lib_files);
+    cli::progress::set_quiet(cli.quiet);
     if let Err(d) = cli::common::install_libs(&libs) {
         return cli::common::input_error(false, d);
     }

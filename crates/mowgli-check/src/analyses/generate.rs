@@ -67,6 +67,8 @@ impl SuiteBounds {
         b.min_threads = self.min_threads;
         b.connected = true;
         b.extensions = false;
+        // values 1..=V only, as the suites' documented grammar has it
+        b.compare_initial = false;
         b.remote_only = true;
         b.bind_ids = false;
         b

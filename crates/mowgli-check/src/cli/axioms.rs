@@ -54,7 +54,7 @@ pub struct Args {
     #[arg(long, value_name = "LIB")]
     pub observer: Option<String>,
     /// Unrolling bound of non-spin loops.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4)]
     pub loop_bound: usize,
     /// Worker threads of the search (default: the available parallelism).
     #[arg(long, value_name = "J")]
@@ -115,12 +115,16 @@ pub fn run(a: &Args) -> ExitCode {
     });
     let opts = Options { corpus: a.paths.clone(), search, checks, loop_bound: a.loop_bound, drops_only: a.drops_only };
     let json = a.json;
+    let spinner = super::progress::Progress::spinner("axioms", "");
     let progress = |what: &str| {
+        spinner.set_message(what.to_string());
         if !json {
-            eprintln!("{what} …");
+            spinner.note(&format!("{what} …"));
         }
     };
-    let rep = match axioms::run(&a.library, &order, &opts, &progress) {
+    let rep = axioms::run(&a.library, &order, &opts, &progress);
+    spinner.finish();
+    let rep = match rep {
         Ok(r) => r,
         Err(e) => return input_error(json, e),
     };

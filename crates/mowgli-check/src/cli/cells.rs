@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::common::{conclude, input_error, load_order, print_shard, progress_bar};
+use super::common::{conclude, input_error, load_order, print_shard, run_inputs};
+use super::progress::Progress;
 
 /// The arguments of `mowgli cells`.
 #[derive(clap::Args)]
@@ -45,12 +46,12 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Iterations per loop that is not a spin loop.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4)]
     pub loop_bound: usize,
     /// Flip only the cells (row by row, or in the order of `--only`) whose index
     /// is K-1 modulo N (1 ≤ K ≤ N); `mowgli merge` combines the `--json`
     /// reports of shards 1..N into the whole run's.
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", visible_alias = "shard")]
     pub partition: Option<String>,
 }
 
@@ -152,14 +153,13 @@ pub fn run(a: &Args) -> ExitCode {
     };
     let total = if opts.only.is_empty() { t.kinds.len() * t.kinds.len() } else { opts.only.len() };
     let total = (0..total).filter(|i| partition.contains(*i)).count();
-    let bar =
-        progress_bar(total as u64, *json, "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} cells (eta {eta}) {msg}");
+    let bar = Progress::new("cells", "cells", Some(total as u64));
     let tick = |c: &sensitivity::CellReport| {
         bar.set_message(format!("{}: {}", c.cell, c.score()));
         bar.inc(1);
     };
     let rep = sensitivity::cells(&base, &cands, &suite, &opts, &tick);
-    bar.finish_and_clear();
+    bar.finish();
     let rep = match rep {
         Ok(r) => r,
         Err(e) => return fail(format!("{src}:1:1: {e}")),
@@ -177,12 +177,25 @@ pub fn run(a: &Args) -> ExitCode {
     let run = serde_json::json!({
         "paths": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "table": table, "only": only,
-        "sn_to": format!("{sn_to:?}"), "no_impls": no_impls, "impls_dir": impls_dir.display().to_string(),
+        "sn_to": format!("{sn_to:?}"), "no_impls": no_impls,
+        "impls_dir": (!*no_impls).then(|| impls_dir.display().to_string()),
         "gen": gen, "gen_threads": gen_threads, "gen_nodes": gen_nodes, "gen_calls": gen_calls,
         "loop_bound": loop_bound,
     });
-    let doc =
-        mowgli_check::analyses::merge::stamp(serde_json::to_value(&rep).unwrap_or_default(), "cells", partition, run);
+    let mut files: Vec<(&str, Option<&std::path::Path>)> = paths.iter().map(|p| ("paths", Some(p.as_path()))).collect();
+    files.push(("stamp_order", stamp_order.as_deref()));
+    files.push(("impls_dir", Some(impls_dir.as_path()).filter(|_| !*no_impls)));
+    let inputs = match run_inputs(&files) {
+        Ok(i) => i,
+        Err(e) => return input_error(*json, e),
+    };
+    let doc = mowgli_check::analyses::merge::stamp_with(
+        serde_json::to_value(&rep).unwrap_or_default(),
+        "cells",
+        partition,
+        run,
+        &inputs,
+    );
     let decided = mowgli_check::analyses::merge::decide_cells(&doc);
     let errors: usize = rep.cells.iter().map(|c| c.errors.len()).sum::<usize>()
         + rep.candidate_errors.len()

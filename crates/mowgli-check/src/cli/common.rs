@@ -18,16 +18,15 @@ pub fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, Diagnostic> {
     }
 }
 
+/// The `--lib` files of this run (inputs of its `identity`, `mowgli merge`).
+static LIB_FILES: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+
 /// `--lib FILE…`: reads each library file and makes its library resolve by its
 /// name for the rest of the run (replacing a built-in of the same name).
 pub fn install_libs(files: &[PathBuf]) -> Result<(), Diagnostic> {
+    let _ = LIB_FILES.set(files.to_vec());
     for f in files {
-        let spec = mowgli_spec::parse_file(f)?;
-        // built once now, so that a stamp missing from the default order is reported here
-        if let Err(e) = spec.library(&orders::default_order()) {
-            return Err(Diagnostic::whole_file(f.display().to_string(), e));
-        }
-        mowgli_libs::registry::install(&spec.name, spec.factory());
+        install_lib(f)?;
     }
     Ok(())
 }
@@ -49,6 +48,30 @@ pub fn load_project(
         },
     };
     Project::load(&file).map(Some)
+}
+
+/// Reads one library file and makes its library resolve by its name; returns
+/// the name.
+pub fn install_lib(f: &std::path::Path) -> Result<String, Diagnostic> {
+    let spec = mowgli_spec::parse_file(f)?;
+    // built once now, so that a stamp missing from the default order is reported here
+    if let Err(e) = spec.library(&orders::default_order()) {
+        return Err(Diagnostic::whole_file(f.display().to_string(), e));
+    }
+    mowgli_libs::registry::install(&spec.name, spec.factory());
+    Ok(spec.name)
+}
+
+/// The input files of a run that shards, each under the name of its option
+/// (`files`, those given), then every `--lib` file, with their contents digests:
+/// what its report's `identity` covers (`mowgli merge` compares them).
+pub fn run_inputs(
+    files: &[(&str, Option<&std::path::Path>)],
+) -> Result<Vec<(mowgli_check::analyses::merge::Input, String)>, String> {
+    use mowgli_check::analyses::merge::{digest, Input};
+    let mut inputs: Vec<Input> = files.iter().filter_map(|(role, p)| p.map(|p| Input::new(role, p))).collect();
+    inputs.extend(LIB_FILES.get().into_iter().flatten().map(|p| Input::new("lib", p)));
+    digest::digests(&inputs)
 }
 
 /// The stamp order in force and the implementation file, or the diagnostic to print.
@@ -106,19 +129,6 @@ pub fn print_shard(partition: mowgli_check::analyses::refine::gen::Partition, wh
             partition.count
         );
     }
-}
-
-/// A progress bar of `len` steps on stderr, drawn only when stderr is a terminal
-/// and the output is not JSON.
-pub fn progress_bar(len: u64, json: bool, template: &str) -> indicatif::ProgressBar {
-    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-    use std::io::IsTerminal;
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if json || !std::io::stderr().is_terminal() {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()));
-    bar
 }
 
 /// Bounds of generated litmus programs (`mowgli generate`, `mowgli explore --search`).

@@ -8,7 +8,8 @@ use std::time::Instant;
 use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_libs::orders;
 
-use super::common::{conclude, input_error, print_shard, SuiteArgs};
+use super::common::{conclude, input_error, print_shard, run_inputs, SuiteArgs};
+use super::progress::Progress;
 
 /// The arguments of `mowgli explore`.
 #[derive(clap::Args)]
@@ -46,8 +47,16 @@ pub struct SearchArgs {
     /// two models distinguish; stops at the first size class that has any.
     #[arg(long, help_heading = "Distinguishing-test search")]
     pub search: bool,
-    /// The library programs are generated over, for stamp-order models.
-    #[arg(long, value_name = "LIB", default_value = "rdmatso", help_heading = "Distinguishing-test search")]
+    /// The library programs are generated over, for stamp-order models (a name, or
+    /// a library file, which is then read as `--lib FILE` would). `--lib` is the
+    /// older spelling; as `mowgli generate --libs`, but one library.
+    #[arg(
+        long = "libs",
+        visible_alias = "lib",
+        value_name = "LIB",
+        default_value = "rdmatso",
+        help_heading = "Distinguishing-test search"
+    )]
     pub lib: String,
     #[command(flatten)]
     pub bounds: SuiteArgs,
@@ -63,7 +72,7 @@ pub struct SearchArgs {
     pub jobs: Option<usize>,
     /// Search only the programs whose index (smallest first) is K-1 modulo N (1 ≤ K
     /// ≤ N); `mowgli merge` combines the shards' `--json` reports.
-    #[arg(long, value_name = "K/N", help_heading = "Distinguishing-test search")]
+    #[arg(long, value_name = "K/N", visible_alias = "shard", help_heading = "Distinguishing-test search")]
     pub partition: Option<String>,
 }
 
@@ -96,7 +105,10 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode
         (Ok(b), Ok(v)) => (b, v),
         (Err(e), _) | (_, Err(e)) => return input_error(json, e),
     };
-    let cmp = match explore::compare(paths, &b, &v, &default) {
+    let progress = Progress::spinner("explore", "running the corpus under both models");
+    let cmp = explore::compare(paths, &b, &v, &default);
+    progress.finish();
+    let cmp = match cmp {
         Ok(c) => c,
         Err(e) => return input_error(json, e),
     };
@@ -164,6 +176,7 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
             format!("{}:0:0: expected a directory of implementation files (`--impls-dir`)", dir.display()),
         );
     }
+    let progress = Progress::spinner("explore", "running the corpus under both models");
     let cmp = if paths.is_empty() {
         None
     } else {
@@ -172,9 +185,11 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
             Err(e) => return input_error(json, e),
         }
     };
+    progress.set_message("the implementation checks under both stamp orders");
     let start = Instant::now();
     let suite = sensitivity::default_suite(dir);
     let checks = sensitivity::compare_checks(&suite, bo, vo, 4);
+    progress.finish();
     let millis = start.elapsed().as_secs_f64() * 1000.0;
     let errors: Vec<String> =
         checks.iter().flat_map(|c| [&c.base.error, &c.variant.error]).flatten().cloned().collect();
@@ -296,9 +311,15 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
         (Ok(b), Ok(v)) => (b, v),
         (Err(e), _) | (_, Err(e)) => return input_error(json, e),
     };
+    // a library file where a name is expected: read as `--lib FILE` would be
+    let lib_file = Some(std::path::Path::new(&args.lib)).filter(|p| p.is_file());
+    let lib_name = match lib_file.map(super::common::install_lib).transpose() {
+        Ok(name) => name.unwrap_or_else(|| args.lib.clone()),
+        Err(e) => return input_error(json, e),
+    };
     let lib = match &b {
         Model::Library(l) => l.clone(),
-        Model::Order { .. } => args.lib.clone(),
+        Model::Order { .. } => lib_name.clone(),
     };
     let bounds = args.bounds.bounds(1).gen_bounds(&lib);
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
@@ -306,13 +327,17 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
         Ok(p) => p.unwrap_or(Partition::ALL),
         Err(e) => return input_error(json, format!("--partition: {e}")),
     };
-    let opts = SearchOptions { library: args.lib.clone(), bounds, max: args.max, jobs, partition };
+    let opts = SearchOptions { library: lib_name.clone(), bounds, max: args.max, jobs, partition };
+    let progress = Progress::spinner("explore", "searching");
     let on_progress = |size: usize, n: usize| {
+        progress.set_message(format!("searching size {size}: {n} programs"));
         if !json {
-            eprintln!("size {size}: {n} programs");
+            progress.note(&format!("size {size}: {n} programs"));
         }
     };
-    let rep = match explore::search(&b, &v, &default, &opts, &on_progress) {
+    let rep = explore::search(&b, &v, &default, &opts, &on_progress);
+    progress.finish();
+    let rep = match rep {
         Ok(r) => r,
         Err(e) => return input_error(json, e),
     };
@@ -333,13 +358,24 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
     }
     // the options that define the run: every shard of it has the same (`mowgli merge`)
     let run = serde_json::json!({
-        "base": base, "variant": variant, "lib": args.lib, "bounds": args.bounds.bounds(1), "max": args.max,
+        "base": base, "variant": variant, "libs": args.lib, "bounds": args.bounds.bounds(1), "max": args.max,
     });
-    let doc = mowgli_check::analyses::merge::stamp(
+    // a model given as a file is an input; a library's name is an option
+    let (bp, vp) = (std::path::Path::new(base), std::path::Path::new(variant));
+    let inputs = match run_inputs(&[
+        ("base", Some(bp).filter(|p| p.is_file())),
+        ("variant", Some(vp).filter(|p| p.is_file())),
+        ("libs", lib_file),
+    ]) {
+        Ok(i) => i,
+        Err(e) => return input_error(json, e),
+    };
+    let doc = mowgli_check::analyses::merge::stamp_with(
         serde_json::to_value(&rep).unwrap_or_default(),
         "explore-search",
         partition,
         run,
+        &inputs,
     );
     let decided = mowgli_check::analyses::merge::decide_explore_search(&doc, write_error.is_some());
     if json {

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::common::{conclude, input_error, load_order, print_shard, progress_bar, SuiteArgs};
+use super::common::{conclude, input_error, load_order, print_shard, run_inputs, SuiteArgs};
+use super::progress::Progress;
 
 /// The arguments of `mowgli generate`.
 #[derive(clap::Args)]
@@ -32,7 +33,7 @@ pub struct Args {
     /// Generate only the programs (counted across the libraries) whose index is
     /// K-1 modulo N (1 ≤ K ≤ N); `mowgli merge` combines the `--json` reports
     /// of shards 1..N into the whole run's.
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", visible_alias = "shard")]
     pub partition: Option<String>,
 }
 
@@ -65,8 +66,7 @@ fn generate(
         None => "the default stamp order".to_string(),
     };
     let opts = SuiteOptions { libs: libs.to_vec(), bounds: args.bounds(2), max_tests, jobs, model, partition };
-    let bar =
-        progress_bar(0, json, "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} tests ({per_sec}, eta {eta}) {msg}");
+    let bar = Progress::new("generate", "tests", Some(0));
     let on_progress = |p: SuiteProgress| match p {
         SuiteProgress::Class { library, size, distinct, to_run } => {
             bar.inc_length(to_run as u64);
@@ -90,11 +90,11 @@ fn generate(
     let rep = match generate::generate_suite_with(&opts, &order, &on_progress, &sink) {
         Ok(x) => x,
         Err(e) => {
-            bar.finish_and_clear();
+            bar.finish();
             return input_error(json, e);
         }
     };
-    bar.finish_and_clear();
+    bar.finish();
     if let (Some(dir), false) = (out, json) {
         eprintln!("wrote {} tests to {}", rep.tests, dir.display());
     }
@@ -103,11 +103,16 @@ fn generate(
         "libs": libs, "bounds": opts.bounds, "max_tests": max_tests,
         "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()),
     });
-    let doc = mowgli_check::analyses::merge::stamp(
+    let inputs = match run_inputs(&[("stamp_order", stamp_order.as_deref())]) {
+        Ok(i) => i,
+        Err(e) => return input_error(json, e),
+    };
+    let doc = mowgli_check::analyses::merge::stamp_with(
         serde_json::to_value(&rep).unwrap_or_default(),
         "generate",
         partition,
         run,
+        &inputs,
     );
     // generation checks nothing, so it has no counterexample: the suite covers the
     // bound, or --max-tests or programs whose outcomes could not be computed (a

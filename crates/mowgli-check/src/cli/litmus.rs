@@ -24,9 +24,6 @@ pub struct Args {
     /// Run under another stamp order (a file with table `to`, optionally `ippo`/`oppo`).
     #[arg(long, value_name = "FILE")]
     pub stamp_order: Option<PathBuf>,
-    /// Print only failures and the summary.
-    #[arg(long, short)]
-    pub quiet: bool,
     /// Write the counterexample execution of every failing `forbidden`
     /// expectation as a Graphviz file `DIR/TEST-lLINE.dot`.
     #[arg(long, value_name = "DIR")]
@@ -60,7 +57,8 @@ pub enum LitmusFormat {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let Args { paths, json, stats, stamp_order, quiet, dot, engine, format, max_values, junit } = a;
+    let Args { paths, json, stats, stamp_order, dot, engine, format, max_values, junit } = a;
+    let quiet = super::progress::quiet();
     let limits = mowgli_check::lang::lower::DomainLimits { max_values, ..Default::default() };
     let order = match load_order(&stamp_order) {
         Ok(o) => o,
@@ -74,9 +72,12 @@ pub fn run(a: Args) -> ExitCode {
     let mut reports = Vec::new();
     let mut errors = Vec::new();
     let mut cases = Vec::new();
+    let progress = super::progress::Progress::new("litmus", "tests", Some(files.len() as u64));
     for f in &files {
+        progress.set_message(f.display().to_string());
         let started = Instant::now();
         let result = litmus::check_file_engine(f, &order, engine, limits);
+        progress.inc(1);
         if junit.is_some() {
             cases.push(junit_case(f, &result, started.elapsed().as_secs_f64()));
         }
@@ -119,6 +120,7 @@ pub fn run(a: Args) -> ExitCode {
             }
         }
     }
+    progress.finish();
     let total = start.elapsed();
     let sum = litmus::Summary::of(&reports, errors.len());
     let mut decided = sum.decide();

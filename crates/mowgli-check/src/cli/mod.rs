@@ -13,6 +13,7 @@ pub mod litmus;
 pub mod merge;
 pub mod obligations;
 pub mod pivot;
+pub mod progress;
 pub mod refine;
 pub mod refine_junit;
 pub mod robust;

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::common::{conclude, input_error, load_impl, progress_bar, ShapeArgs};
+use super::common::{conclude, input_error, load_impl, run_inputs, ShapeArgs};
+use super::progress::Progress;
 
 /// `mowgli obligations --engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -44,7 +45,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub stamp_order: Option<PathBuf>,
     /// Iterations per loop that is not a spin loop.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4)]
     pub loop_bound: usize,
     /// Write the counterexample of every refuted obligation as `DIR/METHOD-OBLIGATION.dot`.
     #[arg(long, value_name = "DIR")]
@@ -84,7 +85,7 @@ pub struct Args {
     /// Check only the abstract programs (and, with `--check-specs`, the
     /// libraries) whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli merge`
     /// combines the `--json` reports of shards 1..N into the whole run's.
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", visible_alias = "shard")]
     pub partition: Option<String>,
 }
 
@@ -135,9 +136,8 @@ pub fn run(a: &Args) -> ExitCode {
     // index in the whole bound of the i-th of them
     let (global, clients): (Vec<usize>, Vec<(String, String)>) =
         all.iter().cloned().enumerate().filter(|(i, _)| partition.contains(*i)).unzip();
-    // a progress bar on stderr when it is a terminal (not with --json)
-    let bar = progress_bar(clients.len() as u64, *json, "{bar:40} {pos}/{len} abstract programs {elapsed}");
-    let tick = bar.clone();
+    let progress = Progress::new("obligations", "abstract programs", Some(clients.len() as u64));
+    let tick = progress.bar();
     let opts = obligations::Options {
         loop_bound: *loop_bound,
         time_limit: timeout.map(std::time::Duration::from_secs_f64),
@@ -157,26 +157,23 @@ pub fn run(a: &Args) -> ExitCode {
         every_execution: *every_execution,
         // each final refutation the moment it is found (smallest bound first)
         on_failure: (!*json).then(|| {
-            let bar = bar.clone();
             let cb: obligations::OnFailure = std::sync::Arc::new(move |f: &obligations::Failure, ms: f64| {
                 let (t, c, n, _) = obligations::dimensions(&f.client);
                 let name = f.client.lines().next().unwrap_or("").trim_start_matches("# ");
-                bar.suspend(|| {
-                    mowgli_check::outln!(
-                        "found after {ms:.0} ms: {} refuted for {} on {name} ({t} thread{} × {c} call{} × {n} node{})",
-                        f.obligation.name(),
-                        f.methods.join(", "),
-                        if t == 1 { "" } else { "s" },
-                        if c == 1 { "" } else { "s" },
-                        if n == 1 { "" } else { "s" },
-                    )
-                });
+                mowgli_check::outln!(
+                    "found after {ms:.0} ms: {} refuted for {} on {name} ({t} thread{} × {c} call{} × {n} node{})",
+                    f.obligation.name(),
+                    f.methods.join(", "),
+                    if t == 1 { "" } else { "s" },
+                    if c == 1 { "" } else { "s" },
+                    if n == 1 { "" } else { "s" },
+                );
             });
             cb
         }),
     };
     let rep = obligations::check_clients(&imp, &order, &clients, &map, &opts);
-    bar.finish_and_clear();
+    progress.finish();
     let mut rep = match rep {
         Ok(r) => r,
         Err(e) => return fail(format!("{file}: {e}")),
@@ -223,7 +220,7 @@ pub fn run(a: &Args) -> ExitCode {
     // the options that define the run: every shard of it has the same (`mowgli merge`)
     let mut run = serde_json::json!({
         "implementation": file, "calls": calls, "infer_map": infer_map,
-        "no_self_ring": no_self_ring, "first_fail": first_fail, "timeout": timeout,
+        "no_self_ring": no_self_ring, "first_fail": first_fail, "time_limit": timeout,
         "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "loop_bound": loop_bound,
         "engine": format!("{engine:?}"), "every_execution": every_execution, "check_specs": check_specs,
         "spec": spec, "observe_budget": observe_budget,
@@ -233,7 +230,12 @@ pub fn run(a: &Args) -> ExitCode {
     }
     let mut doc = serde_json::to_value(&rep).unwrap_or_default();
     doc["abstract_programs"] = serde_json::Value::from(all.len());
-    let doc = mowgli_check::analyses::merge::stamp(doc, "obligations", partition, run);
+    let inputs = match run_inputs(&[("implementation", Some(implementation)), ("stamp_order", stamp_order.as_deref())])
+    {
+        Ok(i) => i,
+        Err(e) => return fail(e),
+    };
+    let doc = mowgli_check::analyses::merge::stamp_with(doc, "obligations", partition, run, &inputs);
     // the bound is covered when every abstract program (of the partition) was
     // checked to the end and, with --check-specs, every library's D as well; a
     // refutation is a counterexample even when a limit stopped the run after it

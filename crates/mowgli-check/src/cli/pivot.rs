@@ -24,8 +24,8 @@ pub struct Args {
     /// (default: each row's Table 6 size, 7 to 12).
     #[arg(long, value_name = "N")]
     pub size: Option<usize>,
-    /// Most locations in a program.
-    #[arg(long, value_name = "L", default_value_t = 3)]
+    /// Locations in a program (at most). `--max-locs` is the older spelling.
+    #[arg(long = "locs", visible_alias = "max-locs", value_name = "L", default_value_t = 3)]
     pub max_locs: usize,
     /// Worker threads (default: the available parallelism).
     #[arg(long, value_name = "J")]
@@ -83,7 +83,9 @@ pub fn run(a: Args) -> ExitCode {
         plain: a.plain,
         non_atomic: a.non_atomic,
     };
+    let progress = super::progress::Progress::spinner("pivot", "generating the pivot tests of Table 6");
     let rep = pivot::generate(&opts);
+    progress.finish();
     if let Some(dir) = &a.out {
         if let Err(e) = std::fs::create_dir_all(dir) {
             return input_error(a.json, format!("{}: {e}", dir.display()));

@@ -9,7 +9,8 @@ use mowgli_check::analyses::refine::ClientVerdict;
 use mowgli_check::analyses::verdict::Verdict;
 use mowgli_check::engines::explicit::Backend;
 
-use super::common::{conclude, input_error, load_impl, progress_bar, ShapeArgs};
+use super::common::{conclude, input_error, load_impl, run_inputs, ShapeArgs};
+use super::progress;
 use super::refine_junit;
 
 /// The default generated bound: clients of at most this many calls in all.
@@ -32,7 +33,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub stamp_order: Option<PathBuf>,
     /// Iterations per loop that is not a spin loop.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4)]
     pub loop_bound: usize,
     /// Write the counterexample of every failing client as `DIR/CLIENT.dot`.
     #[arg(long, value_name = "DIR")]
@@ -103,7 +104,7 @@ pub struct GenArgs {
     pub no_symmetry: bool,
     /// Check only the clients whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli
     /// merge` combines the `--json` reports of shards 1..N into the whole run's.
-    #[arg(long, value_name = "K/N", help_heading = "Generated clients")]
+    #[arg(long, value_name = "K/N", visible_alias = "shard", help_heading = "Generated clients")]
     pub partition: Option<String>,
     /// Stop at the first failing client.
     #[arg(long, help_heading = "Generated clients")]
@@ -187,7 +188,10 @@ fn refine(
     let mut errors = Vec::new();
     let mut skipped = 0;
     let mut cases = Vec::new();
+    let progress = progress::Progress::new("refine", "clients", Some(files.len() as u64));
     for f in &files {
+        progress.set_message(f.display().to_string());
+        progress.inc(1);
         let started = Instant::now();
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
@@ -295,6 +299,7 @@ fn refine(
             }
         }
     }
+    progress.finish();
     let failed = reports.iter().filter(|r| r.verdict == ClientVerdict::Fail).count();
     let vacuous = reports.iter().filter(|r| r.vacuous).count();
     let spec_vacuous = reports.iter().filter(|r| r.spec_vacuous).count();
@@ -398,11 +403,7 @@ fn refine_generated(
         eprintln!("{generated} clients generated, {index} after symmetry reduction");
         return Verdict::Verified.exit();
     }
-    let bar = progress_bar(
-        0,
-        json,
-        "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} clients ({per_sec}, eta {eta}) {msg}",
-    );
+    let bar = progress::Progress::new("refine", "clients", Some(0));
     let fails = std::sync::atomic::AtomicUsize::new(0);
     let started = Instant::now();
     let on_progress = |p: Progress| match p {
@@ -416,9 +417,7 @@ fn refine_generated(
                 let n = fails.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
                 let ms = started.elapsed().as_secs_f64() * 1000.0;
                 if !json {
-                    bar.suspend(|| {
-                        mowgli_check::outln!("found after {ms:.0} ms: {name} (size {size}) fails ({n} so far)")
-                    });
+                    mowgli_check::outln!("found after {ms:.0} ms: {name} (size {size}) fails ({n} so far)");
                 }
             }
             bar.inc(1);
@@ -427,11 +426,11 @@ fn refine_generated(
     let rep = match gen::run(&imp, &order, &bounds, &opts, &on_progress) {
         Ok(r) => r,
         Err(e) => {
-            bar.finish_and_clear();
+            bar.finish();
             return input_error(json, format!("{}: {e}", implementation.display()));
         }
     };
-    bar.finish_and_clear();
+    bar.finish();
 
     let mut write_errors = Vec::new();
     if let Some(dir) = &args.save_failing {
@@ -482,7 +481,12 @@ fn refine_generated(
     if let (Some(r), serde_json::Value::Object(shape)) = (run.as_object_mut(), args.shape.json()) {
         r.extend(shape);
     }
-    let doc = mowgli_check::analyses::merge::stamp(
+    let inputs = match run_inputs(&[("implementation", Some(implementation)), ("stamp_order", stamp_order.as_deref())])
+    {
+        Ok(i) => i,
+        Err(e) => return input_error(json, e),
+    };
+    let doc = mowgli_check::analyses::merge::stamp_with(
         serde_json::json!({
             "implementation": imp.name,
             "implements": imp.implements,
@@ -493,6 +497,7 @@ fn refine_generated(
         "refine",
         partition,
         run,
+        &inputs,
     );
     // clients that could not be checked (e.g. too many values: a size limit) and the
     // time limit leave the bound uncovered; a failure is a counterexample anyway

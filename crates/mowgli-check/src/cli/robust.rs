@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::common::{conclude, input_error, load_order};
+use super::progress::Progress;
 
 /// The arguments of `mowgli robust`.
 #[derive(clap::Args)]
@@ -28,32 +29,36 @@ pub struct Args {
     /// Only the syntactic conditions (no exact check): robust when LDRF ∧ fenced.
     #[arg(long, conflicts_with = "fix")]
     pub syntactic: bool,
-    /// With `--fix`: write the fixed programs as `DIR/TEST-fixed-{syntactic,exact}.litmus`.
-    #[arg(long, value_name = "DIR", requires = "fix")]
-    pub fix_out: Option<PathBuf>,
     /// The single-server translation (robustness paper §5.3) of shared-memory tests
     /// (`Read`/`Write`), checked tree-fenced, LDRF, robust and with the original's SC
-    /// outcomes; written as `DIR/TEST-star.litmus` (`--star-out`, default `.`).
+    /// outcomes; printed, or written as `DIR/TEST-star.litmus` with `--out DIR`.
     #[arg(long, conflicts_with_all = ["fix", "syntactic"])]
     pub to_star: bool,
-    /// With `--to-star`: where to write the translated programs.
-    #[arg(long, value_name = "DIR", requires = "to_star")]
-    pub star_out: Option<PathBuf>,
+    /// Write the programs made: with `--fix`, the fixed programs as
+    /// `DIR/TEST-fixed-{syntactic,exact}.litmus`; with `--to-star`, the translations
+    /// as `DIR/TEST-star.litmus`. `--fix-out` and `--star-out` are older spellings.
+    #[arg(long, value_name = "DIR", visible_aliases = ["fix-out", "star-out"])]
+    pub out: Option<PathBuf>,
     /// Run under another stamp order.
     #[arg(long, value_name = "FILE")]
     pub stamp_order: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let Args { paths, model, json, dot, fix, fix_out, syntactic, to_star, star_out, stamp_order } = a;
+    let Args { paths, model, json, dot, fix, out, syntactic, to_star, stamp_order } = a;
+    if out.is_some() && !fix && !to_star {
+        return input_error(json, "--out: the programs written are those of `--fix` or `--to-star`; give one of them");
+    }
     match load_order(&stamp_order) {
         Ok(order) if to_star => {
-            let out = star_out.unwrap_or_else(|| PathBuf::from("."));
-            let (d, doc) = mowgli_check::analyses::robust::star_cli(&paths, json, &out, &order);
+            let progress = Progress::spinner("robust", "translating to a single server");
+            let (d, doc) = mowgli_check::analyses::robust::star_cli(&paths, json, out.as_deref(), &order);
+            progress.finish();
             conclude(&d, doc)
         }
         Ok(order) => {
-            let fix = fix.then_some(fix_out.as_deref());
+            let fix = fix.then_some(out.as_deref());
+            let progress = Progress::spinner("robust", "checking robustness");
             let (d, doc) = mowgli_check::analyses::robust::cli(
                 &paths,
                 model.as_deref(),
@@ -63,6 +68,7 @@ pub fn run(a: Args) -> ExitCode {
                 !syntactic,
                 &order,
             );
+            progress.finish();
             conclude(&d, doc)
         }
         Err(e) => input_error(json, e),

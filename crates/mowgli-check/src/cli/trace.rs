@@ -11,7 +11,9 @@ pub fn run(args: Args) -> ExitCode {
         Ok(o) => o,
         Err(e) => return input_error(false, e),
     };
+    let progress = super::progress::Progress::spinner("trace", "searching the machine's runs");
     let (text, decided) = mowgli_check::analyses::trace::run(&args, &order);
+    progress.finish();
     mowgli_check::out!("{text}");
     conclude(&decided, None)
 }

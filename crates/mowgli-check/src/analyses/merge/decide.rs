@@ -73,7 +73,7 @@ pub fn decide_obligations(doc: &Value) -> Decided {
             u(doc, "clients"),
             u(doc, "abstract_programs"),
             of_partition(doc),
-            if doc["run"]["timeout"].is_null() { "" } else { " (time limit)" }
+            if doc["run"]["time_limit"].is_null() { "" } else { " (time limit)" }
         ),
         Verdict::Inconclusive => "D (--check-specs) stopped early (time limit): the bound was not covered".to_string(),
         _ => format!(
@@ -87,24 +87,29 @@ pub fn decide_obligations(doc: &Value) -> Decided {
 }
 
 /// The verdict of `mowgli generate` from its report, with `unwritten` test files
-/// that could not be written.
+/// that could not be written. Generation refutes nothing, so it has no
+/// counterexample. `--max-tests N` asks for the N smallest tests of the bounds,
+/// not for the whole space: a suite that cap stopped is what was asked
+/// (`verified`, the reason saying the bounds hold more). Programs whose outcomes
+/// could not be computed leave the suite short of what was asked: inconclusive.
 pub fn decide_generate(doc: &Value, unwritten: usize) -> Decided {
     let complete = b(doc, "complete");
-    let verdict = Verdict::of(unwritten > 0, false, complete && u(doc, "error_count") == 0);
+    let verdict = Verdict::of(unwritten > 0, false, u(doc, "error_count") == 0);
     let reached = arr(doc, "libraries")
         .last()
         .map(|l| format!("{} up to size {}", s(l, "library"), arr(l, "classes").last().map_or(0, |c| u(c, "size"))))
         .unwrap_or_default();
     let why = match verdict {
         Verdict::Error => format!("{unwritten} test files could not be written"),
-        Verdict::Inconclusive if !complete => format!(
-            "--max-tests stopped the suite after {} tests ({reached}): the bound was not covered",
-            u(doc, "tests")
-        ),
         Verdict::Inconclusive => format!(
             "the outcomes of {} programs could not be computed (first: {}): the bound was not covered",
             u(doc, "error_count"),
             arr(doc, "errors").first().and_then(Value::as_str).unwrap_or("?")
+        ),
+        _ if !complete => format!(
+            "the {} smallest tests up to the bounds{}, as --max-tests asked ({reached}; the bounds hold more)",
+            u(doc, "tests"),
+            of_partition(doc)
         ),
         _ => format!("{} tests: every program up to the bounds{}", u(doc, "tests"), of_partition(doc)),
     };

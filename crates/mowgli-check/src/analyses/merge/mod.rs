@@ -56,8 +56,17 @@ pub fn without_timing(doc: &Value) -> Value {
 }
 
 /// Adds the fields of a shardable command's report: `command`, `partition`
-/// (`{"k": K, "n": N}`) and `run` (the options that define the run).
+/// (`{"k": K, "n": N}`), `run` (the options that define the run) and `identity`
+/// (digests of the tool's version, the options and each input's contents:
+/// [`digest`]), for a run without input files.
 pub fn stamp(doc: Value, command: &str, partition: Partition, run: Value) -> Value {
+    stamp_with(doc, command, partition, run, &[])
+}
+
+/// [`stamp`] for a run whose input files (and their contents digests, from
+/// [`digest::digests`]) are `inputs`; the keys of `run` named by the inputs'
+/// roles hold their paths, which `identity` leaves out.
+pub fn stamp_with(doc: Value, command: &str, partition: Partition, run: Value, inputs: &[(Input, String)]) -> Value {
     let mut m = match doc {
         Value::Object(m) => m,
         other => {
@@ -66,9 +75,12 @@ pub fn stamp(doc: Value, command: &str, partition: Partition, run: Value) -> Val
             m
         }
     };
+    let roles: Vec<String> = inputs.iter().map(|(i, _)| i.role.clone()).collect();
+    let options = Value::Object(digest::without_inputs(&identity(&run), &roles));
     m.insert("command".into(), Value::from(command));
     m.insert("partition".into(), json!({"k": partition.index, "n": partition.count}));
     m.insert("run".into(), run);
+    m.insert("identity".into(), digest::identity(inputs, &options));
     Value::Object(m)
 }
 
@@ -105,14 +117,16 @@ pub use crate::analyses::verdict::BOUNDED;
 
 mod commands;
 mod decide;
+pub mod digest;
 mod render;
 
 use commands::*;
 pub use decide::*;
+pub use digest::Input;
 pub use render::render;
 
-/// Options of `run` that shards may set differently: the time limits.
-const LIMITS: [&str; 2] = ["timeout", "time_limit"];
+/// Options of `run` that shards may set differently: the time limit.
+const LIMITS: [&str; 1] = ["time_limit"];
 
 /// The options of `run` that must be the same in every shard of one run.
 fn identity(run: &Value) -> Map<String, Value> {
@@ -203,13 +217,21 @@ pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decid
                 u(&sh.doc["partition"], "n")
             ));
         }
-        if identity(&sh.doc["run"]) != identity(&first.doc["run"]) {
-            let diff = identity(&first.doc["run"])
-                .into_iter()
-                .find(|(k, v)| sh.doc["run"].get(k.as_str()) != Some(v))
-                .map(|(k, v)| format!(": `{k}` is {v} in one and {} in the other", sh.doc["run"][k.as_str()]))
-                .unwrap_or_default();
-            return Err(format!("{} and {} are shards of different runs{diff}", first.file, sh.file));
+        let roles = |d: &Value| -> Vec<String> {
+            arr(&d["identity"], "inputs").iter().map(|i| s(i, "role").to_string()).collect()
+        };
+        let roles = [roles(&first.doc), roles(&sh.doc)].concat();
+        let options_diff = || {
+            let (a, b) = (identity(&first.doc["run"]), identity(&sh.doc["run"]));
+            let (a, b) = (digest::without_inputs(&a, &roles), digest::without_inputs(&b, &roles));
+            a.into_iter().find(|(k, v)| b.get(k.as_str()) != Some(v)).map(|(k, v)| {
+                format!("`{k}` is {v} in one and {} in the other", b.get(k.as_str()).unwrap_or(&Value::Null))
+            })
+        };
+        if let Some(why) =
+            digest::differ((&first.file, &first.doc["identity"]), (&sh.file, &sh.doc["identity"]), options_diff)
+        {
+            return Err(why);
         }
     }
     let mut seen: BTreeMap<u64, &str> = BTreeMap::new();
@@ -240,6 +262,7 @@ pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decid
     // a time limit changes how far a shard gets, not what the run is: the merged
     // run states the largest one given
     let mut run = first.doc["run"].clone();
+    let shards_identity = first.doc["identity"].clone();
     for k in LIMITS {
         let most = shards.iter().filter_map(|sh| sh.doc["run"][k].as_f64()).max_by(f64::total_cmp);
         if let (Some(m), Some(r)) = (most, run.as_object_mut()) {
@@ -270,7 +293,9 @@ pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decid
     if !unreadable.is_empty() {
         merged["unreadable_reports"] = json!(unreadable);
     }
-    let merged = stamp(merged, &command, Partition::ALL, run);
+    let mut merged = stamp(merged, &command, Partition::ALL, run);
+    // the shards' identity (the same digests; the paths as the first shard gave them)
+    merged["identity"] = shards_identity;
     let mut decided = decide(&command, &merged);
     if missing_count > 0 && decided.verdict <= Verdict::Inconclusive {
         decided = Decided::new(
@@ -296,7 +321,7 @@ pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decid
 /// The report fields of `doc` (without the verdict and the sharding fields).
 pub(super) fn body(doc: &Value) -> Map<String, Value> {
     let mut m = doc.as_object().cloned().unwrap_or_default();
-    for k in ["verdict", "verdict_reason", "command", "partition", "run"] {
+    for k in ["verdict", "verdict_reason", "command", "partition", "run", "identity"] {
         m.remove(k);
     }
     m

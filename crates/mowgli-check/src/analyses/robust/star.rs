@@ -192,14 +192,14 @@ pub fn render_star(s: &StarReport, written: Option<&str>) -> String {
     out
 }
 
-/// `mowgli robust --to-star PATH... [--star-out DIR] [--json]`: translates every test,
-/// writes `DIR/TEST-star.litmus`, and checks it. Verdict: `verified` (0) every
+/// `mowgli robust --to-star PATH... [--out DIR] [--json]`: translates every test,
+/// checks it, and prints it (or, with `DIR`, writes it as `DIR/TEST-star.litmus`). Verdict: `verified` (0) every
 /// translation passes the four checks, `counterexample` (1) one does not, `error` (2)
 /// an input is not a shared-memory test (or cannot be written).
 pub fn star_cli(
     paths: &[std::path::PathBuf],
     json: bool,
-    out_dir: &std::path::Path,
+    out_dir: Option<&std::path::Path>,
     order: &StampOrder,
 ) -> (crate::analyses::verdict::Decided, Option<serde_json::Value>) {
     use crate::analyses::verdict::{Decided, Verdict};
@@ -222,13 +222,19 @@ pub fn star_cli(
             .and_then(|text| to_star(&name, &text, order));
         match done {
             Ok(r) => {
-                let p = out_dir.join(format!("{}.litmus", r.name));
-                let w = std::fs::create_dir_all(out_dir).and_then(|_| std::fs::write(&p, &r.text));
-                if let Err(e) = w {
-                    errors.push(format!("{}: cannot write: {e}", p.display()));
-                }
+                let written = out_dir.map(|d| {
+                    let p = d.join(format!("{}.litmus", r.name));
+                    let w = std::fs::create_dir_all(d).and_then(|_| std::fs::write(&p, &r.text));
+                    if let Err(e) = w {
+                        errors.push(format!("{}: cannot write: {e}", p.display()));
+                    }
+                    p.display().to_string()
+                });
                 if !json {
-                    crate::out!("{}", render_star(&r, Some(&p.display().to_string())));
+                    crate::out!("{}", render_star(&r, written.as_deref()));
+                    if written.is_none() {
+                        crate::out!("{}\n", r.text.trim_end());
+                    }
                 }
                 reports.push(r);
             }

@@ -191,7 +191,10 @@ impl Generator {
                     }
                     Role::Val => self.values().map(Arg::Val).collect(),
                     // the initial value 0 too (a CAS expecting it)
-                    Role::Expected => std::iter::once(0).chain(self.values()).map(Arg::Val).collect(),
+                    Role::Expected => {
+                        let initial = self.bounds.compare_initial.then_some(0);
+                        initial.into_iter().chain(self.values()).map(Arg::Val).collect()
+                    }
                     Role::Wid { .. } if observer => vec![Arg::Wid(0)],
                     Role::Wid { awaited: true } => (1..=self.bounds.wids as u8).map(Arg::Wid).collect(),
                     Role::Wid { awaited: false } => (0..=self.bounds.wids as u8).map(Arg::Wid).collect(),

@@ -139,6 +139,9 @@ pub struct Bounds {
     /// Methods the declaration marks as extensions of the core interface
     /// ([`mowgli_core::MethodSig::extension`]) are drawn too.
     pub extensions: bool,
+    /// A compared value ([`mowgli_core::Role::Expected`], a CAS's expected value)
+    /// is drawn from the initial value 0 too, besides `1..=values`.
+    pub compare_initial: bool,
     /// RDMA-style libraries: remote operations go towards another node (the RDMA
     /// paper's "by n towards n̄"): the destination of a `Put`, the source of a
     /// `Get`, the node of a `Poll` or `Rfence` are not the caller's node; and
@@ -200,6 +203,7 @@ impl Bounds {
             connected: false,
             methods: None,
             extensions: true,
+            compare_initial: true,
             remote_only: false,
             bind_ids: true,
         }
