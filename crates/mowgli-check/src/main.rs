@@ -71,7 +71,10 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => return cli::common::usage_error(e),
+    };
     if let Err(d) = cli::common::install_libs(&cli.lib_files) {
         return cli::common::input_error(false, d);
     }

@@ -253,6 +253,8 @@ pub struct Results {
     /// The Z3 engine could not take the problem, or found a model the explicit
     /// predicates reject.
     pub(super) backend_error: Option<String>,
+    /// A library's own limit stopped the search ([`mowgli_core::Library::limit`]).
+    pub(super) limit: Option<String>,
     pub(super) skeletons: std::collections::HashSet<Vec<Skeleton>>,
 }
 
@@ -262,6 +264,22 @@ pub enum EngineError {
     Unfold(#[from] UnfoldError),
     #[error("{0}")]
     Backend(String),
+    /// A limit of a library's search (e.g. coreRMA's bound on the actions of an
+    /// execution): the run is cut, the input is not wrong.
+    #[error("{0}")]
+    Limit(String),
+}
+
+impl EngineError {
+    /// Whether a limit of the tool stopped the run (the run is inconclusive), rather
+    /// than the input being wrong.
+    pub fn is_limit(&self) -> bool {
+        match self {
+            EngineError::Limit(_) => true,
+            EngineError::Unfold(e) => e.is_limit(),
+            EngineError::Backend(_) => false,
+        }
+    }
 }
 
 /// Wall-clock helper for reports.

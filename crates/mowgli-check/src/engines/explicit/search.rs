@@ -48,6 +48,10 @@ pub(super) fn search_plain<'d>(
     g.sym_ret = sym;
     g.sym_vals = sym_vals;
     let g = g;
+    if let Some(why) = p.libs.iter().enumerate().find_map(|(i, l)| l.limit(&g, i)) {
+        res.limit = Some(why);
+        return;
+    }
     // without the naive statistic (which counts every plain execution's
     // candidates), a library that sees at once that a read has no source ends
     // the search before the others are built (the empty domain below)

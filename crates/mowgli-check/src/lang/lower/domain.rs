@@ -2,7 +2,6 @@
 //! compute from them, to a fixed point.
 
 use super::*;
-use mowgli_core::program::UnfoldError;
 use mowgli_core::DomainSets;
 
 /// Whether some call of `p` sends a value that is no tuple literal as a message (a
@@ -116,7 +115,7 @@ pub(super) fn computed_domain(
             match unfold_with(prog, t, *nregs, LOOP_BOUND, &mut h) {
                 Ok(_) => {}
                 // a limit, not a malformed test: the domain so far, with the reason
-                Err(e @ UnfoldError::TooMany(_)) => {
+                Err(e) if e.is_limit() => {
                     let why = format!("the unfolding was cut: thread `{}`: {e}", world.threads[t].name);
                     return Ok((sets.domain(), Some(why)));
                 }
