@@ -47,6 +47,11 @@ pub struct Args {
     /// inconclusive (exit 3).
     #[arg(long, value_name = "N", default_value_t = mowgli_check::lang::lower::MAX_VALUES)]
     pub max_values: usize,
+    /// Most work the witness search of one test may do, in units of about a
+    /// nanosecond (the default is a few seconds); a test whose search needs more is
+    /// inconclusive (exit 3).
+    #[arg(long, value_name = "N", default_value_t = mowgli_check::lang::lower::MAX_WORK)]
+    pub max_work: u64,
 }
 
 /// Output of `mowgli litmus`.
@@ -57,8 +62,8 @@ pub enum LitmusFormat {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let Args { paths, json, stats, stamp_order, quiet, dot, engine, format, max_values } = a;
-    let limits = mowgli_check::lang::lower::DomainLimits { max_values, ..Default::default() };
+    let Args { paths, json, stats, stamp_order, quiet, dot, engine, format, max_values, max_work } = a;
+    let limits = mowgli_check::lang::lower::DomainLimits { max_values, max_work, ..Default::default() };
     let order = match load_order(&stamp_order) {
         Ok(o) => o,
         Err(e) => return input_error(json, e),

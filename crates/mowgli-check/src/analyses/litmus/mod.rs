@@ -181,6 +181,7 @@ fn declarative(
     }
     let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     let mut prob = lower::problem(&low, to);
+    prob.max_work = limits.max_work;
     prob.prune = prune;
     prob.backend = backend;
     // herd counts executions (its Positive/Negative)

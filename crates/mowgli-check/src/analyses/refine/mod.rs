@@ -300,6 +300,7 @@ impl Setup {
             regs_only: true,
             backend: Default::default(),
             count_naive: false,
+            max_work: u64::MAX,
         };
         let (domain, own, unfolded) = value_domain(&mut prob, &self.low.domain)?;
         prob.domain = domain;

@@ -168,6 +168,7 @@ pub(super) fn search_plain<'d>(
             subtree: vec![],
             boundary,
             regs_only: p.regs_only,
+            max_work: p.max_work,
             goal,
             targets: None,
             visit,
@@ -197,6 +198,7 @@ pub(super) fn search_plain<'d>(
         subtree,
         boundary,
         regs_only: p.regs_only,
+        max_work: p.max_work,
         goal,
         targets,
         visit,
@@ -272,6 +274,8 @@ struct SearchState<'s, 'g, 'q, 'v, 'd> {
     boundary: usize,
     /// Outcomes without final memory values ([`Problem::regs_only`]).
     regs_only: bool,
+    /// [`Problem::max_work`].
+    max_work: u64,
     goal: Goal<'q>,
     targets: Option<&'s Targets>,
     visit: Option<&'s mut VisitFn<'v>>,
@@ -337,6 +341,12 @@ fn dfs(
     let at_boundary = i == st.boundary && i < vars.len();
     if (after_choice && st.prune && (st.subtree[i] >= CHECK_MIN_SUBTREE || at_boundary)) || i == vars.len() {
         st.res.stats.candidates += 1;
+        st.res.work = st.res.work.saturating_add(work_of_check(st.g.len()));
+        if st.res.work > st.max_work {
+            st.res.limit = Some(format!("the witness search did {} units of work (raise `--max-work`)", st.max_work));
+            st.res.stopped = true;
+            return false;
+        }
         if let Goal::Any(budget) = st.goal {
             if st.res.stats.candidates > budget {
                 st.res.stopped = true;

@@ -75,16 +75,22 @@ impl Hooks for DomainHooks<'_> {
 pub const MAX_ROUNDS: usize = 32;
 pub const MAX_VALUES: usize = 64;
 
-/// The bounds of a computed value domain (`mowgli litmus --max-values`).
+/// The default bound of the witness search of one litmus test, in
+/// [`crate::engines::explicit::work_of_check`] units (a few seconds).
+pub const MAX_WORK: u64 = 3_000_000_000;
+
+/// The bounds of a computed value domain (`mowgli litmus --max-values`), and of
+/// the witness search of a test (`--max-work`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DomainLimits {
     pub max_values: usize,
     pub max_rounds: usize,
+    pub max_work: u64,
 }
 
 impl Default for DomainLimits {
     fn default() -> Self {
-        DomainLimits { max_values: MAX_VALUES, max_rounds: MAX_ROUNDS }
+        DomainLimits { max_values: MAX_VALUES, max_rounds: MAX_ROUNDS, max_work: MAX_WORK }
     }
 }
 
