@@ -87,7 +87,10 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => return cli::common::usage_error(e),
+    };
     let project = match cli::common::load_project(&cli.project, cli.no_project) {
         Ok(p) => p,
         Err(d) => return cli::common::input_error(false, d),

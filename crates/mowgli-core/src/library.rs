@@ -173,6 +173,13 @@ pub trait Library: Send + Sync {
     ) -> Option<Box<dyn WitnessSearch + 'a>> {
         Some(self.search(g, to, me))
     }
+    /// Why the library's search cannot take `g` (its part: the events whose `lib`
+    /// is `me`), when a limit of its own stops it (e.g. a bound on the size of an
+    /// execution): the engine then reports the run as cut by a limit. `None` (the
+    /// default): no such limit.
+    fn limit(&self, _g: &ExecGraph, _me: LibId) -> Option<String> {
+        None
+    }
 }
 
 /// A library shared by several holders (e.g. one built once and used by every
@@ -269,6 +276,9 @@ impl<L: Library + ?Sized> Library for std::sync::Arc<L> {
         me: LibId,
     ) -> Option<Box<dyn WitnessSearch + 'a>> {
         (**self).viable_search(g, to, me)
+    }
+    fn limit(&self, g: &ExecGraph, me: LibId) -> Option<String> {
+        (**self).limit(g, me)
     }
 }
 

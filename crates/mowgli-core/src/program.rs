@@ -378,6 +378,17 @@ pub enum UnfoldError {
     BodyEmpty(String),
     #[error("too many unfoldings (more than {0}): lower the bounds")]
     TooMany(usize),
+    /// Another size limit of the unfolding (its work, the calls it holds).
+    #[error("{0}: lower the bounds")]
+    TooLarge(String),
+}
+
+impl UnfoldError {
+    /// Whether a limit of the tool cut the unfolding (the run is inconclusive),
+    /// rather than the program being wrong.
+    pub fn is_limit(&self) -> bool {
+        matches!(self, UnfoldError::TooMany(_) | UnfoldError::TooLarge(_))
+    }
 }
 
 /// A method call of a plain execution, before it becomes an [`crate::model::Event`].

@@ -178,6 +178,35 @@ impl Diagnostic {
         Diagnostic::new(Pos { line: 1, col }, msg).with_span(len).in_file("<command line>", &line)
     }
 
+    /// An error about the word `word` of the command line `args` (an option or a
+    /// value, also as `OPTION=VALUE`), shown like [`Diagnostic::command_line`]:
+    /// under the first word that is `word` (or starts with `word=`), else under
+    /// the whole command line.
+    pub fn command_line_word(args: &[String], word: &str, msg: impl Into<String>) -> Diagnostic {
+        let words: Vec<&str> =
+            args.iter().enumerate().map(|(i, w)| if i == 0 { "mowgli" } else { w.as_str() }).collect();
+        let line = words.join(" ");
+        let mut col = 1;
+        let mut at = None;
+        for (i, w) in words.iter().enumerate() {
+            if i > 0 && !word.is_empty() {
+                // the word itself, `word=VALUE`, or `OPTION=word`
+                let at_value = w.strip_suffix(word).filter(|o| o.ends_with('=') && o.len() > 1);
+                if *w == word || w.strip_prefix(word).is_some_and(|r| r.starts_with('=')) {
+                    at = Some((col, word.chars().count()));
+                } else if let Some(o) = at_value {
+                    at = Some((col + o.chars().count(), word.chars().count()));
+                }
+                if at.is_some() {
+                    break;
+                }
+            }
+            col += w.chars().count() + 1;
+        }
+        let (col, len) = at.unwrap_or((1, line.chars().count()));
+        Diagnostic::new(Pos { line: 1, col }, msg).with_span(len).in_file("<command line>", &line)
+    }
+
     pub fn pos(&self) -> Pos {
         Pos { line: self.line, col: self.col }
     }
@@ -220,7 +249,9 @@ impl Diagnostic {
             self.line = lines.len().max(1);
             self.col = usize::MAX;
         }
-        let src = lines.get(self.line - 1).copied().unwrap_or("");
+        // a carriage return ending the line (a lone one: `lines` keeps it) is no
+        // character of it
+        let src = lines.get(self.line - 1).copied().unwrap_or("").trim_end_matches('\r');
         let len = src.chars().count();
         self.col = self.col.clamp(1, len + 1);
         self.span_len = self.span_len.clamp(1, (len + 1 - (self.col - 1)).max(1));
@@ -259,6 +290,12 @@ impl Diagnostic {
     /// The source line and the caret, drawn by ariadne. The line is given to it
     /// at its place (after `line - 1` empty lines) so that it shows its number.
     fn frame(&self, src: &str) -> String {
+        // ariadne also breaks lines at `\r` and other vertical space, the lexers
+        // (`str::lines`) do not: such characters are drawn as spaces
+        let src: String = src
+            .chars()
+            .map(|c| if matches!(c, '\r' | '\x0b' | '\x0c' | '\u{85}' | '\u{2028}' | '\u{2029}') { ' ' } else { c })
+            .collect();
         let text = format!("{}{}\n", "\n".repeat(self.line - 1), src);
         let start = (self.line - 1) + (self.col - 1);
         let span = start..start + self.span_len.max(1);
@@ -306,6 +343,56 @@ impl serde::Serialize for Diagnostic {
     }
 }
 
+/// How deeply the parsers let constructs nest: brackets, blocks, `if`/`loop`/`for`
+/// bodies, unary operators and chains of binary operators (each operator of a
+/// chain is a level: the tree it builds is that deep). The passes after parsing
+/// (lowering, evaluation, printing) recurse over the tree, so this bound keeps
+/// them within a thread's stack too. Past it, the parser reports
+/// [`Diagnostic::too_deep`] where the limit is exceeded.
+pub const MAX_NESTING: usize = 64;
+
+impl Diagnostic {
+    /// The nesting limit [`MAX_NESTING`] exceeded at `pos`.
+    pub fn too_deep(pos: Pos) -> Diagnostic {
+        Diagnostic::new(
+            pos,
+            format!("nested too deeply: more than {MAX_NESTING} levels of brackets, blocks or operators"),
+        )
+        .with_label("too deep")
+        .with_help("split the construct, e.g. with `let` bindings")
+    }
+
+    /// A size limit of the input language exceeded at `pos` (`what`: e.g. "statements
+    /// in one thread", `max`: the limit).
+    pub fn too_many(pos: Pos, what: &str, max: usize) -> Diagnostic {
+        Diagnostic::new(pos, format!("too many {what}: at most {max}")).with_label("over the limit")
+    }
+}
+
+/// The text of the file at `path`, named `file` in diagnostics: unreadable files
+/// give a whole-file diagnostic (`file:0:0: cannot read: …`), and text that is not
+/// UTF-8 one at the first invalid byte (line and column of the text before it).
+pub fn read_source(path: &std::path::Path, file: &str) -> Result<String, Diagnostic> {
+    let bytes = std::fs::read(path).map_err(|e| Diagnostic::whole_file(file, format!("cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| utf8_error(file, e.as_bytes(), e.utf8_error().valid_up_to()))
+}
+
+/// The diagnostic of text whose byte `at` starts an invalid UTF-8 sequence.
+fn utf8_error(file: &str, bytes: &[u8], at: usize) -> Diagnostic {
+    // the text before `at` is valid UTF-8
+    let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = before[line_start..].chars().count() + 1;
+    let msg = format!("not UTF-8 text: byte 0x{:02x} starts no character", bytes[at]);
+    let lossy = String::from_utf8_lossy(bytes);
+    Diagnostic::new(Pos { line, col }, msg).with_label("not UTF-8").in_file(file, &lossy)
+}
+
+/// Names longer than this get no "did you mean" (the edit distance is quadratic
+/// in the names' length, and a long name is no typo of a short one).
+const MAX_SUGGESTED_LEN: usize = 64;
+
 /// ``did you mean `X`?`` for the name of `known` closest to `name`, if one is close.
 pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
     suggest(name, known).map(|s| format!("did you mean `{s}`?"))
@@ -319,11 +406,15 @@ pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) ->
 /// hidden names (starting with `#`) are never suggested.
 pub fn suggest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let len = name.chars().count();
+    if len > MAX_SUGGESTED_LEN {
+        return None;
+    }
     let limit = (len / 3).max(1).min(len.saturating_sub(1));
     let lower = name.to_lowercase();
     let mut best: Option<(usize, &str)> = None;
     for k in known {
-        if k == name || k.starts_with('#') || k.is_empty() {
+        // a name longer by more than `limit` characters is that many edits away
+        if k == name || k.starts_with('#') || k.is_empty() || k.chars().nth(len + limit).is_some() {
             continue;
         }
         let d = if k.to_lowercase() == lower { 0 } else { strsim::osa_distance(name, k) };

@@ -41,6 +41,37 @@ pub struct StampDecl {
     pub name: String,
     /// A node-indexed family (`aNRW_n`).
     pub family: bool,
+    /// Where it is declared (for a stamp the stamp order lacks).
+    pub site: Site,
+}
+
+/// Where a declaration is written: its position and source line, kept as a
+/// diagnostic without a message. Not part of the declaration's value: two sites
+/// compare equal (a library read from a file equals the same text embedded).
+#[derive(Clone, Debug, Default)]
+pub struct Site(pub Option<Diagnostic>);
+
+impl PartialEq for Site {
+    fn eq(&self, _: &Site) -> bool {
+        true
+    }
+}
+
+impl Eq for Site {}
+
+impl Site {
+    /// An error `msg` about the declaration written here (at `fallback`'s file,
+    /// as a whole-file error, when the site is unknown).
+    pub fn error(&self, fallback: &str, msg: String) -> Diagnostic {
+        match &self.0 {
+            Some(d) => {
+                let mut d = d.clone();
+                d.msg = msg;
+                d
+            }
+            None => Diagnostic::whole_file(fallback, msg),
+        }
+    }
 }
 
 /// How memory cells are laid out.
@@ -209,6 +240,18 @@ pub enum ValExpr {
     /// first set?): t when the writing subevent is in S (coreRMA's CAS writes by the
     /// outcome chosen, which a comparison of ⊤ does not decide).
     IfIn(usize, bool, Box<ValExpr>, Box<ValExpr>),
+}
+
+impl ValExpr {
+    /// How deep the tree is (a leaf: 1; the parser keeps it within the nesting limit).
+    pub fn depth(&self) -> usize {
+        use ValExpr::*;
+        1 + match self {
+            Add(a, b) | IfIn(_, _, a, b) => a.depth().max(b.depth()),
+            IfEq(a, b, c, d) => a.depth().max(b.depth()).max(c.depth()).max(d.depth()),
+            Param(_) | Int(_) | Read(_) => 0,
+        }
+    }
 }
 
 /// `aCR reads x@here = ret`: subevents of this method with stamp `stamp` read
@@ -390,6 +433,17 @@ impl Expr {
         }
     }
 
+    /// How deep the tree is (a leaf: 1; the parser keeps it within
+    /// [`mowgli_diag::MAX_NESTING`]).
+    pub fn depth(&self) -> usize {
+        use Expr::*;
+        1 + match self {
+            Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) | ValEq(a) | ValNe(a) => a.depth(),
+            Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) | Diff(a, b) => a.depth().max(b.depth()),
+            _ => 0,
+        }
+    }
+
     /// Whether the expression only grows when the witness grows (every witness
     /// relation of a partial witness is a subset of the complete one's): true
     /// unless a dynamic expression is subtracted. Monotone parts are evaluated
@@ -562,12 +616,22 @@ impl Spec {
     pub fn library(&self, order: &mowgli_core::StampOrder) -> Result<FileLibrary, String> {
         FileLibrary::new(self.clone(), order)
     }
+
+    /// Whether the stamp order `order` has every stamp the library declares, of
+    /// the same shape; if not, the error at the declaration (`file`: where the
+    /// library was read, for a declaration without a site).
+    pub fn check_stamps(&self, order: &mowgli_core::StampOrder, file: &str) -> Result<(), Diagnostic> {
+        let Some(to) = order.table("to") else { return Ok(()) };
+        for d in &self.stamps {
+            eval::stamp_kind(&self.name, d, to).map_err(|msg| d.site.error(file, msg))?;
+        }
+        Ok(())
+    }
 }
 
 /// Reads a library file (and the files it includes, relative to its folder).
 pub fn parse_file(path: &Path) -> Result<Spec, Diagnostic> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Diagnostic::whole_file(path.display().to_string(), format!("cannot read: {e}")))?;
+    let text = mowgli_diag::read_source(path, &path.display().to_string())?;
     parse::parse(&path.display().to_string(), &text, path.parent().map_or(Includes::None, Includes::Dir))
 }
 

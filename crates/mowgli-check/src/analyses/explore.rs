@@ -200,10 +200,10 @@ pub fn compare(
     };
     for f in &files {
         let file = f.display().to_string();
-        let text = match std::fs::read_to_string(f) {
+        let text = match mowgli_diag::read_source(f, &file) {
             Ok(t) => t,
-            Err(e) => {
-                cmp.errors.push(InputError::whole_file(file.clone(), format!("cannot read: {e}")));
+            Err(d) => {
+                cmp.errors.push(d);
                 continue;
             }
         };

@@ -67,26 +67,34 @@ fn error(msg: String) -> (String, Decided) {
 /// Runs `mowgli trace`: the text to print and the verdict.
 pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
     let file = a.file.display().to_string();
-    let text = match std::fs::read_to_string(&a.file) {
+    let text = match mowgli_diag::read_source(&a.file, &file) {
         Ok(t) => t,
-        Err(e) => return error(format!("{file}:0:0: cannot read: {e}")),
+        Err(d) => return error(d.to_string()),
     };
     let mut ast = match syntax::parse(&text) {
         Ok(t) => t,
-        Err(e) => return error(format!("{file}:{}:{}: {}", e.line, e.col, e.msg)),
+        Err(e) => return error(e.in_file(&file, &text).to_string()),
     };
     // the outcome: a condition parsed as the `expect` line of a test of its own,
-    // its names resolved against this test
-    let probe = format!("test outcome\nexpect allowed {}\n", a.outcome);
+    // its names resolved against this test; its errors are shown in the option's
+    // text (`--outcome:1:COLUMN`)
+    const PREFIX: &str = "expect allowed ";
+    let probe = format!("test outcome\n{PREFIX}{}\n", a.outcome);
+    let in_outcome = |e: crate::lang::InputError| {
+        let col = if e.line == 2 { e.col.saturating_sub(PREFIX.len()).max(1) } else { 1 };
+        let mut d = e;
+        (d.line, d.col) = (1, col);
+        d.in_file("--outcome", &a.outcome).to_string()
+    };
     let cond = match syntax::parse(&probe) {
         Ok(mut p) if p.expects.len() == 1 => p.expects.remove(0),
-        Ok(_) => return error("--outcome: expected one condition".into()),
-        Err(e) => return error(format!("--outcome: column {}: {}", e.col.saturating_sub(15), e.msg)),
+        Ok(_) => return error(in_outcome(crate::lang::InputError::new(Default::default(), "expected one condition"))),
+        Err(e) => return error(in_outcome(e)),
     };
     // the test's own errors first, so that they are not blamed on --outcome
     ast.expects.clear();
     if let Err(e) = lower::lower(&ast, order) {
-        return error(format!("{file}:{}:{}: {}", e.line, e.col, e.msg));
+        return error(e.in_file(&file, &text).to_string());
     }
     ast.expects = vec![cond];
     if let Some(p) = a.pcie {
@@ -94,14 +102,17 @@ pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
             match (p, l.text.as_str()) {
                 (OnOff::Off, "rdmatso") => l.text = "rdmatso_nopcie".into(),
                 (OnOff::On, "rdmatso_nopcie") => l.text = "rdmatso".into(),
-                (OnOff::Off, "rdmatso_f1") => return error("--pcie off: rdmatso_f1 has the PCIe guarantee".into()),
+                (OnOff::Off, "rdmatso_f1") => {
+                    let d = crate::lang::InputError::new(l.pos, "--pcie off: rdmatso_f1 has the PCIe guarantee");
+                    return error(d.with_span(l.text.len()).in_file(&file, &text).to_string());
+                }
                 _ => {}
             }
         }
     }
     let low = match lower::lower(&ast, order) {
         Ok(l) => l,
-        Err(e) => return error(format!("--outcome: {}", e.msg)),
+        Err(e) => return error(in_outcome(e)),
     };
     let want = &low.expects[0].cond;
     let libs = crate::analyses::litmus::operational::libs_of(&low);

@@ -10,6 +10,55 @@ use mowgli_diag::Diagnostic;
 use mowgli_libs::orders;
 use mowgli_libs::registry::SpecFactory;
 
+/// A number of seconds on the command line (`--time-limit 2.5`): finite, from 0
+/// to 10⁹ (a duration must be one).
+pub fn seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !v.is_finite() || !(0.0..=1e9).contains(&v) {
+        return Err(format!("expected a number of seconds from 0 to 1e9, found `{s}`"));
+    }
+    Ok(v)
+}
+
+/// A command line the argument parser refused: help and version requests are
+/// printed as the parser does; an error becomes a diagnostic at its word of the
+/// command line (`<command line>:1:COLUMN: …`), then the verdict `error` (exit 2).
+pub fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+    let json = args.iter().any(|a| a == "--json");
+    let rendered = e.render().to_string();
+    let first = rendered.lines().next().unwrap_or("invalid command line");
+    let msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    let tip = rendered.lines().find_map(|l| l.trim().strip_prefix("tip: ")).map(str::to_string);
+    let context = |k: ContextKind| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    // `--time-limit <S>`: the option's name is its first word
+    let arg = context(ContextKind::InvalidArg).map(|a| a.split([' ', '=']).next().unwrap_or_default().to_string());
+    let d = match (arg, context(ContextKind::InvalidValue)) {
+        (Some(opt), Some(v)) if args.iter().any(|w| *w == opt || w.starts_with(&format!("{opt}="))) => {
+            Diagnostic::command_line(&args, &opt, &v, msg)
+        }
+        (_, Some(v)) if !v.is_empty() => Diagnostic::command_line_word(&args, &v, msg),
+        (Some(opt), _) => Diagnostic::command_line_word(&args, &opt, msg),
+        _ => Diagnostic::command_line_word(&args, "", msg),
+    };
+    let d = match tip {
+        Some(t) => d.with_help(t),
+        None => d,
+    };
+    input_error(json, d)
+}
+
 pub fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, Diagnostic> {
     let order = orders::default_order();
     match path {
@@ -55,7 +104,9 @@ pub fn load_project(
 pub fn install_lib(f: &std::path::Path) -> Result<String, Diagnostic> {
     let spec = mowgli_spec::parse_file(f)?;
     // built once now, so that a stamp missing from the default order is reported here
-    if let Err(e) = spec.library(&orders::default_order()) {
+    let order = orders::default_order();
+    spec.check_stamps(&order, &f.display().to_string())?;
+    if let Err(e) = spec.library(&order) {
         return Err(Diagnostic::whole_file(f.display().to_string(), e));
     }
     mowgli_libs::registry::install(&spec.name, spec.factory());

@@ -47,6 +47,11 @@ pub struct Args {
     /// Also write the results as JUnit XML to FILE (one test case per test file).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Most work the witness search of one test may do, in units of about a
+    /// nanosecond (the default is a few seconds); a test whose search needs more is
+    /// inconclusive (exit 3).
+    #[arg(long, value_name = "N", default_value_t = mowgli_check::lang::lower::MAX_WORK)]
+    pub max_work: u64,
 }
 
 /// Output of `mowgli litmus`.
@@ -57,9 +62,9 @@ pub enum LitmusFormat {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let Args { paths, json, stats, stamp_order, dot, engine, format, max_values, junit } = a;
+    let Args { paths, json, stats, stamp_order, dot, engine, format, max_values, max_work, junit } = a;
     let quiet = super::progress::quiet();
-    let limits = mowgli_check::lang::lower::DomainLimits { max_values, ..Default::default() };
+    let limits = mowgli_check::lang::lower::DomainLimits { max_values, max_work, ..Default::default() };
     let order = match load_order(&stamp_order) {
         Ok(o) => o,
         Err(e) => return input_error(json, e),

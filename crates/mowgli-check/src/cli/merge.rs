@@ -28,9 +28,9 @@ pub fn run(a: Args) -> ExitCode {
 fn merge(files: &[PathBuf], json: bool, partial: bool) -> ExitCode {
     let mut inputs = Vec::new();
     for f in files {
-        match std::fs::read_to_string(f) {
+        match mowgli_diag::read_source(f, &f.display().to_string()) {
             Ok(t) => inputs.push((f.display().to_string(), t)),
-            Err(e) => return input_error(json, format!("{}:0:0: cannot read: {e}", f.display())),
+            Err(d) => return input_error(json, d),
         }
     }
     match mowgli_check::analyses::merge::merge(&inputs, partial) {

@@ -36,7 +36,7 @@ pub struct Args {
     pub first_fail: bool,
     /// Stop after S seconds (the table then says how far it got). `--timeout` is
     /// the older spelling, kept as an alias (`refine` has the same option).
-    #[arg(long = "time-limit", visible_alias = "timeout", value_name = "S")]
+    #[arg(long = "time-limit", visible_alias = "timeout", value_name = "S", value_parser = super::common::seconds)]
     pub timeout: Option<f64>,
     /// Machine-readable output.
     #[arg(long)]
@@ -80,7 +80,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub observe_out: Option<PathBuf>,
     /// Seconds to search for a client observing each refutation (0: do not search).
-    #[arg(long, value_name = "S", default_value_t = 20.0)]
+    #[arg(long, value_name = "S", default_value_t = 20.0, value_parser = super::common::seconds)]
     pub observe_budget: f64,
     /// Check only the abstract programs (and, with `--check-specs`, the
     /// libraries) whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli merge`
@@ -130,7 +130,7 @@ pub fn run(a: &Args) -> ExitCode {
     bounds.self_reading_writers = !no_self_ring;
     let all = match obligations::abstract_programs(&imp, &order, &bounds) {
         Ok(c) => c,
-        Err(e) => return fail(format!("{file}: {e}")),
+        Err(e) => return input_error(*json, imp.error(e)),
     };
     // a shard checks the abstract programs of its partition; `global[i]` is the
     // index in the whole bound of the i-th of them
@@ -176,7 +176,7 @@ pub fn run(a: &Args) -> ExitCode {
     progress.finish();
     let mut rep = match rep {
         Ok(r) => r,
-        Err(e) => return fail(format!("{file}: {e}")),
+        Err(e) => return input_error(*json, imp.error(e)),
     };
     for r in &mut rep.programs {
         r.index = global.get(r.index).copied().unwrap_or(r.index);
@@ -193,7 +193,7 @@ pub fn run(a: &Args) -> ExitCode {
             }
             match spec::check_library(&lib, &order, &bounds, opts.time_limit) {
                 Ok(r) => rep.specs.push(r),
-                Err(e) => return fail(format!("{file}: D for `{lib}`: {e}")),
+                Err(e) => return input_error(*json, imp.error(format!("D for `{lib}`: {e}"))),
             }
         }
     }

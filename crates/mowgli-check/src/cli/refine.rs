@@ -116,7 +116,7 @@ pub struct GenArgs {
     #[arg(long, help_heading = "Generated clients")]
     pub list_clients: bool,
     /// Start no new client after S seconds; the report then says how far the run got.
-    #[arg(long, value_name = "S", help_heading = "Generated clients")]
+    #[arg(long, value_name = "S", help_heading = "Generated clients", value_parser = super::common::seconds)]
     pub time_limit: Option<f64>,
     /// Worker threads (default: the available parallelism).
     #[arg(long, value_name = "J", help_heading = "Generated clients")]
@@ -193,11 +193,9 @@ fn refine(
         progress.set_message(f.display().to_string());
         progress.inc(1);
         let started = Instant::now();
-        let text = match std::fs::read_to_string(f) {
+        let text = match mowgli_diag::read_source(f, &f.display().to_string()) {
             Ok(t) => t,
-            Err(e) => {
-                let d =
-                    mowgli_check::lang::InputError::whole_file(f.display().to_string(), format!("cannot read: {e}"));
+            Err(d) => {
                 eprintln!("{d}");
                 cases.push(refine_junit::error(&imp.name, &d.file, &d));
                 errors.push(d);
@@ -385,7 +383,7 @@ fn refine_generated(
     if args.list_clients {
         let g = match gen::Generator::new(&imp.implements, &order, &bounds) {
             Ok(g) => g,
-            Err(e) => return input_error(json, format!("{}: {e}", implementation.display())),
+            Err(e) => return input_error(json, imp.error(e)),
         };
         let (mut index, mut generated) = (0, 0);
         // in the order (and with the names) a run checks them
@@ -427,7 +425,7 @@ fn refine_generated(
         Ok(r) => r,
         Err(e) => {
             bar.finish();
-            return input_error(json, format!("{}: {e}", implementation.display()));
+            return input_error(json, imp.error(e));
         }
     };
     bar.finish();

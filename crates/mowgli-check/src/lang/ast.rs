@@ -66,6 +66,20 @@ impl Ex {
         }
     }
 
+    /// How deep the tree is (a leaf: 1). The parser keeps it within
+    /// [`mowgli_diag::MAX_NESTING`], so this recursion is shallow.
+    pub fn depth(&self) -> usize {
+        let most = |v: &[Ex]| v.iter().map(Ex::depth).max().unwrap_or(0);
+        1 + match self {
+            Ex::Tuple(v, _) | Ex::Set(v, _) | Ex::App(_, v) => most(v),
+            Ex::Comp { body, set, .. } => body.depth().max(set.depth()),
+            Ex::Bin(_, a, b, _) => a.depth().max(b.depth()),
+            Ex::Neg(a, _) | Ex::Not(a, _) => a.depth(),
+            Ex::Index(b, ix, _) => b.depth().max(most(ix)),
+            Ex::Int(..) | Ex::Bool(..) | Ex::Bot(_) | Ex::Unit(_) | Ex::Var(_) => 0,
+        }
+    }
+
     /// Where the expression starts (the position of a binary operation or an
     /// index is its operator's).
     pub fn start(&self) -> Pos {
@@ -119,6 +133,24 @@ pub enum Stmt {
     Break(Option<Ex>, Pos),
     /// A trailing expression: the block's value.
     Value(Ex),
+}
+
+/// How many statements `ss` has, those of nested blocks included (what
+/// [`crate::lang::grammar::MAX_STATEMENTS`] bounds).
+pub fn count_statements(ss: &[Stmt]) -> usize {
+    let block = |b: &Block| count_statements(&b.stmts);
+    ss.iter()
+        .map(|s| {
+            1 + match s {
+                Stmt::If { then, els, .. } => block(then) + els.as_ref().map_or(0, block),
+                Stmt::Loop(b, _) | Stmt::For { body: b, .. } => block(b),
+                Stmt::Let { rhs: Rhs::If(s), .. } | Stmt::Assign { rhs: Rhs::If(s), .. } => {
+                    count_statements(std::slice::from_ref(&**s))
+                }
+                _ => 0,
+            }
+        })
+        .sum()
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

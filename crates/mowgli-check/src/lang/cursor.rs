@@ -4,7 +4,7 @@
 //! found …" the same way.
 
 use super::lex::{Name, Tok, Token};
-use mowgli_diag::{Diagnostic, Pos};
+use mowgli_diag::{Diagnostic, Pos, MAX_NESTING};
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -15,11 +15,39 @@ pub struct Cursor<'a> {
     pub i: usize,
     end: Pos,
     end_desc: String,
+    /// How many levels the parser is in (brackets, blocks, unary operators), see
+    /// [`Cursor::enter`].
+    pub depth: usize,
 }
 
 impl<'a> Cursor<'a> {
     pub fn new(toks: &'a [Token], end: Pos, end_desc: impl Into<String>) -> Cursor<'a> {
-        Cursor { toks, i: 0, end, end_desc: end_desc.into() }
+        Cursor { toks, i: 0, end, end_desc: end_desc.into(), depth: 0 }
+    }
+
+    /// One level deeper (a bracket, a block, a unary operator) at `pos`: an error
+    /// past [`MAX_NESTING`], which keeps the recursive descent, and every pass over
+    /// the tree it builds, within the stack.
+    pub fn enter(&mut self, pos: Pos) -> R<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(Diagnostic::too_deep(pos));
+        }
+        Ok(())
+    }
+
+    /// Back one level (after [`Cursor::enter`]).
+    pub fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Checks a tree `depth` deep built at `pos` (a chain of binary operators, each
+    /// a level of the tree) below the levels the parser is in.
+    pub fn check_depth(&self, depth: usize, pos: Pos) -> R<()> {
+        if self.depth + depth > MAX_NESTING {
+            return Err(Diagnostic::too_deep(pos));
+        }
+        Ok(())
     }
 
     /// Where the next token starts (the end when there is none).

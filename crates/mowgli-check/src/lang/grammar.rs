@@ -16,18 +16,30 @@ type R<T> = Result<T, SyntaxError>;
 
 /// A statement body or `.impl` file: the shared cursor, where the end of the input
 /// ends a statement as a new line does.
-struct Parser<'a>(Cursor<'a>);
+struct Parser<'a> {
+    c: Cursor<'a>,
+    /// Statements of the body being read (a method's, a thread's), nested ones
+    /// included: at most [`MAX_STATEMENTS`].
+    stmts: usize,
+}
+
+/// At most this many statements in one body (a method of an `.impl` file, a
+/// litmus thread), those of nested blocks included. A body is one chain of
+/// statements for the passes after parsing (lowering, unfolding), which recurse
+/// along it; the bound keeps them within a thread's stack, and the tests within
+/// what the engines check in reasonable time.
+pub const MAX_STATEMENTS: usize = 256;
 
 impl<'a> std::ops::Deref for Parser<'a> {
     type Target = Cursor<'a>;
     fn deref(&self) -> &Cursor<'a> {
-        &self.0
+        &self.c
     }
 }
 
 impl std::ops::DerefMut for Parser<'_> {
     fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.0
+        &mut self.c
     }
 }
 
@@ -35,7 +47,7 @@ impl<'a> Parser<'a> {
     /// A parser of a whole file's tokens.
     fn new(toks: &'a [Token]) -> Parser<'a> {
         let end = toks.last().map(|t| Pos { line: t.pos.line + 1, col: 1 }).unwrap_or(Pos { line: 1, col: 1 });
-        Parser(Cursor::new(toks, end, "the end of the file"))
+        Parser { c: Cursor::new(toks, end, "the end of the file"), stmts: 0 }
     }
     fn skip_newlines(&mut self) {
         while !self.at_end() && (matches!(self.tok(), Tok::Newline) || self.is(";")) {
@@ -100,6 +112,7 @@ impl<'a> Parser<'a> {
                         }
                     }
                     self.expect(")")?;
+                    self.stmts = 0;
                     let body = self.block()?;
                     methods.push(MethodDecl { name, params, body });
                     self.end_of_statement()?;
@@ -168,6 +181,7 @@ impl<'a> Parser<'a> {
     fn block(&mut self) -> R<Block> {
         let pos = self.pos();
         self.expect("{")?;
+        self.enter(pos)?;
         self.skip_newlines();
         let mut stmts = Vec::new();
         while !self.is("}") {
@@ -178,6 +192,7 @@ impl<'a> Parser<'a> {
             self.end_of_statement()?;
         }
         self.expect("}")?;
+        self.leave();
         Ok(Block { stmts, pos })
     }
 
@@ -227,6 +242,8 @@ impl<'a> Parser<'a> {
     fn if_stmt(&mut self) -> R<Stmt> {
         let pos = self.pos();
         self.keyword("if")?;
+        // an `else if` chain nests (each `if` is the `else` block of the one before)
+        self.enter(pos)?;
         let cond = self.expr()?;
         let then = self.block()?;
         // `else` may start the next line
@@ -247,11 +264,17 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
+        self.leave();
         Ok(Stmt::If { cond, then, els, pos })
     }
 
     fn stmt(&mut self) -> R<Stmt> {
         let pos = self.pos();
+        self.stmts += 1;
+        if self.stmts > MAX_STATEMENTS {
+            return Err(Diagnostic::too_many(pos, "statements in one body", MAX_STATEMENTS)
+                .with_help("split the body into methods, or use a loop"));
+        }
         // a keyword followed by `=` is a name being assigned (litmus registers may
         // be called `loop`, `if`, …: the litmus format has no keywords)
         if matches!(self.tok(), Tok::Ident(_)) && matches!(self.tok_at(1), Tok::P("=")) {
@@ -309,21 +332,30 @@ impl<'a> Parser<'a> {
     // expressions, by precedence: || ; && ; comparisons, in ; + - ; * / % ; unary ; postfix
     fn expr(&mut self) -> R<Ex> {
         let mut l = self.and()?;
+        let mut d = l.depth();
         while self.is("||") {
             let p = self.pos();
             self.i += 1;
             let r = self.and()?;
-            l = Ex::Bin(BinOp::Or, Box::new(l), Box::new(r), p);
+            (l, d) = self.bin(BinOp::Or, (l, d), r, p)?;
         }
         Ok(l)
     }
+    /// `l op r` at `p`, where `l` is `ld` deep: the node and its depth, which must
+    /// stay within the nesting limit (a chain of operators is a tree as deep).
+    fn bin(&self, op: BinOp, (l, ld): (Ex, usize), r: Ex, p: Pos) -> R<(Ex, usize)> {
+        let d = ld.max(r.depth()) + 1;
+        self.check_depth(d, p)?;
+        Ok((Ex::Bin(op, Box::new(l), Box::new(r), p), d))
+    }
     fn and(&mut self) -> R<Ex> {
         let mut l = self.cmp()?;
+        let mut d = l.depth();
         while self.is("&&") {
             let p = self.pos();
             self.i += 1;
             let r = self.cmp()?;
-            l = Ex::Bin(BinOp::And, Box::new(l), Box::new(r), p);
+            (l, d) = self.bin(BinOp::And, (l, d), r, p)?;
         }
         Ok(l)
     }
@@ -342,10 +374,12 @@ impl<'a> Parser<'a> {
         let p = self.pos();
         self.i += 1;
         let r = self.sum()?;
-        Ok(Ex::Bin(op, Box::new(l), Box::new(r), p))
+        let d = l.depth();
+        Ok(self.bin(op, (l, d), r, p)?.0)
     }
     fn sum(&mut self) -> R<Ex> {
         let mut l = self.product()?;
+        let mut d = l.depth();
         loop {
             let op = match self.tok() {
                 Tok::P("+") => BinOp::Add,
@@ -355,11 +389,12 @@ impl<'a> Parser<'a> {
             let p = self.pos();
             self.i += 1;
             let r = self.product()?;
-            l = Ex::Bin(op, Box::new(l), Box::new(r), p);
+            (l, d) = self.bin(op, (l, d), r, p)?;
         }
     }
     fn product(&mut self) -> R<Ex> {
         let mut l = self.unary()?;
+        let mut d = l.depth();
         loop {
             let op = match self.tok() {
                 Tok::P("*") => BinOp::Mul,
@@ -370,21 +405,25 @@ impl<'a> Parser<'a> {
             let p = self.pos();
             self.i += 1;
             let r = self.unary()?;
-            l = Ex::Bin(op, Box::new(l), Box::new(r), p);
+            (l, d) = self.bin(op, (l, d), r, p)?;
         }
     }
     fn unary(&mut self) -> R<Ex> {
         let p = self.pos();
-        if self.eat("-") {
-            return Ok(Ex::Neg(Box::new(self.unary()?), p));
-        }
-        if self.eat("!") {
-            return Ok(Ex::Not(Box::new(self.unary()?), p));
+        if self.is("-") || self.is("!") {
+            let neg = self.eat("-");
+            self.i += !neg as usize;
+            self.enter(p)?;
+            let e = Box::new(self.unary()?);
+            self.leave();
+            return Ok(if neg { Ex::Neg(e, p) } else { Ex::Not(e, p) });
         }
         let mut e = self.primary()?;
+        let mut d = e.depth();
         while self.is("[") {
             let p = self.pos();
             self.i += 1;
+            self.enter(p)?;
             let mut ix = Vec::new();
             loop {
                 ix.push(self.expr()?);
@@ -393,6 +432,9 @@ impl<'a> Parser<'a> {
                 }
             }
             self.expect("]")?;
+            self.leave();
+            d = d.max(ix.iter().map(Ex::depth).max().unwrap_or(0)) + 1;
+            self.check_depth(d, p)?;
             e = Ex::Index(Box::new(e), ix, p);
         }
         Ok(e)
@@ -421,6 +463,7 @@ impl<'a> Parser<'a> {
                 }
                 let n = self.ident("a name")?;
                 if self.eat("(") {
+                    self.enter(p)?;
                     let mut args = Vec::new();
                     if !self.is(")") {
                         loop {
@@ -431,6 +474,7 @@ impl<'a> Parser<'a> {
                         }
                     }
                     self.expect(")")?;
+                    self.leave();
                     return Ok(Ex::App(n, args));
                 }
                 Ok(Ex::Var(n))
@@ -440,12 +484,15 @@ impl<'a> Parser<'a> {
                 if self.eat(")") {
                     return Ok(Ex::Unit(p));
                 }
+                self.enter(p)?;
                 let e = self.expr()?;
                 self.expect(")")?;
+                self.leave();
                 Ok(e)
             }
             Tok::P("[") => {
                 self.i += 1;
+                self.enter(p)?;
                 let mut items = Vec::new();
                 if !self.is("]") {
                     loop {
@@ -456,6 +503,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 self.expect("]")?;
+                self.leave();
                 Ok(Ex::Tuple(items, p))
             }
             Tok::P("{") => {
@@ -464,12 +512,14 @@ impl<'a> Parser<'a> {
                 if self.eat("}") {
                     return Ok(Ex::Set(items, p));
                 }
+                self.enter(p)?;
                 let first = self.expr()?;
                 if self.eat("|") {
                     let var = self.ident("a variable")?;
                     self.keyword("in")?;
                     let set = self.expr()?;
                     self.expect("}")?;
+                    self.leave();
                     return Ok(Ex::Comp { body: Box::new(first), var, set: Box::new(set), pos: p });
                 }
                 items.push(first);
@@ -477,6 +527,7 @@ impl<'a> Parser<'a> {
                     items.push(self.expr()?);
                 }
                 self.expect("}")?;
+                self.leave();
                 Ok(Ex::Set(items, p))
             }
             _ => self.err("an expression"),
@@ -507,7 +558,7 @@ pub fn parse_stmts_lines<'t>(
     end_desc: String,
 ) -> R<Vec<Stmt>> {
     let toks = lex_lines(lines)?;
-    let mut p = Parser(Cursor::new(&toks, end, end_desc));
+    let mut p = Parser { c: Cursor::new(&toks, end, end_desc), stmts: 0 };
     p.skip_newlines();
     let mut out = Vec::new();
     while !p.at_end() {

@@ -44,6 +44,9 @@ pub struct MethodImpl {
     pub params: usize,
     pub body: Prog,
     pub nregs: usize,
+    /// Where the method is declared (its name, with the source line), for errors
+    /// found once the body runs ([`Implementation::error`]).
+    pub site: Diagnostic,
 }
 
 /// A lowered implementation of library `implements` using the libraries `uses`.
@@ -66,6 +69,8 @@ pub struct Implementation {
     materialised: Mutex<FxHashMap<WorldKey, Arc<WorldCtx>>>,
     /// The bodies [`Implementation::bodies`] gave, by (abstract library, library map).
     bodies: Mutex<FxHashMap<(String, Vec<usize>), Bodies>>,
+    /// Where the `implementation` line names it (for errors about no one method).
+    site: Diagnostic,
 }
 
 type WorldKey = (World, Vec<Vec<Value>>, Vec<Value>);
@@ -236,8 +241,7 @@ impl Implementation {
     /// Reads and lowers an implementation file.
     pub fn load(path: &Path, order: &StampOrder) -> Result<Implementation, InputError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| InputError::whole_file(file.clone(), format!("cannot read: {e}")))?;
+        let text = mowgli_diag::read_source(path, &file)?;
         Implementation::parse(&file, &text, order)
     }
 
@@ -364,9 +368,10 @@ impl Implementation {
                 lw.new_reg(&p.text, false);
             }
             let body = lw.block(&m.body, &mut host)?;
+            let site = Diagnostic::new(m.name.pos, "").with_span(m.name.text.chars().count()).in_file(file, original);
             methods.insert(
                 m.name.text.clone(),
-                MethodImpl { name: m.name.text.clone(), params: m.params.len(), body, nregs: lw.nregs },
+                MethodImpl { name: m.name.text.clone(), params: m.params.len(), body, nregs: lw.nregs, site },
             );
         }
         for s in abs.methods() {
@@ -388,7 +393,19 @@ impl Implementation {
             map,
             materialised: Mutex::default(),
             bodies: Mutex::default(),
+            site: Diagnostic::new(f.name.pos, "").with_span(f.name.text.chars().count()).in_file(file, original),
         })
+    }
+
+    /// An error `msg` found when the implementation runs (e.g. a body that is not
+    /// well defined, LOCO Def. 3.9): at the declaration of the method it names
+    /// (`` `LIB.M` `` or `` `M` ``), else at the `implementation` line.
+    pub fn error(&self, msg: impl Into<String>) -> Diagnostic {
+        let msg = msg.into();
+        let names = |m: &&MethodImpl| msg.contains(&format!(".{}`", m.name)) || msg.contains(&format!("`{}`", m.name));
+        let mut d = self.methods.values().find(names).map_or(&self.site, |m| &m.site).clone();
+        d.msg = msg;
+        d
     }
 }
 

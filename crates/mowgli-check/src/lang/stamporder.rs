@@ -13,8 +13,7 @@ pub const KNOWN_TABLES: [&str; 6] = ["to", "ippo", "oppo", "oppo_nopcie", "ippo_
 /// Reads stamp-order file `path` and returns `default` with the file's tables in place.
 pub fn load(path: &Path, default: &StampOrder) -> Result<StampOrder, Diagnostic> {
     let file = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Diagnostic::whole_file(file.clone(), format!("cannot read: {e}")))?;
+    let text = mowgli_diag::read_source(path, &file)?;
     load_text(&file, &text, default)
 }
 

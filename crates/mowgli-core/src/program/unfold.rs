@@ -70,6 +70,14 @@ type RunKey = (Value, Vec<Option<Value>>, Vec<CallRecord>);
 /// At most this many unfoldings of one thread.
 pub const MAX_RUNS: usize = 200_000;
 
+/// At most this many calls held by the unfoldings being built (the runs times
+/// their calls): the memory an unfolding takes is about proportional to it.
+pub const MAX_CALLS_HELD: usize = 2_000_000;
+
+/// At most this many steps (program nodes visited) per unfolding: the time it
+/// takes (a loop bound of a billion iterations, loops nested deep).
+pub const MAX_STEPS: u64 = 20_000_000;
+
 /// Computes `⟦p⟧_t` up to `loop_bound` iterations per loop. `returns` gives the
 /// values a call may return.
 pub fn unfold(p: &Prog, nregs: usize, loop_bound: usize, returns: &mut ReturnsFn) -> Result<Unfolded, UnfoldError> {
@@ -95,7 +103,16 @@ pub fn unfold_with(
         abstract_calls: vec![],
         origin: None,
     };
-    let mut u = Unfolder { thread, bound: loop_bound, hooks, hit: false, stuck: 0, stuck_msg: None, spare: Vec::new() };
+    let mut u = Unfolder {
+        thread,
+        bound: loop_bound,
+        hooks,
+        hit: false,
+        stuck: 0,
+        stuck_msg: None,
+        spare: Vec::new(),
+        steps: 0,
+    };
     u.go(p, start, &mut out.runs)?;
     out.bound_hit = u.hit;
     out.stuck = u.stuck;
@@ -112,6 +129,8 @@ struct Unfolder<'h> {
     stuck_msg: Option<String>,
     /// Emptied run vectors, kept for the next node that needs one.
     spare: Vec<Vec<Unfolding>>,
+    /// Program nodes visited so far (at most [`MAX_STEPS`]).
+    steps: u64,
 }
 
 /// An expression error stops the run (it adds no unfolding); other errors are reported.
@@ -134,9 +153,17 @@ impl Unfolder<'_> {
         e.eval_in(env, self.thread, self.hooks.ctx())
     }
 
-    fn check(n: usize) -> Result<(), UnfoldError> {
-        if n > MAX_RUNS {
+    /// The limits on `runs` runs being built, the last of them (`last`) about as
+    /// long as the others.
+    fn check(runs: usize, last: Option<&Unfolding>) -> Result<(), UnfoldError> {
+        if runs > MAX_RUNS {
             return Err(UnfoldError::TooMany(MAX_RUNS));
+        }
+        let width = last.map_or(0, |r| r.calls.len()) + 1;
+        if runs.saturating_mul(width) > MAX_CALLS_HELD {
+            return Err(UnfoldError::TooLarge(format!(
+                "unfoldings too large (more than {MAX_CALLS_HELD} calls in all)"
+            )));
         }
         Ok(())
     }
@@ -154,6 +181,10 @@ impl Unfolder<'_> {
 
     /// Appends the unfoldings of `p` from state `st` to `out`, in order.
     fn go(&mut self, p: &Prog, st: Unfolding, out: &mut Vec<Unfolding>) -> Result<(), UnfoldError> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Err(UnfoldError::TooLarge(format!("the unfolding takes more than {MAX_STEPS} steps")));
+        }
         match p {
             Prog::Ret(e) => {
                 let v = eval_or_stuck!(self, e, &st.env);
@@ -235,7 +266,7 @@ impl Unfolder<'_> {
                         s.env[*r] = Some(s.value.clone());
                     }
                     self.go(rest, s, out)?;
-                    Self::check(out.len() - start)?;
+                    Self::check(out.len() - start, out.last())?;
                 }
                 self.recycle(firsts);
                 Ok(())
@@ -275,7 +306,7 @@ impl Unfolder<'_> {
                             }
                         }
                         self.recycle(rs);
-                        Self::check(next.len())?;
+                        Self::check(next.len(), next.last())?;
                     }
                     frontier = next;
                 }
@@ -299,7 +330,7 @@ impl Unfolder<'_> {
                             }
                         }
                         self.recycle(rs);
-                        Self::check(next.len() + out.len() - start)?;
+                        Self::check(next.len() + out.len() - start, next.last().or(out.last()))?;
                     }
                     frontier = next;
                     if frontier.is_empty() {

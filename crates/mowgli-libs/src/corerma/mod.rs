@@ -398,9 +398,34 @@ impl Library for CoreRma {
     fn read_only(&self, method: usize) -> bool {
         self.info.get(method).is_some_and(|i| i.stmt == Stmt::Read)
     }
+    fn limit(&self, g: &ExecGraph, me: LibId) -> Option<String> {
+        let n = action_count(self, g, me);
+        (n > model::MAX_ACTIONS)
+            .then(|| format!("coreRMA executions are limited to {} actions, this one has {n}", model::MAX_ACTIONS))
+    }
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, _to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         Box::new(RmaSearch::new(self, g, me))
     }
+}
+
+/// How many actions the execution of `eg`'s coreRMA events (those of library
+/// `me`) has: each statement's actions and one initial write per location used.
+fn action_count(lib: &CoreRma, eg: &ExecGraph, me: LibId) -> usize {
+    let w = eg.world;
+    let home = |l: usize| w.loc_node(l).unwrap_or(0);
+    let mut used = vec![false; w.locs.len()];
+    let mut n = 0;
+    for (ei, e) in eg.events.iter().enumerate() {
+        let Some(info) = lib.info.get(e.method).filter(|_| e.lib == me) else { continue };
+        let node = w.thread_node(e.thread);
+        for a in actions_of(info.stmt, &info.atoms, &e.args, e.thread, node, ei, n, &home) {
+            if let Some(u) = used.get_mut(a.loc) {
+                *u = true;
+            }
+            n += 1;
+        }
+    }
+    n + used.iter().filter(|u| **u).count()
 }
 
 /// The witness search of one plain execution.

@@ -75,24 +75,29 @@ impl Shared {
     }
 }
 
+/// The kind of declared stamp `d` of library `lib` in the stamp order's table
+/// `to`, or why it has none (no such stamp, or a family where the library has a
+/// single stamp or the other way round).
+pub(crate) fn stamp_kind(
+    lib: &str,
+    d: &StampDecl,
+    to: &mowgli_core::StampTable,
+) -> Result<mowgli_core::stamp::StampKind, String> {
+    let k = to.kind(&d.name).ok_or_else(|| format!("library `{lib}`: the stamp order has no stamp `{}`", d.name))?;
+    if to.family[k as usize] != d.family {
+        let shape = if d.family { "a single stamp" } else { "a family" };
+        return Err(format!("library `{lib}`: stamp `{}` is {shape} in the stamp order", d.name));
+    }
+    Ok(k)
+}
+
 impl FileLibrary {
     pub fn new(spec: impl Into<Arc<Spec>>, order: &StampOrder) -> Result<FileLibrary, String> {
         let spec: Arc<Spec> = spec.into();
         let to = order.table("to").ok_or("the stamp order has no table `to`")?;
         let mut kinds = Vec::new();
         for d in &spec.stamps {
-            let k = to
-                .kind(&d.name)
-                .ok_or_else(|| format!("library `{}`: the stamp order has no stamp `{}`", spec.name, d.name))?;
-            if to.family[k as usize] != d.family {
-                return Err(format!(
-                    "library `{}`: stamp `{}` is {} in the stamp order",
-                    spec.name,
-                    d.name,
-                    if d.family { "a single stamp" } else { "a family" }
-                ));
-            }
-            kinds.push(k);
+            kinds.push(stamp_kind(&spec.name, d, to)?);
         }
         let shared = Shared::of(&spec);
         Ok(FileLibrary { spec, kinds, shared })

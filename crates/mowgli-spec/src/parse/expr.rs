@@ -29,10 +29,14 @@ impl P<'_> {
         let op = ["|", "\\", "&", ";"][level];
         let pos = self.tok().pos;
         let (mut e, ty) = self.binary(level + 1)?;
+        let mut depth = e.depth();
         while self.is_p(op) {
             let opos = self.tok().pos;
             self.bump();
             let (r, rty) = self.binary(level + 1)?;
+            // each operator of a chain is a level of the tree it builds
+            depth = depth.max(r.depth()) + 1;
+            self.check_depth(depth, opos)?;
             if level == 3 && (ty != Ty::Rel || rty != Ty::Rel) {
                 return self.err(
                     if ty != Ty::Rel { pos } else { opos },
@@ -57,6 +61,7 @@ impl P<'_> {
     fn postfix(&mut self) -> R<(Expr, Ty)> {
         let pos = self.tok().pos;
         let (mut e, ty) = self.atom()?;
+        let mut depth = e.depth();
         loop {
             let op = if self.is_p("+") {
                 "+"
@@ -70,6 +75,8 @@ impl P<'_> {
             if ty != Ty::Rel {
                 return self.err(pos, 1, format!("`{op}` applies to relations, this is a set"));
             }
+            depth += 1;
+            self.check_depth(depth, self.tok().pos)?;
             self.bump();
             e = match op {
                 "+" => Expr::Plus(Box::new(e)),
@@ -106,6 +113,14 @@ impl P<'_> {
     }
 
     fn atom(&mut self) -> R<(Expr, Ty)> {
+        let pos = self.tok().pos;
+        self.enter(pos)?;
+        let r = self.atom_in();
+        self.leave();
+        r
+    }
+
+    fn atom_in(&mut self) -> R<(Expr, Ty)> {
         let t = self.tok().clone();
         match &t.t {
             T::P("(") => {
@@ -178,6 +193,21 @@ impl P<'_> {
 
     fn name(&mut self, s: &str, pos: Pos) -> R<(Expr, Ty)> {
         if let Some(i) = self.spec.lets.iter().rposition(|l| l.name == s) {
+            if let Some(c) = self.clause_of {
+                // the term becomes part of let c: a later let (or c itself, unless
+                // it is recursive) would make c's value depend on itself
+                let h = &self.spec.lets[c].name;
+                if i > c {
+                    let msg = format!(
+                        "`{s}` is defined after `let {h}`: a term added to `{h}` may name only lets defined before it"
+                    );
+                    return self.err(pos, s.chars().count(), msg);
+                }
+                if i == c && !self.spec.lets[c].rec {
+                    let msg = format!("a term added to `{h}` names `{h}` itself: declare it `let rec {h}`");
+                    return self.err(pos, s.chars().count(), msg);
+                }
+            }
             let ty = self.spec.lets[i].ty;
             return Ok((Expr::Let(i, ty), ty));
         }

@@ -7,6 +7,10 @@ use super::{Scope, P, R};
 use crate::lex::T;
 use crate::*;
 
+/// How deeply `for` may nest in a stamp list (a `for` inside a `for`): a call
+/// has as many stamps as the product of the nested sets of nodes.
+const MAX_STAMP_FOR: usize = 2;
+
 impl P<'_> {
     // ---------- methods ----------
 
@@ -190,13 +194,29 @@ impl P<'_> {
     }
 
     fn sitem(&mut self, sc: &Scope) -> R<StampItem> {
+        let pos = self.tok().pos;
+        self.enter(pos)?;
+        let r = self.sitem_in(sc);
+        self.leave();
+        r
+    }
+
+    fn sitem_in(&mut self, sc: &Scope) -> R<StampItem> {
+        if self.is_kw("for") && self.for_depth >= MAX_STAMP_FOR {
+            // a call has as many stamps as the product of the nested sets of nodes
+            let pos = self.tok().pos;
+            return self.err(pos, 3, format!("at most {MAX_STAMP_FOR} nested `for` in a stamp list"));
+        }
         if self.eat_kw("for") {
             let (v, _) = self.ident("a node variable")?;
             self.want_kw("in")?;
             let set = self.node_set(sc)?;
             self.want_p("{")?;
             let inner = Scope { params: sc.params, var: Some(v) };
-            let body = self.sitems(&inner)?;
+            self.for_depth += 1;
+            let body = self.sitems(&inner);
+            self.for_depth -= 1;
+            let body = body?;
             self.want_p("}")?;
             return Ok(StampItem::For { set, body });
         }
@@ -284,7 +304,12 @@ impl P<'_> {
                 }
             }
         };
-        while self.eat_p("\\") {
+        let mut depth = 0;
+        while self.is_p("\\") {
+            let at = self.tok().pos;
+            self.bump();
+            depth += 1;
+            self.check_depth(depth, at)?;
             let n = self.node_expr(sc)?;
             set = NodeSet::Minus(Box::new(set), n);
         }
@@ -433,14 +458,27 @@ impl P<'_> {
     /// `if a == b then c else d`, `if S then c else d` (S a `splits` set).
     fn val_expr(&mut self, params: &[(String, Kind)]) -> R<ValExpr> {
         let mut e = self.val_atom(params)?;
-        while self.eat_p("+") {
+        let mut depth = e.depth();
+        while self.is_p("+") {
+            let at = self.tok().pos;
+            self.bump();
             let r = self.val_atom(params)?;
+            depth = depth.max(r.depth()) + 1;
+            self.check_depth(depth, at)?;
             e = ValExpr::Add(Box::new(e), Box::new(r));
         }
         Ok(e)
     }
 
     fn val_atom(&mut self, params: &[(String, Kind)]) -> R<ValExpr> {
+        let pos = self.tok().pos;
+        self.enter(pos)?;
+        let r = self.val_atom_in(params);
+        self.leave();
+        r
+    }
+
+    fn val_atom_in(&mut self, params: &[(String, Kind)]) -> R<ValExpr> {
         let t = self.tok().clone();
         match &t.t {
             T::Int(i) => {

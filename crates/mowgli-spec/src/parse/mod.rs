@@ -77,7 +77,7 @@ pub fn parse(file: &str, text: &str, dir: Includes<'_>) -> Result<Spec, Diagnost
 
 fn parse_into(spec: &mut Spec, file: &str, text: &str, dir: Includes<'_>, depth: usize) -> Result<(), Diagnostic> {
     let toks = lex(text).map_err(|d| d.in_file(file, text))?;
-    let mut p = P { toks, i: 0, file, text, dir, spec, depth };
+    let mut p = P { toks, i: 0, file, text, dir, spec, depth, nest: 0, for_depth: 0, clause_of: None };
     while !p.at_eof() {
         p.item()?;
     }
@@ -92,6 +92,13 @@ pub(super) struct P<'a> {
     dir: Includes<'a>,
     spec: &'a mut Spec,
     depth: usize,
+    /// Levels of brackets and operators the parser is in ([`P::enter`]).
+    nest: usize,
+    /// `for`s of a stamp list the parser is in.
+    for_depth: usize,
+    /// The `let` whose added term (`NAME |= E`) is being read: E may name only
+    /// lets defined before it (and itself when it is `let rec`).
+    clause_of: Option<usize>,
 }
 
 /// Names bound while parsing a method: its parameters and the node variable.
@@ -118,6 +125,24 @@ impl<'a> P<'a> {
     }
     fn fix(&self, d: Diagnostic) -> Diagnostic {
         d.in_file(self.file, self.text)
+    }
+    /// One level deeper (a bracket, a `for`/`if` of a stamp list) at `pos`: an
+    /// error past [`mowgli_diag::MAX_NESTING`], which keeps the recursive descent
+    /// and the passes over the tree it builds within the stack.
+    fn enter(&mut self, pos: Pos) -> R<()> {
+        self.nest += 1;
+        self.check_depth(0, pos)
+    }
+    fn leave(&mut self) {
+        self.nest = self.nest.saturating_sub(1);
+    }
+    /// A tree `depth` deep (a chain of operators is as deep as it is long) built at
+    /// `pos` below the levels the parser is in.
+    fn check_depth(&self, depth: usize, pos: Pos) -> R<()> {
+        if self.nest + depth > mowgli_diag::MAX_NESTING {
+            return Err(self.fix(Diagnostic::too_deep(pos)));
+        }
+        Ok(())
     }
     fn err<X>(&self, pos: Pos, len: usize, msg: impl Into<String>) -> R<X> {
         Err(self.fix(Diagnostic::new(pos, msg).with_span(len)))
@@ -202,13 +227,16 @@ impl<'a> P<'a> {
                     }
                     Includes::Dir(dir) => {
                         let path = dir.join(f);
-                        let text = match std::fs::read_to_string(&path) {
+                        let name = path.display().to_string();
+                        let text = match mowgli_diag::read_source(&path, &name) {
                             Ok(t) => t,
-                            Err(e) => {
-                                return self.err(st.pos, st.len, format!("cannot read `{}`: {e}", path.display()))
+                            // not UTF-8: said at its place in the included file
+                            Err(d) if d.line > 0 => return Err(d),
+                            Err(d) => {
+                                let why = d.msg.strip_prefix("cannot read: ").unwrap_or(&d.msg).to_string();
+                                return self.err(st.pos, st.len, format!("cannot read `{name}`: {why}"));
                             }
                         };
-                        let name = path.display().to_string();
                         let inc = path.parent().map_or(Includes::None, Includes::Dir);
                         parse_into(self.spec, &name, &text, inc, self.depth + 1)?;
                     }
@@ -235,7 +263,8 @@ impl<'a> P<'a> {
                     if self.spec.stamps.iter().any(|d| d.name == name) {
                         return self.err(pos, s.len(), format!("stamp `{name}` declared twice"));
                     }
-                    self.spec.stamps.push(StampDecl { name, family });
+                    let site = Site(Some(self.fix(Diagnostic::new(pos, "").with_span(s.chars().count()))));
+                    self.spec.stamps.push(StampDecl { name, family, site });
                 }
             }
             "memory" => {
@@ -415,7 +444,10 @@ impl<'a> P<'a> {
                 self.bump();
                 self.bump();
                 let pos = self.tok().pos;
-                let (expr, ty) = self.expr()?;
+                self.clause_of = Some(i);
+                let parsed = self.expr();
+                self.clause_of = None;
+                let (expr, ty) = parsed?;
                 if ty != self.spec.lets[i].ty {
                     return self.err(pos, 1, format!("`{kw}` is a {}, this is not", ty_name(self.spec.lets[i].ty)));
                 }

@@ -19,7 +19,6 @@ use serde::Serialize;
 
 use crate::engines::explicit::{self, EngineError, Stats};
 use crate::lang::lower::DomainLimits;
-use mowgli_core::program::UnfoldError;
 
 /// An input that cannot be read, is malformed, or is ill-typed: a
 /// [`mowgli_diag::Diagnostic`], shown as `file:line:column: message`, the source
@@ -142,8 +141,7 @@ pub fn check_file(path: &Path, order: &StampOrder) -> Result<TestReport, InputEr
 /// [`check_file`] on the chosen engine for the witnesses of plain executions.
 pub fn check_file_on(path: &Path, order: &StampOrder, backend: explicit::Backend) -> Result<TestReport, InputError> {
     let file = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| InputError::whole_file(file.clone(), format!("cannot read: {e}")))?;
+    let text = mowgli_diag::read_source(path, &file)?;
     check_text_on(&file, &text, order, true, backend)
 }
 
@@ -185,6 +183,7 @@ fn declarative(
     }
     let to = order.table("to").ok_or_else(|| ie(1, 1, "the stamp order has no table `to`".into()))?;
     let mut prob = lower::problem(&low, to);
+    prob.max_work = limits.max_work;
     prob.prune = prune;
     prob.backend = backend;
     // herd counts executions (its Positive/Negative)
@@ -193,8 +192,12 @@ fn declarative(
     let res = match explicit::run(&prob, true) {
         Ok(res) => res,
         // a limit, not a malformed input: nothing is known of the outcomes
-        Err(EngineError::Unfold(e @ UnfoldError::TooMany(_))) => {
+        Err(EngineError::Unfold(e)) if e.is_limit() => {
             inconclusive = Some(format!("the unfolding was cut: {e}"));
+            explicit::Results::default()
+        }
+        Err(EngineError::Limit(why)) => {
+            inconclusive = Some(format!("the search was cut: {why}"));
             explicit::Results::default()
         }
         Err(e) => return Err(ie(1, 1, e.to_string())),
@@ -255,8 +258,7 @@ pub fn check_file_engine(
     limits: DomainLimits,
 ) -> Result<TestReport, InputError> {
     let file = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| InputError::whole_file(file.clone(), format!("cannot read: {e}")))?;
+    let text = mowgli_diag::read_source(path, &file)?;
     check_text_engine(&file, &text, order, eng, limits)
 }
 

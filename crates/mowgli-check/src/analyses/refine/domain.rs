@@ -8,8 +8,6 @@ use mowgli_core::library::Cell;
 use mowgli_core::program::CallRecord;
 use mowgli_core::{DomainSets, Value, ValueDomain};
 
-use mowgli_core::program::UnfoldError;
-
 use crate::engines::explicit::{self, EngineError, Problem};
 
 /// The values each location may hold: its initial value, the client's literals
@@ -46,7 +44,8 @@ pub enum DomainError {
 impl From<EngineError> for DomainError {
     fn from(e: EngineError) -> Self {
         match e {
-            EngineError::Unfold(UnfoldError::TooMany(_)) => DomainError::Cut(format!("unfolding was cut: {e}")),
+            EngineError::Unfold(ref u) if u.is_limit() => DomainError::Cut(format!("unfolding was cut: {e}")),
+            EngineError::Limit(why) => DomainError::Cut(why),
             e => DomainError::Input(e.to_string()),
         }
     }

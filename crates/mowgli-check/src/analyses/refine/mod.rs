@@ -302,6 +302,7 @@ impl Setup {
             regs_only: true,
             backend: Default::default(),
             count_naive: false,
+            max_work: u64::MAX,
         };
         let (domain, own, unfolded) = value_domain(&mut prob, &self.low.domain)?;
         prob.domain = domain;
@@ -393,7 +394,16 @@ pub fn refine_parsed_on(
         (Some(u), true) => explicit::register_combinations(u),
         _ => None,
     };
-    let spec_err = |e: explicit::EngineError| ie(1, 1, e.to_string());
+    // a limit of the engine makes the client's check inconclusive, not an error
+    let engine_err = |e: explicit::EngineError, msg: String| {
+        let mut d = ie(1, 1, msg);
+        d.limit = e.is_limit();
+        d
+    };
+    let spec_err = |e: explicit::EngineError| {
+        let msg = e.to_string();
+        engine_err(e, msg)
+    };
     let (spec, spec_vacuous) = match &candidates {
         Some(wanted) => {
             let su = (0..spec_p.threads.len())
@@ -423,7 +433,10 @@ pub fn refine_parsed_on(
         (None, true) => explicit::first_outside(&prob, true, &spec_regs),
         (None, false) => explicit::run(&prob, true),
     }
-    .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?;
+    .map_err(|e| {
+        let msg = format!("implementation `{}`: {e}", imp.name);
+        engine_err(e, msg)
+    })?;
     let mut cex = None;
     for (o, w) in &res.outcomes {
         if !spec_keys.contains(&key(o)) {
@@ -449,8 +462,10 @@ pub fn refine_parsed_on(
             Some(u) => explicit::has_execution_within_given(&prob, u, VACUITY_BUDGET),
             None => explicit::has_execution_within(&prob, VACUITY_BUDGET),
         }
-        .map_err(|e| ie(1, 1, format!("implementation `{}`: {e}", imp.name)))?
-        {
+        .map_err(|e| {
+            let msg = format!("implementation `{}`: {e}", imp.name);
+            engine_err(e, msg)
+        })? {
             Some(has) => (!has, false),
             None => (false, true),
         }

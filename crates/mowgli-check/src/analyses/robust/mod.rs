@@ -88,7 +88,7 @@ impl Model {
 /// `mowgli robust` on one file.
 pub fn check_file(path: &Path, order: &StampOrder, model: Option<Model>) -> Result<RobustReport, InputError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| input_error(&file, 0, 0, format!("cannot read: {e}")))?;
+    let text = mowgli_diag::read_source(path, &file)?;
     check_text(&file, &text, order, model)
 }
 
@@ -204,8 +204,7 @@ pub fn cli(
     let mut errors = Vec::new();
     let mut limits = 0usize;
     for f in &files {
-        let checked = std::fs::read_to_string(f)
-            .map_err(|e| input_error(&f.display().to_string(), 0, 0, format!("cannot read: {e}")))
+        let checked = mowgli_diag::read_source(f, &f.display().to_string())
             .and_then(|text| check_text_with(&f.display().to_string(), &text, order, model, exact));
         match checked {
             Ok(r) => {

@@ -217,9 +217,7 @@ pub fn star_cli(
     let mut limits = 0usize;
     for f in &files {
         let name = f.display().to_string();
-        let done = std::fs::read_to_string(f)
-            .map_err(|e| input_error(&name, 0, 0, format!("cannot read: {e}")))
-            .and_then(|text| to_star(&name, &text, order));
+        let done = mowgli_diag::read_source(f, &name).and_then(|text| to_star(&name, &text, order));
         match done {
             Ok(r) => {
                 let written = out_dir.map(|d| {

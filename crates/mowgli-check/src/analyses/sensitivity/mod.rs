@@ -83,8 +83,7 @@ pub fn corpus(paths: &[PathBuf]) -> Result<Vec<Candidate>, InputError> {
     let mut out = Vec::new();
     for f in litmus::collect(paths)? {
         let file = f.display().to_string();
-        let text = std::fs::read_to_string(&f)
-            .map_err(|e| InputError::whole_file(file.clone(), format!("cannot read: {e}")))?;
+        let text = mowgli_diag::read_source(&f, &file)?;
         out.push(candidate(&file, &text)?);
     }
     Ok(out)

@@ -397,10 +397,13 @@ fn run_goal_given<'q, 'd>(
         let env = Env { runs: &per_thread, groups: chosen, keep: keep_witnesses, goal, targets: targets.as_ref() };
         search_plain(p, events, sym, sym_vals, &env, visit.as_deref_mut(), discharge.as_deref_mut(), &mut res);
         let found_one = matches!(goal, Goal::Any(_)) && !res.outcomes.is_empty();
-        res.backend_error.is_none() && !found_one && !res.stopped
+        res.backend_error.is_none() && res.limit.is_none() && !found_one && !res.stopped
     });
     if let Some(e) = res.backend_error.take() {
         return Err(EngineError::Backend(e));
+    }
+    if let Some(why) = res.limit.take() {
+        return Err(EngineError::Limit(why));
     }
     res.stats.micros = start.elapsed().as_micros();
     Ok(res)

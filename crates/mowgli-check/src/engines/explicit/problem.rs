@@ -52,6 +52,19 @@ pub struct Problem<'a> {
     /// Count the candidates a naive enumeration would check ([`Stats::naive`],
     /// `mowgli litmus --stats`); refinement, which does not show them, leaves it off.
     pub count_naive: bool,
+    /// Most work the witness search may do, in [`work_of_check`] units (`u64::MAX`:
+    /// no bound); past it the run stops with [`EngineError::Limit`].
+    pub max_work: u64,
+}
+
+/// The work of one consistency check of a partial witness over `n` subevents,
+/// in the units of [`Problem::max_work`]: its few transitive closures take
+/// about n³/64 word operations each, and a check costs a few thousand besides.
+/// A unit is at most about a nanosecond on a current machine (measured on checks
+/// of 100 and 400 subevents).
+pub fn work_of_check(n: usize) -> u64 {
+    let n = n as u64;
+    4096 + n * n * n / 16
 }
 
 /// The engine that searches the witnesses of a plain execution.
@@ -253,6 +266,10 @@ pub struct Results {
     /// The Z3 engine could not take the problem, or found a model the explicit
     /// predicates reject.
     pub(super) backend_error: Option<String>,
+    /// A library's own limit, or [`Problem::max_work`], stopped the search.
+    pub(super) limit: Option<String>,
+    /// Work done so far ([`work_of_check`] units).
+    pub(super) work: u64,
     pub(super) skeletons: std::collections::HashSet<Vec<Skeleton>>,
 }
 
@@ -262,6 +279,22 @@ pub enum EngineError {
     Unfold(#[from] UnfoldError),
     #[error("{0}")]
     Backend(String),
+    /// A limit of a library's search (e.g. coreRMA's bound on the actions of an
+    /// execution): the run is cut, the input is not wrong.
+    #[error("{0}")]
+    Limit(String),
+}
+
+impl EngineError {
+    /// Whether a limit of the tool stopped the run (the run is inconclusive), rather
+    /// than the input being wrong.
+    pub fn is_limit(&self) -> bool {
+        match self {
+            EngineError::Limit(_) => true,
+            EngineError::Unfold(e) => e.is_limit(),
+            EngineError::Backend(_) => false,
+        }
+    }
 }
 
 /// Wall-clock helper for reports.

@@ -48,6 +48,10 @@ pub(super) fn search_plain<'d>(
     g.sym_ret = sym;
     g.sym_vals = sym_vals;
     let g = g;
+    if let Some(why) = p.libs.iter().enumerate().find_map(|(i, l)| l.limit(&g, i)) {
+        res.limit = Some(why);
+        return;
+    }
     // without the naive statistic (which counts every plain execution's
     // candidates), a library that sees at once that a read has no source ends
     // the search before the others are built (the empty domain below)
@@ -164,6 +168,7 @@ pub(super) fn search_plain<'d>(
             subtree: vec![],
             boundary,
             regs_only: p.regs_only,
+            max_work: p.max_work,
             goal,
             targets: None,
             visit,
@@ -193,6 +198,7 @@ pub(super) fn search_plain<'d>(
         subtree,
         boundary,
         regs_only: p.regs_only,
+        max_work: p.max_work,
         goal,
         targets,
         visit,
@@ -268,6 +274,8 @@ struct SearchState<'s, 'g, 'q, 'v, 'd> {
     boundary: usize,
     /// Outcomes without final memory values ([`Problem::regs_only`]).
     regs_only: bool,
+    /// [`Problem::max_work`].
+    max_work: u64,
     goal: Goal<'q>,
     targets: Option<&'s Targets>,
     visit: Option<&'s mut VisitFn<'v>>,
@@ -333,6 +341,12 @@ fn dfs(
     let at_boundary = i == st.boundary && i < vars.len();
     if (after_choice && st.prune && (st.subtree[i] >= CHECK_MIN_SUBTREE || at_boundary)) || i == vars.len() {
         st.res.stats.candidates += 1;
+        st.res.work = st.res.work.saturating_add(work_of_check(st.g.len()));
+        if st.res.work > st.max_work {
+            st.res.limit = Some(format!("the witness search did {} units of work (raise `--max-work`)", st.max_work));
+            st.res.stopped = true;
+            return false;
+        }
         if let Goal::Any(budget) = st.goal {
             if st.res.stats.candidates > budget {
                 st.res.stopped = true;

@@ -94,6 +94,15 @@ pub enum Prop {
 }
 
 impl Prop {
+    /// How deep the tree is (an atom: 1; the parser keeps it within the nesting limit).
+    pub fn depth(&self) -> usize {
+        match self {
+            Prop::Not(p) => 1 + p.depth(),
+            Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => 1 + a.depth().max(b.depth()),
+            Prop::True | Prop::False | Prop::Atom(..) => 1,
+        }
+    }
+
     /// Whether the proposition holds in a state (values by [`HLoc::key`]).
     pub fn holds(&self, st: &BTreeMap<String, String>) -> bool {
         match self {

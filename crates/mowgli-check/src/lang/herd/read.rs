@@ -103,9 +103,27 @@ pub(super) struct P<'s> {
     /// Where the input ends (for messages about a missing token).
     pub(super) end: usize,
     pub(super) arch: Arch,
+    /// Levels of the condition the parser is in (see [`P::enter`]).
+    pub(super) depth: usize,
 }
 
 impl P<'_> {
+    /// One level deeper in the condition (`~`, `(`, a connective of a chain) at the
+    /// current token: an error past [`mowgli_diag::MAX_NESTING`].
+    fn enter(&mut self) -> R<()> {
+        self.depth += 1;
+        self.check_depth(0)
+    }
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+    /// A tree `depth` deep below the levels the parser is in, built at the current token.
+    fn check_depth(&self, depth: usize) -> R<()> {
+        if self.depth + depth > mowgli_diag::MAX_NESTING {
+            return Err(Diagnostic::too_deep(self.src.pos(self.at())));
+        }
+        Ok(())
+    }
     pub(super) fn peek(&self) -> Option<&Tok> {
         self.toks.get(self.i).map(|t| &t.tok)
     }
@@ -366,35 +384,64 @@ impl P<'_> {
     /// herd's propositions: `\/` below `/\` below `=>` below `~`/`not`.
     pub(super) fn prop_or(&mut self) -> R<Prop> {
         let mut p = self.prop_and()?;
-        while self.eat("\\/") {
-            p = Prop::Or(Box::new(p), Box::new(self.prop_and()?));
+        let mut d = p.depth();
+        while self.is("\\/") {
+            let at = self.i;
+            self.i += 1;
+            let q = self.prop_and()?;
+            // each connective of a chain is a level of the tree it builds
+            d = d.max(q.depth()) + 1;
+            self.check_depth_at(d, at)?;
+            p = Prop::Or(Box::new(p), Box::new(q));
         }
         Ok(p)
     }
     pub(super) fn prop_and(&mut self) -> R<Prop> {
         let mut p = self.prop_imp()?;
-        while self.eat("/\\") {
-            p = Prop::And(Box::new(p), Box::new(self.prop_imp()?));
+        let mut d = p.depth();
+        while self.is("/\\") {
+            let at = self.i;
+            self.i += 1;
+            let q = self.prop_imp()?;
+            d = d.max(q.depth()) + 1;
+            self.check_depth_at(d, at)?;
+            p = Prop::And(Box::new(p), Box::new(q));
         }
         Ok(p)
     }
+    /// [`P::check_depth`] at token `at` (a connective already read).
+    fn check_depth_at(&mut self, depth: usize, at: usize) -> R<()> {
+        let here = self.i;
+        self.i = at;
+        let r = self.check_depth(depth);
+        self.i = here;
+        r
+    }
     pub(super) fn prop_imp(&mut self) -> R<Prop> {
         let p = self.prop_unary()?;
-        if self.eat("=>") {
-            return Ok(Prop::Implies(Box::new(p), Box::new(self.prop_imp()?)));
+        if self.is("=>") {
+            self.enter()?;
+            self.i += 1;
+            let q = self.prop_imp()?;
+            self.leave();
+            return Ok(Prop::Implies(Box::new(p), Box::new(q)));
         }
         Ok(p)
     }
     pub(super) fn prop_unary(&mut self) -> R<Prop> {
-        if self.eat("~") || (self.is_word("not") && !self.next_is_eq()) {
-            if self.is_word("not") {
-                self.i += 1;
-            }
-            return Ok(Prop::Not(Box::new(self.prop_unary()?)));
+        if self.is("~") || (self.is_word("not") && !self.next_is_eq()) {
+            self.enter()?;
+            self.i += 1;
+            let p = self.prop_unary()?;
+            self.leave();
+            return Ok(Prop::Not(Box::new(p)));
         }
-        if self.eat("(") {
+        if self.is("(") {
+            self.enter()?;
+            self.i += 1;
             let p = self.prop_or()?;
             self.expect(")")?;
+            self.leave();
             return Ok(p);
         }
         for (w, p) in [("true", Prop::True), ("false", Prop::False)] {
@@ -503,7 +550,7 @@ pub(super) fn parse_herd(raw: &str) -> R<Parsed> {
         i += 1;
     };
     let toks = lex(cs, brace).or_else(|(at, m)| src.err(at, m))?;
-    let mut p = P { src: &src, toks, i: 1, end: cs.len(), arch };
+    let mut p = P { src: &src, toks, i: 1, end: cs.len(), arch, depth: 0 };
     let init = p.init()?;
     // the program, up to the constraint
     let prog_end = (p.i..p.toks.len()).find(|&k| starts_constraint(&p.toks, k)).unwrap_or(p.toks.len());
@@ -518,6 +565,9 @@ pub(super) fn parse_herd(raw: &str) -> R<Parsed> {
                 let Some(n) = n else { return p.fail("a thread `P0`, `P1`, …") };
                 if procs.iter().any(|(m, _)| *m == n) {
                     return src.err(at, format!("thread P{n} appears twice"));
+                }
+                if procs.len() >= crate::lang::syntax::MAX_THREADS {
+                    return Err(Diagnostic::too_many(src.pos(at), "threads", crate::lang::syntax::MAX_THREADS));
                 }
                 procs.push((n, src.pos(at)));
                 p.i += 1;
@@ -542,6 +592,10 @@ pub(super) fn parse_herd(raw: &str) -> R<Parsed> {
             if let Some(ins) = ins {
                 if col >= procs.len() {
                     return src.err(at, format!("this row has more columns than the {} threads", procs.len()));
+                }
+                if code[col].len() >= crate::lang::grammar::MAX_STATEMENTS {
+                    let max = crate::lang::grammar::MAX_STATEMENTS;
+                    return Err(Diagnostic::too_many(src.pos(at), "instructions in one thread", max));
                 }
                 code[col].push((ins, src.pos(at)));
             }

@@ -2,7 +2,6 @@
 //! compute from them, to a fixed point.
 
 use super::*;
-use mowgli_core::program::UnfoldError;
 use mowgli_core::DomainSets;
 
 /// Whether some call of `p` sends a value that is no tuple literal as a message (a
@@ -76,16 +75,22 @@ impl Hooks for DomainHooks<'_> {
 pub const MAX_ROUNDS: usize = 32;
 pub const MAX_VALUES: usize = 64;
 
-/// The bounds of a computed value domain (`mowgli litmus --max-values`).
+/// The default bound of the witness search of one litmus test, in
+/// [`crate::engines::explicit::work_of_check`] units (a few seconds).
+pub const MAX_WORK: u64 = 3_000_000_000;
+
+/// The bounds of a computed value domain (`mowgli litmus --max-values`), and of
+/// the witness search of a test (`--max-work`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DomainLimits {
     pub max_values: usize,
     pub max_rounds: usize,
+    pub max_work: u64,
 }
 
 impl Default for DomainLimits {
     fn default() -> Self {
-        DomainLimits { max_values: MAX_VALUES, max_rounds: MAX_ROUNDS }
+        DomainLimits { max_values: MAX_VALUES, max_rounds: MAX_ROUNDS, max_work: MAX_WORK }
     }
 }
 
@@ -116,7 +121,7 @@ pub(super) fn computed_domain(
             match unfold_with(prog, t, *nregs, LOOP_BOUND, &mut h) {
                 Ok(_) => {}
                 // a limit, not a malformed test: the domain so far, with the reason
-                Err(e @ UnfoldError::TooMany(_)) => {
+                Err(e) if e.is_limit() => {
                     let why = format!("the unfolding was cut: thread `{}`: {e}", world.threads[t].name);
                     return Ok((sets.domain(), Some(why)));
                 }

@@ -456,7 +456,7 @@ mod domain;
 mod thread;
 
 use domain::*;
-pub use domain::{DomainLimits, MAX_ROUNDS, MAX_VALUES};
+pub use domain::{DomainLimits, MAX_ROUNDS, MAX_VALUES, MAX_WORK};
 use thread::ThreadHost;
 
 fn lower_cond(
@@ -548,6 +548,7 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         regs_only: false,
         backend: Default::default(),
         count_naive: true,
+        max_work: u64::MAX,
     }
 }
 
