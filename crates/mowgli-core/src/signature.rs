@@ -111,8 +111,8 @@ pub enum Ret {
     Bot,
     /// The undefined value ⊤.
     Top,
-    /// An identifier of the call itself (RDMA^TSO's put and get identifiers,
-    /// LOCO App. F.1): data of no client's interest.
+    /// An identifier of the call itself (e.g. of an operation it starts, which a
+    /// later call completes): data of no client's interest.
     Id,
 }
 
@@ -127,8 +127,8 @@ pub struct MethodSig {
     pub roles: Vec<Role>,
     /// What the method may return (empty when it returns nothing).
     pub rets: Vec<Ret>,
-    /// An extension of the library's core interface (e.g. LOCO App. F.1's set
-    /// operations of RDMA^TSO): generated litmus suites leave it out unless asked.
+    /// An extension of the library's core interface (operations beyond the ones
+    /// its programs usually use): generated litmus suites leave it out unless asked.
     pub extension: bool,
 }
 
