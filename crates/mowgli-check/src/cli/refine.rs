@@ -9,7 +9,7 @@ use mowgli_check::analyses::refine::ClientVerdict;
 use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_check::engines::explicit::Backend;
 
-use super::common::{conclude, input_error, load_impl, progress_bar, ShapeArgs, BOUNDED};
+use super::common::{conclude, explain_error, input_error, load_impl, progress_bar, ShapeArgs, BOUNDED};
 
 /// The default generated bound: clients of at most this many calls in all.
 const DEFAULT_SIZE: usize = 4;
@@ -229,10 +229,7 @@ fn refine(
                 if let (Some(dir), Some(c)) = (dot, &r.counterexample) {
                     let path = dir.join(format!("{}.dot", r.name));
                     if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &c.dot)) {
-                        let d = mowgli_check::lang::InputError::whole_file(
-                            path.display().to_string(),
-                            format!("cannot write: {e}"),
-                        );
+                        let d = mowgli_diag::Diagnostic::output(&path, format!("cannot write: {e}"));
                         eprintln!("{d}");
                         errors.push(d);
                     }
@@ -436,7 +433,9 @@ fn refine_generated(
                         eprintln!("wrote {}", path.display())
                     }
                 }
-                Err(e) => write_errors.push(format!("{}: cannot write: {e}", path.display())),
+                Err(e) => {
+                    write_errors.push(mowgli_diag::Diagnostic::output(&path, format!("cannot write: {e}")).to_string())
+                }
             }
         }
     }
@@ -445,7 +444,7 @@ fn refine_generated(
             let Some(c) = &f.report.counterexample else { continue };
             let path = dir.join(format!("{}.dot", f.name));
             if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &c.dot)) {
-                write_errors.push(format!("{}: cannot write: {e}", path.display()));
+                write_errors.push(mowgli_diag::Diagnostic::output(&path, format!("cannot write: {e}")).to_string());
             }
         }
     }
@@ -490,6 +489,9 @@ fn refine_generated(
     // clients that could not be checked (e.g. too many values: a size limit) and the
     // time limit leave the bound uncovered; a failure is a counterexample anyway
     let decided = mowgli_check::analyses::merge::decide_refine(&doc, write_errors.len());
+    if write_errors.is_empty() {
+        explain_error(&decided, &["--calls", "--size", "--observer"]);
+    }
     if json {
         conclude(&decided, Some(doc))
     } else {

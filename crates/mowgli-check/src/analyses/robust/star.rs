@@ -223,7 +223,7 @@ pub fn star_cli(
                 let p = out_dir.join(format!("{}.litmus", r.name));
                 let w = std::fs::create_dir_all(out_dir).and_then(|_| std::fs::write(&p, &r.text));
                 if let Err(e) = w {
-                    errors.push(format!("{}: cannot write: {e}", p.display()));
+                    errors.push(mowgli_diag::Diagnostic::output(&p, format!("cannot write: {e}")).to_string());
                 }
                 if !json {
                     crate::out!("{}", render_star(&r, Some(&p.display().to_string())));
