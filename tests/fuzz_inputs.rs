@@ -252,7 +252,7 @@ fn command(lang: &Lang, root: &Path, seed: &Seed, text: &[u8], dir: &Path, pick:
         }
         "herd" => {
             let f = write("input.litmus", text);
-            if pick % 2 == 0 {
+            if pick.is_multiple_of(2) {
                 s(&["litmus", "--format", "herd", &f])
             } else {
                 s(&["litmus", "--json", &f])
@@ -260,7 +260,7 @@ fn command(lang: &Lang, root: &Path, seed: &Seed, text: &[u8], dir: &Path, pick:
         }
         "impl" => {
             let f = write("input.impl", text);
-            let mut a = if pick % 2 == 0 {
+            let mut a = if pick.is_multiple_of(2) {
                 s(&["refine", &f, "--calls", "1", "--time-limit", "2", "--jobs", "1"])
             } else {
                 s(&["obligations", &f, "--calls", "1", "--time-limit", "2", "--observe-budget", "1"])

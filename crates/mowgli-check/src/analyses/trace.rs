@@ -140,7 +140,7 @@ pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
         |o: &mowgli_machine::Outcome| want.holds(&explicit::Outcome { regs: o.regs.clone(), finals: o.finals.clone() });
     let found = match ex.shortest_run(&opts, &mut pred) {
         Ok(f) => f,
-        Err(e @ mowgli_machine::MachineError::TooManyStates(_)) => return cut(format!("{file}: {e}")),
+        Err(e) if e.is_limit() => return cut(format!("{file}: {e}")),
         Err(e) => return error(at_test(e.to_string())),
     };
     // the declarative engine on the same test, for the reason or a cross-check

@@ -273,7 +273,7 @@ pub fn check_text_engine(
     let ie = |e: mowgli_machine::MachineError| {
         let pos = syntax::parse(text).ok().and_then(|a| a.libraries_pos).unwrap_or(syntax::Pos { line: 1, col: 1 });
         let mut d = InputError::new(pos, e.to_string()).in_file(file, text);
-        d.limit = matches!(e, mowgli_machine::MachineError::TooManyStates(_));
+        d.limit = e.is_limit();
         d
     };
     let Some(machine) = eng.machine() else {

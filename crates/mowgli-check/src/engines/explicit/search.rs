@@ -343,7 +343,10 @@ fn dfs(
         st.res.stats.candidates += 1;
         st.res.work = st.res.work.saturating_add(work_of_check(st.g.len()));
         if st.res.work > st.max_work {
-            st.res.limit = Some(format!("the witness search did {} units of work (raise `--max-work`)", st.max_work));
+            st.res.limit = Some(format!(
+                "the witness search did more than {} units of work (`mowgli litmus --max-work` sets the bound)",
+                st.max_work
+            ));
             st.res.stopped = true;
             return false;
         }
