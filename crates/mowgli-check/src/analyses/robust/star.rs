@@ -207,10 +207,7 @@ pub fn star_cli(
         Ok(f) => f,
         Err(e) => {
             eprintln!("{e}");
-            return (
-                Decided::new(Verdict::Error, e.to_string()),
-                json.then(|| serde_json::json!({ "errors": [e.to_string()] })),
-            );
+            return (Decided::new(Verdict::Error, e.headline()), json.then(|| serde_json::json!({ "errors": [e] })));
         }
     };
     let (mut reports, mut errors) = (Vec::new(), Vec::new());
