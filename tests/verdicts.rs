@@ -71,9 +71,14 @@ fn litmus() {
     let bad = tmp("bad.litmus", "test Bad\nlibraries nosuch\n");
     let (_, doc) = verdict(&["litmus", &bad], 2);
     assert_eq!(doc["summary"]["malformed"], 1);
-    // an input error before any test runs (a missing file) is an error too, in JSON as well
+    // an input error before any test runs (a missing file) is an error too, in JSON as
+    // well: at the file's word of the command line
     let (_, doc) = verdict(&["litmus", "no/such/dir/t.litmus"], 2);
-    assert_eq!(doc["errors"][0]["file"], "no/such/dir/t.litmus", "{doc}");
+    assert_eq!(
+        (doc["errors"][0]["file"].as_str(), doc["errors"][0]["column"].as_u64()),
+        (Some("<command line>"), Some(15))
+    );
+    assert!(doc["errors"][0]["message"].as_str().is_some_and(|m| m.starts_with("no/such/dir/t.litmus: ")), "{doc}");
 }
 
 /// A client over sv whose only observation is the final value of its own rdmawait

@@ -122,8 +122,10 @@ fn headline(line: &str) -> Option<(&str, usize, usize)> {
 /// `file:line:column` (from 1, or `0:0` for a file that cannot be read at all)
 /// and shows the source line, with the column inside the line or just past it.
 pub fn located(stderr: &str, cwd: &Path) -> Result<(), String> {
-    let first = stderr.lines().next().unwrap_or_default();
-    let Some((file, line, col)) = headline(first) else { return Err(format!("no file:line:column in `{first}`")) };
+    // the first diagnostic (lines such as `wrote FILE` may come before it)
+    let Some((first, (file, line, col))) = stderr.lines().find_map(|l| headline(l).map(|h| (l, h))) else {
+        return Err(format!("no file:line:column in `{}`", stderr.lines().next().unwrap_or_default()));
+    };
     if line == 0 && col == 0 && first.contains("cannot read") {
         return Ok(());
     }

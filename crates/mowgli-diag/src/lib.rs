@@ -207,6 +207,34 @@ impl Diagnostic {
         Diagnostic::new(Pos { line: 1, col }, msg).with_span(len).in_file("<command line>", &line)
     }
 
+    /// An output `path` that cannot be written (`msg`: why): shown at the word of
+    /// this process's command line naming it or a folder holding it (an option's
+    /// value, `--out DIR`), else under the whole command line.
+    pub fn output(path: &std::path::Path, msg: impl std::fmt::Display) -> Diagnostic {
+        let args = process_args();
+        let p = path.display().to_string();
+        let holds = |a: &&String| {
+            let a = a.rsplit_once('=').map_or(a.as_str(), |(_, v)| v).trim_end_matches('/');
+            !a.is_empty() && (p == a || p.starts_with(&format!("{a}/")))
+        };
+        let word = args.iter().skip(1).filter(holds).max_by_key(|a| a.len()).cloned().unwrap_or_default();
+        let word = word.rsplit_once('=').map_or(word.as_str(), |(_, v)| v).to_string();
+        Diagnostic::command_line_word(&args, &word, format!("{p}: {msg}"))
+    }
+
+    /// This error about a whole file (it does not exist, cannot be read) at the
+    /// word of this process's command line naming the file, if one does (the file
+    /// has no line to show).
+    pub fn on_command_line(self) -> Diagnostic {
+        let args = process_args();
+        let file = self.file.clone();
+        let named = |a: &String| *a == file || a.rsplit_once('=').is_some_and(|(_, v)| v == file);
+        if self.line != 0 || file.is_empty() || !args.iter().skip(1).any(named) {
+            return self;
+        }
+        Diagnostic::command_line_word(&args, &file, format!("{file}: {}", self.msg))
+    }
+
     pub fn pos(&self) -> Pos {
         Pos { line: self.line, col: self.col }
     }
@@ -387,6 +415,11 @@ fn utf8_error(file: &str, bytes: &[u8], at: usize) -> Diagnostic {
     let msg = format!("not UTF-8 text: byte 0x{:02x} starts no character", bytes[at]);
     let lossy = String::from_utf8_lossy(bytes);
     Diagnostic::new(Pos { line, col }, msg).with_label("not UTF-8").in_file(file, &lossy)
+}
+
+/// This process's command line (arguments that are not Unicode, approximated).
+fn process_args() -> Vec<String> {
+    std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect()
 }
 
 /// Names longer than this get no "did you mean" (the edit distance is quadratic

@@ -39,6 +39,7 @@ impl Explorer<'_> {
         let mut stack = vec![init.clone()];
         seen.insert(Key::new(init));
         let mut finals: HashSet<Vec<u32>, FxBuild> = HashSet::default();
+        let mut words = 0usize;
         while let Some(s) = stack.pop() {
             self.steps_into(&s, &mut steps);
             if steps.is_empty() {
@@ -63,6 +64,11 @@ impl Explorer<'_> {
                 if !seen.contains(&key) {
                     if seen.len() >= opts.max_states {
                         return Err(MachineError::TooManyStates(opts.max_states));
+                    }
+                    // each state is held twice (the set and the stack), at most
+                    words += 2 * (key.s.pc.len() + key.s.w.len());
+                    if words > opts.max_words {
+                        return Err(MachineError::TooLarge(opts.max_words));
                     }
                     stack.push(key.s.clone());
                     seen.insert(key);
@@ -95,6 +101,7 @@ impl Explorer<'_> {
         let mut dist: Vec<usize> = vec![init_trail.len()];
         ids.insert(init, 0);
         let mut heap = BinaryHeap::new();
+        let mut words = 0usize;
         heap.push(std::cmp::Reverse((init_trail.len(), 0usize)));
         let mut done = vec![false];
         let mut found = None;
@@ -123,6 +130,11 @@ impl Explorer<'_> {
                     None => {
                         if states.len() >= opts.max_states {
                             return Err(MachineError::TooManyStates(opts.max_states));
+                        }
+                        // held twice: the map's key and the list
+                        words += 2 * (next.pc.len() + next.w.len());
+                        if words > opts.max_words {
+                            return Err(MachineError::TooLarge(opts.max_words));
                         }
                         states.push(next.clone());
                         parent.push(None);

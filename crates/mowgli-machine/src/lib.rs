@@ -24,6 +24,7 @@
 //! (singleton persistent sets, see [`Explorer::eager`] and docs/design.md,
 //! "Operational engine").
 
+mod error;
 mod explore;
 pub use explore::explore;
 pub mod graph;
@@ -42,15 +43,7 @@ use mowgli_core::{Library, Value, ValueDomain, World};
 use graph::Graph;
 use trie::{FNode, FOp, Op, Trie};
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MachineError {
-    #[error("the operational engine does not cover {0}")]
-    Unsupported(String),
-    #[error("{0}")]
-    Program(String),
-    #[error("more than {0} machine states: lower the bounds")]
-    TooManyStates(usize),
-}
+pub use error::MachineError;
 
 /// Which machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,11 +62,14 @@ pub struct Options {
     /// The partial-order reduction (eager independent transitions).
     pub reduce: bool,
     pub max_states: usize,
+    /// At most this many words (4 bytes) in the states held: an exploration's
+    /// memory grows with the states' size as well as their number.
+    pub max_words: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { machine: Machine::Concrete, pcie: None, reduce: true, max_states: 5_000_000 }
+        Options { machine: Machine::Concrete, pcie: None, reduce: true, max_states: 5_000_000, max_words: 64_000_000 }
     }
 }
 

@@ -433,6 +433,23 @@ impl Expr {
         }
     }
 
+    /// How deep its evaluation recurses: the tree's depth, where a `let` named
+    /// counts as deep as its own definition (`lets[i]`, that let's depth; a
+    /// let naming itself, `let rec`, is evaluated by a fixpoint, not recursively).
+    pub fn eval_depth(&self, lets: &[usize]) -> usize {
+        use Expr::*;
+        match self {
+            Let(i, _) => 1 + lets.get(*i).copied().unwrap_or(0),
+            Domain(a) | Range(a) | Ident(a) | Inv(a) | Plus(a) | Star(a) | ValEq(a) | ValNe(a) => {
+                1 + a.eval_depth(lets)
+            }
+            Prod(a, b) | Seq(a, b) | Union(a, b) | Inter(a, b) | Diff(a, b) => {
+                1 + a.eval_depth(lets).max(b.eval_depth(lets))
+            }
+            _ => 1,
+        }
+    }
+
     /// How deep the tree is (a leaf: 1; the parser keeps it within
     /// [`mowgli_diag::MAX_NESTING`]).
     pub fn depth(&self) -> usize {
@@ -487,6 +504,8 @@ pub struct Let {
     /// `let rec`: the least fixpoint of its definition (with its clauses,
     /// `NAME |= E as RULE`); it may name itself.
     pub rec: bool,
+    /// Where it is declared (its name).
+    pub site: Site,
 }
 
 /// A witness declared with `witness`.

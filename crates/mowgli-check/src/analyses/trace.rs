@@ -121,25 +121,37 @@ pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
         MachineArg::Concrete => Machine::Concrete,
         MachineArg::Simplified => Machine::Simplified,
     };
+    // errors about the test as a whole: at its `libraries` line (else its first)
+    let at_test = |msg: String| {
+        let pos = ast.libraries_pos.unwrap_or(syntax::Pos { line: 1, col: 1 });
+        crate::lang::InputError::new(pos, msg).in_file(&file, &text).to_string()
+    };
+    // a limit of the machine or the engine: nothing is known of the outcome
+    let cut = |msg: String| {
+        eprintln!("{msg}");
+        (String::new(), Decided::new(Verdict::Inconclusive, msg))
+    };
     let ex = match Explorer::new(&prog, machine, None) {
         Ok(e) => e,
-        Err(e) => return error(format!("{file}: {e}")),
+        Err(e) => return error(at_test(e.to_string())),
     };
     let opts = Options { machine, pcie: None, reduce: !a.no_reduce, ..Options::default() };
     let mut pred =
         |o: &mowgli_machine::Outcome| want.holds(&explicit::Outcome { regs: o.regs.clone(), finals: o.finals.clone() });
     let found = match ex.shortest_run(&opts, &mut pred) {
         Ok(f) => f,
-        Err(e) => return error(format!("{file}: {e}")),
+        Err(e) if e.is_limit() => return cut(format!("{file}: {e}")),
+        Err(e) => return error(at_test(e.to_string())),
     };
     // the declarative engine on the same test, for the reason or a cross-check
     let to = match order.table("to") {
         Some(t) => t,
-        None => return error("the stamp order has no table `to`".into()),
+        None => return error(at_test("the stamp order has no table `to`".into())),
     };
     let decl = match explicit::run(&lower::problem(&low, to), true) {
         Ok(r) => r,
-        Err(e) => return error(format!("{file}: {e}")),
+        Err(e) if e.is_limit() => return cut(format!("{file}: {e}")),
+        Err(e) => return error(at_test(e.to_string())),
     };
     let decl_hit = decl.outcomes.iter().find(|(o, _)| want.holds(o));
     let mname = match machine {
@@ -161,7 +173,8 @@ pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
                 match reason::reasons(&prob, &holds, reason::TRACE_BUDGET, 3) {
                     Ok(Some(r)) => out += &reason::render(&low, &r, &low.lib_names.join(", ")),
                     Ok(None) => out += "  (the cycles are shown for programs over one library only)\n",
-                    Err(e) => return error(format!("{file}: {e}")),
+                    Err(e) if e.is_limit() => return cut(format!("{file}: {e}")),
+                    Err(e) => return error(at_test(e.to_string())),
                 }
                 out += &format!("  reachable outcomes ({}):\n", decl.outcomes.len());
                 for o in decl.outcomes.keys() {

@@ -169,7 +169,7 @@ pub fn run(a: &Args) -> ExitCode {
     if let Some(path) = svg {
         let title = format!("Cell sensitivity of `{table}` ({src})");
         if let Err(e) = std::fs::write(path, sensitivity::heat_map_svg(&rep, &title)) {
-            return fail(format!("{}:0:0: cannot write: {e}", path.display()));
+            return input_error(*json, mowgli_diag::Diagnostic::output(path, format!("cannot write: {e}")));
         }
         if !json {
             eprintln!("wrote {}", path.display());

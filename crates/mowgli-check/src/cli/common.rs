@@ -59,6 +59,20 @@ pub fn usage_error(e: clap::Error) -> ExitCode {
     input_error(json, d)
 }
 
+/// A run that ends in `error` for a reason no input file holds (a bound with
+/// nothing to check, an output that cannot be written): the reason on stderr as
+/// a diagnostic at the first of `options` the command line gives (else the whole
+/// command line). Nothing when the verdict is not `error`.
+pub fn explain_error(d: &Decided, options: &[&str]) {
+    if d.verdict != Verdict::Error {
+        return;
+    }
+    let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+    let given = |o: &str| args.iter().skip(1).any(|a| a == o || a.starts_with(&format!("{o}=")));
+    let word = options.iter().copied().find(|o| given(o)).unwrap_or("");
+    eprintln!("{}", Diagnostic::command_line_word(&args, word, d.why.clone()));
+}
+
 pub fn load_order(path: &Option<PathBuf>) -> Result<StampOrder, Diagnostic> {
     let order = orders::default_order();
     match path {
@@ -164,9 +178,28 @@ pub fn conclude(d: &Decided, json: Option<serde_json::Value>) -> ExitCode {
 /// is a string, or for a [`Diagnostic`] its fields (`file`, `line`, `column`, …).
 pub fn input_error(json: bool, msg: impl std::fmt::Display + serde::Serialize) -> ExitCode {
     let text = msg.to_string();
+    if let Some(d) = on_command_line(&text) {
+        eprintln!("{d}");
+        let decided = Decided::new(Verdict::Error, d.headline());
+        return conclude(&decided, json.then(|| serde_json::json!({ "errors": [d] })));
+    }
     eprintln!("{text}");
     let d = Decided::new(Verdict::Error, text.lines().next().unwrap_or_default());
     conclude(&d, json.then(|| serde_json::json!({ "errors": [msg] })))
+}
+
+/// An error about a whole file (`FILE:0:0: …`: it does not exist, cannot be
+/// read) that the command line names: the same error at that word of the
+/// command line, where the file has no line to show.
+fn on_command_line(text: &str) -> Option<Diagnostic> {
+    let first = text.lines().next()?;
+    let (file, msg) = first.split_once(":0:0: ")?;
+    let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+    let named = |a: &String| a == file || a.rsplit_once('=').is_some_and(|(_, v)| v == file);
+    if file.is_empty() || !args.iter().skip(1).any(named) {
+        return None;
+    }
+    Some(Diagnostic::command_line_word(&args, file, format!("{file}: {msg}")))
 }
 
 /// For the human report of a shard: which part of the run it covers.

@@ -76,7 +76,7 @@ fn generate(
     };
     if let Some(dir) = out {
         if let Err(e) = std::fs::create_dir_all(dir) {
-            return input_error(json, format!("{}: cannot create: {e}", dir.display()));
+            return input_error(json, mowgli_diag::Diagnostic::output(dir, format!("cannot create: {e}")));
         }
     }
     // files that could not be written: an output error, not a limit

@@ -108,11 +108,9 @@ pub fn run(a: Args) -> ExitCode {
                         match written {
                             Ok(()) => eprintln!("wrote {}", path.display()),
                             Err(err) => {
-                                eprintln!("{}: cannot write: {err}", path.display());
-                                errors.push(mowgli_check::lang::InputError::whole_file(
-                                    path.display().to_string(),
-                                    format!("cannot write: {err}"),
-                                ));
+                                let d = mowgli_diag::Diagnostic::output(&path, format!("cannot write: {err}"));
+                                eprintln!("{d}");
+                                errors.push(d);
                             }
                         }
                     }

@@ -42,6 +42,11 @@ fn merge(files: &[PathBuf], json: bool, partial: bool) -> ExitCode {
             }
             decided.verdict.exit()
         }
-        Err(e) => input_error(json, e),
+        // an error about the shards as a whole: shown in the command line
+        Err(d) if d.file.is_empty() => {
+            let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+            input_error(json, mowgli_diag::Diagnostic::command_line_word(&args, "", d.msg.clone()))
+        }
+        Err(d) => input_error(json, d),
     }
 }

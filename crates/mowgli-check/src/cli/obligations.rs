@@ -205,7 +205,7 @@ pub fn run(a: &Args) -> ExitCode {
             let (Some(dir), Some(name), Some(text)) = (observe_out, &o.name, &o.client) else { continue };
             let path = dir.join(format!("{name}.litmus"));
             if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, text)) {
-                return fail(format!("{}: cannot write: {e}", path.display()));
+                return input_error(*json, mowgli_diag::Diagnostic::output(&path, format!("cannot write: {e}")));
             }
         }
     }
@@ -213,7 +213,7 @@ pub fn run(a: &Args) -> ExitCode {
         for f in &rep.failures {
             let path = dir.join(format!("{}-{}.dot", f.methods.join("+"), f.obligation.name()));
             if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &f.dot)) {
-                return fail(format!("{}: cannot write: {e}", path.display()));
+                return input_error(*json, mowgli_diag::Diagnostic::output(&path, format!("cannot write: {e}")));
             }
         }
     }

@@ -9,7 +9,7 @@ use mowgli_check::analyses::refine::ClientVerdict;
 use mowgli_check::analyses::verdict::Verdict;
 use mowgli_check::engines::explicit::Backend;
 
-use super::common::{conclude, input_error, load_impl, run_inputs, ShapeArgs};
+use super::common::{conclude, explain_error, input_error, load_impl, run_inputs, ShapeArgs};
 use super::progress;
 use super::refine_junit;
 
@@ -263,10 +263,7 @@ fn refine(
                 if let (Some(dir), Some(c)) = (dot, &r.counterexample) {
                     let path = dir.join(format!("{}.dot", r.name));
                     if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &c.dot)) {
-                        let d = mowgli_check::lang::InputError::whole_file(
-                            path.display().to_string(),
-                            format!("cannot write: {e}"),
-                        );
+                        let d = mowgli_diag::Diagnostic::output(&path, format!("cannot write: {e}"));
                         eprintln!("{d}");
                         errors.push(d);
                     }
@@ -440,7 +437,9 @@ fn refine_generated(
                         eprintln!("wrote {}", path.display())
                     }
                 }
-                Err(e) => write_errors.push(format!("{}: cannot write: {e}", path.display())),
+                Err(e) => {
+                    write_errors.push(mowgli_diag::Diagnostic::output(&path, format!("cannot write: {e}")).to_string())
+                }
             }
         }
     }
@@ -449,7 +448,7 @@ fn refine_generated(
             let Some(c) = &f.report.counterexample else { continue };
             let path = dir.join(format!("{}.dot", f.name));
             if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, &c.dot)) {
-                write_errors.push(format!("{}: cannot write: {e}", path.display()));
+                write_errors.push(mowgli_diag::Diagnostic::output(&path, format!("cannot write: {e}")).to_string());
             }
         }
     }
@@ -500,6 +499,9 @@ fn refine_generated(
     // clients that could not be checked (e.g. too many values: a size limit) and the
     // time limit leave the bound uncovered; a failure is a counterexample anyway
     let mut decided = mowgli_check::analyses::merge::decide_refine(&doc, write_errors.len());
+    if write_errors.is_empty() {
+        explain_error(&decided, &["--calls", "--size", "--observer"]);
+    }
     if let Some(file) = junit {
         let details = rep.failures.first().map(|f| format!("{} (size {}):\n{}", f.name, f.size, f.text));
         let case = refine_junit::run(&imp.name, rep.millis / 1000.0, &decided, &details.unwrap_or_default());

@@ -11,6 +11,7 @@ pub mod grammar;
 pub mod herd;
 pub mod implementation;
 pub mod lex;
+pub mod limits;
 pub mod lower;
 pub mod maps;
 pub mod print;

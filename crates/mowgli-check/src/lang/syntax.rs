@@ -63,17 +63,6 @@ pub enum Cond {
     Or(Box<Cond>, Box<Cond>),
 }
 
-impl Cond {
-    /// How deep the tree is (an atom: 1; kept within the nesting limit by the parser).
-    pub fn depth(&self) -> usize {
-        match self {
-            Cond::Not(c) => 1 + c.depth(),
-            Cond::And(a, b) | Cond::Or(a, b) => 1 + a.depth().max(b.depth()),
-            Cond::True | Cond::Reg { .. } | Cond::Loc { .. } => 1,
-        }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expect {
     pub allowed: bool,
@@ -267,7 +256,6 @@ impl<'a> Line<'a> {
             let p = self.pos();
             self.i += 1;
             let d = self.cond_and()?;
-            // each connective of a chain is a level of the tree it builds
             depth = depth.max(d.depth()) + 1;
             self.check_depth(depth, p)?;
             c = Cond::Or(Box::new(c), Box::new(d));
@@ -376,7 +364,7 @@ pub fn parse(text: &str) -> R<Litmus> {
                             let word: String = trimmed.chars().take_while(|c| !c.is_whitespace()).take(20).collect();
                             let found = format!("the next statement `{word}`");
                             let stmts = parse_body(&body_lines, Pos { line, col }, found)?;
-                            extend_body(&mut t.bodies[b].1, stmts, &body_lines)?;
+                            super::limits::extend_body(&mut t.bodies[b].1, stmts, &body_lines)?;
                             body_lines.clear();
                         }
                     }
@@ -478,8 +466,8 @@ pub fn parse(text: &str) -> R<Litmus> {
                 l.done()?;
             }
             "thread" => {
-                if t.threads.len() >= MAX_THREADS {
-                    return Err(Diagnostic::too_many(toks[0].pos, "threads", MAX_THREADS));
+                if t.threads.len() >= super::limits::MAX_THREADS {
+                    return Err(Diagnostic::too_many(toks[0].pos, "threads", super::limits::MAX_THREADS));
                 }
                 l.i += 1;
                 let name = l.ident("a thread name")?;
@@ -589,17 +577,13 @@ pub fn parse(text: &str) -> R<Litmus> {
     if let (Some(b), false) = (cur_body, body_lines.is_empty()) {
         let end = Pos { line: text.lines().count() + 1, col: 1 };
         let stmts = parse_body(&body_lines, end, "the end of the file".into())?;
-        extend_body(&mut t.bodies[b].1, stmts, &body_lines)?;
+        super::limits::extend_body(&mut t.bodies[b].1, stmts, &body_lines)?;
     }
     if !seen_test {
         return Err(Diagnostic::new(Pos { line: 1, col: 1 }, "expected `test NAME`, found an empty file"));
     }
     Ok(t)
 }
-
-/// At most this many threads in a test (the engines' work grows exponentially
-/// with them; the tests of the project have at most four).
-pub const MAX_THREADS: usize = 32;
 
 /// The statements that may start a line of a litmus file.
 const DECLARATIONS: [&str; 7] = ["test", "libraries", "thread", "loc", "barrier", "ring", "expect"];
@@ -635,21 +619,6 @@ fn line_kind(raw: &str) -> LineKind {
         }
         _ => LineKind::Body,
     }
-}
-
-/// Adds a part of a thread body (read from `lines`) to the body: the whole body
-/// keeps within [`lang::MAX_STATEMENTS`] (each part does on its own).
-fn extend_body(body: &mut Vec<Stmt>, part: Vec<Stmt>, lines: &[(usize, &str)]) -> R<()> {
-    if !body.is_empty() {
-        let n = super::ast::count_statements(body) + super::ast::count_statements(&part);
-        if n > lang::MAX_STATEMENTS {
-            let (line, raw) = lines.first().copied().unwrap_or((1, ""));
-            let col = raw.chars().take_while(|c| c.is_whitespace()).count() + 1;
-            return Err(Diagnostic::too_many(Pos { line, col }, "statements in one thread", lang::MAX_STATEMENTS));
-        }
-    }
-    body.extend(part);
-    Ok(())
 }
 
 /// Parses a part of a thread body: `lines` with their line numbers, up to `end`

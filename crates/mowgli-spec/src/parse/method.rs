@@ -60,7 +60,19 @@ impl P<'_> {
                 let sc = Scope { params: &params, var: None };
                 stamps = Some(self.sitems(&sc)?);
             } else if let T::Ident(_) = &self.tok().t {
+                let (apos, alen) = (self.tok().pos, self.tok().len);
                 match self.access(&params)? {
+                    // a subevent reads a cell once and writes it once (a repeated
+                    // access is one more memory action per repetition)
+                    Ok(a)
+                        if accesses.iter().any(|b: &Access| {
+                            (b.stamp, b.occ, b.write, b.loc, &b.node) == (a.stamp, a.occ, a.write, a.loc, &a.node)
+                        }) =>
+                    {
+                        let what = if a.write { "writes" } else { "reads" };
+                        let msg = format!("this subevent already {what} this location in method `{name}`");
+                        return self.err(apos, alen, msg);
+                    }
                     Ok(a) => accesses.push(a),
                     Err(t) => tags.push(t),
                 }

@@ -68,11 +68,37 @@ pub fn parse(file: &str, text: &str, dir: Includes<'_>) -> Result<Spec, Diagnost
     };
     parse_into(&mut spec, file, text, dir, 0)?;
     spec.refresh_flags();
+    check_let_depths(&spec, file)?;
     if spec.name.is_empty() {
         return Err(Diagnostic::new(Pos { line: 1, col: 1 }, "expected `library NAME`: this file names no library")
             .in_file(file, text));
     }
     Ok(spec)
+}
+
+/// How deeply the evaluation of a definition may recurse through the lets it
+/// names (each let as deep as its own definition): the evaluator recurses so,
+/// within a thread's stack.
+pub const MAX_LET_DEPTH: usize = 4 * mowgli_diag::MAX_NESTING;
+
+/// Every let's definition (with its added terms) within [`MAX_LET_DEPTH`]; the
+/// error is at the first let past it.
+fn check_let_depths(spec: &Spec, file: &str) -> Result<(), Diagnostic> {
+    let mut depths: Vec<usize> = Vec::with_capacity(spec.lets.len());
+    for (i, l) in spec.lets.iter().enumerate() {
+        // itself (a `let rec`): a fixpoint, not a recursion
+        depths.push(0);
+        let d = spec.let_expr(i).eval_depth(&depths);
+        if d > MAX_LET_DEPTH {
+            let msg = format!(
+                "`let {}` is nested too deeply through the lets it names: its evaluation goes {d} levels deep, at most {MAX_LET_DEPTH}",
+                l.name
+            );
+            return Err(l.site.error(file, msg));
+        }
+        depths[i] = d;
+    }
+    Ok(())
 }
 
 fn parse_into(spec: &mut Spec, file: &str, text: &str, dir: Includes<'_>, depth: usize) -> Result<(), Diagnostic> {
@@ -351,12 +377,14 @@ impl<'a> P<'a> {
             "let" => {
                 self.bump();
                 let rec = self.eat_kw("rec");
-                let (name, _) = self.ident("a name")?;
+                let (name, npos) = self.ident("a name")?;
                 if rec {
                     // the name is in scope in its own definition: a relation
                     self.want_p("=")?;
                     let i = self.spec.lets.len();
+                    let site = Site(Some(self.fix(Diagnostic::new(npos, "").with_span(name.chars().count()))));
                     self.spec.lets.push(Let {
+                        site,
                         name,
                         ty: Ty::Rel,
                         expr: Expr::Empty(Ty::Rel),
@@ -373,7 +401,8 @@ impl<'a> P<'a> {
                     let (expr, ty) = self.expr()?;
                     let lets = &self.spec.lets;
                     let (dynamic, monotone, hb) = (expr.dynamic(lets), expr.monotone(lets), expr.mentions_hb(lets));
-                    self.spec.lets.push(Let { name, ty, expr, dynamic, monotone, hb, rec: false });
+                    let site = Site(Some(self.fix(Diagnostic::new(npos, "").with_span(name.chars().count()))));
+                    self.spec.lets.push(Let { name, ty, expr, dynamic, monotone, hb, rec: false, site });
                 }
             }
             "defined" | "undefined" => {

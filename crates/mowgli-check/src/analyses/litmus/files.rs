@@ -9,7 +9,12 @@ use crate::lang::InputError;
 /// A directory without any `*.litmus` file is an input error naming what was looked
 /// for: every path given must contribute a test, so that a run never reports
 /// `verified` on fewer tests than it was given (an empty run checks nothing).
+/// The errors are at the path's word of the command line, when it names it.
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+    collect_files(paths).map_err(InputError::on_command_line)
+}
+
+fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {

@@ -271,7 +271,13 @@ pub fn check_text_engine(
     limits: DomainLimits,
 ) -> Result<TestReport, InputError> {
     use operational::{self as op, LitmusEngine};
-    let ie = |msg: String| InputError::whole_file(file.to_string(), msg);
+    // the machine's errors: about the test's libraries (at that line), or a limit
+    let ie = |e: mowgli_machine::MachineError| {
+        let pos = syntax::parse(text).ok().and_then(|a| a.libraries_pos).unwrap_or(syntax::Pos { line: 1, col: 1 });
+        let mut d = InputError::new(pos, e.to_string()).in_file(file, text);
+        d.limit = e.is_limit();
+        d
+    };
     let Some(machine) = eng.machine() else {
         return declarative(file, text, order, true, eng.backend(), limits).map(|(r, _, _)| r);
     };
@@ -282,7 +288,7 @@ pub fn check_text_engine(
         if low.libs.iter().any(|l| mowgli_machine::library_pcie(l.as_ref()).is_none()) {
             return Ok(r); // not an RDMA^TSO test: the declarative engine alone
         }
-        let (outs, ex, pcie) = op::run_lowered(&low, machine, None, true).map_err(|e| ie(e.to_string()))?;
+        let (outs, ex, pcie) = op::run_lowered(&low, machine, None, true).map_err(ie)?;
         r.engine_differences = op::differences(&low, &decl, &outs, "the concrete machine");
         let mut st = crate::engines::operational::stats_of(machine, pcie, &ex);
         st.declarative_micros = Some(decl_micros);
@@ -294,7 +300,7 @@ pub fn check_text_engine(
     if let Some(h) = &ast.herd {
         show_herd_locations(&mut low, h);
     }
-    let (outs, ex, pcie) = op::run_lowered(&low, machine, None, true).map_err(|e| ie(e.to_string()))?;
+    let (outs, ex, pcie) = op::run_lowered(&low, machine, None, true).map_err(ie)?;
     let mut shown: Vec<BTreeMap<String, String>> = outs.iter().map(|o| lower::show_outcome(&low, o)).collect();
     shown.sort();
     shown.dedup();

@@ -24,6 +24,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use mowgli_diag::{Diagnostic, Pos};
 use serde_json::{json, Map, Value};
 
 use crate::analyses::refine::gen::Partition;
@@ -138,10 +139,39 @@ fn identity(run: &Value) -> Map<String, Value> {
 }
 
 /// A shard's report, read.
-struct Shard {
+struct Shard<'t> {
     file: String,
+    text: &'t str,
     k: u64,
     doc: Value,
+}
+
+/// An error about a shard's report `text` (file `file`), at the first occurrence
+/// of the field `key` (`""`: at its start).
+fn at_key(file: &str, text: &str, key: &str, msg: String) -> Diagnostic {
+    let quoted = format!("\"{key}\"");
+    let found = (!key.is_empty()).then(|| text.find(&quoted)).flatten();
+    let (pos, len) = match found {
+        Some(i) => {
+            let before = &text[..i];
+            let line = before.matches('\n').count() + 1;
+            let col = before[before.rfind('\n').map_or(0, |j| j + 1)..].chars().count() + 1;
+            (Pos { line, col }, quoted.chars().count())
+        }
+        None => (Pos { line: 1, col: 1 }, 1),
+    };
+    Diagnostic::new(pos, msg).with_span(len).in_file(file, text)
+}
+
+/// Where serde_json places an error (its column 0: before the line's first character).
+fn json_pos(e: &serde_json::Error) -> Pos {
+    Pos { line: e.line().max(1), col: e.column().max(1) }
+}
+
+/// An error about the shards given together, not one file (the command line
+/// shows it).
+fn about_all(msg: String) -> Diagnostic {
+    Diagnostic::whole_file("", msg)
 }
 
 /// Reads the reports `(file, text)` of shards 1..N of one run and merges them:
@@ -150,9 +180,11 @@ struct Shard {
 /// shard missing or given twice, shards of different runs. With `partial`, missing
 /// shards are allowed: the merged report lists them (`missing_shards`), says the
 /// bound was not covered, and its verdict is at best `inconclusive`.
-pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decided), String> {
+/// An error is at a field of the report it is about, or, about the shards as a
+/// whole, without a file (the caller shows the command line).
+pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decided), Diagnostic> {
     if inputs.is_empty() {
-        return Err("merge: expected the JSON reports of the shards of one run".into());
+        return Err(about_all("merge: expected the JSON reports of the shards of one run".into()));
     }
     let mut shards: Vec<Shard> = Vec::new();
     // reports that are empty or cut short (a shard killed before it wrote all of
@@ -166,56 +198,65 @@ pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decid
                 continue;
             }
             Err(e) if e.is_eof() || text.trim().is_empty() => {
-                return Err(format!(
-                    "{file}:{}:{}: an empty or truncated report (a shard stopped before it wrote its report?); \
-                     `--partial` merges the other shards, counting it as missing",
-                    e.line(),
-                    e.column()
-                ))
+                let msg = "an empty or truncated report (a shard stopped before it wrote its report?); \
+                           `--partial` merges the other shards, counting it as missing";
+                return Err(Diagnostic::new(json_pos(&e), msg).in_file(file, text));
             }
-            Err(e) => return Err(format!("{file}:{}:{}: not a JSON report: {e}", e.line(), e.column())),
+            Err(e) => return Err(Diagnostic::new(json_pos(&e), format!("not a JSON report: {e}")).in_file(file, text)),
         };
         let command = doc["command"].as_str().unwrap_or_default();
         if command.is_empty() && doc["verdict"].as_str() == Some("error") {
-            return Err(format!("{file}:1:1: this shard ended in an error: {}", s(&doc, "verdict_reason")));
-        }
-        if !COMMANDS.contains(&command) {
-            return Err(format!(
-                "{file}:1:1: not the `--json` report of a command that shards (no `command` field naming one of {})",
-                COMMANDS.join(", ")
+            return Err(at_key(
+                file,
+                text,
+                "verdict",
+                format!("this shard ended in an error: {}", s(&doc, "verdict_reason")),
             ));
         }
+        if !COMMANDS.contains(&command) {
+            let msg = format!(
+                "not the `--json` report of a command that shards (no `command` field naming one of {})",
+                COMMANDS.join(", ")
+            );
+            return Err(at_key(file, text, "command", msg));
+        }
         let (Some(k), Some(n)) = (doc["partition"]["k"].as_u64(), doc["partition"]["n"].as_u64()) else {
-            return Err(format!("{file}:1:1: the report has no `partition` {{\"k\": K, \"n\": N}}"));
+            return Err(at_key(file, text, "partition", "the report has no `partition` {\"k\": K, \"n\": N}".into()));
         };
         if k == 0 || k > n || !doc["run"].is_object() {
-            return Err(format!("{file}:1:1: expected a partition K/N with 1 ≤ K ≤ N and a `run` object"));
+            let msg = "expected a partition K/N with 1 ≤ K ≤ N and a `run` object".to_string();
+            return Err(at_key(file, text, if doc["run"].is_object() { "partition" } else { "run" }, msg));
         }
-        shards.push(Shard { file: file.clone(), k, doc });
+        shards.push(Shard { file: file.clone(), text, k, doc });
     }
     let Some(first) = shards.first() else {
-        return Err(format!("no shard report can be read: {} (all empty or truncated)", unreadable.join(", ")));
+        return Err(about_all(format!(
+            "no shard report can be read: {} (all empty or truncated)",
+            unreadable.join(", ")
+        )));
     };
     let command = s(&first.doc, "command").to_string();
     let n = u(&first.doc["partition"], "n");
     for sh in &shards[1..] {
         if s(&sh.doc, "command") != command {
-            return Err(format!(
+            let msg = format!(
                 "{} and {} are shards of different runs: `{}` and `{}`",
                 first.file,
                 sh.file,
                 command,
                 s(&sh.doc, "command")
-            ));
+            );
+            return Err(at_key(&sh.file, sh.text, "command", msg));
         }
         if u(&sh.doc["partition"], "n") != n {
-            return Err(format!(
+            let msg = format!(
                 "{} and {} are shards of different runs: partitions of {} and of {}",
                 first.file,
                 sh.file,
                 n,
                 u(&sh.doc["partition"], "n")
-            ));
+            );
+            return Err(at_key(&sh.file, sh.text, "partition", msg));
         }
         let roles = |d: &Value| -> Vec<String> {
             arr(&d["identity"], "inputs").iter().map(|i| s(i, "role").to_string()).collect()
@@ -231,13 +272,14 @@ pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decid
         if let Some(why) =
             digest::differ((&first.file, &first.doc["identity"]), (&sh.file, &sh.doc["identity"]), options_diff)
         {
-            return Err(why);
+            return Err(at_key(&sh.file, sh.text, "identity", why));
         }
     }
     let mut seen: BTreeMap<u64, &str> = BTreeMap::new();
     for sh in &shards {
         if let Some(other) = seen.insert(sh.k, &sh.file) {
-            return Err(format!("shard {}/{n} is given twice: {other} and {}", sh.k, sh.file));
+            let msg = format!("shard {}/{n} is given twice: {other} and {}", sh.k, sh.file);
+            return Err(at_key(&sh.file, sh.text, "partition", msg));
         }
     }
     // every K is in 1..=N and none twice: N − (shards given) are missing
@@ -254,10 +296,10 @@ pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decid
         }
     );
     if missing_count > 0 && !partial {
-        return Err(format!(
+        return Err(about_all(format!(
             "missing shards of the run: {missing_text} (got {} of {n}; `--partial` merges the shards given, inconclusively)",
             shards.len()
-        ));
+        )));
     }
     // a time limit changes how far a shard gets, not what the run is: the merged
     // run states the largest one given
@@ -275,10 +317,11 @@ pub fn merge(inputs: &[(String, String)], partial: bool) -> Result<(Value, Decid
     let docs: Vec<&Value> = shards.iter().map(|sh| &sh.doc).collect();
     let mut merged = match command.as_str() {
         "refine" => merge_refine(&docs),
-        "obligations" => merge_obligations(&docs)?,
+        "obligations" => merge_obligations(&docs).map_err(about_all)?,
         "generate" => merge_generate(&docs),
         "explore-search" => merge_explore_search(&docs),
-        _ => merge_cells(&shards.iter().map(|sh| (sh.k, &sh.doc)).collect::<Vec<_>>(), n, missing_count == 0)?,
+        _ => merge_cells(&shards.iter().map(|sh| (sh.k, &sh.doc)).collect::<Vec<_>>(), n, missing_count == 0)
+            .map_err(about_all)?,
     };
     if missing_count > 0 {
         // the bound was not covered: the report's own completeness says so too
@@ -340,7 +383,7 @@ mod tests {
     use super::*;
 
     fn merge_all(inputs: &[(String, String)]) -> Result<(Value, Decided), String> {
-        merge(inputs, false)
+        merge(inputs, false).map_err(|d| d.to_string())
     }
 
     #[test]

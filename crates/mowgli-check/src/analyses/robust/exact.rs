@@ -272,6 +272,14 @@ struct Found {
     relations: Vec<(String, BitRel)>,
 }
 
+/// An error of the engine on a test: a limit of the tool (the test is cut,
+/// inconclusive) or an error at the test's first line.
+pub(super) fn engine_error(file: &str, e: crate::engines::explicit::EngineError) -> InputError {
+    let mut d = input_error(file, 1, 1, e.to_string());
+    d.limit = e.is_limit();
+    d
+}
+
 pub(super) fn input_error(file: &str, line: usize, col: usize, msg: String) -> InputError {
     if line == 0 {
         InputError::whole_file(file, msg)
@@ -368,8 +376,8 @@ fn check_impl(
     let prob = lower::problem(&low, to);
     let (lines, places) = lines_and_places(&ast, &low);
     // the syntactic conditions, on every pre-execution
-    let (syntactic, syntactic_bound) = syntactic_of(&prob, &k, model, (oppo_sc, oppo_t), &places, &lines)
-        .map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+    let (syntactic, syntactic_bound) =
+        syntactic_of(&prob, &k, model, (oppo_sc, oppo_t), &places, &lines).map_err(|e| engine_error(file, e))?;
     // the exact check: every consistent execution
     let mut outcomes: BTreeSet<Outcome> = BTreeSet::new();
     let mut sc_outcomes: BTreeSet<Outcome> = BTreeSet::new();
@@ -399,7 +407,7 @@ fn check_impl(
         true
     };
     if exact {
-        explicit::for_each_execution(&prob, &mut visit).map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+        explicit::for_each_execution(&prob, &mut visit).map_err(|e| engine_error(file, e))?;
     }
     let unfolded_bound = syntactic_bound
         || (exact && (0..prob.threads.len()).any(|t| explicit::unfold_thread(&prob, t).is_ok_and(|u| u.bound_hit)));

@@ -648,7 +648,7 @@ fn has_execution(file: &str, text: &str, order: &StampOrder, model: Model) -> Re
         any = true;
         false
     })
-    .map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+    .map_err(|e| engine_error(file, e))?;
     Ok(any)
 }
 
@@ -725,7 +725,7 @@ pub fn sc_cycles(
         }
         cycles.len() < max
     })
-    .map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+    .map_err(|e| engine_error(file, e))?;
     Ok((executions, cycles))
 }
 

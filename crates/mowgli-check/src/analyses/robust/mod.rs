@@ -192,11 +192,11 @@ pub fn cli(
     };
     let files = match litmus::collect(paths) {
         Ok(f) => f,
-        Err(e) => return err(e.to_string()),
+        Err(e) => return err(e.on_command_line().to_string()),
     };
     if let Some(d) = dot {
         if let Err(e) = std::fs::create_dir_all(d) {
-            return err(format!("{}: cannot create: {e}", d.display()));
+            return err(mowgli_diag::Diagnostic::output(d, format!("cannot create: {e}")).to_string());
         }
     }
     let mut reports = Vec::new();
@@ -232,7 +232,10 @@ pub fn cli(
                                     let p = d.join(format!("{}-fixed-{tag}.litmus", r.name));
                                     let w = std::fs::create_dir_all(d).and_then(|_| std::fs::write(&p, &fx.text));
                                     if let Err(e) = w {
-                                        errors.push(format!("{}: cannot write: {e}", p.display()));
+                                        errors.push(
+                                            mowgli_diag::Diagnostic::output(&p, format!("cannot write: {e}"))
+                                                .to_string(),
+                                        );
                                     }
                                 }
                                 if let (Some(d), Some(NoFixReason::PollInTheWay { fix, .. })) = (out_dir, &why) {
@@ -240,7 +243,10 @@ pub fn cli(
                                     let p = d.join(format!("{}-fixed-{tag}-moved.litmus", r.name));
                                     let w = std::fs::create_dir_all(d).and_then(|_| std::fs::write(&p, &fix.text));
                                     if let Err(e) = w {
-                                        errors.push(format!("{}: cannot write: {e}", p.display()));
+                                        errors.push(
+                                            mowgli_diag::Diagnostic::output(&p, format!("cannot write: {e}"))
+                                                .to_string(),
+                                        );
                                     }
                                 }
                                 pair.push((fx, why));
@@ -260,7 +266,7 @@ pub fn cli(
                 if let (Some(d), Some(text)) = (dot, &r.dot) {
                     let p = d.join(format!("{}.dot", r.name));
                     if let Err(e) = std::fs::write(&p, text) {
-                        errors.push(format!("{}: cannot write: {e}", p.display()));
+                        errors.push(mowgli_diag::Diagnostic::output(&p, format!("cannot write: {e}")).to_string());
                     }
                 }
                 reports.push(r);

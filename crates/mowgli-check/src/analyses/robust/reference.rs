@@ -163,6 +163,6 @@ pub fn compare_with_reference(
             ));
         }
     })
-    .map_err(|e| input_error(file, 1, 1, e.to_string()))?;
+    .map_err(|e| engine_error(file, e))?;
     Ok((compared, diffs))
 }

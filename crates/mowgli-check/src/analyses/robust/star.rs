@@ -207,10 +207,7 @@ pub fn star_cli(
         Ok(f) => f,
         Err(e) => {
             eprintln!("{e}");
-            return (
-                Decided::new(Verdict::Error, e.to_string()),
-                json.then(|| serde_json::json!({ "errors": [e.to_string()] })),
-            );
+            return (Decided::new(Verdict::Error, e.headline()), json.then(|| serde_json::json!({ "errors": [e] })));
         }
     };
     let (mut reports, mut errors) = (Vec::new(), Vec::new());
@@ -224,7 +221,7 @@ pub fn star_cli(
                     let p = d.join(format!("{}.litmus", r.name));
                     let w = std::fs::create_dir_all(d).and_then(|_| std::fs::write(&p, &r.text));
                     if let Err(e) = w {
-                        errors.push(format!("{}: cannot write: {e}", p.display()));
+                        errors.push(mowgli_diag::Diagnostic::output(&p, format!("cannot write: {e}")).to_string());
                     }
                     p.display().to_string()
                 });

@@ -270,6 +270,8 @@ pub struct Results {
     pub(super) limit: Option<String>,
     /// Work done so far ([`work_of_check`] units).
     pub(super) work: u64,
+    /// The work at which the search next asks whether to stop (a time limit).
+    pub(super) next_stop: u64,
     pub(super) skeletons: std::collections::HashSet<Vec<Skeleton>>,
 }
 

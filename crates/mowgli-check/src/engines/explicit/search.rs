@@ -136,10 +136,17 @@ pub(super) fn search_plain<'d>(
         type Keyed = ((bool, bool, usize), (usize, usize));
         let mut keyed: Vec<Keyed> = Vec::with_capacity(vars.len());
         for &(l, v) in &vars {
+            // this pass checks every value of every variable: a large execution
+            // takes long, and a time limit is kept here too
+            if d.stop() {
+                res.stopped = true;
+                return;
+            }
             let forced = searches[l].domain(v) < 2 || {
                 let mut ok = 0;
                 for val in 0..searches[l].domain(v) {
                     searches[l].assign(v, Some(val));
+                    res.work = res.work.saturating_add(work_of_check(g.len()));
                     if check_all(&g, &mut searches) {
                         ok += 1;
                     }
@@ -324,6 +331,10 @@ fn check_all(g: &ExecGraph, searches: &mut [Box<dyn mowgli_core::WitnessSearch +
 /// besides at the discharge tests.
 const STOP_EVERY: u64 = 1024;
 
+/// Nor more [`work_of_check`] units apart (about a tenth of a second: the checks
+/// of a large execution are slow, and a time limit must still be kept).
+const STOP_EVERY_WORK: u64 = 100_000_000;
+
 /// Returns whether a consistent complete witness was found below this node.
 fn dfs(
     st: &mut SearchState,
@@ -343,7 +354,10 @@ fn dfs(
         st.res.stats.candidates += 1;
         st.res.work = st.res.work.saturating_add(work_of_check(st.g.len()));
         if st.res.work > st.max_work {
-            st.res.limit = Some(format!("the witness search did {} units of work (raise `--max-work`)", st.max_work));
+            st.res.limit = Some(format!(
+                "the witness search did more than {} units of work (`mowgli litmus --max-work` sets the bound)",
+                st.max_work
+            ));
             st.res.stopped = true;
             return false;
         }
@@ -358,7 +372,8 @@ fn dfs(
         }
         // the time limit between discharge tests too (a subtree none of whose
         // partial witnesses reaches a test can take minutes)
-        if st.res.stats.candidates.is_multiple_of(STOP_EVERY) {
+        if st.res.stats.candidates.is_multiple_of(STOP_EVERY) || st.res.work >= st.res.next_stop {
+            st.res.next_stop = st.res.work.saturating_add(STOP_EVERY_WORK);
             if let Some(d) = st.discharge.as_deref_mut() {
                 if d.stop() {
                     st.res.stopped = true;

@@ -566,8 +566,8 @@ pub(super) fn parse_herd(raw: &str) -> R<Parsed> {
                 if procs.iter().any(|(m, _)| *m == n) {
                     return src.err(at, format!("thread P{n} appears twice"));
                 }
-                if procs.len() >= crate::lang::syntax::MAX_THREADS {
-                    return Err(Diagnostic::too_many(src.pos(at), "threads", crate::lang::syntax::MAX_THREADS));
+                if procs.len() >= crate::lang::limits::MAX_THREADS {
+                    return Err(Diagnostic::too_many(src.pos(at), "threads", crate::lang::limits::MAX_THREADS));
                 }
                 procs.push((n, src.pos(at)));
                 p.i += 1;

@@ -548,7 +548,8 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         regs_only: false,
         backend: Default::default(),
         count_naive: true,
-        max_work: u64::MAX,
+        // a test read from a file: its search is bounded (a limit, see `EngineError::Limit`)
+        max_work: MAX_WORK,
     }
 }
 
