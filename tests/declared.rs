@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use mowgli_check::analyses::refine::gen::{self, Bounds};
 use mowgli_core::Library;
-use mowgli_libs::registry::{self, Factory, SpecFactory};
+use mowgli_libs::catalogue::{Catalogue, Factory, SpecFactory};
+use mowgli_libs::registry;
 
 /// The repository's root.
 fn root() -> std::path::PathBuf {
@@ -77,8 +78,10 @@ fn a_renamed_library_gets_the_same_bounds_and_clients() {
             let original = mowgli_spec::parse_text(file, &inlined(file), None).expect("parses");
             overrides.push((lib.clone(), original.factory()));
         }
-        registry::with_overrides(overrides, || {
-            let (mut a, mut b) = (Bounds::new(&lib, 2, 2, calls), Bounds::new(&new, 2, 2, calls));
+        {
+            let cat: Catalogue = overrides.into_iter().collect();
+            let (mut a, mut b) =
+                (Bounds::in_catalogue(&lib, &cat, 2, 2, calls), Bounds::in_catalogue(&new, &cat, 2, 2, calls));
             assert_eq!(
                 serde_json::to_value(&a).expect("json"),
                 serde_json::to_value(&b).expect("json"),
@@ -90,8 +93,8 @@ fn a_renamed_library_gets_the_same_bounds_and_clients() {
                 a.observer = Some("rdmawait".into());
                 b.observer = a.observer.clone();
             }
-            let theirs = gen::generate(&lib, &order, &a).expect("generates");
-            let ours = gen::generate(&new, &order, &b).expect("generates the renamed copy");
+            let theirs = gen::generate_in(&lib, &order, &cat, &a).expect("generates");
+            let ours = gen::generate_in(&new, &order, &cat, &b).expect("generates the renamed copy");
             assert!(!theirs.clients.is_empty(), "{file}: no client");
             assert_eq!(theirs.generated, ours.generated, "{file}: labelled clients differ");
             assert_eq!(theirs.clients.len(), ours.clients.len(), "{file}: distinct clients differ");
@@ -100,9 +103,9 @@ fn a_renamed_library_gets_the_same_bounds_and_clients() {
                 let got = o.text.replace(&format!("gen-u_{lib}-"), &format!("gen-{new}-"));
                 assert_eq!(expected, got, "{file}: client {} differs from the original's", t.index);
             }
-            let l: Arc<dyn Library> = registry::library(&new, &order).expect("builds").into();
+            let l: Arc<dyn Library> = cat.library(&new, &order).expect("builds").into();
             assert_eq!(l.methods().len(), methods.len());
-        });
+        };
     }
 }
 
@@ -130,7 +133,7 @@ fn the_client_builders_test_no_library_or_method_name() {
     let order = mowgli_libs::orders::default_order();
     let mut methods = BTreeSet::new();
     for lib in registry::KNOWN {
-        if let Ok(l) = registry::library(lib, &order) {
+        if let Ok(l) = registry::builtin(lib, &order) {
             methods.extend(l.methods().iter().map(|m| m.name.to_string()));
         }
     }

@@ -1,5 +1,6 @@
 //! `mowgli refine`: bounded refinement (LOCO Def. 3.10) on given or generated clients.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -123,7 +124,7 @@ pub struct GenArgs {
     pub jobs: Option<usize>,
 }
 
-pub fn run(a: Args) -> ExitCode {
+pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
     let Args {
         implementation,
         clients,
@@ -150,6 +151,7 @@ pub fn run(a: Args) -> ExitCode {
             (loop_bound, engine),
             (&dot, &minimise, &junit),
             !matches!(screen, Screen::Off),
+            cat,
         )
     } else {
         let on = matches!(screen, Screen::On);
@@ -161,6 +163,7 @@ pub fn run(a: Args) -> ExitCode {
             (loop_bound, engine),
             (&dot, &minimise, &junit),
             on,
+            cat,
         )
     }
 }
@@ -173,8 +176,9 @@ fn refine(
     (loop_bound, engine): (usize, Backend),
     (dot, minimise, junit): (&Option<PathBuf>, &Option<PathBuf>, &Option<PathBuf>),
     screen: bool,
+    cat: &Catalogue,
 ) -> ExitCode {
-    let (order, imp) = match load_impl(implementation, stamp_order, spec) {
+    let (order, imp) = match load_impl(implementation, stamp_order, spec, cat) {
         Ok(x) => x,
         Err(e) => return input_error(json, e),
     };
@@ -346,10 +350,11 @@ fn refine_generated(
     (loop_bound, engine): (usize, Backend),
     (dot, minimise, junit): (&Option<PathBuf>, &Option<PathBuf>, &Option<PathBuf>),
     screen: bool,
+    cat: &Catalogue,
 ) -> ExitCode {
     use mowgli_check::analyses::refine::gen::{self, Partition, Progress, RunOptions};
 
-    let (order, imp) = match load_impl(implementation, stamp_order, spec) {
+    let (order, imp) = match load_impl(implementation, stamp_order, spec, cat) {
         Ok(x) => x,
         Err(e) => return input_error(json, e),
     };
@@ -361,7 +366,7 @@ fn refine_generated(
     // most DEFAULT_SIZE calls in all, however they are spread over the threads
     let size = args.size.or(if args.calls.is_none() { Some(DEFAULT_SIZE) } else { None });
     let calls = args.calls.or(size).unwrap_or(1);
-    let mut bounds = args.shape.bounds(&imp.implements, calls);
+    let mut bounds = args.shape.bounds(&imp.implements, &imp.catalogue, calls);
     bounds.size = size;
     bounds.objects = args.objects;
     bounds.symmetry = !args.no_symmetry;
@@ -378,7 +383,7 @@ fn refine_generated(
     let opts = RunOptions { partition, first_fail: args.first_fail, loop_bound, jobs, time_limit, screen, engine };
 
     if args.list_clients {
-        let g = match gen::Generator::new(&imp.implements, &order, &bounds) {
+        let g = match gen::Generator::in_catalogue(&imp.implements, &order, &imp.catalogue, &bounds) {
             Ok(g) => g,
             Err(e) => return input_error(json, imp.error(e)),
         };

@@ -1,5 +1,6 @@
 //! Fence synthesis (`mowgli robust --fix`).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::{BTreeMap, BTreeSet};
 
 use mowgli_core::StampOrder;
@@ -476,13 +477,14 @@ fn shortfall(
     text: &str,
     at: &[usize],
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
     goal: FixGoal,
 ) -> Result<Option<Shortfall>, InputError> {
     let pos = |line: usize| at.get(line.wrapping_sub(1)).copied();
     match goal {
         FixGoal::Exact => {
-            let (executions, cycles) = sc_cycles(file, text, order, model, MAX_CYCLES)?;
+            let (executions, cycles) = sc_cycles(file, text, order, cat, model, MAX_CYCLES)?;
             if executions == 0 {
                 return Ok(Some(None));
             }
@@ -504,10 +506,10 @@ fn shortfall(
             Ok(Some(Some(all)))
         }
         FixGoal::Syntactic => {
-            let r = check_text_with(file, text, order, Some(model), false)?;
+            let r = check_text_with(file, text, order, cat, Some(model), false)?;
             if r.syntactic.sufficient() {
                 // the fixed program must still run (a poll with nothing to complete blocks)
-                return Ok(if has_execution(file, text, order, model)? { None } else { Some(None) });
+                return Ok(if has_execution(file, text, order, cat, model)? { None } else { Some(None) });
             }
             // the violations are listed once each, across the pre-executions, up to the
             // cap (the total counts them per pre-execution): below it, all are there
@@ -544,8 +546,15 @@ fn shortfall(
 /// candidate that can break it, when no set within [`FIX_BUDGET`] checked programs
 /// (and [`FIX_SETS`] sets per count) reaches the goal, or when a thread has control
 /// flow.
-pub fn fix(file: &str, text: &str, order: &StampOrder, model: Model, goal: FixGoal) -> Result<Option<Fix>, InputError> {
-    fix_why(file, text, order, model, goal).map(|r| r.ok())
+pub fn fix(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Model,
+    goal: FixGoal,
+) -> Result<Option<Fix>, InputError> {
+    fix_why(file, text, order, cat, model, goal).map(|r| r.ok())
 }
 
 /// Why [`fix`] found no fix.
@@ -571,6 +580,7 @@ pub fn fix_why(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
     goal: FixGoal,
 ) -> Result<Result<Fix, NoFix>, InputError> {
@@ -604,9 +614,9 @@ pub fn fix_why(
         None
     };
     let mut tried = 1;
-    match shortfall(file, text, &at, order, model, goal)? {
+    match shortfall(file, text, &at, order, cat, model, goal)? {
         None => return Ok(Ok(Fix { goal, insertions: vec![], text: text.to_string(), tried })),
-        Some(_) if !has_execution(file, text, order, model)? => return Ok(Err(NoFix::NoExecution)),
+        Some(_) if !has_execution(file, text, order, cat, model)? => return Ok(Err(NoFix::NoExecution)),
         Some(s) => {
             if let Some(spans) = learn(s, &[], &mut conflicts) {
                 return Ok(Err(NoFix::Unbreakable { tried, spans }));
@@ -624,7 +634,7 @@ pub fn fix_why(
             }
             tried += 1;
             let (out, at) = c.render(&set);
-            match shortfall(file, &out, &at, order, model, goal) {
+            match shortfall(file, &out, &at, order, cat, model, goal) {
                 Ok(None) => return Ok(Ok(Fix { goal, insertions: c.insertions(&set), text: out, tried })),
                 Ok(Some(s)) => {
                     if let Some(spans) = learn(s, &set, &mut conflicts) {
@@ -639,8 +649,14 @@ pub fn fix_why(
 }
 
 /// Whether the test has a consistent execution (the search stops at the first).
-fn has_execution(file: &str, text: &str, order: &StampOrder, model: Model) -> Result<bool, InputError> {
-    let (_, low) = lowered(file, text, order, model)?;
+fn has_execution(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Model,
+) -> Result<bool, InputError> {
+    let (_, low) = lowered(file, text, order, cat, model)?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let prob = lower::problem(&low, to);
     let mut any = false;
@@ -657,6 +673,7 @@ fn lowered(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
 ) -> Result<(syntax::Litmus, lower::Lowered), InputError> {
     let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
@@ -667,7 +684,7 @@ fn lowered(
     } else {
         (ast0, text.to_string())
     };
-    let low = lower::lower(&ast, order).map_err(|e| e.in_file(file, &text))?;
+    let low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, &text))?;
     Ok((ast, low))
 }
 
@@ -682,9 +699,10 @@ pub fn first_sc_cycle(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
 ) -> Result<(u64, Option<ScCycle>), InputError> {
-    let (n, mut cycles) = sc_cycles(file, text, order, model, 1)?;
+    let (n, mut cycles) = sc_cycles(file, text, order, cat, model, 1)?;
     Ok((n, cycles.pop()))
 }
 
@@ -696,10 +714,11 @@ pub fn sc_cycles(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
     max: usize,
 ) -> Result<(u64, Vec<ScCycle>), InputError> {
-    let (ast, low) = lowered(file, text, order, model)?;
+    let (ast, low) = lowered(file, text, order, cat, model)?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let prob = lower::problem(&low, to);
     let (lines, _) = lines_and_places(&ast, &low);

@@ -5,14 +5,19 @@ use super::canon::*;
 use super::*;
 
 impl Generator {
-    /// A generator for the library `lib` (a litmus library name) under `order`.
+    /// A generator for the built-in library `lib` under `order`.
     pub fn new(lib: &str, order: &StampOrder, bounds: &Bounds) -> Result<Generator, String> {
-        let l: Box<dyn Library> = registry::library(lib, order).map_err(|e| e.to_string())?;
+        Generator::in_catalogue(lib, order, &Catalogue::builtins(), bounds)
+    }
+
+    /// A generator for the library `lib` of `cat` (a litmus library name) under `order`.
+    pub fn in_catalogue(lib: &str, order: &StampOrder, cat: &Catalogue, bounds: &Bounds) -> Result<Generator, String> {
+        let l: Box<dyn Library> = cat.library(lib, order).map_err(|e| e.to_string())?;
         let decl = Decl::of(l.as_ref());
         let sigs = decl.sigs.clone();
         let odecl = match &bounds.observer {
             Some(o) if o == lib => None,
-            Some(o) => Some(Decl::of(registry::library(o, order).map_err(|e| e.to_string())?.as_ref())),
+            Some(o) => Some(Decl::of(cat.library(o, order).map_err(|e| e.to_string())?.as_ref())),
             None => None,
         };
         if let Some(o) = &odecl {
