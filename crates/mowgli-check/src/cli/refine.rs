@@ -91,15 +91,20 @@ pub struct GenArgs {
     /// Barriers (bal) or rings (rbl), at most.
     #[arg(long, value_name = "B", default_value_t = 1, help_heading = "Generated clients")]
     pub objects: usize,
-    /// A library whose CPU reads, writes, puts and fence observe the client
-    /// (`rdmawait`: Read, Write, Put, Mfence; `sv`: Read, Write, GF; or `none`;
-    /// default rdmawait for bal, bal_all and libraries whose methods return nothing,
-    /// sv for rbl, none otherwise).
+    /// A library whose calls observe the client (any library with locations and
+    /// no barriers or rings; every method, arguments by their declared roles), or
+    /// `none`. Default: the first library the implementation uses that has
+    /// locations (rdmawait for barriers and sv for rings when the implemented
+    /// library has no locations and uses none); the run prints the space.
     #[arg(long, value_name = "LIB", help_heading = "Generated clients")]
     pub observer: Option<String>,
     /// Locations of the observer library (at most; default 1 for rbl, 2 otherwise).
     #[arg(long, value_name = "M", help_heading = "Generated clients")]
     pub observer_locs: Option<usize>,
+    /// Work identifiers per thread of the observer's calls (default 0: they are
+    /// `_`, and a method that only waits for them, RDMA^WAIT's `Wait`, is left out).
+    #[arg(long, value_name = "W", help_heading = "Generated clients")]
+    pub observer_wids: Option<usize>,
     /// Check every generated client, without symmetry reduction.
     #[arg(long, help_heading = "Generated clients")]
     pub no_symmetry: bool,
@@ -378,6 +383,9 @@ fn refine_generated(
     if let Some(m) = args.observer_locs {
         bounds.observer_locs = m;
     }
+    if let Some(w) = args.observer_wids {
+        bounds.observer_wids = w;
+    }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let time_limit = args.time_limit.map(std::time::Duration::from_secs_f64);
     let opts = RunOptions { partition, first_fail: args.first_fail, loop_bound, jobs, time_limit, screen, engine };
@@ -475,7 +483,7 @@ fn refine_generated(
     let mut run = serde_json::json!({
         "implementation": implementation.display().to_string(),
         "calls": calls, "size": size, "objects": args.objects,
-        "observer": args.observer, "observer_locs": args.observer_locs, "no_symmetry": args.no_symmetry,
+        "observer": args.observer, "observer_locs": args.observer_locs, "observer_wids": args.observer_wids, "no_symmetry": args.no_symmetry,
         "first_fail": args.first_fail, "time_limit": args.time_limit,
         "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "spec": spec,
         "loop_bound": loop_bound, "screen": screen,

@@ -166,6 +166,9 @@ fn generated(
     if let Some(m) = e.observer_locs {
         b.observer_locs = m;
     }
+    if let Some(w) = e.observer_wids {
+        b.observer_wids = w;
+    }
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let opts =
         RunOptions { partition: Partition::ALL, first_fail: true, loop_bound, jobs, time_limit, screen: true, engine };

@@ -112,6 +112,12 @@ pub struct Bounds {
     pub observer: Option<String>,
     /// Locations of the observer library (at most).
     pub observer_locs: usize,
+    /// Work identifiers per thread of the observer's calls (besides `_`), which
+    /// a later observer call waiting for them (RDMA^WAIT's `Wait`) may name;
+    /// 0: the observer's work identifiers are all `_`, and its waiting methods
+    /// are left out.
+    #[serde(default)]
+    pub observer_wids: usize,
     /// Symmetry reduction.
     pub symmetry: bool,
     /// Keep only clients with a register (refinement compares registers; the
@@ -200,6 +206,7 @@ impl Bounds {
                 None => None,
             },
             observer_locs: if objects == Some(Objects::Rings) { 1 } else { 2 },
+            observer_wids: 0,
             symmetry: true,
             need_register: true,
             self_ring: true,
