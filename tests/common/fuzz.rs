@@ -269,8 +269,11 @@ pub enum ArgEdit {
     Text(Index, Edit),
 }
 
-/// Extreme values for [`ArgEdit::Value`] (besides [`NUMBERS`]).
-pub const VALUES: [&str; 10] = ["", "-", "--", "=", "é→", "/dev/null", "/nonexistent/x", ".", "@TMP@", "@TMP@/x/y"];
+/// Extreme values for [`ArgEdit::Value`] (besides [`NUMBERS`]). A folder stands
+/// for a path: `specs` (every test and file of the project's specifications),
+/// not `.`, whose tests include `tests/fuzz/crashers` (each a run to a limit of
+/// a few seconds: together a long run the user asked for, not a hang).
+pub const VALUES: [&str; 10] = ["", "-", "--", "=", "é→", "/dev/null", "/nonexistent/x", "specs", "@TMP@", "@TMP@/x/y"];
 
 /// The strategy of a command line's edits (one or two).
 pub fn arg_case() -> impl Strategy<Value = (Index, Vec<ArgEdit>)> {

@@ -48,7 +48,13 @@ pub struct Args {
 pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
     let Args { paths, model, json, dot, fix, out, syntactic, to_star, stamp_order } = a;
     if out.is_some() && !fix && !to_star {
-        return input_error(json, "--out: the programs written are those of `--fix` or `--to-star`; give one of them");
+        let args: Vec<String> = std::env::args().collect();
+        let word = ["--out", "--fix-out", "--star-out"]
+            .into_iter()
+            .find_map(|o| args.iter().find(|a| *a == o || a.starts_with(&format!("{o}="))).cloned())
+            .unwrap_or_else(|| "--out".into());
+        let msg = "the programs written are those of `--fix` or `--to-star`; give one of them";
+        return input_error(json, mowgli_diag::Diagnostic::command_line_word(&args, &word, msg));
     }
     match load_order(&stamp_order) {
         Ok(order) if to_star => {
