@@ -34,6 +34,7 @@ use serde::Serialize;
 use crate::analyses::litmus;
 use crate::lang::InputError;
 
+mod candidates;
 mod exact;
 mod fix;
 mod fix_reference;
@@ -44,6 +45,7 @@ mod reference;
 mod star;
 mod syntactic;
 
+use candidates::*;
 pub use exact::*;
 pub use fix::*;
 pub use fix_reference::*;
