@@ -452,7 +452,7 @@ fn fixes_of(text: &str, model: Model) -> Option<Fixes> {
             }
         }
         none_tried.push(match &why {
-            Err(robust::NoFix::Exhausted { tried } | robust::NoFix::Budget { tried }) => *tried,
+            Err(robust::NoFix::Exhausted { tried, .. } | robust::NoFix::Budget { tried }) => *tried,
             _ => 0,
         });
         let f = why.ok();
@@ -623,7 +623,7 @@ fn no_fix_reasons() {
                     )
                 }
                 Err(e) => match robust::explain("<gen>", text, &order, m, g, e).expect("runs") {
-                    robust::NoFixReason::PollInTheWay { fix, moved } => {
+                    robust::NoFixReason::PollInTheWay { fix, moved, .. } => {
                         let again = robust::check_text("<fixed>", &fix.text, &order, Some(m)).expect("runs");
                         assert!(again.executions > 0 && (g == robust::FixGoal::Syntactic || again.robust));
                         assert!(g == robust::FixGoal::Exact || again.syntactic.sufficient());

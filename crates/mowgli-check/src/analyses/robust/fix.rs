@@ -193,10 +193,12 @@ pub fn fix_why(
     // a candidate that blocks its thread in every set is left out ([`Candidates::alive`])
     let alive: Vec<usize> = (0..c.cands.len()).filter(|&i| c.alive(i)).collect();
     // per counterexample found, the candidates that can break it
-    let mut conflicts: Vec<Vec<bool>> = Vec::new();
+    // (and the candidates of the set it was found with whose inserted events end its
+    // span: a set without all of them may not have it)
+    let mut conflicts: Vec<(Vec<bool>, Vec<usize>)> = Vec::new();
     // the spans of a counterexample no candidate can break
     // (the candidates of the set that fell short did not break it, so they are left out)
-    let learn = |s: Shortfall, set: &[usize], conflicts: &mut Vec<Vec<bool>>| -> Option<String> {
+    let learn = |s: Shortfall, set: &[usize], conflicts: &mut Vec<(Vec<bool>, Vec<usize>)>| -> Option<String> {
         for (spans, fix) in s.iter().flatten() {
             let mut hit = c.breaking(spans, fix.as_deref());
             for &i in set {
@@ -205,13 +207,26 @@ pub fn fix_why(
             for (i, h) in hit.iter_mut().enumerate() {
                 *h &= alive.binary_search(&i).is_ok();
             }
+            // the set's insertions at an end of the span (an odd position: inserted after
+            // the line p / 2)
+            let ends = |i: usize| {
+                let (l, ins) = &c.cands[i];
+                spans.get(&ins.thread).is_some_and(|&(lo, hi)| [lo, hi].iter().any(|&p| p % 2 == 1 && p / 2 == *l))
+            };
+            let involved: Vec<usize> = set.iter().copied().filter(|&i| ends(i)).collect();
             if !hit.iter().any(|&h| h) {
+                // a counterexample ending in an inserted event may be of the set's own
+                // making: it rules out only the sets with those insertions
+                if !involved.is_empty() {
+                    conflicts.push((hit, involved));
+                    continue;
+                }
                 let line = |p: usize| p / 2;
                 let text: Vec<String> =
                     spans.iter().map(|(t, &(lo, hi))| format!("{t} {}..{}", line(lo), line(hi))).collect();
                 return Some(text.join(", "));
             }
-            conflicts.push(hit);
+            conflicts.push((hit, involved));
         }
         None
     };
@@ -229,7 +244,9 @@ pub fn fix_why(
         }
         let Some(sets) = subsets_of(&c, &alive, k, FIX_SETS) else { break };
         for (_, set) in sets {
-            if !conflicts.iter().all(|h| set.iter().any(|&i| h[i])) || c.blocks(&set) {
+            if !conflicts.iter().all(|(h, inv)| set.iter().any(|&i| h[i]) || !inv.iter().all(|i| set.contains(i)))
+                || c.blocks(&set)
+            {
                 continue;
             }
             if tried >= FIX_BUDGET {
