@@ -607,7 +607,7 @@ fn no_fix_reasons() {
             let m = if model == "Sc" { Model::Sc } else { Model::Tso };
             let g = if goal == "Exact" { robust::FixGoal::Exact } else { robust::FixGoal::Syntactic };
             let why = match robust::fix_why("<gen>", text, &order, m, g).expect("runs") {
-                Ok(_) => "fixed".to_string(),
+                Ok(f) => format!("fixed by {} insertions", f.insertions.len()),
                 Err(e) if exhaustive => {
                     // the exhaustive search confirms there is none; it covers every set
                     // when they number at most its budget
