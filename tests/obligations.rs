@@ -500,12 +500,7 @@ fn thm_3_14(order: &StampOrder, unobserved_ok: bool) -> Vec<String> {
         for (f, o) in r.failures.iter().zip(&r.observations) {
             let Some(text) = o.client.as_ref() else {
                 let covered = o.tried == o.candidates && o.errors == 0 && o.note.is_none();
-                assert!(
-                    unobserved_ok && covered,
-                    "{file}: {} not observed ({o:?}): {}",
-                    f.obligation.name(),
-                    f.reason
-                );
+                assert!(unobserved_ok && covered, "{file}: {} not observed ({o:?}): {}", f.obligation.name(), f.reason);
                 // the observation's shapes have no get; the generated clients (every
                 // observer method) at 1 thread × 2 nodes × 4 calls, 2 observer locations
                 let mut b = Bounds::new(lib, 1, 2, 4);
