@@ -268,7 +268,7 @@ fn generated(instrs: usize, step: usize) -> Vec<String> {
     for size in 1..=g.max_size() {
         let class = g.class(size);
         for i in 0..class.distinct() {
-            if idx % step == 0 {
+            if idx.is_multiple_of(step) {
                 out.push(g.render_with(&class, i, &format!("G{size}_{i}"), "generated"));
             }
             idx += 1;
