@@ -1,17 +1,16 @@
 //! Why `mowgli robust --fix` finds no fix made of insertions, and what works instead.
 //!
-//! [`fix_why`] inserts polls, rfences, mfences and Fig. 5's `GP` blocks; it never moves
-//! or removes an instruction of the program. When it ends without a fix, [`explain`]
-//! classifies the case:
+//! [`fix_why`] inserts polls, rfences, mfences, unpolled gets and Fig. 5's `GP` blocks
+//! ([`FIX_SPACE`]); it never moves or removes an instruction of the program. When it
+//! ends without a fix, no set of at most [`FIX_COMPLETE`] insertions works (every such
+//! set was checked), and [`explain`] classifies the case:
 //!
 //! - [`NoFixReason::PollInTheWay`]: the program polls a queue pair itself. A poll
 //!   inserted towards that node before the program's own `Poll(n)` leaves the latter
-//!   nothing to complete, and the thread blocks (a program with no execution is no
-//!   fix), so the insertions that would order the pair are ruled out. Moving the
-//!   program's poll up, plus insertions, is a fix: `explain` finds the smallest such
-//!   one and checks it like any fix (it is the fixed program of [`fix_why`] on the
-//!   moved program). That no insertion-only fix exists is the search's verdict, which
-//!   `tests/robust_nofix.rs` confirms with [`fix_exhaustive`].
+//!   nothing to complete unless a get is inserted before it too, and the thread blocks
+//!   (a program with no execution is no fix). Moving the program's poll up, plus
+//!   insertions, is a fix: `explain` finds the smallest such one and checks it like any
+//!   fix (it is the fixed program of [`fix_why`] on the moved program).
 //! - [`NoFixReason::Search`]: none of the above; the search's own outcome stands
 //!   (budget, or every set checked).
 
