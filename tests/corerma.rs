@@ -8,6 +8,7 @@
 //! library's witness search) under `corerma` and `corerma_no<rule>`; and the
 //! generator's pruned search against the model's brute-force enumeration.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::{BTreeMap, BTreeSet};
 
 use mowgli_check::analyses::litmus::outcomes_of_text;
@@ -198,10 +199,14 @@ fn independent_counts_with(
     }
     let mut counts = BTreeMap::new();
     for p in classes.values() {
-        let stock = regs_only(outcomes_of_text(&p.litmus("t", "", "corerma"), &order, true).expect("runs"));
+        let stock = regs_only(
+            outcomes_of_text(&p.litmus("t", "", "corerma"), &order, &Catalogue::builtins(), true).expect("runs"),
+        );
         for r in Rule::PIVOTS {
             let lib = format!("corerma_no{}", r.name().to_ascii_lowercase().replace('-', ""));
-            let v = regs_only(outcomes_of_text(&p.litmus("t", "", &lib), &order, true).expect("runs"));
+            let v = regs_only(
+                outcomes_of_text(&p.litmus("t", "", &lib), &order, &Catalogue::builtins(), true).expect("runs"),
+            );
             if !v.is_subset(&stock) {
                 *counts.entry(r).or_insert(0) += 1;
             }
@@ -323,10 +328,14 @@ fn tests_per_rule(programs: &BTreeMap<String, Program>) -> BTreeMap<Rule, usize>
     let order = default_order();
     let mut counts = BTreeMap::new();
     for p in programs.values() {
-        let stock = regs_only(outcomes_of_text(&p.litmus("t", "", "corerma"), &order, true).expect("runs"));
+        let stock = regs_only(
+            outcomes_of_text(&p.litmus("t", "", "corerma"), &order, &Catalogue::builtins(), true).expect("runs"),
+        );
         for r in Rule::PIVOTS {
             let lib = format!("corerma_no{}", r.name().to_ascii_lowercase().replace('-', ""));
-            let v = regs_only(outcomes_of_text(&p.litmus("t", "", &lib), &order, true).expect("runs"));
+            let v = regs_only(
+                outcomes_of_text(&p.litmus("t", "", &lib), &order, &Catalogue::builtins(), true).expect("runs"),
+            );
             if !v.is_subset(&stock) {
                 *counts.entry(r).or_insert(0) += 1;
             }
@@ -543,7 +552,7 @@ fn fig6_is_an_ir_pivot_test() {
 /// The values register `reg` takes in the outcomes of a litmus text (Rust library).
 fn reg_values(text: &str, reg: &str) -> BTreeSet<String> {
     let order = default_order();
-    outcomes_of_text(text, &order, true)
+    outcomes_of_text(text, &order, &Catalogue::builtins(), true)
         .unwrap_or_else(|e| panic!("{e:?}\n{text}"))
         .into_iter()
         .map(|o| o.get(reg).cloned().unwrap_or_default())
@@ -675,7 +684,7 @@ fn cas_comparing_top_goes_either_way() {
         .join("../../specs/litmus/corerma/CRMA-CAS-top-either-way.litmus");
     let text = std::fs::read_to_string(&path).expect("readable");
     let order = default_order();
-    let got = regs_only(outcomes_of_text(&text, &order, true).expect("runs"));
+    let got = regs_only(outcomes_of_text(&text, &order, &Catalogue::builtins(), true).expect("runs"));
     let mut want = BTreeSet::new();
     for yv in ["0", "3", "top"] {
         for zv in ["0", "3", "top"] {

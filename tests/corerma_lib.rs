@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::pivot::{self, Program};
+use mowgli_libs::catalogue::{Catalogue, Factory, SpecFactory};
 use mowgli_libs::corerma::model::Rule;
 use mowgli_libs::orders::default_order;
-use mowgli_libs::registry::{self, Factory, SpecFactory};
 use mowgli_spec::{parse_file, AxiomKind, Spec};
 
 fn root() -> PathBuf {
@@ -35,9 +35,10 @@ type Outcomes = Vec<BTreeMap<String, String>>;
 
 fn run(text: &str, overrides: &[(String, Factory)]) -> Result<Outcomes, String> {
     let order = default_order();
-    registry::with_overrides(overrides.to_vec(), || {
-        litmus::outcomes_of_text(text, &order, true).map_err(|e| e.render())
-    })
+    {
+        let cat: Catalogue = overrides.iter().cloned().collect();
+        litmus::outcomes_of_text(text, &order, &cat, true).map_err(|e| e.render())
+    }
 }
 
 /// The Rust library name without `rule` (`corerma_noir`, `corerma_nocasf`, …).
@@ -280,7 +281,8 @@ fn z3_declines_the_file_as_it_declines_the_rust_library() {
     let text = &suite()[0].1;
     let order = default_order();
     let z3 = |ov: Vec<(String, Factory)>| {
-        registry::with_overrides(ov, || litmus::outcomes_of_text_on(text, &order, true, Backend::Z3))
+        let cat: Catalogue = ov.into_iter().collect();
+        litmus::outcomes_of_text_on(text, &order, &cat, true, Backend::Z3)
     };
     let file = z3(stock).expect_err("declined");
     let rust = z3(vec![]).expect_err("declined");

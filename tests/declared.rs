@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use mowgli_check::analyses::refine::gen::{self, Bounds};
 use mowgli_core::Library;
-use mowgli_libs::registry::{self, Factory, SpecFactory};
+use mowgli_libs::catalogue::{Catalogue, Factory, SpecFactory};
+use mowgli_libs::registry;
 
 /// The repository's root.
 fn root() -> std::path::PathBuf {
@@ -77,8 +78,10 @@ fn a_renamed_library_gets_the_same_bounds_and_clients() {
             let original = mowgli_spec::parse_text(file, &inlined(file), None).expect("parses");
             overrides.push((lib.clone(), original.factory()));
         }
-        registry::with_overrides(overrides, || {
-            let (mut a, mut b) = (Bounds::new(&lib, 2, 2, calls), Bounds::new(&new, 2, 2, calls));
+        {
+            let cat: Catalogue = overrides.into_iter().collect();
+            let (mut a, mut b) =
+                (Bounds::in_catalogue(&lib, &cat, 2, 2, calls), Bounds::in_catalogue(&new, &cat, 2, 2, calls));
             assert_eq!(
                 serde_json::to_value(&a).expect("json"),
                 serde_json::to_value(&b).expect("json"),
@@ -90,8 +93,8 @@ fn a_renamed_library_gets_the_same_bounds_and_clients() {
                 a.observer = Some("rdmawait".into());
                 b.observer = a.observer.clone();
             }
-            let theirs = gen::generate(&lib, &order, &a).expect("generates");
-            let ours = gen::generate(&new, &order, &b).expect("generates the renamed copy");
+            let theirs = gen::generate_in(&lib, &order, &cat, &a).expect("generates");
+            let ours = gen::generate_in(&new, &order, &cat, &b).expect("generates the renamed copy");
             assert!(!theirs.clients.is_empty(), "{file}: no client");
             assert_eq!(theirs.generated, ours.generated, "{file}: labelled clients differ");
             assert_eq!(theirs.clients.len(), ours.clients.len(), "{file}: distinct clients differ");
@@ -100,9 +103,9 @@ fn a_renamed_library_gets_the_same_bounds_and_clients() {
                 let got = o.text.replace(&format!("gen-u_{lib}-"), &format!("gen-{new}-"));
                 assert_eq!(expected, got, "{file}: client {} differs from the original's", t.index);
             }
-            let l: Arc<dyn Library> = registry::library(&new, &order).expect("builds").into();
+            let l: Arc<dyn Library> = cat.library(&new, &order).expect("builds").into();
             assert_eq!(l.methods().len(), methods.len());
-        });
+        };
     }
 }
 
@@ -130,7 +133,7 @@ fn the_client_builders_test_no_library_or_method_name() {
     let order = mowgli_libs::orders::default_order();
     let mut methods = BTreeSet::new();
     for lib in registry::KNOWN {
-        if let Ok(l) = registry::library(lib, &order) {
+        if let Ok(l) = registry::builtin(lib, &order) {
             methods.extend(l.methods().iter().map(|m| m.name.to_string()));
         }
     }
@@ -159,4 +162,98 @@ fn the_client_builders_test_no_library_or_method_name() {
         }
     }
     assert!(bad.is_empty(), "names tested instead of declarations:\n{}", bad.join("\n"));
+}
+
+/// Observers may wait (issue 30 item 3): with work identifiers of its own, the
+/// observer's calls name them and its waiting methods (RDMA^WAIT's `Wait`) wait
+/// for them; without, every observer identifier is `_` and no observer call
+/// waits. Checked on the generated text against the declarations: in every
+/// thread, each work identifier a waiting call names was started by an earlier
+/// call of the same library in that thread, and no identifier is named by calls
+/// of two libraries.
+#[test]
+fn observers_wait_for_their_own_work_identifiers() {
+    use mowgli_core::Role;
+    let order = mowgli_libs::orders::default_order();
+    let cat = Catalogue::builtins();
+    let libs: Vec<(String, Arc<dyn Library>)> = ["sv", "rdmawait"]
+        .iter()
+        .map(|l| (l.to_string(), Arc::from(cat.library(l, &order).expect("builds"))))
+        .collect();
+    let sig = |lib: &str, m: &str| {
+        let l = &libs.iter().find(|(n, _)| n == lib).expect("a library of the client").1;
+        l.methods().iter().find(|s| s.name == m).cloned().expect("a method of the library")
+    };
+    let clients = |owids: usize| {
+        let mut b = Bounds::in_catalogue("sv", &cat, 1, 2, 3);
+        b.observer = Some("rdmawait".into());
+        b.observer_locs = 1;
+        b.observer_wids = owids;
+        b.need_register = false;
+        gen::generate_in("sv", &order, &cat, &b).expect("generates").clients
+    };
+    // (library, method, arguments) of a line `r = lib.M(a, b)` or `M(a, b)` (an
+    // unqualified method belongs to the one library of the two that has it)
+    let owner = |m: &str| {
+        let mut ls = libs.iter().filter(|(_, l)| l.methods().iter().any(|s| s.name == m));
+        ls.next().filter(|_| ls.next().is_none()).map(|(n, _)| n.clone())
+    };
+    let call = |line: &str| -> Option<(String, String, Vec<String>)> {
+        let rhs = line.split_once(" = ").map_or(line, |(_, r)| r).trim();
+        let (lm, rest) = rhs.split_once('(')?;
+        let (l, m) = match lm.split_once('.') {
+            Some((l, m)) => (l.to_string(), m),
+            None => (owner(lm)?, lm),
+        };
+        // top-level commas only (node sets `{1, 2}` and tuples hold commas)
+        let inner = rest.trim_end().strip_suffix(')').unwrap_or(rest);
+        let (mut args, mut cur, mut depth) = (Vec::new(), String::new(), 0);
+        for ch in inner.chars() {
+            match ch {
+                '{' | '(' | '[' => depth += 1,
+                '}' | ')' | ']' => depth -= 1,
+                ',' if depth == 0 => {
+                    args.push(std::mem::take(&mut cur).trim().to_string());
+                    continue;
+                }
+                _ => {}
+            }
+            cur.push(ch);
+        }
+        if !cur.trim().is_empty() {
+            args.push(cur.trim().to_string());
+        }
+        Some((l, m.to_string(), args))
+    };
+    let observer_waits = |owids: usize| {
+        let mut waits = 0;
+        for c in clients(owids) {
+            for body in c.text.split("\nT").skip(1) {
+                let calls: Vec<_> = body.lines().skip(1).filter_map(call).collect();
+                let mut started: Vec<(String, String)> = Vec::new();
+                for (l, m, args) in &calls {
+                    let s = sig(l, m);
+                    for (i, a) in args.iter().enumerate() {
+                        if !matches!(s.role(i), Role::Wid { .. }) || a == "_" {
+                            continue;
+                        }
+                        assert!(
+                            started.iter().all(|(l2, a2)| a2 != a || l2 == l),
+                            "{}: `{a}` named by two libraries",
+                            c.text
+                        );
+                        if s.awaits() {
+                            assert!(started.contains(&(l.clone(), a.clone())), "{}: {l}.{m} waits for nothing", c.text);
+                            waits += usize::from(l == "rdmawait");
+                        } else {
+                            started.push((l.clone(), a.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        waits
+    };
+    assert_eq!(observer_waits(0), 0, "an observer without work identifiers waits");
+    assert!(observer_waits(1) > 0, "no observer call waits with one observer work identifier");
 }

@@ -5,6 +5,7 @@
 //! expected text is exact. A property test mutates valid files and checks that
 //! every error still starts with a `file:line:column:` inside the file.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -525,7 +526,7 @@ proptest! {
     fn mutated_litmus_files_give_a_position_inside_the_file(es in edits()) {
         let text = mutate(MP, &es);
         let order = default_order();
-        if let Err(e) = mowgli_check::analyses::litmus::check_text("m.litmus", &text, &order) {
+        if let Err(e) = mowgli_check::analyses::litmus::check_text("m.litmus", &text, &order, &Catalogue::builtins()) {
             let shown = e.to_string();
             let pos = headline_position(&shown, "m.litmus");
             prop_assert!(pos.is_some_and(|p| inside(&text, p)), "{}\n--- in ---\n{}", shown, text);
@@ -537,7 +538,7 @@ proptest! {
     fn mutated_implementation_files_give_a_position_inside_the_file(es in edits()) {
         let text = mutate(&shipped("specs/impls/isv.impl"), &es);
         let order = default_order();
-        if let Err(e) = mowgli_check::lang::implementation::Implementation::parse("m.impl", &text, &order) {
+        if let Err(e) = mowgli_check::lang::implementation::Implementation::parse("m.impl", &text, &order, &Catalogue::builtins()) {
             let shown = e.to_string();
             let pos = headline_position(&shown, "m.impl");
             prop_assert!(pos.is_some_and(|p| inside(&text, p)), "{}\n--- in ---\n{}", shown, text);

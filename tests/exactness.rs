@@ -110,8 +110,9 @@ use mowgli_check::analyses::litmus;
 use mowgli_check::engines::explicit;
 use mowgli_check::lang::{lower, syntax};
 use mowgli_core::{Param, Value, ValueDomain};
+use mowgli_libs::catalogue::{Catalogue, Factory, SpecFactory};
 use mowgli_libs::orders::default_order;
-use mowgli_libs::registry::{self, Factory, SpecFactory};
+use mowgli_libs::registry;
 
 /// The integer range of the brute-force domain: [`LOW`]..=[`HIGH`] for a program
 /// that computes (an accumulate of coreRMA, a register plus one),
@@ -289,8 +290,9 @@ struct Case {
 }
 
 impl Case {
-    fn with<R>(&self, f: impl FnOnce() -> R) -> R {
-        registry::with_overrides(self.overrides.clone(), f)
+    /// The built-in libraries with this case's in place.
+    fn cat(&self) -> Catalogue {
+        self.overrides.iter().cloned().collect()
     }
 }
 
@@ -299,10 +301,11 @@ type Sig = (String, String, Vec<Param>, bool);
 
 fn signatures(case: &Case) -> Vec<Sig> {
     let order = default_order();
-    case.with(|| {
+    let cat = case.cat();
+    {
         let mut out = Vec::new();
         for l in &case.libs {
-            let lib = registry::library(l, &order).unwrap_or_else(|e| panic!("{}: {e}", case.label));
+            let lib = cat.library(l, &order).unwrap_or_else(|e| panic!("{}: {e}", case.label));
             for m in lib.methods() {
                 if !m.name.starts_with('#') {
                     out.push((l.clone(), m.name.to_string(), m.params.clone(), m.returns));
@@ -310,17 +313,17 @@ fn signatures(case: &Case) -> Vec<Sig> {
             }
         }
         out
-    })
+    }
 }
 
 /// Whether the front end accepts `p`.
-fn lowers(p: &Program) -> bool {
-    lowers_text(&p.text())
+fn lowers(cat: &Catalogue, p: &Program) -> bool {
+    lowers_text(cat, &p.text())
 }
 
-fn lowers_text(text: &str) -> bool {
+fn lowers_text(cat: &Catalogue, text: &str) -> bool {
     let order = default_order();
-    syntax::parse(text).is_ok_and(|ast| lower::lower(&ast, &order).is_ok())
+    syntax::parse(text).is_ok_and(|ast| lower::lower(&ast, &order, cat).is_ok())
 }
 
 /// State of one program's generation: registers bound per thread, `+ 1`s used.
@@ -411,16 +414,16 @@ fn styles(case: &Case, sigs: &[Sig], rng: &mut Rng) -> Vec<Style> {
     let out: Vec<Style> = STYLES
         .into_iter()
         .filter(|&st| {
-            case.with(|| {
+            {
                 (0..60).any(|_| {
                     let mut p = skeleton(case, sigs, st, 1, rng);
                     let sig = with_loc[rng.below(with_loc.len())];
                     let mut d = Draw { rng, regs: vec![vec![]], plus_one: 0 };
                     let c = d.call(&p, 0, sig, "a0");
                     p.bodies[0].push(c);
-                    lowers(&p)
+                    lowers(&case.cat(), &p)
                 })
-            })
+            }
         })
         .collect();
     assert!(!out.is_empty(), "{}: no location style is accepted", case.label);
@@ -471,7 +474,7 @@ fn program(case: &Case, sigs: &[Sig], styles: &[Style], rng: &mut Rng) -> Option
     let style = styles[rng.below(styles.len())];
     let nthreads = rng.range(1, case.max_threads);
     let mut p = skeleton(case, sigs, style, nthreads, rng);
-    if !lowers(&p) {
+    if !lowers(&case.cat(), &p) {
         return None;
     }
     let mut d = Draw { rng, regs: vec![Vec::new(); nthreads], plus_one: 0 };
@@ -493,7 +496,7 @@ fn program(case: &Case, sigs: &[Sig], styles: &[Style], rng: &mut Rng) -> Option
                 let before = d.plus_one;
                 let c = d.call(&p, t, sig, &reg);
                 p.bodies[t].push(c);
-                if lowers(&p) {
+                if lowers(&case.cat(), &p) {
                     if sig.3 {
                         returning += 1;
                         if !d.regs[t].contains(&reg) {
@@ -548,9 +551,9 @@ fn wide(text: &str, high: i64) -> Vec<Value> {
 
 /// The engine's outcomes, as `mowgli litmus` computes them (registers and every
 /// declared location).
-fn engine(text: &str) -> Result<Shown, String> {
+fn engine(cat: &Catalogue, text: &str) -> Result<Shown, String> {
     let order = default_order();
-    litmus::outcomes_of_text(text, &order, true).map(|v| v.into_iter().collect()).map_err(|e| e.render())
+    litmus::outcomes_of_text(text, &order, cat, true).map(|v| v.into_iter().collect()).map_err(|e| e.render())
 }
 
 /// Whether `v` holds an integer at the edge of the brute-force range `LOW..=high`.
@@ -577,7 +580,7 @@ fn brute(case: &Case, text: &str) -> Result<Shown, NoAnswer> {
     let err = NoAnswer::Error;
     let order = default_order();
     let ast = syntax::parse(text).map_err(|e| err(e.render()))?;
-    let mut low = lower::lower(&ast, &order).map_err(|e| err(e.render()))?;
+    let mut low = lower::lower(&ast, &order, &case.cat()).map_err(|e| err(e.render()))?;
     low.shown_locs = low
         .world
         .locs
@@ -599,6 +602,9 @@ fn brute(case: &Case, text: &str) -> Result<Shown, NoAnswer> {
     prob.regs_only = false;
     prob.count_naive = true;
     prob.backend = explicit::Backend::Explicit;
+    // the brute-force side's budget is its own (PLAIN_BUDGET, the case's
+    // candidate budget), not the work bound of a test read from a file
+    prob.max_work = u64::MAX;
     // the threads' unfoldings over the wide domain, and the plain executions
     // (their product) the search will enumerate
     let mut given = Vec::new();
@@ -658,7 +664,7 @@ enum Verdict {
 
 /// Compares the two sides on `text`.
 fn compare(case: &Case, text: &str) -> Verdict {
-    case.with(|| {
+    {
         let t0 = std::time::Instant::now();
         if std::env::var_os("EXACT_TRACE").is_some() {
             eprintln!("running\n{text}");
@@ -674,7 +680,7 @@ fn compare(case: &Case, text: &str) -> Verdict {
             // the brute-force side does not answer (counted, not a mismatch)
             return Verdict::Skipped;
         }
-        let e = engine(text);
+        let e = engine(&case.cat(), text);
         if std::env::var_os("EXACT_TRACE").is_some() {
             eprintln!("brute {t1:.3} s, engine {:.3} s", t0.elapsed().as_secs_f64() - t1);
         }
@@ -699,7 +705,7 @@ fn compare(case: &Case, text: &str) -> Verdict {
                 Verdict::Differ(format!("engine: {:?}\nbrute force: {b:?}", e.err()))
             }
         }
-    })
+    }
 }
 
 /// The difference between the two sides on `text`, if any (a skipped program
@@ -720,7 +726,7 @@ fn minimise(case: &Case, mut p: Program) -> Program {
             for i in (0..p.bodies[t].len()).rev() {
                 let mut q = p.clone();
                 q.bodies[t].remove(i);
-                if case.with(|| lowers(&q)) && mismatch(case, &q.text()).is_some() {
+                if lowers(&case.cat(), &q) && mismatch(case, &q.text()).is_some() {
                     smaller = Some(q);
                     break 'search;
                 }
@@ -753,7 +759,7 @@ fn run_case(case: &Case, n: usize, seed: u64) -> Report {
     let mut r = Report { tried: 0, accepted: 0, nonempty: 0, calls: 0, skipped: 0, mismatches: Vec::new() };
     while r.accepted < n && r.tried < 4 * n {
         r.tried += 1;
-        let Some(p) = case.with(|| program(case, &sigs, &styles, &mut rng)) else { continue };
+        let Some(p) = program(case, &sigs, &styles, &mut rng) else { continue };
         r.accepted += 1;
         r.calls += p.calls();
         let t0 = std::time::Instant::now();
@@ -1028,7 +1034,7 @@ fn exact_with_chained_get_accumulates() {
         s + "  Flush(1)\n  r = Read(z)\n"
     };
     let four = chain(4, 1);
-    let o = c.with(|| engine(&four)).expect("the engine runs");
+    let o = engine(&c.cat(), &four).expect("the engine runs");
     assert!(o.iter().any(|o| o.get("T1:r").map(String::as_str) == Some("4")), "{four}{o:?}");
     for (n, v) in [(4, 1), (4, 3)] {
         let text = chain(n, v);
@@ -1066,7 +1072,7 @@ fn exact_with_a_cas_comparing_top() {
                 Verdict::Skipped => panic!("{text}: over the brute-force side's budget"),
                 Verdict::Differ(m) => panic!("{text}{m}"),
             }
-            let o = c.with(|| engine(&text)).expect("the engine runs");
+            let o = engine(&c.cat(), &text).expect("the engine runs");
             if std::env::var_os("EXACT_TRACE").is_some() {
                 eprintln!("{text}{o:?}");
             }

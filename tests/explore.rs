@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use mowgli_check::analyses::explore::{self, Model};
+use mowgli_libs::catalogue::Catalogue;
 use mowgli_libs::orders::default_order;
 
 fn root() -> PathBuf {
@@ -16,9 +17,10 @@ fn root() -> PathBuf {
 #[test]
 fn pcie_guarantee_is_what_fig3e_shows() {
     let order = default_order();
-    let base = Model::parse("rdmatso", &order).expect("library");
-    let variant = Model::parse("rdmatso_nopcie", &order).expect("library");
-    let cmp = explore::compare(&[root().join("specs/litmus")], &base, &variant, &order).expect("runs");
+    let base = Model::parse("rdmatso", &order, &mut Catalogue::builtins()).expect("library");
+    let variant = Model::parse("rdmatso_nopcie", &order, &mut Catalogue::builtins()).expect("library");
+    let cmp = explore::compare(&[root().join("specs/litmus")], &base, &variant, &order, &Catalogue::builtins())
+        .expect("runs");
     assert!(cmp.errors.is_empty(), "{:?}", cmp.errors);
     let d = cmp.differences.iter().find(|d| d.name == "RDMA-Fig3e-SB-poll-get-prose").unwrap_or_else(|| {
         panic!("Fig. 3e not distinguished: {:?}", cmp.differences.iter().map(|d| &d.name).collect::<Vec<_>>())
@@ -33,9 +35,14 @@ fn pcie_guarantee_is_what_fig3e_shows() {
 #[test]
 fn a_model_against_itself_differs_nowhere() {
     let order = default_order();
-    let m =
-        Model::parse(root().join("specs/stamp-orders/loco-fig10.to").to_str().expect("utf-8"), &order).expect("order");
-    let cmp = explore::compare(&[root().join("specs/litmus/loco")], &m, &m, &order).expect("runs");
+    let m = Model::parse(
+        root().join("specs/stamp-orders/loco-fig10.to").to_str().expect("utf-8"),
+        &order,
+        &mut Catalogue::builtins(),
+    )
+    .expect("order");
+    let cmp =
+        explore::compare(&[root().join("specs/litmus/loco")], &m, &m, &order, &Catalogue::builtins()).expect("runs");
     assert!(cmp.differences.is_empty() && cmp.tests > 10 && cmp.errors.is_empty());
 }
 
@@ -52,7 +59,7 @@ fn renaming_a_library_touches_only_whole_names() {
 #[test]
 fn bad_models_are_reported() {
     let order = default_order();
-    let e = Model::parse("no-such-model", &order).expect_err("rejected");
+    let e = Model::parse("no-such-model", &order, &mut Catalogue::builtins()).expect_err("rejected");
     assert!(e.contains("no-such-model") && e.contains("rdmatso_nopcie"), "{e}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mowgli"))
         .current_dir(root())

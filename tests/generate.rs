@@ -14,6 +14,7 @@ use mowgli_check::analyses::explore::{self, Model, SearchOptions};
 use mowgli_check::analyses::generate::{self, SuiteBounds, SuiteOptions};
 use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::refine::gen::{Generator, SizeClass};
+use mowgli_libs::catalogue::Catalogue;
 use mowgli_libs::orders::default_order;
 
 fn root() -> PathBuf {
@@ -25,7 +26,7 @@ fn bounds(threads: usize, nodes: usize, instrs: usize, locs: usize, values: usiz
 }
 
 fn classes(lib: &str, b: &SuiteBounds) -> (Generator, Vec<SizeClass>) {
-    let g = Generator::new(lib, &default_order(), &b.gen_bounds(lib)).expect("generator");
+    let g = Generator::new(lib, &default_order(), &b.gen_bounds(lib, &Catalogue::builtins())).expect("generator");
     let cs = (1..=g.max_size()).map(|s| g.class_par(s, 2)).collect();
     (g, cs)
 }
@@ -426,7 +427,7 @@ fn suite(libs: &[&str], b: SuiteBounds) -> (generate::SuiteReport, Vec<generate:
         model: "the default stamp order".into(),
         partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
-    generate::generate_suite(&opts, &default_order(), &|_| {}).expect("generates")
+    generate::generate_suite(&opts, &default_order(), &Catalogue::builtins(), &|_| {}).expect("generates")
 }
 
 /// Every generated file re-checks with the litmus engine (its expectations pin the
@@ -448,7 +449,8 @@ fn generated_files_recheck() {
         assert!(rep.generated as usize > rep.distinct, "{lib}: no reduction");
         // a sample, to keep the test short
         for t in tests.iter().step_by((tests.len() / 300).max(1)) {
-            let r = litmus::check_text(&t.name, &t.text, &order).unwrap_or_else(|e| panic!("{e}\n{}", t.text));
+            let r = litmus::check_text(&t.name, &t.text, &order, &Catalogue::builtins())
+                .unwrap_or_else(|e| panic!("{e}\n{}", t.text));
             assert!(r.all_ok(), "{}", t.text);
             assert_eq!(r.outcomes.len(), t.outcomes, "{}", t.text);
             assert_eq!(r.expectations.len(), t.outcomes + 1);
@@ -468,7 +470,8 @@ fn max_tests_is_a_prefix() {
         model: "the default stamp order".into(),
         partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
-    let (rep, some) = generate::generate_suite(&opts, &default_order(), &|_| {}).expect("generates");
+    let (rep, some) =
+        generate::generate_suite(&opts, &default_order(), &Catalogue::builtins(), &|_| {}).expect("generates");
     assert!(!rep.complete);
     assert_eq!(some.len(), 50);
     for (a, b) in some.iter().zip(&all) {
@@ -552,19 +555,20 @@ fn some_generated_tests_are_paper_tests() {
         for e in &expects {
             checked_text += &format!("{}\n", translate(e));
         }
-        let rep = litmus::check_text(&name, &checked_text, &order).unwrap_or_else(|e| panic!("{e}\n{checked_text}"));
+        let rep = litmus::check_text(&name, &checked_text, &order, &Catalogue::builtins())
+            .unwrap_or_else(|e| panic!("{e}\n{checked_text}"));
         // documented disagreements (`# DISAGREES`) are not carried over: all must hold
         let paper_known = text.contains("DISAGREES");
         if !paper_known {
             assert!(rep.all_ok(), "{name}: the paper's expectations fail on the generated program\n{checked_text}");
         }
         // the same outcome set as the generated file records
-        let outs = litmus::outcomes_of_text(&gen_text, &order, true).expect("runs");
+        let outs = litmus::outcomes_of_text(&gen_text, &order, &Catalogue::builtins(), true).expect("runs");
         let mut pinned = gen_text.clone() + &generate::expectation_lines(&outs);
         for e in &expects {
             pinned += &format!("{}\n", translate(e));
         }
-        let rep2 = litmus::check_text(&name, &pinned, &order).expect("runs");
+        let rep2 = litmus::check_text(&name, &pinned, &order, &Catalogue::builtins()).expect("runs");
         assert_eq!(rep2.outcomes.len(), outs.len());
         if !paper_known {
             assert!(rep2.all_ok(), "{name}\n{pinned}");
@@ -591,17 +595,17 @@ fn some_generated_tests_are_paper_tests() {
 #[test]
 fn search_finds_the_pcie_guarantee_at_the_smallest_size() {
     let order = default_order();
-    let base = Model::parse("rdmatso", &order).expect("library");
-    let variant = Model::parse("rdmatso_nopcie", &order).expect("library");
+    let base = Model::parse("rdmatso", &order, &mut Catalogue::builtins()).expect("library");
+    let variant = Model::parse("rdmatso_nopcie", &order, &mut Catalogue::builtins()).expect("library");
     let b = SuiteBounds { min_threads: 1, ..bounds(2, 2, 2, 2, 1) };
     let opts = SearchOptions {
         library: "rdmatso".into(),
-        bounds: b.gen_bounds("rdmatso"),
+        bounds: b.gen_bounds("rdmatso", &Catalogue::builtins()),
         max: None,
         jobs: 2,
         partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
-    let rep = explore::search(&base, &variant, &order, &opts, &|_, _| {}).expect("searches");
+    let rep = explore::search(&base, &variant, &order, &opts, &|_, _| {}, &Catalogue::builtins()).expect("searches");
     assert!(rep.errors.is_empty(), "{:?}", rep.errors);
     let sizes: Vec<(usize, usize)> = rep.classes.iter().map(|c| (c.size, c.distinguishing)).collect();
     assert_eq!(sizes, vec![(1, 0), (2, 0), (3, 0), (4, rep.found.len())]);
@@ -624,10 +628,10 @@ fn search_finds_the_pcie_guarantee_at_the_smallest_size() {
         assert!(put_then_get, "{}", d.base_text);
         // each side's file holds under its own model, and fails under the other
         for (text, lib_ok) in [(&d.base_text, true), (&d.variant_text, true)] {
-            let r = litmus::check_text(&d.name, text, &order).expect("runs");
+            let r = litmus::check_text(&d.name, text, &order, &Catalogue::builtins()).expect("runs");
             assert_eq!(r.all_ok(), lib_ok, "{text}");
         }
         let swapped = explore::rename_library(&d.base_text, "rdmatso", "rdmatso_nopcie");
-        assert!(!litmus::check_text(&d.name, &swapped, &order).expect("runs").all_ok());
+        assert!(!litmus::check_text(&d.name, &swapped, &order, &Catalogue::builtins()).expect("runs").all_ok());
     }
 }

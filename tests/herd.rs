@@ -7,6 +7,7 @@
 //! `tests/common/tso.rs`, fed by a reader of the fixtures written here (it shares
 //! nothing with Mowgli's reader).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::Command;
@@ -372,7 +373,7 @@ fn every_fixture_has_its_cited_verdict_and_the_interpreters_states() {
     for f in &files {
         let text = std::fs::read_to_string(f).expect("readable");
         let fx = read_fixture(&text);
-        let r = litmus::check_file(f, &order).unwrap_or_else(|e| panic!("{e}"));
+        let r = litmus::check_file(f, &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
         let h = r.herd.as_ref().unwrap_or_else(|| panic!("{}: not read as a herd test", f.display()));
         let (states, ok, pos, neg, obs) = reference(&fx);
         let name = f.display();
@@ -439,7 +440,7 @@ exists
 
 #[test]
 fn reads_diy7_shapes_metadata_and_comments() {
-    let r = litmus::check_text("d.litmus", DIY, &default_order()).expect("reads");
+    let r = litmus::check_text("d.litmus", DIY, &default_order(), &Catalogue::builtins()).expect("reads");
     let h = r.herd.as_ref().expect("herd");
     assert_eq!(h.name, "SB+doc");
     assert_eq!(h.hash.as_deref(), Some("0123456789abcdef"));
@@ -454,7 +455,7 @@ fn reads_diy7_shapes_metadata_and_comments() {
 fn reads_init_values_registers_moves_and_locations() {
     // init values, a register stored, a register set, a register never written but observed
     let text = "X86 T\n{ x=5; int y=0; 0:EBX=7; }\n P0          | P1          ;\n MOV EAX,[x] | MOV ECX,$3 ;\n MOV [y],EBX | MOV [x],ECX ;\nlocations [1:EDX; y;]\nforall (y=7 /\\ 1:EDX=0)\n";
-    let r = litmus::check_text("t.litmus", text, &default_order()).expect("reads");
+    let r = litmus::check_text("t.litmus", text, &default_order(), &Catalogue::builtins()).expect("reads");
     let h = r.herd.as_ref().expect("herd");
     assert_eq!(h.kind, "Required");
     assert_eq!(h.states, vec!["1:EDX=0; [y]=7;".to_string()]);
@@ -468,7 +469,7 @@ fn reads_init_values_registers_moves_and_locations() {
 #[test]
 fn reads_x86_64_att_syntax() {
     let text = "X86_64 MP64\n{\n}\n P0          | P1            ;\n movl $1,(x) | movl (y),%eax ;\n mfence      | mfence        ;\n movq $1,(y) | movl (x),%ebx ;\nexists (1:rax=1 /\\ 1:RBX=0)\n";
-    let r = litmus::check_text("m.litmus", text, &default_order()).expect("reads");
+    let r = litmus::check_text("m.litmus", text, &default_order(), &Catalogue::builtins()).expect("reads");
     let h = r.herd.as_ref().expect("herd");
     assert_eq!(h.condition, "exists (1:rax=1 /\\ 1:rbx=0)");
     assert_eq!(h.observation, "Never");
@@ -479,7 +480,7 @@ fn reads_x86_64_att_syntax() {
 fn prints_conditions_back_as_herd_does() {
     let cond = |c: &str| {
         let text = format!("X86 C\n{{}}\n P0 | P1 ;\n MOV [x],$1 | MOV EAX,[x] ;\n{c}\n");
-        let r = litmus::check_text("c.litmus", &text, &default_order()).expect("reads");
+        let r = litmus::check_text("c.litmus", &text, &default_order(), &Catalogue::builtins()).expect("reads");
         r.herd.expect("herd").condition
     };
     assert_eq!(cond("exists (1:EAX=1 /\\ (x=1 /\\ [x]=1))"), "exists (1:EAX=1 /\\ [x]=1 /\\ [x]=1)");
@@ -493,7 +494,9 @@ fn prints_conditions_back_as_herd_does() {
 
 #[test]
 fn malformed_herd_files_are_errors_with_positions() {
-    let bad = |text: &str| litmus::check_text("b.litmus", text, &default_order()).expect_err("refused");
+    let bad = |text: &str| {
+        litmus::check_text("b.litmus", text, &default_order(), &Catalogue::builtins()).expect_err("refused")
+    };
     let e = bad("X86 T\n{}\n P0 | P1 ;\n MOV [x],$1 ;\nexists (x=1)\n");
     assert_eq!((e.line, e.col), (4, 2), "{e}");
     let e = bad("X86 T\n{}\n P0 ;\n MOV EAX,[x] ;\nexists (1:EAX=1)\n");
@@ -669,7 +672,7 @@ proptest::proptest! {
     ) {
         let texts = [DIY, "X86_64 M\n{ x=1; }\n P0 | P1 ;\n movl $1,(x) | movl (x),%eax ;\n mfence | movl %eax,(y) ;\nlocations [y;]\n~exists (1:rax=1 /\\ [y]=0)\n", "X86 T\n{ 0:EBX=7; }\n P0 ;\n MOV [y],EBX ;\n MOV EAX,$2 ;\nforall (y=7 => 0:EAX=2)\n"];
         let text = mutate::apply(texts[which], &edits);
-        if let Err(e) = litmus::check_text("m.litmus", &text, &default_order()) {
+        if let Err(e) = litmus::check_text("m.litmus", &text, &default_order(), &Catalogue::builtins()) {
             proptest::prop_assert!(e.to_string().starts_with("m.litmus:"), "{}", e);
             proptest::prop_assert!(e.line >= 1 && e.col >= 1, "no position: {}\n{}", e, text);
         }

@@ -11,6 +11,7 @@
 //! case. The examples in `specs/litmus/lang/` are checked the same way, and their
 //! expectations (each justified in the file) must hold.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,7 +32,7 @@ fn lang_file(name: &str) -> String {
 
 /// Every outcome (all registers, all declared locations) of a test given as text.
 fn outcomes(text: &str) -> Outcomes {
-    litmus::outcomes_of_text(text, &default_order(), true)
+    litmus::outcomes_of_text(text, &default_order(), &Catalogue::builtins(), true)
         .unwrap_or_else(|e| panic!("{e}\n{text}"))
         .into_iter()
         .collect()
@@ -54,11 +55,11 @@ fn drop_key(o: &Outcomes, key: &str) -> Outcomes {
 }
 
 fn report(name: &str, text: &str) -> litmus::TestReport {
-    litmus::check_text(name, text, &default_order()).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    litmus::check_text(name, text, &default_order(), &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
 fn error(text: &str) -> String {
-    match litmus::check_text("e.litmus", text, &default_order()) {
+    match litmus::check_text("e.litmus", text, &default_order(), &Catalogue::builtins()) {
         Ok(_) => panic!("accepted:\n{text}"),
         Err(e) => e.to_string(),
     }
@@ -74,7 +75,7 @@ fn lang_examples_hold_and_every_expectation_is_justified() {
     assert!(files.len() >= 8, "{files:?}");
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
-        let r = litmus::check_file(f, &default_order()).unwrap_or_else(|e| panic!("{e}"));
+        let r = litmus::check_file(f, &default_order(), &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
         assert!(r.all_ok(), "{}", litmus::render(&r, false));
         assert!(!r.expectations.is_empty(), "{}", f.display());
         // the line right above every `expect` line is a comment saying where it comes from
@@ -451,7 +452,7 @@ proptest! {
             }
         }
         let text: String = text.into_iter().collect();
-        if let Err(e) = litmus::check_text("m.litmus", &text, &default_order()) {
+        if let Err(e) = litmus::check_text("m.litmus", &text, &default_order(), &Catalogue::builtins()) {
             let msg = e.to_string();
             prop_assert!(msg.starts_with("m.litmus:"), "{}", msg);
             prop_assert!(e.line >= 1 && e.col >= 1, "no position: {}\n{}", msg, text);

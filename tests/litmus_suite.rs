@@ -7,6 +7,7 @@
 //! block right above the `expect` line, and this test then requires that it still
 //! fails (so a fix shows up here and the note gets removed).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::{Path, PathBuf};
 
 use mowgli_check::analyses::litmus::{self, TestReport};
@@ -23,7 +24,7 @@ fn run_dir(dir: &str) -> Vec<(PathBuf, TestReport)> {
     files
         .into_iter()
         .map(|f| {
-            let r = litmus::check_file(&f, &order).unwrap_or_else(|e| panic!("{e}"));
+            let r = litmus::check_file(&f, &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
             (f, r)
         })
         .collect()

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use mowgli_check::analyses::litmus;
 use mowgli_check::lang::{print, syntax};
+use mowgli_libs::catalogue::Catalogue;
 use mowgli_libs::orders::default_order;
-use mowgli_libs::registry::SpecFactory;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -15,15 +15,14 @@ fn root() -> PathBuf {
 
 /// Every test the project ships: the papers' tests (and herd7's x86 tests, printed
 /// as tests of the Mowgli format), the refinement clients, the observed clients.
-/// The libraries that exist only as files (`specs/libs`, not built in: `lock`),
-/// made known to the registry as `--lib` does, so that their clients run.
-fn install_file_libraries() {
+/// The built-ins and the libraries that exist only as files (`specs/libs`, not
+/// built in: `lock`), added as `--lib` adds them, so that their clients run.
+fn catalogue() -> Catalogue {
     let spec = mowgli_spec::parse_file(&root().join("specs/libs/lock.lib")).expect("the library file");
-    mowgli_libs::registry::install(&spec.name, spec.factory());
+    Catalogue::builtins().with_spec(&spec)
 }
 
 fn shipped() -> Vec<PathBuf> {
-    install_file_libraries();
     let dirs: Vec<PathBuf> = ["specs/litmus", "specs/clients"].iter().map(|d| root().join(d)).collect();
     litmus::collect(&dirs).expect("the test directories exist")
 }
@@ -44,8 +43,8 @@ fn printing_a_parsed_test_gives_it_back() {
         // printing is a fixpoint from then on
         assert_eq!(print::print(&back), printed, "{}", f.display());
         let name = f.display().to_string();
-        let a = litmus::check_text(&name, &text, &order).unwrap_or_else(|e| panic!("{e}"));
-        let b = litmus::check_text(&name, &printed, &order).unwrap_or_else(|e| panic!("{e}\n{printed}"));
+        let a = litmus::check_text(&name, &text, &order, &catalogue()).unwrap_or_else(|e| panic!("{e}"));
+        let b = litmus::check_text(&name, &printed, &order, &catalogue()).unwrap_or_else(|e| panic!("{e}\n{printed}"));
         if t.herd.is_none() {
             assert_eq!(a.outcomes, b.outcomes, "{name}");
         }
@@ -72,10 +71,10 @@ mod minimising {
     use mowgli_core::StampOrder;
     use mowgli_libs::orders::default_order;
 
-    use super::root;
+    use super::{catalogue, root};
 
     fn load(imp: &str, order: &StampOrder) -> Implementation {
-        Implementation::load(&root().join(imp), order).unwrap_or_else(|e| panic!("{e}"))
+        Implementation::load(&root().join(imp), order, &catalogue()).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// The failing client `tests/refine.rs` catches a mutant with: a shipped file, or
@@ -139,7 +138,7 @@ mod minimising {
         let text = minimise::render(imp, file, m);
         let r = refine_client(imp, order, "min.litmus", &text, 4, false).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(r.verdict, ClientVerdict::Fail, "{}: the minimised client passes:\n{text}", imp.name);
-        let t = litmus::check_text("min.litmus", &text, order).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let t = litmus::check_text("min.litmus", &text, order, &catalogue()).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(t.expectations.len(), 1, "{text}");
         assert_eq!(t.expectations[0].kind, "forbidden", "{text}");
         assert!(t.expectations[0].ok, "{}: the specification reaches the forbidden outcome:\n{text}", imp.name);
@@ -185,7 +184,6 @@ mod minimising {
 
     #[test]
     fn every_refinement_mutant_has_a_minimised_client() {
-        super::install_file_libraries();
         let order = default_order();
         // the table covers every mutant but the one equivalent in the model
         let shipped: BTreeSet<String> = std::fs::read_dir(root().join("specs/impls/mutants"))

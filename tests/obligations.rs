@@ -7,6 +7,7 @@
 #[path = "common/wrong_map.rs"]
 mod wrong_map;
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 
 use mowgli_check::analyses::obligations::{self, Obligation, Options, Report};
@@ -25,7 +26,7 @@ fn opts() -> Options {
 }
 
 fn check_with(imp: &str, order: &StampOrder, bounds: &Bounds, infer: bool) -> Report {
-    let imp = Implementation::load(&root().join(imp), order).unwrap_or_else(|e| panic!("{e}"));
+    let imp = Implementation::load(&root().join(imp), order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
     let clients = obligations::abstract_programs(&imp, order, bounds).unwrap_or_else(|e| panic!("{e}"));
     let map = if infer { ConcMap::default() } else { imp.map.clone() };
     obligations::check_clients(&imp, order, &clients, &map, &opts()).unwrap_or_else(|e| panic!("{e}"))
@@ -146,7 +147,8 @@ fn mutants_are_refuted_by_named_obligations() {
 fn whole_program_implementations_are_declined() {
     let order = default_order();
     for imp in ["specs/impls/iw.impl", "specs/impls/mutants/iw_wait_one_node.impl"] {
-        let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+        let imp =
+            Implementation::load(&root().join(imp), &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
         let clients = obligations::abstract_programs(&imp, &order, &bounds("rdmawait", 1, 1, 1)).expect("generates");
         let e = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts()).expect_err("declined");
         assert!(e.contains("App. F.4") && e.contains("rdmatso"), "{e}");
@@ -203,7 +205,9 @@ fn map_lines_are_checked_with_positions() {
     ] {
         let text = base.replace("concretise GF aGF_n -> last Wait aWT", line);
         let n = text.lines().position(|l| l == line).expect("replaced") + 1;
-        let e = Implementation::parse("x.impl", &text, &order).err().unwrap_or_else(|| panic!("{line}: accepted"));
+        let e = Implementation::parse("x.impl", &text, &order, &Catalogue::builtins())
+            .err()
+            .unwrap_or_else(|| panic!("{line}: accepted"));
         assert_eq!((e.line, e.col), (n, col), "{line}: {e}");
         assert!(e.msg.contains(bad), "{line}: {e}");
     }
@@ -288,7 +292,8 @@ fn discharging_partial_witnesses_changes_no_verdict() {
         out
     };
     for (file, b) in cases {
-        let imp = Implementation::load(&root().join(file), &order).unwrap_or_else(|e| panic!("{e}"));
+        let imp =
+            Implementation::load(&root().join(file), &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
         let clients = obligations::abstract_programs(&imp, &order, &b).expect("generates");
         let fast = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts()).expect("runs");
         let every = Options { every_execution: true, ..opts() };
@@ -332,7 +337,8 @@ fn specifications_are_monotone_and_decomposable() {
         ("rbl_weak", 2, 2, 2),
     ] {
         let b = Bounds::new(lib, threads, nodes, calls);
-        let r = spec::check_library(lib, &order, &b, None).unwrap_or_else(|e| panic!("{lib}: {e}"));
+        let r =
+            spec::check_library(lib, &order, &Catalogue::builtins(), &b, None).unwrap_or_else(|e| panic!("{lib}: {e}"));
         assert!(r.complete && r.executions > 0, "{lib}: no execution");
         assert!(r.not_monotone.is_none(), "{lib}: {:?}", r.not_monotone);
         assert!(r.not_decomposable_sup.is_none(), "{lib}: {:?}", r.not_decomposable_sup);
@@ -356,7 +362,7 @@ fn specifications_are_monotone_and_decomposable() {
 fn rdmatso_is_not_decomposable() {
     use obligations::spec;
     let order = default_order();
-    let r = spec::check_library("rdmatso", &order, &Bounds::new("rdmatso", 1, 2, 2), None)
+    let r = spec::check_library("rdmatso", &order, &Catalogue::builtins(), &Bounds::new("rdmatso", 1, 2, 2), None)
         .unwrap_or_else(|e| panic!("{e}"));
     let why = r.not_decomposable_sup.unwrap_or_else(|| panic!("rdmatso found decomposable"));
     assert!(why.contains("Poll(") && why.contains("so ⊆ so|E1"), "{why}");
@@ -369,7 +375,8 @@ fn rdmatso_is_not_decomposable() {
 #[test]
 fn irbl_self_read_ring_refutation_is_observed_by_a_client() {
     let order = default_order();
-    let imp = Implementation::load(&root().join("specs/impls/irbl.impl"), &order).unwrap_or_else(|e| panic!("{e}"));
+    let imp = Implementation::load(&root().join("specs/impls/irbl.impl"), &order, &Catalogue::builtins())
+        .unwrap_or_else(|e| panic!("{e}"));
     let b = Bounds::new("rbl", 2, 2, 2);
     let clients = obligations::abstract_programs(&imp, &order, &b).unwrap_or_else(|e| panic!("{e}"));
     let mut r = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts()).unwrap_or_else(|e| panic!("{e}"));
@@ -384,7 +391,8 @@ fn irbl_self_read_ring_refutation_is_observed_by_a_client() {
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(replay.verdict, mowgli_check::analyses::refine::ClientVerdict::Fail, "{text}");
     // the client's own expectation is the forbidden outcome, which the specification passes
-    let t = mowgli_check::analyses::litmus::check_text("observed", text, &order).unwrap_or_else(|e| panic!("{e}"));
+    let t = mowgli_check::analyses::litmus::check_text("observed", text, &order, &Catalogue::builtins())
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(t.expectations.iter().all(|e| e.ok) && !t.expectations.is_empty(), "{text}");
 }
 
@@ -395,7 +403,8 @@ fn irbl_self_read_ring_refutation_is_observed_by_a_client() {
 fn both_self_read_ring_repairs_discharge_the_obligations() {
     let order = default_order();
     for (file, spec) in [("specs/impls/irbl_fence.impl", None), ("specs/impls/irbl.impl", Some("rbl_rfe"))] {
-        let mut imp = Implementation::load(&root().join(file), &order).unwrap_or_else(|e| panic!("{e}"));
+        let mut imp =
+            Implementation::load(&root().join(file), &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
         if let Some(s) = spec {
             imp.against(s, &order).unwrap_or_else(|e| panic!("{e}"));
         }
@@ -478,7 +487,8 @@ fn thm_3_14(order: &StampOrder, unobserved_ok: bool) -> Vec<String> {
         ("specs/impls/mutants/isv_gf_puts.impl", "sv", 1),
     ];
     for (file, lib, calls) in cases {
-        let imp = Implementation::load(&root().join(file), order).unwrap_or_else(|e| panic!("{e}"));
+        let imp =
+            Implementation::load(&root().join(file), order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
         let b = Bounds::new(lib, 2, 2, calls);
         let clients = obligations::abstract_programs(&imp, order, &b).unwrap_or_else(|e| panic!("{e}"));
         let mut r =
@@ -544,8 +554,9 @@ fn thm_3_14(order: &StampOrder, unobserved_ok: bool) -> Vec<String> {
 #[test]
 fn counterexamples_come_at_the_smallest_bound_first() {
     let order = default_order();
-    let imp = Implementation::load(&root().join("specs/impls/mutants/isv_bcast_nowid.impl"), &order)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let imp =
+        Implementation::load(&root().join("specs/impls/mutants/isv_bcast_nowid.impl"), &order, &Catalogue::builtins())
+            .unwrap_or_else(|e| panic!("{e}"));
     let b = Bounds::new("sv", 2, 2, 2);
     let clients = obligations::abstract_programs(&imp, &order, &b).unwrap_or_else(|e| panic!("{e}"));
     let dims: Vec<_> = clients.iter().map(|(_, t)| obligations::dimensions(t)).collect();

@@ -14,6 +14,7 @@
 //! Also: the partial-order reduction changes no outcome set and never explores more
 //! states; the operational engine alone reproduces every paper expectation.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -149,7 +150,8 @@ fn check(name: &str, text: &str, pcie: Option<bool>, full: bool, t: &mut Tally) 
     let err = |e: String| format!("{name}: {e}");
     let t0 = Instant::now();
     let ast = syntax::parse(text).map_err(|e| err(format!("{}:{}: {}", e.line, e.col, e.msg)))?;
-    let low = lower::lower(&ast, order).map_err(|e| err(format!("{}:{}: {}", e.line, e.col, e.msg)))?;
+    let low = lower::lower(&ast, order, &Catalogue::builtins())
+        .map_err(|e| err(format!("{}:{}: {}", e.line, e.col, e.msg)))?;
     let res = engine::run(&lower::problem(&low, to), false).map_err(|e| err(e.to_string()))?;
     let decl: BTreeSet<Outcome> = res.outcomes.keys().cloned().collect();
     t.decl_micros += t0.elapsed().as_micros();
@@ -259,7 +261,8 @@ fn operational_engine_reproduces_paper_expectations() {
     let order = default_order();
     for eng in [LitmusEngine::Operational, LitmusEngine::OperationalSimplified] {
         for (f, text, _) in paper_tests() {
-            let r = litmus::check_text_engine(&rel(&f), &text, &order, eng, Default::default()).expect("runs");
+            let r = litmus::check_text_engine(&rel(&f), &text, &order, &Catalogue::builtins(), eng, Default::default())
+                .expect("runs");
             for e in &r.expectations {
                 assert!(
                     e.passed(),
@@ -307,7 +310,7 @@ fn generated_agree(b: SuiteBounds, full: usize, part: Partition) -> Tally {
     let start = Instant::now();
     let cpu0 = cpu_secs();
     for lib in ["rdmatso", "rdmatso_nopcie"] {
-        let g = Generator::new(lib, order, &b.gen_bounds(lib)).expect("a generator");
+        let g = Generator::new(lib, order, &b.gen_bounds(lib, &Catalogue::builtins())).expect("a generator");
         let mut index = 0;
         for size in 1..=g.max_size() {
             let class = g.class_par(size, rayon::current_num_threads());

@@ -17,6 +17,7 @@
 //!    witness level: a witness that is consistent with a larger hb is consistent
 //!    with the least one, (ppo ∪ so)⁺.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use mowgli_check::analyses::litmus;
@@ -125,7 +126,7 @@ impl Prog {
 /// Every reachable outcome by the engine: all registers, every location.
 fn engine_outcomes(text: &str) -> BTreeSet<Outcome> {
     let order = default_order();
-    litmus::outcomes_of_text(text, &order, true)
+    litmus::outcomes_of_text(text, &order, &Catalogue::builtins(), true)
         .unwrap_or_else(|e| panic!("generated test rejected: {e}\n{text}"))
         .into_iter()
         .collect()
@@ -545,7 +546,7 @@ fn rdmatso_is_not_decomposable() {
 fn monotone_on(text: &str, extra_seed: u64) -> Result<(), String> {
     let order = default_order();
     let ast = syntax::parse(text).map_err(|e| e.msg.clone())?;
-    let low = lower::lower(&ast, &order).map_err(|e| e.msg.clone())?;
+    let low = lower::lower(&ast, &order, &Catalogue::builtins()).map_err(|e| e.msg.clone())?;
     let to = order.table("to").expect("to");
     let prob = lower::problem(&low, to);
     let mut failure = None;
@@ -689,7 +690,7 @@ proptest! {
         }
         let text: String = text.into_iter().collect();
         let order = default_order();
-        if let Err(e) = litmus::check_text("m.litmus", &text, &order) {
+        if let Err(e) = litmus::check_text("m.litmus", &text, &order, &Catalogue::builtins()) {
             let msg = e.to_string();
             prop_assert!(msg.starts_with("m.litmus:"), "{}", msg);
             prop_assert!(e.line >= 1 && e.col >= 1, "no position: {}\n{}", msg, text);
@@ -868,7 +869,7 @@ proptest! {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../specs/impls/{}.impl", files[which]));
         let text = mutate::apply(&std::fs::read_to_string(path).expect("shipped"), &edits);
         let order = default_order();
-        if let Err(e) = mowgli_check::lang::implementation::Implementation::parse("m.impl", &text, &order) {
+        if let Err(e) = mowgli_check::lang::implementation::Implementation::parse("m.impl", &text, &order, &Catalogue::builtins()) {
             prop_assert!(e.to_string().starts_with("m.impl:"), "{}", e);
             prop_assert!(e.line >= 1 && e.col >= 1, "no position: {}\n{}", e, text);
         }

@@ -3,6 +3,7 @@
 //! refinement clients (`specs/clients/`), and every mutant of
 //! `specs/impls/mutants/` is caught with a counterexample.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::{Path, PathBuf};
 
 use mowgli_check::analyses::litmus;
@@ -21,7 +22,8 @@ fn run(imp: &str, clients: &[&str]) -> Vec<ClientReport> {
 /// `run` against another specification of the same methods (`--spec`).
 fn run_against(imp: &str, spec: Option<&str>, clients: &[&str]) -> Vec<ClientReport> {
     let order = default_order();
-    let mut imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+    let mut imp =
+        Implementation::load(&root().join(imp), &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
     if let Some(s) = spec {
         imp.against(s, &order).unwrap_or_else(|e| panic!("{e}"));
     }
@@ -199,7 +201,7 @@ fn the_revert_client_has_no_execution_without_loopback() {
 
 fn revert_client(imp: &str, screen: bool) -> ClientReport {
     let order = default_order();
-    let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+    let imp = Implementation::load(&root().join(imp), &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
     let f = root().join("specs/clients/bal-revert/bal-uneven-same-node.litmus");
     let text = std::fs::read_to_string(&f).expect("readable");
     refine_client(&imp, &order, &f.display().to_string(), &text, 4, screen).unwrap_or_else(|e| panic!("{e}"))
@@ -281,7 +283,8 @@ mod generated {
 
     fn run(imp: &str, bounds: &Bounds, opts: &RunOptions) -> gen::GenReport {
         let order = default_order();
-        let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+        let imp = Implementation::load(&root().join(imp), &order, &mowgli_libs::catalogue::Catalogue::builtins())
+            .unwrap_or_else(|e| panic!("{e}"));
         gen::run(&imp, &order, bounds, opts, &|_| {}).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -300,7 +303,8 @@ mod generated {
             assert!(a.clients.len() > 1 && (a.clients.len() as u64) < a.generated, "{lib}");
             // every generated client is a well-formed litmus test the specification accepts
             for c in &a.clients {
-                litmus::check_text(&c.name, &c.text, &order).unwrap_or_else(|e| panic!("{e}\n{}", c.text));
+                litmus::check_text(&c.name, &c.text, &order, &mowgli_libs::catalogue::Catalogue::builtins())
+                    .unwrap_or_else(|e| panic!("{e}\n{}", c.text));
             }
         }
     }
@@ -643,7 +647,8 @@ mod generated {
         assert!(before.iter().all(|c| c.checked == c.distinct && c.failed == 0), "{imp}");
         assert!(last.size == f.size && last.checked <= last.distinct, "{imp}");
         assert!(f.text.contains("expect forbidden"), "{}", f.text);
-        let t = litmus::check_text(&f.name, &f.text, &default_order()).unwrap_or_else(|e| panic!("{e}"));
+        let t = litmus::check_text(&f.name, &f.text, &default_order(), &mowgli_libs::catalogue::Catalogue::builtins())
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(t.expectations.iter().all(|e| e.ok), "{}", f.text);
         f
     }
@@ -731,7 +736,8 @@ mod generated {
     fn each_generated_setup(cases: &[(&str, &str, Bounds)], f: &mut dyn FnMut(&str, &refine::Setup)) {
         let order = default_order();
         for (imp, lib, b) in cases {
-            let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+            let imp = Implementation::load(&root().join(imp), &order, &mowgli_libs::catalogue::Catalogue::builtins())
+                .unwrap_or_else(|e| panic!("{e}"));
             let g = gen::Generator::new(lib, &order, b).expect("generates");
             for (size, part) in g.order() {
                 let class = g.class_part(size, part, 2);

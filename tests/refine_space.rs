@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use mowgli_check::analyses::refine::gen::{self, Bounds, Partition, RunOptions};
 use mowgli_check::analyses::refine::{refine_client, ClientVerdict};
 use mowgli_check::lang::implementation::Implementation;
+use mowgli_libs::catalogue::Catalogue;
 use mowgli_libs::orders::default_order;
 
 fn root() -> PathBuf {
@@ -234,7 +235,8 @@ fn compare(calls: usize) {
         "specs/impls/mutants/isv_gf_puts.impl",
         "specs/impls/mutants/isv_bcast_nowid.impl",
     ] {
-        let imp = Implementation::load(&root().join(file), &order).unwrap_or_else(|e| panic!("{e}"));
+        let imp =
+            Implementation::load(&root().join(file), &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
         let brute = first_failing(&imp, &cs);
         let (gen_fails, b) = generator(&imp, calls);
         match (&brute, gen_fails) {

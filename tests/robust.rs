@@ -2,6 +2,7 @@
 //! Programs", `rdma-robustness.txt`): the RDMA^sc library (Def. 4) on the paper's
 //! figures.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::{Path, PathBuf};
 
 use mowgli_check::analyses::explore::rename_library;
@@ -34,7 +35,7 @@ fn robustness_figures_hold_under_rdmasc() {
         let text = std::fs::read_to_string(&f).expect("reads");
         let sc = rename_library(&text, "rdmatso", "rdmasc");
         assert!(sc.contains("libraries rdmasc"), "{name} runs under rdmasc");
-        let r = litmus::check_text(&name, &sc, &order).unwrap_or_else(|e| panic!("{e}"));
+        let r = litmus::check_text(&name, &sc, &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
         for e in &r.expectations {
             checked += 1;
             assert!(e.ok, "{name}:{}: expect {} {} fails under rdmasc", e.line, e.kind, e.condition);
@@ -49,10 +50,11 @@ fn robustness_figures_hold_under_rdmasc() {
 fn store_buffering_separates_rdmasc_from_rdmatso() {
     let order = default_order();
     let text = std::fs::read_to_string(root().join("specs/litmus/robustness/ROB-AppB1-SB-SC.litmus")).expect("reads");
-    let sc = litmus::check_text("sb-sc", &text, &order).expect("runs");
+    let sc = litmus::check_text("sb-sc", &text, &order, &Catalogue::builtins()).expect("runs");
     assert!(sc.all_ok());
     assert_eq!(sc.outcomes.len(), 3);
-    let tso = litmus::check_text("sb-tso", &rename_library(&text, "rdmasc", "rdmatso"), &order).expect("runs");
+    let tso = litmus::check_text("sb-tso", &rename_library(&text, "rdmasc", "rdmatso"), &order, &Catalogue::builtins())
+        .expect("runs");
     assert_eq!(tso.outcomes.len(), 4, "RDMA^TSO adds (0, 0)");
 }
 
@@ -66,7 +68,7 @@ use mowgli_check::analyses::robust::{self, Model, RobustReport};
 
 fn robust_file(name: &str, model: Option<Model>) -> RobustReport {
     let order = default_order();
-    robust::check_file(&root().join("specs/litmus/robustness").join(name), &order, model)
+    robust::check_file(&root().join("specs/litmus/robustness").join(name), &order, &Catalogue::builtins(), model)
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -273,7 +275,7 @@ fn generated(instrs: usize) -> Vec<String> {
     use rayon::prelude::*;
     let order = default_order();
     let b = SuiteBounds { threads: 2, nodes: 2, instrs, locs: 2, values: 1, min_threads: 2 };
-    let g = Generator::new("rdmatso", &order, &b.gen_bounds("rdmatso")).expect("generator");
+    let g = Generator::new("rdmatso", &order, &b.gen_bounds("rdmatso", &Catalogue::builtins())).expect("generator");
     let (k, n) = shard();
     let mut out = Vec::new();
     let mut idx = 0usize;
@@ -290,7 +292,7 @@ fn generated(instrs: usize) -> Vec<String> {
 fn theorems_on(text: &str, model: Model) -> Counts {
     let order = default_order();
     let mut c = Counts::default();
-    let (r, f) = match robust::check_with_facts("<gen>", text, &order, model) {
+    let (r, f) = match robust::check_with_facts("<gen>", text, &order, &Catalogue::builtins(), model) {
         Ok(x) => x,
         Err(e) => {
             c.failures.push(format!("input error {e}\n{text}"));
@@ -402,18 +404,25 @@ fn fix_on_the_papers_examples() {
     let order = default_order();
     let read = |f: &str| std::fs::read_to_string(root().join("specs/litmus/robustness").join(f)).expect("reads");
     let f6b = read("ROB-Fig6b-get-put-false-negative.litmus");
-    let exact = robust::fix("6b", &f6b, &order, Model::Sc, robust::FixGoal::Exact).expect("runs").expect("a fix");
+    let exact = robust::fix("6b", &f6b, &order, &Catalogue::builtins(), Model::Sc, robust::FixGoal::Exact)
+        .expect("runs")
+        .expect("a fix");
     assert!(exact.insertions.is_empty());
-    let syn = robust::fix("6b", &f6b, &order, Model::Sc, robust::FixGoal::Syntactic).expect("runs").expect("a fix");
+    let syn = robust::fix("6b", &f6b, &order, &Catalogue::builtins(), Model::Sc, robust::FixGoal::Syntactic)
+        .expect("runs")
+        .expect("a fix");
     assert_eq!(syn.insertions.len(), 1);
     assert_eq!((syn.insertions[0].thread.as_str(), syn.insertions[0].instr.as_str()), ("T1", "Poll(2)"));
-    let fixed = robust::check_text("6b-fixed", &syn.text, &order, Some(Model::Sc)).expect("runs");
+    let fixed =
+        robust::check_text("6b-fixed", &syn.text, &order, &Catalogue::builtins(), Some(Model::Sc)).expect("runs");
     assert!(fixed.syntactic.sufficient() && fixed.robust);
     let sb = read("ROB-AppB1-SB-TSO.litmus");
-    let tso = robust::fix("sb", &sb, &order, Model::Tso, robust::FixGoal::Exact).expect("runs").expect("a fix");
+    let tso = robust::fix("sb", &sb, &order, &Catalogue::builtins(), Model::Tso, robust::FixGoal::Exact)
+        .expect("runs")
+        .expect("a fix");
     let instrs: Vec<&str> = tso.insertions.iter().map(|i| i.instr.as_str()).collect();
     assert_eq!(instrs, ["Mfence()", "Mfence()"]);
-    assert!(robust::fix("sb", &sb, &order, Model::Sc, robust::FixGoal::Exact)
+    assert!(robust::fix("sb", &sb, &order, &Catalogue::builtins(), Model::Sc, robust::FixGoal::Exact)
         .expect("runs")
         .expect("fix")
         .insertions
@@ -430,11 +439,12 @@ type Fixes = (Vec<Option<robust::Fix>>, Vec<String>, Vec<usize>);
 /// exact check (robust; the syntactic one also LDRF ∧ fenced), and the failures.
 fn fixes_of(text: &str, model: Model) -> Option<Fixes> {
     let order = default_order();
-    let syn = robust::check_text_with("<gen>", text, &order, Some(model), false).expect("runs");
+    let syn = robust::check_text_with("<gen>", text, &order, &Catalogue::builtins(), Some(model), false).expect("runs");
     if syn.syntactic.sufficient() {
         return None;
     }
-    let (executions, cycle) = robust::first_sc_cycle("<gen>", text, &order, model).expect("runs");
+    let (executions, cycle) =
+        robust::first_sc_cycle("<gen>", text, &order, &Catalogue::builtins(), model).expect("runs");
     if executions == 0 || cycle.is_none() {
         return None;
     }
@@ -443,7 +453,7 @@ fn fixes_of(text: &str, model: Model) -> Option<Fixes> {
     // per goal, the programs checked by a search that found no fix
     let mut none_tried = Vec::new();
     for goal in [robust::FixGoal::Exact, robust::FixGoal::Syntactic] {
-        let why = robust::fix_why("<gen>", text, &order, model, goal).expect("runs");
+        let why = robust::fix_why("<gen>", text, &order, &Catalogue::builtins(), model, goal).expect("runs");
         if std::env::var_os("MOWGLI_FIX_LIST").is_some() {
             let name = text.lines().next().unwrap_or_default();
             match &why {
@@ -457,7 +467,8 @@ fn fixes_of(text: &str, model: Model) -> Option<Fixes> {
         });
         let f = why.ok();
         if let Some(f) = &f {
-            let again = robust::check_text("<fixed>", &f.text, &order, Some(model)).expect("runs");
+            let again =
+                robust::check_text("<fixed>", &f.text, &order, &Catalogue::builtins(), Some(model)).expect("runs");
             if !(again.robust && again.executions > 0) {
                 failures.push(format!("{goal:?} fix not robust under {model:?}:\n{}", f.text));
             }
@@ -606,12 +617,12 @@ fn no_fix_reasons() {
             let order = default_order();
             let m = if model == "Sc" { Model::Sc } else { Model::Tso };
             let g = if goal == "Exact" { robust::FixGoal::Exact } else { robust::FixGoal::Syntactic };
-            let why = match robust::fix_why("<gen>", text, &order, m, g).expect("runs") {
+            let why = match robust::fix_why("<gen>", text, &order, &Catalogue::builtins(), m, g).expect("runs") {
                 Ok(f) => format!("fixed by {} insertions", f.insertions.len()),
                 Err(e) if exhaustive => {
                     // the exhaustive search confirms there is none; it covers every set
                     // when they number at most its budget
-                    let ex = robust::fix_exhaustive("<gen>", text, &order, m, g).expect("runs");
+                    let ex = robust::fix_exhaustive("<gen>", text, &order, &Catalogue::builtins(), m, g).expect("runs");
                     assert!(ex.is_none(), "the guided search missed a fix under {model} for {goal}:\n{text}");
                     let sets =
                         robust::candidate_count("<gen>", text, m).expect("runs").map(|c| (1u64 << c.min(60)) - 1);
@@ -622,18 +633,22 @@ fn no_fix_reasons() {
                         if all { "every set" } else { "within its budget" }
                     )
                 }
-                Err(e) => match robust::explain("<gen>", text, &order, m, g, e).expect("runs") {
-                    robust::NoFixReason::PollInTheWay { fix, moved, .. } => {
-                        let again = robust::check_text("<fixed>", &fix.text, &order, Some(m)).expect("runs");
-                        assert!(again.executions > 0 && (g == robust::FixGoal::Syntactic || again.robust));
-                        assert!(g == robust::FixGoal::Exact || again.syntactic.sufficient());
-                        format!("poll in the way, {} moved + {} inserted", moved.len(), fix.insertions.len())
+                Err(e) => {
+                    match robust::explain("<gen>", text, &order, &Catalogue::builtins(), m, g, e).expect("runs") {
+                        robust::NoFixReason::PollInTheWay { fix, moved, .. } => {
+                            let again =
+                                robust::check_text("<fixed>", &fix.text, &order, &Catalogue::builtins(), Some(m))
+                                    .expect("runs");
+                            assert!(again.executions > 0 && (g == robust::FixGoal::Syntactic || again.robust));
+                            assert!(g == robust::FixGoal::Exact || again.syntactic.sufficient());
+                            format!("poll in the way, {} moved + {} inserted", moved.len(), fix.insertions.len())
+                        }
+                        robust::NoFixReason::Search(e) => {
+                            println!("unexplained {goal} {model} {e:?}:\n{text}");
+                            short(&e)
+                        }
                     }
-                    robust::NoFixReason::Search(e) => {
-                        println!("unexplained {goal} {model} {e:?}:\n{text}");
-                        short(&e)
-                    }
-                },
+                }
             };
             format!("{goal} {model} {why}")
         })
@@ -659,8 +674,9 @@ fn same_fixes(texts: &[String], model: Model, name: &str) -> (usize, usize, usiz
             let order = default_order();
             let (mut compared, mut same, mut more, mut bad) = (0, 0, 0, Vec::new());
             for goal in [robust::FixGoal::Exact, robust::FixGoal::Syntactic] {
-                let new = robust::fix(name, text, &order, model, goal).expect("runs");
-                let old = robust::fix_exhaustive(name, text, &order, model, goal).expect("runs");
+                let new = robust::fix(name, text, &order, &Catalogue::builtins(), model, goal).expect("runs");
+                let old =
+                    robust::fix_exhaustive(name, text, &order, &Catalogue::builtins(), model, goal).expect("runs");
                 let cost = |f: &robust::Fix| (f.insertions.len(), f.insertions.iter().map(|i| i.cost).sum::<u32>());
                 match (&new, &old) {
                     (Some(n), Some(o)) => {
@@ -880,7 +896,7 @@ fn sc_interpreter(text: &str) -> std::collections::BTreeSet<Outcome> {
 fn sc_outcomes_are_the_interleavings() {
     let order = default_order();
     let b = SuiteBounds { threads: 2, nodes: 2, instrs: 2, locs: 2, values: 1, min_threads: 2 };
-    let g = Generator::new("rdmatso", &order, &b.gen_bounds("rdmatso")).expect("generator");
+    let g = Generator::new("rdmatso", &order, &b.gen_bounds("rdmatso", &Catalogue::builtins())).expect("generator");
     let mut checked = 0;
     for size in 1..=g.max_size() {
         let class = g.class(size);
@@ -888,7 +904,7 @@ fn sc_outcomes_are_the_interleavings() {
             let text = g.render_with(&class, i, &format!("G{size}_{i}"), "generated");
             let want = sc_interpreter(&text);
             for model in [Model::Sc, Model::Tso] {
-                let r = robust::check_text("<gen>", &text, &order, Some(model)).expect("runs");
+                let r = robust::check_text("<gen>", &text, &order, &Catalogue::builtins(), Some(model)).expect("runs");
                 let got: std::collections::BTreeSet<Outcome> = r.sc_outcomes.iter().cloned().collect();
                 assert_eq!(got, want, "{model:?}\n{text}");
             }
@@ -926,7 +942,8 @@ fn linear_conditions_match_the_reference() {
         .map(|text| {
             let mut out = (0, Vec::new());
             for model in [Model::Sc, Model::Tso] {
-                let (n, d) = robust::compare_with_reference(text, &order, model).unwrap_or_else(|e| panic!("{e}"));
+                let (n, d) = robust::compare_with_reference(text, &order, &Catalogue::builtins(), model)
+                    .unwrap_or_else(|e| panic!("{e}"));
                 out.0 += n;
                 out.1.extend(d.into_iter().map(|d| format!("{model:?}: {d}\n{text}")));
             }
@@ -972,14 +989,14 @@ fn to_star_translations_are_tree_fenced_robust_and_keep_the_sc_outcomes() {
     }));
     let mut checked = 0;
     for text in &texts {
-        let r = robust::to_star("<t>", text, &order).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let r = robust::to_star("<t>", text, &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert!(r.ok(), "{r:?}\n{}", r.text);
         checked += 1;
     }
     assert!(checked >= 3, "{checked}");
     println!("--to-star: {checked} shared-memory programs translated and checked");
     let put = "test P\nlibraries rdmasc\nthread T1 @ 1\nloc x @ 2\nT1:\n  Put(x, 1)\n";
-    assert!(robust::to_star("<p>", put, &order).is_err());
+    assert!(robust::to_star("<p>", put, &order, &Catalogue::builtins()).is_err());
     let tmp = std::env::temp_dir().join(format!("mowgli-star-{}", std::process::id()));
     let (code, out, _) = mowgli(&[
         "robust",
@@ -1009,11 +1026,16 @@ fn debug_fix() {
     let text = std::fs::read_to_string(f).expect("reads");
     let order = default_order();
     for model in [Model::Sc, Model::Tso] {
-        println!("{model:?}: cycle {:?}", robust::first_sc_cycle("<d>", &text, &order, model).expect("runs"));
+        println!(
+            "{model:?}: cycle {:?}",
+            robust::first_sc_cycle("<d>", &text, &order, &Catalogue::builtins(), model).expect("runs")
+        );
         for goal in [robust::FixGoal::Exact, robust::FixGoal::Syntactic] {
             println!(
                 "  {goal:?}: {:?}",
-                robust::fix_why("<d>", &text, &order, model, goal).expect("runs").map(|f| (f.tried, f.insertions))
+                robust::fix_why("<d>", &text, &order, &Catalogue::builtins(), model, goal)
+                    .expect("runs")
+                    .map(|f| (f.tried, f.insertions))
             );
         }
     }

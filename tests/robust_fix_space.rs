@@ -23,6 +23,7 @@ use mowgli_check::analyses::generate::SuiteBounds;
 use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::refine::gen::Generator;
 use mowgli_check::analyses::robust::{self, FixGoal, Model, NoFix};
+use mowgli_libs::catalogue::Catalogue;
 use mowgli_libs::orders::default_order;
 
 fn root() -> PathBuf {
@@ -169,7 +170,7 @@ fn brute(text: &str, model: Model) -> ([Option<usize>; 2], usize, [String; 2]) {
     let mut try_it = |ins: &[&(usize, usize, Ins)], best: &mut [Option<usize>; 2]| {
         checked += 1;
         let t = write(&p, ins);
-        let Ok(r) = robust::check_text("<ref>", &t, &order, Some(model)) else { return };
+        let Ok(r) = robust::check_text("<ref>", &t, &order, &Catalogue::builtins(), Some(model)) else { return };
         if r.executions == 0 {
             return;
         }
@@ -205,10 +206,12 @@ fn brute(text: &str, model: Model) -> ([Option<usize>; 2], usize, [String; 2]) {
 /// of k insertions, `Err(k)` no fix, every set of at most k checked.
 fn fixer(text: &str, model: Model) -> [Result<usize, usize>; 2] {
     let order = default_order();
-    [FixGoal::Exact, FixGoal::Syntactic].map(|goal| match robust::fix_why("<fix>", text, &order, model, goal) {
-        Ok(Ok(f)) => Ok(f.insertions.len()),
-        Ok(Err(NoFix::Unbreakable { complete, .. } | NoFix::Exhausted { complete, .. })) => Err(complete),
-        other => panic!("{model:?} {goal:?}: {other:?}\n{text}"),
+    [FixGoal::Exact, FixGoal::Syntactic].map(|goal| {
+        match robust::fix_why("<fix>", text, &order, &Catalogue::builtins(), model, goal) {
+            Ok(Ok(f)) => Ok(f.insertions.len()),
+            Ok(Err(NoFix::Unbreakable { complete, .. } | NoFix::Exhausted { complete, .. })) => Err(complete),
+            other => panic!("{model:?} {goal:?}: {other:?}\n{text}"),
+        }
     })
 }
 
@@ -322,5 +325,6 @@ fn the_reference_writes_its_insertions() {
     assert!(w.contains("loc ref_f1 @ 1\n"), "{w}");
     let w = write(&p, &[gp]);
     assert!(w.contains("  Put(x, 1)\n  Get(ref_f1, x)\n  Poll(2)\n  Poll(2)\n  a = Read(y)\n"), "{w}");
-    robust::check_text("<w>", &w, &default_order(), Some(Model::Sc)).expect("the written program is a test");
+    robust::check_text("<w>", &w, &default_order(), &Catalogue::builtins(), Some(Model::Sc))
+        .expect("the written program is a test");
 }

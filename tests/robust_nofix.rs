@@ -2,6 +2,7 @@
 //! what works instead (docs/robustness.md, "Programs with no fix").
 
 use mowgli_check::analyses::robust::{self, FixGoal, Model, NoFixReason};
+use mowgli_libs::catalogue::Catalogue;
 use mowgli_libs::orders::default_order;
 
 /// The test `name` with the threads `t1` and `t2` (lines joined by `;`), T1 on node 1
@@ -19,7 +20,7 @@ fn program(name: &str, n2: u32, x: u32, y: u32, t1: &str, t2: &str) -> String {
 /// Robust by the exact check, with an execution; for the syntactic goal also LDRF ∧
 /// fenced.
 fn verified(text: &str, model: Model, goal: FixGoal) -> bool {
-    let r = robust::check_text("<fixed>", text, &default_order(), Some(model)).expect("runs");
+    let r = robust::check_text("<fixed>", text, &default_order(), &Catalogue::builtins(), Some(model)).expect("runs");
     r.executions > 0 && r.robust && (goal == FixGoal::Exact || r.syntactic.sufficient())
 }
 
@@ -35,7 +36,8 @@ fn two_gp_blocks_on_one_queue_pair() {
     let text = program("G5_29157", 2, 2, 1, "Put(x, y); r0 = Read(y)", "Put(y, 1); Put(y, x); Write(x, 1)");
     for model in [Model::Sc, Model::Tso] {
         for goal in [FixGoal::Exact, FixGoal::Syntactic] {
-            let f = robust::fix("<t>", &text, &order, model, goal).expect("runs").expect("a fix");
+            let f =
+                robust::fix("<t>", &text, &order, &Catalogue::builtins(), model, goal).expect("runs").expect("a fix");
             let got: Vec<(&str, usize, &str)> =
                 f.insertions.iter().map(|i| (i.thread.as_str(), i.after_line, i.instr.as_str())).collect();
             assert_eq!(
@@ -48,7 +50,9 @@ fn two_gp_blocks_on_one_queue_pair() {
                 "{model:?} {goal:?}"
             );
             assert!(verified(&f.text, model, goal), "{model:?} {goal:?}\n{}", f.text);
-            let ex = robust::fix_exhaustive("<t>", &text, &order, model, goal).expect("runs").expect("a fix");
+            let ex = robust::fix_exhaustive("<t>", &text, &order, &Catalogue::builtins(), model, goal)
+                .expect("runs")
+                .expect("a fix");
             assert_eq!(ex.insertions, f.insertions, "{model:?} {goal:?}");
         }
     }
@@ -68,7 +72,8 @@ fn an_extra_get_gives_the_programs_own_poll_something_to_complete() {
     let text = program("G5_37398", 1, 1, 2, "Get(x, y); Rfence(2)", "Put(y, x); r0 = Read(x); Poll(2)");
     for model in [Model::Sc, Model::Tso] {
         for goal in [FixGoal::Exact, FixGoal::Syntactic] {
-            let f = robust::fix("<t>", &text, &order, model, goal).expect("runs").expect("a fix");
+            let f =
+                robust::fix("<t>", &text, &order, &Catalogue::builtins(), model, goal).expect("runs").expect("a fix");
             let got: Vec<(&str, usize, &str)> =
                 f.insertions.iter().map(|i| (i.thread.as_str(), i.after_line, i.instr.as_str())).collect();
             let want: &[(&str, usize, &str)] = match goal {
@@ -97,12 +102,14 @@ fn the_programs_own_poll_in_the_way() {
         program("G6_300877", 2, 2, 1, "Put(x, y); r0 = CAS(y, 1, 1); Poll(2)", "Put(y, x); r0 = CAS(x, 1, 1); Poll(1)");
     for model in [Model::Sc, Model::Tso] {
         for goal in [FixGoal::Exact, FixGoal::Syntactic] {
-            let f = robust::fix("<t>", &text, &order, model, goal).expect("runs").expect("a fix");
+            let f =
+                robust::fix("<t>", &text, &order, &Catalogue::builtins(), model, goal).expect("runs").expect("a fix");
             assert_eq!(f.insertions.len(), 4, "{model:?} {goal:?} {:?}", f.insertions);
             assert!(verified(&f.text, model, goal), "{model:?} {goal:?}\n{}", f.text);
         }
         let search = robust::NoFix::Exhausted { tried: 0, complete: 2 };
-        let r = robust::explain("<t>", &text, &order, model, FixGoal::Syntactic, search).expect("runs");
+        let r = robust::explain("<t>", &text, &order, &Catalogue::builtins(), model, FixGoal::Syntactic, search)
+            .expect("runs");
         let NoFixReason::PollInTheWay { moved, fix, complete } = r else { panic!("{model:?}: {r:?}\n{text}") };
         assert_eq!(complete, Some(2));
         let got: Vec<(&str, usize, usize)> = moved.iter().map(|m| (m.thread.as_str(), m.line, m.after_line)).collect();

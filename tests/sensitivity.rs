@@ -4,6 +4,7 @@
 //! use) or from the argument written next to each test. The full run over Fig. 10 is
 //! `full_fig10_run` (`--ignored`) and docs/sensitivity.md.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 
 use mowgli_check::analyses::refine::gen::Bounds;
@@ -32,7 +33,7 @@ fn run_cells(cells: &[&str], cands: &[sensitivity::Candidate], suite: &[Check]) 
         loop_bound: 4,
         partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
-    sensitivity::cells(&order, cands, suite, &opts, &|_| {}).unwrap_or_else(|e| panic!("{e}"))
+    sensitivity::cells(&order, cands, suite, &opts, &|_| {}, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The first broken check of `cell`, which must be `label` refuted with `prefix`.
@@ -118,7 +119,15 @@ fn a_redundant_cell_changes_nothing() {
     let mut cands = sensitivity::corpus(&[root().join("specs/litmus/loco"), root().join("specs/litmus/loco-libs")])
         .expect("corpus");
     let order = default_order();
-    cands.extend(sensitivity::generated("sv", &order, &Bounds::new("sv", 1, 2, 2)).expect("generated"));
+    cands.extend(
+        sensitivity::generated(
+            "sv",
+            &order,
+            &mowgli_libs::catalogue::Catalogue::builtins(),
+            &Bounds::new("sv", 1, 2, 2),
+        )
+        .expect("generated"),
+    );
     assert!(cands.iter().any(|c| c.text.matches("GF(").count() >= 2), "some candidate has two fences in a row");
     let suite = [
         check("isv", Method::Obligations, "sv", 1, 2, 2),
@@ -143,7 +152,7 @@ fn explore_impls_lists_what_stops_holding() {
         std::fs::read_to_string(root().join("specs/stamp-orders/variants/fig10-I9-unordered.to")).expect("reads");
     variant.tables.extend(StampOrder::parse(&text).expect("parses").tables);
     let suite = [check("isv", Method::Obligations, "sv", 1, 1, 1), check("ibal", Method::Obligations, "bal", 2, 2, 1)];
-    let cmp = sensitivity::compare_checks(&suite, &base, &variant, 4);
+    let cmp = sensitivity::compare_checks(&suite, &base, &variant, 4, &Catalogue::builtins());
     assert!(cmp[0].broken(), "{:?}", cmp[0]);
     assert!(cmp[0].variant.failure.as_deref().is_some_and(|f| f.starts_with("O1 for GF")));
     assert!(!cmp[1].broken() && cmp[1].base.holds && cmp[1].variant.holds);
@@ -187,7 +196,7 @@ fn the_heat_map_is_well_formed_with_one_labelled_cell_per_table_cell() {
         loop_bound: 4,
         partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
-    let s = sensitivity::cells(&order, &[], &[], &opts, &|_| {}).expect("runs");
+    let s = sensitivity::cells(&order, &[], &[], &opts, &|_| {}, &Catalogue::builtins()).expect("runs");
     assert_eq!(s.cells.len(), 121);
     let svg = sensitivity::heat_map_svg(&s, "Fig. 10 & <test>");
     balanced(&svg).unwrap_or_else(|e| panic!("{e}"));
@@ -236,7 +245,15 @@ fn full_fig10_run() {
     let order = default_order();
     let mut cands = sensitivity::corpus(&[root().join("specs/litmus")]).expect("corpus");
     for lib in ["sv", "rdmawait"] {
-        cands.extend(sensitivity::generated(lib, &order, &Bounds::new(lib, 1, 2, 3)).expect("generated"));
+        cands.extend(
+            sensitivity::generated(
+                lib,
+                &order,
+                &mowgli_libs::catalogue::Catalogue::builtins(),
+                &Bounds::new(lib, 1, 2, 3),
+            )
+            .expect("generated"),
+        );
     }
     sensitivity::smallest_first(&mut cands);
     let suite = sensitivity::default_suite(&root().join("specs/impls"));
@@ -247,7 +264,7 @@ fn full_fig10_run() {
         loop_bound: 4,
         partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
-    let s = sensitivity::cells(&order, &cands, &suite, &opts, &|_| {}).expect("runs");
+    let s = sensitivity::cells(&order, &cands, &suite, &opts, &|_| {}, &Catalogue::builtins()).expect("runs");
     // App. G.1: rows E and K; App. G.2/G.4: row A (aWT ↦ aCR), the ✗ cells of
     // column 5; App. G.3: A1, A2, B2, K1, K2; App. G.4: A7, B6, G7; App. G.1's
     // column 9 where column 8 gives no other entry point: H9, I9.

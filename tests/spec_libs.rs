@@ -19,8 +19,9 @@ use std::path::{Path, PathBuf};
 use mowgli_check::analyses::generate::{generate_suite, SuiteBounds, SuiteOptions};
 use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::refine::gen::Partition;
+use mowgli_libs::catalogue::{Catalogue, Factory, SpecFactory};
 use mowgli_libs::orders::default_order;
-use mowgli_libs::registry::{self, Factory, SpecFactory};
+use mowgli_libs::registry;
 use mowgli_spec::{parse_file, parse_text, Spec};
 
 mod oracle;
@@ -46,16 +47,18 @@ type Outcomes = Vec<BTreeMap<String, String>>;
 /// The outcome set with the oracle's libraries in place of the built-in files.
 fn oracle_outcomes(text: &str) -> Result<Outcomes, String> {
     let order = default_order();
-    registry::with_overrides(oracle::overrides(&TWINS), || {
-        litmus::outcomes_of_text(text, &order, true).map_err(|e| e.render())
-    })
+    {
+        let cat: Catalogue = oracle::overrides(&TWINS).into_iter().collect();
+        litmus::outcomes_of_text(text, &order, &cat, true).map_err(|e| e.render())
+    }
 }
 
 fn outcomes(text: &str, with_files: &[&str]) -> Result<Outcomes, String> {
     let order = default_order();
-    registry::with_overrides(overrides(with_files), || {
-        litmus::outcomes_of_text(text, &order, true).map_err(|e| e.render())
-    })
+    {
+        let cat: Catalogue = overrides(with_files).into_iter().collect();
+        litmus::outcomes_of_text(text, &order, &cat, true).map_err(|e| e.render())
+    }
 }
 
 /// The libraries a litmus text names.
@@ -130,9 +133,10 @@ fn dropping_an_axiom_is_seen() {
                 continue;
             }
             let rust = oracle_outcomes(&text).expect("runs");
-            let dropped = registry::with_overrides(vec![(lib.to_string(), weak.factory())], || {
-                litmus::outcomes_of_text(&text, &order, true).map_err(|e| e.render())
-            })
+            let dropped = {
+                let cat: Catalogue = vec![(lib.to_string(), weak.factory())].into_iter().collect();
+                litmus::outcomes_of_text(&text, &order, &cat, true).map_err(|e| e.render())
+            }
             .expect("runs");
             assert!(
                 rust.iter().all(|o| dropped.contains(o)),
@@ -161,7 +165,7 @@ fn generated_agree(lib: &str, bounds: SuiteBounds) -> usize {
         model: "default".into(),
         partition: Partition::ALL,
     };
-    let (rep, tests) = generate_suite(&opts, &order, &|_| {}).expect("generates");
+    let (rep, tests) = generate_suite(&opts, &order, &Catalogue::builtins(), &|_| {}).expect("generates");
     assert!(rep.complete && rep.errors.is_empty(), "{:?}", rep.errors);
     let mut diffs = Vec::new();
     for t in &tests {
@@ -208,12 +212,13 @@ fn rdmawait_ib_axiom_is_implied() {
         model: "default".into(),
         partition: Partition::ALL,
     };
-    let (_, tests) = generate_suite(&opts, &order, &|_| {}).expect("generates");
+    let (_, tests) = generate_suite(&opts, &order, &Catalogue::builtins(), &|_| {}).expect("generates");
     for t in &tests {
         let with = outcomes(&t.text, &["rdmawait"]).expect("runs");
-        let without = registry::with_overrides(vec![("rdmawait".to_string(), weak.factory())], || {
-            litmus::outcomes_of_text(&t.text, &order, true).map_err(|e| e.render())
-        })
+        let without = {
+            let cat: Catalogue = vec![("rdmawait".to_string(), weak.factory())].into_iter().collect();
+            litmus::outcomes_of_text(&t.text, &order, &cat, true).map_err(|e| e.render())
+        }
         .expect("runs");
         assert_eq!(with, without, "{}", t.text);
     }
@@ -539,9 +544,10 @@ fn weakenings_of_sv_and_the_loop_back_broadcast() {
     assert!(!base.is_empty() && !x_zero(&base), "{base:?}");
     let mut zero = Vec::new();
     for w in &ws {
-        let weak = registry::with_overrides(vec![("sv".to_string(), w.spec.factory())], || {
-            litmus::outcomes_of_text(text, &order, true).map_err(|e| e.render())
-        })
+        let weak = {
+            let cat: Catalogue = vec![("sv".to_string(), w.spec.factory())].into_iter().collect();
+            litmus::outcomes_of_text(text, &order, &cat, true).map_err(|e| e.render())
+        }
         .expect("runs");
         assert!(base.iter().all(|o| weak.contains(o)), "{}: an outcome lost", w.tag);
         if x_zero(&weak) {

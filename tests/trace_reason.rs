@@ -9,6 +9,7 @@
 //! poll and for Fig. 3e (as the prose describes it) are the ones worked out by
 //! hand from the paper's relations below; and through the CLI.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -36,7 +37,7 @@ fn reasons_of(file: &str, lib: Option<&str>, budget: u64) -> (Reasons, BTreeSet<
     let order = default_order();
     let to = order.table("to").expect("to");
     let ast = syntax::parse(&text).expect("parses");
-    let low = lower::lower(&ast, &order).expect("lowers");
+    let low = lower::lower(&ast, &order, &Catalogue::builtins()).expect("lowers");
     let prob = lower::problem(&low, to);
     let decl: BTreeSet<Outcome> = explicit::run(&prob, false).expect("runs").outcomes.into_keys().collect();
     let cond = &low.expects[0].cond;

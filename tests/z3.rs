@@ -7,6 +7,7 @@
 #[path = "common/wrong_map.rs"]
 mod wrong_map;
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::{Path, PathBuf};
 
 use mowgli_check::analyses::litmus;
@@ -22,9 +23,9 @@ fn root() -> PathBuf {
 /// library without a symbolic description).
 fn both(name: &str, text: &str) -> Option<usize> {
     let order = default_order();
-    let explicit = litmus::outcomes_of_text_on(text, &order, true, Backend::Explicit)
+    let explicit = litmus::outcomes_of_text_on(text, &order, &Catalogue::builtins(), true, Backend::Explicit)
         .unwrap_or_else(|e| panic!("{name}: explicit: {e}"));
-    match litmus::outcomes_of_text_on(text, &order, true, Backend::Z3) {
+    match litmus::outcomes_of_text_on(text, &order, &Catalogue::builtins(), true, Backend::Z3) {
         Ok(z3) => {
             assert_eq!(explicit, z3, "{name}: the engines disagree\n{text}");
             Some(explicit.len())
@@ -100,7 +101,8 @@ mod obligations_on_z3 {
 
     fn report(imp: &str, b: &Bounds, backend: Backend) -> Report {
         let order = default_order();
-        let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+        let imp = Implementation::load(&root().join(imp), &order, &mowgli_libs::catalogue::Catalogue::builtins())
+            .unwrap_or_else(|e| panic!("{e}"));
         let clients = obligations::abstract_programs(&imp, &order, b).unwrap_or_else(|e| panic!("{e}"));
         let opts = Options { loop_bound: 4, backend, ..Default::default() };
         obligations::check_clients(&imp, &order, &clients, &imp.map, &opts).unwrap_or_else(|e| panic!("{e}"))
@@ -185,7 +187,10 @@ mod obligations_on_z3 {
     fn witness_trees_agree() {
         let order = default_order();
         let wrong = super::wrong_map::isv_wrong_map(&root(), &order);
-        let load = |f: &str| Implementation::load(&root().join(f), &order).unwrap_or_else(|e| panic!("{e}"));
+        let load = |f: &str| {
+            Implementation::load(&root().join(f), &order, &mowgli_libs::catalogue::Catalogue::builtins())
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
         let cases = [
             (load("specs/impls/isv.impl"), bounds("sv", 2, 2, 1)),
             (load("specs/impls/isv.impl"), bounds("sv", 1, 2, 2)),
@@ -249,8 +254,12 @@ mod obligations_on_z3 {
         let to =
             std::fs::read_to_string(root().join("specs/stamp-orders/variants/fig10-I9-unordered.to")).expect("reads");
         variant.tables.extend(StampOrder::parse(&to).unwrap_or_else(|e| panic!("{e}")).tables);
-        let isv =
-            Implementation::load(&root().join("specs/impls/isv.impl"), &variant).unwrap_or_else(|e| panic!("{e}"));
+        let isv = Implementation::load(
+            &root().join("specs/impls/isv.impl"),
+            &variant,
+            &mowgli_libs::catalogue::Catalogue::builtins(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         for (imp, order) in [(&wrong, &order), (&isv, &variant)] {
             let e = run(imp, order, Backend::Explicit);
             assert_eq!(e, Some(("O1", vec!["GF".to_string()])));
@@ -290,7 +299,8 @@ mod obligations_on_z3 {
             ("specs/impls/mutants/imsw_nohash.impl", bounds("msw", 2, 2, 1), true),
         ] {
             let order = default_order();
-            let i = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+            let i = Implementation::load(&root().join(imp), &order, &mowgli_libs::catalogue::Catalogue::builtins())
+                .unwrap_or_else(|e| panic!("{e}"));
             let clients = obligations::abstract_programs(&i, &order, &b).unwrap_or_else(|e| panic!("{e}"));
             let opts = Options { loop_bound: 4, auto: true, auto_try_z3_ms: Some(0.0), ..Default::default() };
             let a = obligations::check_clients(&i, &order, &clients, &i.map, &opts).unwrap_or_else(|e| panic!("{e}"));
@@ -369,7 +379,8 @@ mod random_implementations {
 
     fn refuted(text: &str, backend: Backend) -> Option<Vec<&'static str>> {
         let order = default_order();
-        let imp = Implementation::parse("random.impl", text, &order).ok()?;
+        let imp =
+            Implementation::parse("random.impl", text, &order, &mowgli_libs::catalogue::Catalogue::builtins()).ok()?;
         let mut names = Vec::new();
         for b in [Bounds::new("sv", 1, 2, 2), Bounds::new("sv", 2, 2, 1)] {
             let clients = obligations::abstract_programs(&imp, &order, &b).ok()?;

@@ -9,6 +9,7 @@
 //! cross-check runs too: a model of the whole query names a group, which the
 //! per-group path must then refute (else the run is an error).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -32,7 +33,7 @@ fn refuted(r: &Report) -> BTreeSet<(String, &'static str)> {
 /// their models named, abstract executions discharged by whole queries) summed.
 fn agree_per_program(imp: &str, b: &Bounds) -> (usize, u64, u64, u64) {
     let order = default_order();
-    let i = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+    let i = Implementation::load(&root().join(imp), &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
     let clients = obligations::abstract_programs(&i, &order, b).unwrap_or_else(|e| panic!("{e}"));
     let run = |client: &(String, String), backend: Backend, z3_whole: bool| {
         let opts = Options { loop_bound: 4, backend, z3_whole, ..Default::default() };
@@ -96,7 +97,8 @@ fn the_auto_portfolio_switches_engines_and_agrees() {
         ("specs/impls/mutants/isv_gf_puts.impl", bounds("sv", 1, 2, 2)),
         ("specs/impls/mutants/irbl_nowait.impl", bounds("rbl", 2, 2, 2)),
     ] {
-        let i = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+        let i =
+            Implementation::load(&root().join(imp), &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
         let clients = obligations::abstract_programs(&i, &order, &b).unwrap_or_else(|e| panic!("{e}"));
         let run = |opts: &Options| {
             obligations::check_clients(&i, &order, &clients, &i.map, opts).unwrap_or_else(|e| panic!("{imp}: {e}"))

@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::refine::gen::{self, Bounds};
 use mowgli_check::engines::explicit::Backend;
+use mowgli_libs::catalogue::{Catalogue, Factory, SpecFactory};
 use mowgli_libs::orders::default_order;
-use mowgli_libs::registry::{self, Factory, SpecFactory};
 
 mod oracle;
 
@@ -52,17 +52,19 @@ type Outcomes = Vec<BTreeMap<String, String>>;
 
 fn outcomes(text: &str, files: &[&str], backend: Backend) -> Result<Outcomes, String> {
     let order = default_order();
-    registry::with_overrides(overrides(files), || {
-        litmus::outcomes_of_text_on(text, &order, true, backend).map_err(|e| e.render())
-    })
+    {
+        let cat: Catalogue = overrides(files).into_iter().collect();
+        litmus::outcomes_of_text_on(text, &order, &cat, true, backend).map_err(|e| e.render())
+    }
 }
 
 /// The outcome set, explicit engine, with the oracle in place of the files.
 fn oracle_outcomes(text: &str) -> Result<Outcomes, String> {
     let order = default_order();
-    registry::with_overrides(oracle::overrides(&FILE_LIBS), || {
-        litmus::outcomes_of_text_on(text, &order, true, Backend::Explicit).map_err(|e| e.render())
-    })
+    {
+        let cat: Catalogue = oracle::overrides(&FILE_LIBS).into_iter().collect();
+        litmus::outcomes_of_text_on(text, &order, &cat, true, Backend::Explicit).map_err(|e| e.render())
+    }
 }
 
 /// The libraries a litmus text names.
@@ -136,9 +138,8 @@ fn dropping_an_axiom_is_seen_under_z3() {
                 continue;
             }
             let run = |backend| {
-                registry::with_overrides(vec![(lib.to_string(), weak.factory())], || {
-                    litmus::outcomes_of_text_on(&text, &order, true, backend).map_err(|e| e.render())
-                })
+                let cat: Catalogue = vec![(lib.to_string(), weak.factory())].into_iter().collect();
+                litmus::outcomes_of_text_on(&text, &order, &cat, true, backend).map_err(|e| e.render())
             };
             let Ok(z3) = run(Backend::Z3) else { continue };
             let explicit = run(Backend::Explicit).expect("runs");
@@ -192,20 +193,21 @@ mod obligations_on_z3 {
     use mowgli_check::analyses::refine::gen::Bounds;
     use mowgli_check::engines::explicit::Backend;
     use mowgli_check::lang::implementation::Implementation;
+    use mowgli_libs::catalogue::Catalogue;
     use mowgli_libs::orders::default_order;
-    use mowgli_libs::registry;
 
     use super::{oracle, overrides, root, FILE_LIBS, Z3_LIBS};
 
     fn report(imp: &str, b: &Bounds, backend: Backend, files: bool) -> Report {
         let ov = if files { overrides(&Z3_LIBS) } else { oracle::overrides(&FILE_LIBS) };
-        registry::with_overrides(ov, || {
+        {
+            let cat: Catalogue = ov.into_iter().collect();
             let order = default_order();
-            let imp = Implementation::load(&root().join(imp), &order).unwrap_or_else(|e| panic!("{e}"));
+            let imp = Implementation::load(&root().join(imp), &order, &cat).unwrap_or_else(|e| panic!("{e}"));
             let clients = obligations::abstract_programs(&imp, &order, b).unwrap_or_else(|e| panic!("{e}"));
             let opts = Options { loop_bound: 4, backend, ..Default::default() };
             obligations::check_clients(&imp, &order, &clients, &imp.map, &opts).unwrap_or_else(|e| panic!("{e}"))
-        })
+        }
     }
 
     fn refuted(r: &Report) -> Vec<&'static str> {

@@ -22,7 +22,7 @@ pub mod sv;
 use std::sync::Arc;
 
 use mowgli_core::{Library, StampOrder};
-use mowgli_libs::registry::Factory;
+use mowgli_libs::catalogue::Factory;
 use mowgli_libs::LibError;
 
 /// The library names the oracle has.

@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::pivot::{self, Program};
+use mowgli_libs::catalogue::{Catalogue, Factory, SpecFactory};
 use mowgli_libs::orders::default_order;
-use mowgli_libs::registry::{self, Factory, SpecFactory};
 
 fn annotate(text: &str, bits: usize) -> String {
     let mut k = 0;
@@ -55,7 +55,10 @@ fn main() {
             for (i, text) in texts.iter().enumerate() {
                 let ov = if file { files.clone() } else { vec![] };
                 let t0 = Instant::now();
-                let r = registry::with_overrides(ov, || litmus::check_text("t", text, &order).expect("parses"));
+                let r = {
+                    let cat: Catalogue = ov.into_iter().collect();
+                    litmus::check_text("t", text, &order, &cat).expect("parses")
+                };
                 per[i].push(t0.elapsed().as_secs_f64() * 1000.0);
                 if pass == 0 {
                     cand += r.stats.candidates;

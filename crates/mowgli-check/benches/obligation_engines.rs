@@ -5,6 +5,7 @@
 //! docs/obligations.md. The bound: 2 threads × 2 nodes × `MOWGLI_BENCH_CALLS`
 //! calls (default 1; 2 is the bound, minutes).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -28,7 +29,7 @@ fn main() {
     let calls: usize = std::env::var("MOWGLI_BENCH_CALLS").ok().and_then(|c| c.parse().ok()).unwrap_or(1);
     let order = default_order();
     for (file, lib) in [("specs/impls/isv.impl", "sv"), ("specs/impls/imsw.impl", "msw")] {
-        let imp = Implementation::load(&root.join(file), &order).expect("loads");
+        let imp = Implementation::load(&root.join(file), &order, &Catalogue::builtins()).expect("loads");
         let clients = obligations::abstract_programs(&imp, &order, &Bounds::new(lib, 2, 2, calls)).expect("generates");
         let (e, te) = run(&imp, &clients, Backend::Explicit, false);
         let (z, tz) = run(&imp, &clients, Backend::Z3, false);

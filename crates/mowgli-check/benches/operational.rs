@@ -7,6 +7,7 @@
 //! ratio, and the machine states explored with and without the partial-order
 //! reduction. Set MOWGLI_BENCH_DIR to bench another directory.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -42,14 +43,15 @@ fn bench(texts: &[String], passes: usize) -> (f64, f64, f64, usize, usize) {
         let t0 = Instant::now();
         for text in texts {
             let ast = mowgli_check::lang::syntax::parse(text).expect("parses");
-            let low = mowgli_check::lang::lower::lower(&ast, &order).expect("lowers");
+            let low = mowgli_check::lang::lower::lower(&ast, &order, &Catalogue::builtins()).expect("lowers");
             explicit::run(&mowgli_check::lang::lower::problem(&low, to), false).expect("runs");
         }
         decl.push(t0.elapsed().as_secs_f64() * 1000.0);
         let t0 = Instant::now();
         for text in texts {
             let (_, ex) =
-                operational::machine_outcomes_text(text, &order, Machine::Concrete, None, true).expect("runs");
+                operational::machine_outcomes_text(text, &order, &Catalogue::builtins(), Machine::Concrete, None, true)
+                    .expect("runs");
             if pass == 0 {
                 reduced += ex.states;
             }
@@ -57,12 +59,15 @@ fn bench(texts: &[String], passes: usize) -> (f64, f64, f64, usize, usize) {
         conc.push(t0.elapsed().as_secs_f64() * 1000.0);
         let t0 = Instant::now();
         for text in texts {
-            operational::machine_outcomes_text(text, &order, Machine::Simplified, None, true).expect("runs");
+            operational::machine_outcomes_text(text, &order, &Catalogue::builtins(), Machine::Simplified, None, true)
+                .expect("runs");
         }
         simp.push(t0.elapsed().as_secs_f64() * 1000.0);
     }
     for text in texts {
-        let (_, ex) = operational::machine_outcomes_text(text, &order, Machine::Concrete, None, false).expect("runs");
+        let (_, ex) =
+            operational::machine_outcomes_text(text, &order, &Catalogue::builtins(), Machine::Concrete, None, false)
+                .expect("runs");
         full += ex.states;
     }
     (median(decl), median(conc), median(simp), reduced, full)
@@ -95,7 +100,7 @@ fn main() {
         model: "the default stamp order".into(),
         partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
-    let gen = generate::generate_suite(&opts, &default_order(), &|_| {}).expect("generates").1;
+    let gen = generate::generate_suite(&opts, &default_order(), &Catalogue::builtins(), &|_| {}).expect("generates").1;
     let texts: Vec<String> = gen.into_iter().map(|t| t.text).collect();
     report("generated rdmatso, 2 threads x 2 instructions, 2 nodes, 2 locations", texts.len(), bench(&texts, 1));
     // the equivalence tests' bound, 2 threads x 3 instructions: every 100th of its
@@ -103,7 +108,7 @@ fn main() {
     // tests/operational.rs)
     let order = default_order();
     let b = SuiteBounds { threads: 2, nodes: 2, instrs: 3, locs: 2, values: 1, min_threads: 2 };
-    let g = Generator::new("rdmatso", &order, &b.gen_bounds("rdmatso")).expect("a generator");
+    let g = Generator::new("rdmatso", &order, &b.gen_bounds("rdmatso", &Catalogue::builtins())).expect("a generator");
     let mut texts = Vec::new();
     let mut index = 0;
     for size in 1..=g.max_size() {

@@ -9,6 +9,7 @@
 //!
 //! Times are medians of several passes (release build).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -35,7 +36,8 @@ fn main() {
         let mut last = None;
         for _ in 0..passes {
             let t0 = Instant::now();
-            let r = robust::check_text_with("<random>", &text, &order, None, false).expect("a well-formed program");
+            let r = robust::check_text_with("<random>", &text, &order, &Catalogue::builtins(), None, false)
+                .expect("a well-formed program");
             ms.push(t0.elapsed().as_secs_f64() * 1000.0);
             last = Some(r);
         }
@@ -60,12 +62,12 @@ fn main() {
     for _ in 0..passes {
         let t0 = Instant::now();
         for (name, text) in &texts {
-            robust::check_text(name, text, &order, None).expect("the suite parses");
+            robust::check_text(name, text, &order, &Catalogue::builtins(), None).expect("the suite parses");
         }
         rob.push(t0.elapsed().as_secs_f64() * 1000.0);
         let t0 = Instant::now();
         for (name, text) in &texts {
-            litmus::check_text(name, text, &order).expect("the suite parses");
+            litmus::check_text(name, text, &order, &Catalogue::builtins()).expect("the suite parses");
         }
         lit.push(t0.elapsed().as_secs_f64() * 1000.0);
     }

@@ -17,8 +17,9 @@ use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::obligations::{self, Options};
 use mowgli_check::analyses::refine::gen::Bounds;
 use mowgli_check::lang::implementation::Implementation;
+use mowgli_libs::catalogue::{Catalogue, Factory};
 use mowgli_libs::orders::default_order;
-use mowgli_libs::registry::{self, Factory};
+use mowgli_libs::registry;
 
 #[path = "../../../tests/oracle/mod.rs"]
 mod oracle;
@@ -56,7 +57,10 @@ fn main() {
                 let ov: Vec<(String, Factory)> =
                     if files { vec![] } else { used.iter().map(|n| (n.to_string(), specs[*n].clone())).collect() };
                 let t0 = Instant::now();
-                let r = registry::with_overrides(ov, || litmus::check_text(name, text, &order).expect("parses"));
+                let r = {
+                    let cat: Catalogue = ov.into_iter().collect();
+                    litmus::check_text(name, text, &order, &cat).expect("parses")
+                };
                 per[i].push(t0.elapsed().as_secs_f64() * 1000.0);
                 if pass == 0 {
                     cand += r.stats.candidates;
@@ -103,16 +107,17 @@ fn main() {
         let mut row = Vec::new();
         for files in [false, true] {
             let ov = if files { vec![] } else { oracle::overrides(&TWINS) };
-            let (ms, programs, execs) = registry::with_overrides(ov, || {
+            let (ms, programs, execs) = {
+                let cat: Catalogue = ov.into_iter().collect();
                 let name = imp;
-                let imp = Implementation::load(&root.join(imp), &order).expect("loads");
+                let imp = Implementation::load(&root.join(imp), &order, &cat).expect("loads");
                 let t0 = cpu_seconds();
                 let clients = obligations::abstract_programs(&imp, &order, &b).expect("generates");
                 let opts = Options { loop_bound: 4, ..Default::default() };
                 let r = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts).expect("runs");
                 assert!(r.complete && r.failures.is_empty(), "{name}");
                 ((cpu_seconds() - t0) * 1000.0, clients.len(), r.executions)
-            });
+            };
             row.push((ms, programs, execs));
         }
         println!(

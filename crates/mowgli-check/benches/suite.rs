@@ -4,6 +4,7 @@
 //! enumeration, and the time of the naive enumerator on the same tests.
 //! Set MOWGLI_BENCH_DIR to bench another directory.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -26,7 +27,7 @@ fn main() {
         let start = Instant::now();
         for (i, (name, text)) in texts.iter().enumerate() {
             let t0 = Instant::now();
-            let r = litmus::check_text(name, text, &order).expect("suite parses");
+            let r = litmus::check_text(name, text, &order, &Catalogue::builtins()).expect("suite parses");
             per_test[i].push(t0.elapsed().as_secs_f64() * 1000.0);
             if pass == 0 {
                 cand += r.stats.candidates;
@@ -46,7 +47,7 @@ fn main() {
     // the naive enumerator (no pruning) on the same tests, one pass
     let start = Instant::now();
     for (name, text) in &texts {
-        litmus::check_text_with(name, text, &order, false).expect("suite parses");
+        litmus::check_text_with(name, text, &order, &Catalogue::builtins(), false).expect("suite parses");
     }
     let naive_ms = start.elapsed().as_secs_f64() * 1000.0;
     println!("suite: {} tests in {}", texts.len(), dir.display());

@@ -14,8 +14,8 @@ use mowgli_check::analyses::obligations::{self, Options};
 use mowgli_check::analyses::refine::gen::{self, Bounds};
 use mowgli_check::engines::explicit::Backend;
 use mowgli_check::lang::implementation::Implementation;
+use mowgli_libs::catalogue::Catalogue;
 use mowgli_libs::orders::default_order;
-use mowgli_libs::registry;
 
 #[path = "../../../tests/oracle/mod.rs"]
 mod oracle;
@@ -43,7 +43,7 @@ fn main() {
             .map(|l| l.split(',').map(|s| s.trim().to_string()).collect())
             .unwrap_or_default();
         if libs.iter().any(|l| Z3_LIBS.contains(&l.as_str()))
-            && litmus::outcomes_of_text_on(&text, &order, true, Backend::Z3).is_ok()
+            && litmus::outcomes_of_text_on(&text, &order, &Catalogue::builtins(), true, Backend::Z3).is_ok()
         {
             suite.push(text);
         }
@@ -65,9 +65,10 @@ fn main() {
             let mut v: Vec<f64> = (0..passes)
                 .map(|_| {
                     let t0 = Instant::now();
-                    registry::with_overrides(ov(with), || {
-                        litmus::outcomes_of_text_on(t, &order, true, backend).expect("runs");
-                    });
+                    {
+                        let cat: Catalogue = ov(with).into_iter().collect();
+                        litmus::outcomes_of_text_on(t, &order, &cat, true, backend).expect("runs");
+                    };
                     t0.elapsed().as_secs_f64() * 1000.0
                 })
                 .collect();
@@ -100,15 +101,14 @@ fn main() {
         let ms: Vec<f64> = CONFIGS
             .iter()
             .map(|&(_, backend, with)| {
-                registry::with_overrides(ov(with), || {
-                    let imp = Implementation::load(&root.join(imp), &order).expect("loads");
-                    let clients = obligations::abstract_programs(&imp, &order, &b).expect("generates");
-                    let opts = Options { loop_bound: 4, backend, ..Default::default() };
-                    let t0 = Instant::now();
-                    let r = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts).expect("runs");
-                    assert!(r.complete && r.failures.is_empty());
-                    t0.elapsed().as_secs_f64() * 1000.0
-                })
+                let cat: Catalogue = ov(with).into_iter().collect();
+                let imp = Implementation::load(&root.join(imp), &order, &cat).expect("loads");
+                let clients = obligations::abstract_programs(&imp, &order, &b).expect("generates");
+                let opts = Options { loop_bound: 4, backend, ..Default::default() };
+                let t0 = Instant::now();
+                let r = obligations::check_clients(&imp, &order, &clients, &imp.map, &opts).expect("runs");
+                assert!(r.complete && r.failures.is_empty());
+                t0.elapsed().as_secs_f64() * 1000.0
             })
             .collect();
         report(&format!("obligations {imp} {t}x{n}x{c}"), &ms);

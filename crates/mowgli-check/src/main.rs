@@ -99,21 +99,22 @@ fn main() -> ExitCode {
     let mut libs = project.as_ref().map(|p| p.libraries.clone()).unwrap_or_default();
     libs.extend(cli.lib_files);
     cli::progress::set_quiet(cli.quiet);
-    if let Err(d) = cli::common::install_libs(&libs) {
-        return cli::common::input_error(false, d);
-    }
+    let cat = &match cli::common::catalogue_of(&libs) {
+        Ok(c) => c,
+        Err(d) => return cli::common::input_error(false, d),
+    };
     match cli.cmd {
-        Cmd::Check(a) => cli::check::run(*a, project),
-        Cmd::Litmus(a) => cli::litmus::run(a),
-        Cmd::Trace(a) => cli::trace::run(a),
-        Cmd::Refine(a) => cli::refine::run(*a),
-        Cmd::Obligations(a) => cli::obligations::run(&a),
-        Cmd::Explore(a) => cli::explore::run(*a),
-        Cmd::Generate(a) => cli::generate::run(a),
-        Cmd::Cells(a) => cli::cells::run(&a),
-        Cmd::Axioms(a) => cli::axioms::run(&a),
+        Cmd::Check(a) => cli::check::run(*a, project, cat),
+        Cmd::Litmus(a) => cli::litmus::run(a, cat),
+        Cmd::Trace(a) => cli::trace::run(a, cat),
+        Cmd::Refine(a) => cli::refine::run(*a, cat),
+        Cmd::Obligations(a) => cli::obligations::run(&a, cat),
+        Cmd::Explore(a) => cli::explore::run(*a, cat),
+        Cmd::Generate(a) => cli::generate::run(a, cat),
+        Cmd::Cells(a) => cli::cells::run(&a, cat),
+        Cmd::Axioms(a) => cli::axioms::run(&a, cat),
         Cmd::Merge(a) => cli::merge::run(a),
-        Cmd::Robust(a) => cli::robust::run(a),
+        Cmd::Robust(a) => cli::robust::run(a, cat),
         Cmd::Pivot(a) => cli::pivot::run(a),
         Cmd::StampOrder(a) => cli::stamp_order::run(a),
     }

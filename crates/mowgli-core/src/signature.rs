@@ -130,13 +130,17 @@ pub struct MethodSig {
     /// An extension of the library's core interface (operations beyond the ones
     /// its programs usually use): generated litmus suites leave it out unless asked.
     pub extension: bool,
+    /// The calls this method is tantamount to in a library that lacks it, in order:
+    /// each a method name and whether it takes this call's arguments (a program is
+    /// translated to another library by them, `mowgli explore`).
+    pub same_as: Vec<(&'static str, bool)>,
 }
 
 impl MethodSig {
     /// A signature from its roles and return alternatives.
     pub fn new(name: &'static str, roles: Vec<Role>, rets: Vec<Ret>) -> MethodSig {
         let params = roles.iter().map(|r| r.param()).collect();
-        MethodSig { name, params, returns: !rets.is_empty(), roles, rets, extension: false }
+        MethodSig { name, params, returns: !rets.is_empty(), roles, rets, extension: false, same_as: vec![] }
     }
 
     /// A signature from argument kinds alone: each parameter gets its kind's
@@ -144,12 +148,18 @@ impl MethodSig {
     pub fn plain(name: &'static str, params: &[Param], returns: bool) -> MethodSig {
         let roles = params.iter().map(|p| Role::of(*p)).collect();
         let rets = if returns { vec![Ret::Top] } else { vec![] };
-        MethodSig { name, params: params.to_vec(), returns, roles, rets, extension: false }
+        MethodSig { name, params: params.to_vec(), returns, roles, rets, extension: false, same_as: vec![] }
     }
 
     /// The same signature, marked an extension of the core interface.
     pub fn extension(mut self) -> MethodSig {
         self.extension = true;
+        self
+    }
+
+    /// The same signature, tantamount to the calls `calls` (see [`MethodSig::same_as`]).
+    pub fn same_as(mut self, calls: &[(&'static str, bool)]) -> MethodSig {
+        self.same_as = calls.to_vec();
         self
     }
 

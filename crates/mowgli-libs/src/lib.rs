@@ -4,11 +4,12 @@
 //! Def. 4.2-4.4, with and without the PCIe guarantee; [`rdmatsof1`], the same model
 //! as LOCO Def. F.1 formulates it; both with the LOCO App. F.1 methods of
 //! [`tsoext`]), the shipped stamp orders ([`orders`]), coreRMA ([`corerma`], Dan et
-//! al., OOPSLA 2016) with each rule of its Fig. 4 switchable, and a registry of
-//! libraries by name ([`registry`]). RDMA^WAIT, shared variables, msw, the barrier
+//! al., OOPSLA 2016) with each rule of its Fig. 4 switchable, the built-in libraries by name ([`registry`]) and a run's
+//! catalogue of libraries ([`catalogue`]). RDMA^WAIT, shared variables, msw, the barrier
 //! and the ring-buffer libraries are files (`specs/libs/*.lib`, embedded in the
 //! binary by [`registry::FILES`], run by crate `mowgli-spec`).
 
+pub mod catalogue;
 pub mod corerma;
 pub mod orders;
 pub mod rdma;

@@ -1,8 +1,5 @@
-//! Libraries by the names the litmus format uses, and overrides: libraries built
-//! elsewhere (e.g. read from a library file, crate `mowgli-spec`) that replace a
-//! built-in of the same name or add a new name, for the whole process
-//! ([`install`], the CLI's `--lib FILE`) or for one call on the current thread
-//! ([`with_overrides`], tests).
+//! The built-in libraries by the names the litmus format uses. A run's libraries
+//! (these and the ones read from files) travel as a [`crate::catalogue::Catalogue`].
 //!
 //! The built-ins come from two places. sv, rdmawait, msw, bal, bal_all, rbl,
 //! rbl_weak and rbl_rfe are their library files (`specs/libs/*.lib`, the source of
@@ -13,7 +10,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock};
 
 use mowgli_core::{Library, StampOrder};
 use mowgli_spec::{FileLibrary, Spec};
@@ -67,21 +64,6 @@ fn builtin_arc(name: &str) -> Option<&'static Arc<Spec>> {
     specs.get(name)
 }
 
-/// A registry entry building the file library `spec` (the CLI's `--lib FILE`).
-pub trait SpecFactory {
-    fn factory(&self) -> Factory;
-}
-
-impl SpecFactory for Spec {
-    fn factory(&self) -> Factory {
-        let spec = Arc::new(self.clone());
-        Arc::new(move |order: &StampOrder| {
-            let l = FileLibrary::new(spec.clone(), order).map_err(LibError::Other)?;
-            Ok(Box::new(l) as Box<dyn Library>)
-        })
-    }
-}
-
 /// Every library name of the litmus format, available or not.
 pub const KNOWN: &[&str] = &[
     "rdmatso",
@@ -99,61 +81,6 @@ pub const KNOWN: &[&str] = &[
     "corerma",
     "corerma_noir",
 ];
-
-/// Builds a library under a stamp order (an override's constructor).
-pub type Factory = Arc<dyn Fn(&StampOrder) -> Result<Box<dyn Library>, LibError> + Send + Sync>;
-
-static INSTALLED: RwLock<Vec<(String, Factory)>> = RwLock::new(Vec::new());
-
-thread_local! {
-    static SCOPED: RefCell<Vec<(String, Factory)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Makes `name` resolve to `factory` for the rest of the process (a later
-/// install of the same name wins).
-pub fn install(name: &str, factory: Factory) {
-    let mut v = INSTALLED.write().unwrap_or_else(|e| e.into_inner());
-    v.retain(|(n, _)| n != name);
-    v.push((name.to_string(), factory));
-}
-
-/// Runs `f` with `overrides` in force on the current thread (they win over
-/// [`install`]ed ones and the built-ins), then removes them.
-pub fn with_overrides<R>(overrides: Vec<(String, Factory)>, f: impl FnOnce() -> R) -> R {
-    let before = SCOPED.with(|s| std::mem::replace(&mut *s.borrow_mut(), overrides));
-    struct Restore(Option<Vec<(String, Factory)>>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            let before = self.0.take().unwrap_or_default();
-            SCOPED.with(|s| *s.borrow_mut() = before);
-        }
-    }
-    let _restore = Restore(Some(before));
-    f()
-}
-
-/// The names overridden now (scoped ones first), e.g. to list them as known.
-pub fn override_names() -> Vec<String> {
-    let mut names: Vec<String> = SCOPED.with(|s| s.borrow().iter().map(|(n, _)| n.clone()).collect());
-    names.extend(INSTALLED.read().unwrap_or_else(|e| e.into_inner()).iter().map(|(n, _)| n.clone()));
-    names
-}
-
-fn overridden(name: &str) -> Option<Factory> {
-    if let Some(f) = SCOPED.with(|s| s.borrow().iter().rev().find(|(n, _)| n == name).map(|(_, f)| f.clone())) {
-        return Some(f);
-    }
-    INSTALLED.read().unwrap_or_else(|e| e.into_inner()).iter().rev().find(|(n, _)| n == name).map(|(_, f)| f.clone())
-}
-
-/// Builds library `name` under the stamp order `order`: an override of that
-/// name if one is in force, else the built-in.
-pub fn library(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibError> {
-    if let Some(f) = overridden(name) {
-        return f(order);
-    }
-    builtin(name, order)
-}
 
 /// Most built-in libraries a thread keeps built ([`builtin`]).
 const KEPT: usize = 8;

@@ -9,11 +9,12 @@
 //! (`NAME.lib`, docs/spec-language.md) is the library of its name: `--base sv
 //! --variant sv_variant.lib` renames `sv` to the file's library.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use mowgli_core::StampOrder;
-use mowgli_libs::registry::SpecFactory;
+use mowgli_libs::catalogue::spec_factory;
 use serde::Serialize;
 
 use crate::analyses::litmus;
@@ -30,50 +31,52 @@ pub enum Model {
 }
 
 impl Model {
-    /// `arg` names a library of the litmus format, or a stamp-order file.
-    pub fn parse(arg: &str, default: &StampOrder) -> Result<Model, String> {
-        if mowgli_libs::registry::KNOWN.contains(&arg)
-            || mowgli_libs::registry::override_names().iter().any(|n| n == arg)
-        {
+    /// `arg` names a library of `cat`, a library file (added to `cat`), or a
+    /// stamp-order file.
+    pub fn parse(arg: &str, default: &StampOrder, cat: &mut Catalogue) -> Result<Model, String> {
+        if cat.knows(arg) {
             return Ok(Model::Library(arg.to_string()));
         }
         if arg.ends_with(".lib") {
-            return Model::library_file(arg, None);
+            return Model::library_file(arg, None, cat);
         }
         let text = std::fs::read_to_string(arg).map_err(|e| {
             let d = Diagnostic::whole_file(
                 arg,
-                format!(
-                    "neither a library ({}) nor a readable stamp-order file: {e}",
-                    mowgli_libs::registry::KNOWN.join(", ")
-                ),
+                format!("neither a library ({}) nor a readable stamp-order file: {e}", cat.known().join(", ")),
             );
-            d.suggesting(arg, mowgli_libs::registry::KNOWN.iter().copied()).to_string()
+            let known = cat.known();
+            d.suggesting(arg, known.iter().map(String::as_str)).to_string()
         })?;
         let order = crate::lang::stamporder::load_text(arg, &text, default).map_err(|e| e.to_string())?;
         Ok(Model::Order { label: arg.to_string(), order })
     }
 
-    /// A library file (docs/spec-language.md), installed for the run under its
-    /// name, or under `NAME_variant` when its name is `taken` (the other side's).
-    fn library_file(arg: &str, taken: Option<&str>) -> Result<Model, String> {
+    /// A library file (docs/spec-language.md), added to `cat` under its name, or
+    /// under `NAME_variant` when its name is `taken` (the other side's).
+    fn library_file(arg: &str, taken: Option<&str>, cat: &mut Catalogue) -> Result<Model, String> {
         let spec = mowgli_spec::parse_file(std::path::Path::new(arg)).map_err(|d| d.to_string())?;
         let name = match taken {
             Some(t) if t == spec.name => format!("{}_variant", spec.name),
             _ => spec.name.clone(),
         };
-        mowgli_libs::registry::install(&name, spec.factory());
+        cat.add(&name, spec_factory(&spec));
         Ok(Model::Library(name))
     }
 
     /// The two sides of a comparison: a variant library file of the base's name
     /// (`--base sv --variant sv.lib`) is known as `NAME_variant`, so that the base
-    /// keeps its library.
-    pub fn pair(base: &str, variant: &str, default: &StampOrder) -> (Result<Model, String>, Result<Model, String>) {
-        let b = Model::parse(base, default);
+    /// keeps its library. Library files are added to `cat`.
+    pub fn pair(
+        base: &str,
+        variant: &str,
+        default: &StampOrder,
+        cat: &mut Catalogue,
+    ) -> (Result<Model, String>, Result<Model, String>) {
+        let b = Model::parse(base, default, cat);
         let v = match (&b, variant.ends_with(".lib")) {
-            (Ok(Model::Library(name)), true) => Model::library_file(variant, Some(name)),
-            _ => Model::parse(variant, default),
+            (Ok(Model::Library(name)), true) => Model::library_file(variant, Some(name), cat),
+            _ => Model::parse(variant, default, cat),
         };
         (b, v)
     }
@@ -148,25 +151,37 @@ pub fn rename_library(text: &str, from: &str, to: &str) -> String {
 }
 
 /// `text` over library `to` instead of `from`: the library renamed
-/// ([`rename_library`]) and, from coreRMA to RDMA^TSO, coreRMA's `Flush(n)` written
-/// as `Rfence(n); Mfence()` ("flush(n) is tantamount to rfence(n) followed by
-/// mfence", RDMA paper §6; the other methods of the common fragment, Read, Write,
-/// Put and Get, have the same names and meaning).
-pub fn translate_program(text: &str, from: &str, to: &str) -> String {
+/// ([`rename_library`]) and each call of a method of `from` that `to` lacks written
+/// as the calls its declaration says it is tantamount to ([`mowgli_core::MethodSig::same_as`];
+/// coreRMA's `Flush(n)` is `Rfence(n); Mfence()` over RDMA^TSO, RDMA paper §6),
+/// when `to` has them. Methods of the same name keep their calls.
+pub fn translate_program(text: &str, from: &str, to: &str, order: &StampOrder, cat: &Catalogue) -> String {
     let renamed = rename_library(text, from, to);
-    let tso = to.starts_with("rdmatso") || to == "rdmasc";
-    if !(from.starts_with("corerma") && tso) {
+    let (Ok(fl), Ok(tl)) = (cat.library(from, order), cat.library(to, order)) else {
+        return renamed;
+    };
+    let has = |name: &str| tl.methods().iter().any(|m| m.name == name);
+    let expansions: Vec<(&str, &[(&str, bool)])> = fl
+        .methods()
+        .iter()
+        .filter(|m| !m.same_as.is_empty() && !has(m.name) && m.same_as.iter().all(|(n, _)| has(n)))
+        .map(|m| (m.name, m.same_as.as_slice()))
+        .collect();
+    if expansions.is_empty() {
         return renamed;
     }
     let mut out = String::with_capacity(renamed.len());
     for line in renamed.lines() {
         let t = line.trim_start();
-        match t.strip_prefix("Flush(") {
-            Some(rest) if !t.starts_with('#') => {
+        let call = t.split_once('(').filter(|_| !t.starts_with('#'));
+        match call.and_then(|(m, rest)| expansions.iter().find(|(n, _)| *n == m.trim()).map(|(_, e)| (*e, rest))) {
+            Some((calls, rest)) => {
                 let indent = &line[..line.len() - t.len()];
-                out += &format!("{indent}Rfence({rest}\n{indent}Mfence()\n");
+                for (m, takes_args) in calls {
+                    out += &format!("{indent}{m}({}\n", if *takes_args { rest } else { ")" });
+                }
             }
-            _ => {
+            None => {
                 out += line;
                 out.push('\n');
             }
@@ -185,6 +200,7 @@ pub fn compare(
     base: &Model,
     variant: &Model,
     default: &StampOrder,
+    cat: &Catalogue,
 ) -> Result<Comparison, InputError> {
     let start = std::time::Instant::now();
     let files = litmus::collect(paths)?;
@@ -219,7 +235,7 @@ pub fn compare(
                     cmp.skipped += 1;
                     continue;
                 }
-                (text.clone(), default, translate_program(&text, a, b), default)
+                (text.clone(), default, translate_program(&text, a, b, default, cat), default)
             }
             _ => {
                 return Err(InputError::whole_file(
@@ -228,8 +244,8 @@ pub fn compare(
                 ))
             }
         };
-        let rb = litmus::check_text(&file, &bt, bo);
-        let rv = litmus::check_text(&file, &vt, vo);
+        let rb = litmus::check_text(&file, &bt, bo, cat);
+        let rv = litmus::check_text(&file, &vt, vo, cat);
         let (rb, rv) = match (rb, rv) {
             (Ok(a), Ok(b)) => (a, b),
             (Err(e), _) | (_, Err(e)) => {
@@ -376,6 +392,7 @@ pub fn search(
     default: &StampOrder,
     opts: &SearchOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
+    cat: &Catalogue,
 ) -> Result<SearchReport, String> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::Mutex;
@@ -385,9 +402,9 @@ pub fn search(
         (Model::Library(a), Model::Library(_)) => (a.clone(), default, default),
         _ => return Err("--base and --variant must both be libraries or both stamp-order files".into()),
     };
-    let g = crate::analyses::refine::gen::Generator::new(&lib, bo, &opts.bounds)?;
+    let g = crate::analyses::refine::gen::Generator::in_catalogue(&lib, bo, cat, &opts.bounds)?;
     let variant_program = |text: &str| match (base, variant) {
-        (Model::Library(a), Model::Library(b)) => translate_program(text, a, b),
+        (Model::Library(a), Model::Library(b)) => translate_program(text, a, b, default, cat),
         _ => text.to_string(),
     };
     let run_with = |m: &Model| match m {
@@ -429,8 +446,8 @@ pub fn search(
                     let description = format!("distinguishes {} from {}", base.label(), variant.label());
                     let program = g.render_with(&class, i, &name, &description);
                     let vprogram = variant_program(&program);
-                    let r = crate::analyses::litmus::outcomes_of_text(&program, bo, true)
-                        .and_then(|ob| Ok((ob, crate::analyses::litmus::outcomes_of_text(&vprogram, vo, true)?)))
+                    let r = crate::analyses::litmus::outcomes_of_text(&program, bo, cat, true)
+                        .and_then(|ob| Ok((ob, crate::analyses::litmus::outcomes_of_text(&vprogram, vo, cat, true)?)))
                         .map_err(|e| format!("{name}: {}", e.msg))
                         .map(|(ob, ov)| {
                             if ob == ov {

@@ -24,6 +24,7 @@
 //! `expect forbidden` of every other outcome, so that `mowgli litmus DIR` re-checks
 //! the exact set (and a change of model shows up as failures).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -58,8 +59,8 @@ impl SuiteBounds {
     /// thread, no observer library, every method of the library's core interface
     /// (not those its declaration marks as extensions), and the filter of the
     /// module documentation.
-    pub fn gen_bounds(&self, lib: &str) -> Bounds {
-        let mut b = Bounds::new(lib, self.threads, self.nodes, self.instrs);
+    pub fn gen_bounds(&self, lib: &str, cat: &Catalogue) -> Bounds {
+        let mut b = Bounds::in_catalogue(lib, cat, self.threads, self.nodes, self.instrs);
         b.locs = self.locs;
         b.values = self.values;
         b.observer = None;
@@ -228,10 +229,11 @@ fn test_text(program: &str, lib: &str, model: &str, outcomes: &[BTreeMap<String,
 pub fn generate_suite(
     opts: &SuiteOptions,
     order: &StampOrder,
+    cat: &Catalogue,
     progress: &(dyn Fn(SuiteProgress) + Sync),
 ) -> Result<(SuiteReport, Vec<SuiteTest>), String> {
     let tests = Mutex::new(Vec::new());
-    let rep = generate_suite_with(opts, order, progress, &|t| {
+    let rep = generate_suite_with(opts, order, cat, progress, &|t| {
         tests.lock().expect("tests").push(t);
         Ok(())
     })?;
@@ -250,6 +252,7 @@ pub fn generate_suite(
 pub fn generate_suite_with(
     opts: &SuiteOptions,
     order: &StampOrder,
+    cat: &Catalogue,
     progress: &(dyn Fn(SuiteProgress) + Sync),
     sink: &(dyn Fn(SuiteTest) -> Result<(), String> + Sync),
 ) -> Result<SuiteReport, String> {
@@ -260,11 +263,10 @@ pub fn generate_suite_with(
     }
     let mut gens = Vec::new();
     for lib in &opts.libs {
-        if mowgli_libs::registry::library(lib, order).is_err() {
+        if cat.library(lib, order).is_err() {
             // shown in the command line that named it (`--libs`), with the closest library
             let args: Vec<String> = std::env::args().collect();
-            let mut known: Vec<String> = mowgli_libs::registry::KNOWN.iter().map(|s| s.to_string()).collect();
-            known.extend(mowgli_libs::registry::override_names());
+            let known = cat.known();
             let msg = format!(
                 "unknown library `{lib}` (known: {}; a library file is given with `--lib FILE`)",
                 known.join(", ")
@@ -272,7 +274,7 @@ pub fn generate_suite_with(
             let d = mowgli_diag::Diagnostic::command_line(&args, "--libs", lib, msg).with_label("unknown");
             return Err(d.suggesting(lib, known.iter().map(String::as_str)).to_string());
         }
-        gens.push(Generator::new(lib, order, &b.gen_bounds(lib))?);
+        gens.push(Generator::in_catalogue(lib, order, cat, &b.gen_bounds(lib, cat))?);
     }
     let jobs = opts.jobs.max(1);
     let mut rep = SuiteReport {
@@ -341,7 +343,7 @@ pub fn generate_suite_with(
                             b.values
                         );
                         let program = g.render_with(&class, i, &name, &description);
-                        let r = litmus::outcomes_of_text(&program, order, true)
+                        let r = litmus::outcomes_of_text(&program, order, cat, true)
                             .map_err(|e| format!("{name}: {}", e.msg))
                             .and_then(|outs| {
                                 if outs.is_empty() {

@@ -10,6 +10,7 @@
 //! "this outcome is reachable" fails — or when the two engines disagree (the
 //! message says which); `error` (exit 2) for unreadable or malformed input.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 
 use mowgli_core::StampOrder;
@@ -65,7 +66,7 @@ fn error(msg: String) -> (String, Decided) {
 }
 
 /// Runs `mowgli trace`: the text to print and the verdict.
-pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
+pub fn run(a: &TraceArgs, order: &StampOrder, cat: &Catalogue) -> (String, Decided) {
     let file = a.file.display().to_string();
     let text = match mowgli_diag::read_source(&a.file, &file) {
         Ok(t) => t,
@@ -93,7 +94,7 @@ pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
     };
     // the test's own errors first, so that they are not blamed on --outcome
     ast.expects.clear();
-    if let Err(e) = lower::lower(&ast, order) {
+    if let Err(e) = lower::lower(&ast, order, cat) {
         return error(e.in_file(&file, &text).to_string());
     }
     ast.expects = vec![cond];
@@ -110,7 +111,7 @@ pub fn run(a: &TraceArgs, order: &StampOrder) -> (String, Decided) {
             }
         }
     }
-    let low = match lower::lower(&ast, order) {
+    let low = match lower::lower(&ast, order, cat) {
         Ok(l) => l,
         Err(e) => return error(in_outcome(e)),
     };

@@ -2,6 +2,7 @@
 //! each named axiom in turn, drop each so term; docs/sensitivity.md, "Axiom
 //! sensitivity").
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -11,7 +12,6 @@ use mowgli_check::analyses::refine::gen::{Bounds, Partition};
 use mowgli_check::analyses::sensitivity::{Check, CheckResult, Method};
 use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_libs::orders;
-use mowgli_libs::registry::SpecFactory;
 
 use super::common::{conclude, input_error, SuiteArgs};
 
@@ -64,7 +64,7 @@ pub struct Args {
     pub json: bool,
 }
 
-pub fn run(a: &Args) -> ExitCode {
+pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
     let order = orders::default_order();
     let spec = match mowgli_spec::parse_file(&a.library) {
         Ok(s) => s,
@@ -81,15 +81,15 @@ pub fn run(a: &Args) -> ExitCode {
         );
     }
     // the implementations may name the library (it may be known from this file only)
-    mowgli_libs::registry::install(&spec.name, spec.factory());
+    let cat = &cat.with_spec(&spec);
     let mut checks = Vec::new();
     for f in &a.impls {
-        let imp = match mowgli_check::lang::implementation::Implementation::load(f, &order) {
+        let imp = match mowgli_check::lang::implementation::Implementation::load(f, &order, cat) {
             Ok(i) => i,
             Err(e) => return input_error(a.json, e.to_string()),
         };
         for method in [Method::Refine, Method::Obligations] {
-            let mut b = Bounds::new(&imp.implements, a.impl_threads, a.impl_nodes, a.calls);
+            let mut b = Bounds::in_catalogue(&imp.implements, cat, a.impl_threads, a.impl_nodes, a.calls);
             // rings as the paper's tests have them, as `mowgli cells` (its writer does
             // not read it: docs/obligations.md#self-read-rings)
             b.self_ring = false;
@@ -104,7 +104,7 @@ pub fn run(a: &Args) -> ExitCode {
     let search = (!a.no_search).then(|| SearchOptions {
         library: spec.name.clone(),
         bounds: {
-            let mut b = a.bounds.bounds(1).gen_bounds(&spec.name);
+            let mut b = a.bounds.bounds(1).gen_bounds(&spec.name, cat);
             // a library whose calls return nothing (a lock) is observed through another
             b.observer = a.observer.clone();
             b
@@ -122,7 +122,7 @@ pub fn run(a: &Args) -> ExitCode {
             spinner.note(&format!("{what} …"));
         }
     };
-    let rep = axioms::run(&a.library, &order, &opts, &progress);
+    let rep = axioms::run(&a.library, &order, cat, &opts, &progress);
     spinner.finish();
     let rep = match rep {
         Ok(r) => r,

@@ -1,5 +1,6 @@
 //! `mowgli cells`: cell sensitivity of a stamp-order table.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -62,7 +63,7 @@ pub enum SnTo {
 }
 
 /// `mowgli cells`: cell sensitivity of a stamp-order table.
-pub fn run(a: &Args) -> ExitCode {
+pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
     use mowgli_check::analyses::refine::gen::{Bounds, Partition};
     use mowgli_check::analyses::sensitivity::{self, CellOptions};
     use mowgli_core::Cell;
@@ -117,10 +118,10 @@ pub fn run(a: &Args) -> ExitCode {
         Err(e) => return fail(e.to_string()),
     };
     for lib in gen {
-        let mut b = Bounds::new(lib, *gen_threads, *gen_nodes, *gen_calls);
+        let mut b = Bounds::in_catalogue(lib, cat, *gen_threads, *gen_nodes, *gen_calls);
         // values 1..=V, as `generate`'s suites draw them
         b.compare_initial = false;
-        match sensitivity::generated(lib, &base, &b) {
+        match sensitivity::generated(lib, &base, cat, &b) {
             Ok(c) => cands.extend(c),
             Err(e) => return fail(format!("--gen:1:1: {lib}: {e}")),
         }
@@ -160,7 +161,7 @@ pub fn run(a: &Args) -> ExitCode {
         bar.set_message(format!("{}: {}", c.cell, c.score()));
         bar.inc(1);
     };
-    let rep = sensitivity::cells(&base, &cands, &suite, &opts, &tick);
+    let rep = sensitivity::cells(&base, &cands, &suite, &opts, &tick, cat);
     bar.finish();
     let rep = match rep {
         Ok(r) => r,

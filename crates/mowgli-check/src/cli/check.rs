@@ -1,6 +1,7 @@
 //! `mowgli check`: every entry of the project file, one line each, a summary, the
 //! verdict; `--junit FILE` for CI.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -38,7 +39,7 @@ pub struct Args {
     pub jobs: Option<usize>,
 }
 
-pub fn run(a: Args, project: Option<Project>) -> ExitCode {
+pub fn run(a: Args, project: Option<Project>, cat: &Catalogue) -> ExitCode {
     let Some(project) = project else {
         return input_error(
             a.json,
@@ -86,7 +87,7 @@ pub fn run(a: Args, project: Option<Project>) -> ExitCode {
     let start = Instant::now();
     let mut reports = Vec::new();
     for e in entries {
-        let r = project::run_entry(&project, e, &opts);
+        let r = project::run_entry(&project, e, &opts, cat);
         if !a.json {
             print_entry(&r, width);
         }

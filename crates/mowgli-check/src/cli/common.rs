@@ -1,6 +1,7 @@
 //! What every command shares: loading the stamp order and an implementation,
 //! ending a run by its verdict, progress bars and shard banners.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -8,7 +9,6 @@ use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_core::StampOrder;
 use mowgli_diag::Diagnostic;
 use mowgli_libs::orders;
-use mowgli_libs::registry::SpecFactory;
 
 /// A number of seconds on the command line (`--time-limit 2.5`): finite, from 0
 /// to 10⁹ (a duration must be one).
@@ -86,12 +86,13 @@ static LIB_FILES: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new()
 
 /// `--lib FILE…`: reads each library file and makes its library resolve by its
 /// name for the rest of the run (replacing a built-in of the same name).
-pub fn install_libs(files: &[PathBuf]) -> Result<(), Diagnostic> {
+pub fn catalogue_of(files: &[PathBuf]) -> Result<Catalogue, Diagnostic> {
     let _ = LIB_FILES.set(files.to_vec());
+    let mut cat = Catalogue::builtins();
     for f in files {
-        install_lib(f)?;
+        add_lib(f, &mut cat)?;
     }
-    Ok(())
+    Ok(cat)
 }
 
 /// The project file in force (docs/user-guide.md, "A project file"): `--project
@@ -113,9 +114,9 @@ pub fn load_project(
     Project::load(&file).map(Some)
 }
 
-/// Reads one library file and makes its library resolve by its name; returns
+/// Reads one library file and adds its library to `cat` under its name; returns
 /// the name.
-pub fn install_lib(f: &std::path::Path) -> Result<String, Diagnostic> {
+pub fn add_lib(f: &std::path::Path, cat: &mut Catalogue) -> Result<String, Diagnostic> {
     let spec = mowgli_spec::parse_file(f)?;
     // built once now, so that a stamp missing from the default order is reported here
     let order = orders::default_order();
@@ -123,7 +124,7 @@ pub fn install_lib(f: &std::path::Path) -> Result<String, Diagnostic> {
     if let Err(e) = spec.library(&order) {
         return Err(Diagnostic::whole_file(f.display().to_string(), e));
     }
-    mowgli_libs::registry::install(&spec.name, spec.factory());
+    cat.add_spec(&spec);
     Ok(spec.name)
 }
 
@@ -144,18 +145,19 @@ pub fn load_impl(
     implementation: &std::path::Path,
     stamp_order: &Option<PathBuf>,
     spec: &Option<String>,
+    cat: &Catalogue,
 ) -> Result<(StampOrder, mowgli_check::lang::implementation::Implementation), Diagnostic> {
     let order = load_order(stamp_order)?;
-    let mut imp = mowgli_check::lang::implementation::Implementation::load(implementation, &order)?;
+    let mut imp = mowgli_check::lang::implementation::Implementation::load(implementation, &order, cat)?;
     if let Some(lib) = spec {
         imp.against(lib, &order).map_err(|e| {
             let args: Vec<String> = std::env::args().collect();
-            let known = mowgli_libs::registry::KNOWN;
             let d = Diagnostic::command_line(&args, "--spec", lib, format!("--spec {lib}: {e}"));
-            if known.contains(&lib.as_str()) {
+            if cat.knows(lib) {
                 d
             } else {
-                d.with_label("unknown").suggesting(lib, known.iter().copied())
+                let known = cat.known();
+                d.with_label("unknown").suggesting(lib, known.iter().map(String::as_str))
             }
         })?;
     }
@@ -280,9 +282,10 @@ pub struct ShapeArgs {
 
 impl ShapeArgs {
     /// The generator's bounds for library `lib` with `calls` calls per thread.
-    pub fn bounds(&self, lib: &str, calls: usize) -> mowgli_check::analyses::refine::gen::Bounds {
-        let mut b = mowgli_check::analyses::refine::gen::Bounds::new(
+    pub fn bounds(&self, lib: &str, cat: &Catalogue, calls: usize) -> mowgli_check::analyses::refine::gen::Bounds {
+        let mut b = mowgli_check::analyses::refine::gen::Bounds::in_catalogue(
             lib,
+            cat,
             self.threads,
             self.nodes.unwrap_or(self.threads),
             calls,

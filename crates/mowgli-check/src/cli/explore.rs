@@ -1,6 +1,7 @@
 //! `mowgli explore`: compare two models on a corpus, on the implementations, or on
 //! generated programs (`--search`).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -76,14 +77,14 @@ pub struct SearchArgs {
     pub partition: Option<String>,
 }
 
-pub fn run(a: Args) -> ExitCode {
+pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
     let Args { base, variant, paths, json, impls, impls_dir, search } = a;
     if search.search {
-        explore_search(&base, &variant, &paths, json, &search)
+        explore_search(&base, &variant, &paths, json, &search, cat)
     } else if impls {
-        explore_impls(&base, &variant, &paths, json, &impls_dir)
+        explore_impls(&base, &variant, &paths, json, &impls_dir, cat)
     } else {
-        explore(&base, &variant, &paths, json)
+        explore(&base, &variant, &paths, json, cat)
     }
 }
 
@@ -98,15 +99,16 @@ fn print_difference<T: std::fmt::Display>(what: &str, base: (&str, usize, &[T]),
     }
 }
 
-fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode {
+fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool, cat: &Catalogue) -> ExitCode {
     use mowgli_check::analyses::explore::{self, Model};
     let default = orders::default_order();
-    let (b, v) = match Model::pair(base, variant, &default) {
+    let cat = &mut cat.clone();
+    let (b, v) = match Model::pair(base, variant, &default, cat) {
         (Ok(b), Ok(v)) => (b, v),
         (Err(e), _) | (_, Err(e)) => return input_error(json, e),
     };
     let progress = Progress::spinner("explore", "running the corpus under both models");
-    let cmp = explore::compare(paths, &b, &v, &default);
+    let cmp = explore::compare(paths, &b, &v, &default, cat);
     progress.finish();
     let cmp = match cmp {
         Ok(c) => c,
@@ -159,11 +161,19 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool) -> ExitCode
 
 /// `mowgli explore --base A --variant B --impls [PATHS]`: the corpus comparison (when
 /// paths are given) and the implementation checks under both stamp orders.
-fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: &std::path::Path) -> ExitCode {
+fn explore_impls(
+    base: &str,
+    variant: &str,
+    paths: &[PathBuf],
+    json: bool,
+    dir: &std::path::Path,
+    cat: &Catalogue,
+) -> ExitCode {
     use mowgli_check::analyses::explore::{self, Model};
     use mowgli_check::analyses::sensitivity;
     let default = orders::default_order();
-    let (b, v) = match Model::pair(base, variant, &default) {
+    let cat = &mut cat.clone();
+    let (b, v) = match Model::pair(base, variant, &default, cat) {
         (Ok(b), Ok(v)) => (b, v),
         (Err(e), _) | (_, Err(e)) => return input_error(json, e),
     };
@@ -180,7 +190,7 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
     let cmp = if paths.is_empty() {
         None
     } else {
-        match explore::compare(paths, &b, &v, &default) {
+        match explore::compare(paths, &b, &v, &default, cat) {
             Ok(c) => Some(c),
             Err(e) => return input_error(json, e),
         }
@@ -188,7 +198,7 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
     progress.set_message("the implementation checks under both stamp orders");
     let start = Instant::now();
     let suite = sensitivity::default_suite(dir);
-    let checks = sensitivity::compare_checks(&suite, bo, vo, 4);
+    let checks = sensitivity::compare_checks(&suite, bo, vo, 4, cat);
     progress.finish();
     let millis = start.elapsed().as_secs_f64() * 1000.0;
     let errors: Vec<String> =
@@ -300,20 +310,28 @@ fn explore_impls(base: &str, variant: &str, paths: &[PathBuf], json: bool, dir: 
     conclude(&decided, None)
 }
 
-fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args: &SearchArgs) -> ExitCode {
+fn explore_search(
+    base: &str,
+    variant: &str,
+    paths: &[PathBuf],
+    json: bool,
+    args: &SearchArgs,
+    cat: &Catalogue,
+) -> ExitCode {
     use mowgli_check::analyses::explore::{self, Model, SearchOptions};
     use mowgli_check::analyses::refine::gen::Partition;
     if !paths.is_empty() {
         return input_error(json, "--search generates its programs: give no litmus paths");
     }
     let default = orders::default_order();
-    let (b, v) = match Model::pair(base, variant, &default) {
+    let cat = &mut cat.clone();
+    let (b, v) = match Model::pair(base, variant, &default, cat) {
         (Ok(b), Ok(v)) => (b, v),
         (Err(e), _) | (_, Err(e)) => return input_error(json, e),
     };
     // a library file where a name is expected: read as `--lib FILE` would be
     let lib_file = Some(std::path::Path::new(&args.lib)).filter(|p| p.is_file());
-    let lib_name = match lib_file.map(super::common::install_lib).transpose() {
+    let lib_name = match lib_file.map(|f| super::common::add_lib(f, cat)).transpose() {
         Ok(name) => name.unwrap_or_else(|| args.lib.clone()),
         Err(e) => return input_error(json, e),
     };
@@ -321,7 +339,7 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
         Model::Library(l) => l.clone(),
         Model::Order { .. } => lib_name.clone(),
     };
-    let bounds = args.bounds.bounds(1).gen_bounds(&lib);
+    let bounds = args.bounds.bounds(1).gen_bounds(&lib, cat);
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let partition = match args.partition.as_deref().map(Partition::parse).transpose() {
         Ok(p) => p.unwrap_or(Partition::ALL),
@@ -335,7 +353,7 @@ fn explore_search(base: &str, variant: &str, paths: &[PathBuf], json: bool, args
             progress.note(&format!("size {size}: {n} programs"));
         }
     };
-    let rep = explore::search(&b, &v, &default, &opts, &on_progress);
+    let rep = explore::search(&b, &v, &default, &opts, &on_progress, cat);
     progress.finish();
     let rep = match rep {
         Ok(r) => r,

@@ -1,5 +1,6 @@
 //! `mowgli generate`: bounded-exhaustive litmus generation.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -37,9 +38,9 @@ pub struct Args {
     pub partition: Option<String>,
 }
 
-pub fn run(a: Args) -> ExitCode {
+pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
     let Args { libs, bounds, out, max_tests, jobs, stamp_order, json, partition } = a;
-    generate(&libs, &bounds, &out, (max_tests, jobs, partition.as_deref()), &stamp_order, json)
+    generate(&libs, &bounds, &out, (max_tests, jobs, partition.as_deref()), &stamp_order, json, cat)
 }
 
 fn generate(
@@ -49,6 +50,7 @@ fn generate(
     (max_tests, jobs, partition): (Option<usize>, Option<usize>, Option<&str>),
     stamp_order: &Option<PathBuf>,
     json: bool,
+    cat: &Catalogue,
 ) -> ExitCode {
     use mowgli_check::analyses::generate::{self, SuiteOptions, SuiteProgress};
     use mowgli_check::analyses::refine::gen::Partition;
@@ -87,7 +89,7 @@ fn generate(
         }),
         None => Ok(()),
     };
-    let rep = match generate::generate_suite_with(&opts, &order, &on_progress, &sink) {
+    let rep = match generate::generate_suite_with(&opts, &order, cat, &on_progress, &sink) {
         Ok(x) => x,
         Err(e) => {
             bar.finish();

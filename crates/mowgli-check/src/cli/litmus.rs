@@ -1,5 +1,6 @@
 //! `mowgli litmus`: run litmus tests, print every reachable outcome and check each expectation.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -61,7 +62,7 @@ pub enum LitmusFormat {
     Herd,
 }
 
-pub fn run(a: Args) -> ExitCode {
+pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
     let Args { paths, json, stats, stamp_order, dot, engine, format, max_values, max_work, junit } = a;
     let quiet = super::progress::quiet();
     let limits = mowgli_check::lang::lower::DomainLimits { max_values, max_work, ..Default::default() };
@@ -81,7 +82,7 @@ pub fn run(a: Args) -> ExitCode {
     for f in &files {
         progress.set_message(f.display().to_string());
         let started = Instant::now();
-        let result = litmus::check_file_engine(f, &order, engine, limits);
+        let result = litmus::check_file_engine(f, &order, cat, engine, limits);
         progress.inc(1);
         if junit.is_some() {
             cases.push(junit_case(f, &result, started.elapsed().as_secs_f64()));

@@ -1,5 +1,6 @@
 //! `mowgli obligations`: the local-soundness proof obligations (LOCO Def. 3.13) to a bound.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -89,7 +90,7 @@ pub struct Args {
     pub partition: Option<String>,
 }
 
-pub fn run(a: &Args) -> ExitCode {
+pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
     use mowgli_check::analyses::obligations::{self, Obligation};
     use mowgli_check::analyses::refine::gen::Partition;
     use mowgli_check::lang::maps;
@@ -120,12 +121,12 @@ pub fn run(a: &Args) -> ExitCode {
         Err(e) => return fail(format!("--partition: {e}")),
     };
     let file = implementation.display().to_string();
-    let (order, imp) = match load_impl(implementation, stamp_order, spec) {
+    let (order, imp) = match load_impl(implementation, stamp_order, spec, cat) {
         Ok(x) => x,
         Err(e) => return input_error(*json, e),
     };
     let map = if *infer_map { maps::ConcMap::default() } else { imp.map.clone() };
-    let mut bounds = shape.bounds(&imp.implements, *calls);
+    let mut bounds = shape.bounds(&imp.implements, &imp.catalogue, *calls);
     bounds.self_ring = !no_self_ring;
     bounds.self_reading_writers = !no_self_ring;
     let all = match obligations::abstract_programs(&imp, &order, &bounds) {
@@ -188,10 +189,10 @@ pub fn run(a: &Args) -> ExitCode {
             if !partition.contains(i) {
                 continue;
             }
-            if mowgli_libs::registry::library(&lib, &order).is_ok_and(|l| !spec::applies(l.as_ref())) {
+            if imp.catalogue.library(&lib, &order).is_ok_and(|l| !spec::applies(l.as_ref())) {
                 continue;
             }
-            match spec::check_library(&lib, &order, &bounds, opts.time_limit) {
+            match spec::check_library(&lib, &order, cat, &bounds, opts.time_limit) {
                 Ok(r) => rep.specs.push(r),
                 Err(e) => return input_error(*json, imp.error(format!("D for `{lib}`: {e}"))),
             }
@@ -251,7 +252,7 @@ pub fn run(a: &Args) -> ExitCode {
             shape.threads,
             shape.nodes.unwrap_or(shape.threads),
             calls,
-            shape.bounds(&rep.implements, *calls).values,
+            shape.bounds(&rep.implements, cat, *calls).values,
             if partition.count > 1 {
                 format!(
                     "; partition {}/{}: {} of the {} abstract programs",

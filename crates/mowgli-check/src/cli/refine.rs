@@ -1,5 +1,6 @@
 //! `mowgli refine`: bounded refinement (LOCO Def. 3.10) on given or generated clients.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -90,15 +91,20 @@ pub struct GenArgs {
     /// Barriers (bal) or rings (rbl), at most.
     #[arg(long, value_name = "B", default_value_t = 1, help_heading = "Generated clients")]
     pub objects: usize,
-    /// A library whose CPU reads, writes, puts and fence observe the client
-    /// (`rdmawait`: Read, Write, Put, Mfence; `sv`: Read, Write, GF; or `none`;
-    /// default rdmawait for bal, bal_all and libraries whose methods return nothing,
-    /// sv for rbl, none otherwise).
+    /// A library whose calls observe the client (any library with locations and
+    /// no barriers or rings; every method, arguments by their declared roles), or
+    /// `none`. Default: the first library the implementation uses that has
+    /// locations (rdmawait for barriers and sv for rings when the implemented
+    /// library has no locations and uses none); the run prints the space.
     #[arg(long, value_name = "LIB", help_heading = "Generated clients")]
     pub observer: Option<String>,
     /// Locations of the observer library (at most; default 1 for rbl, 2 otherwise).
     #[arg(long, value_name = "M", help_heading = "Generated clients")]
     pub observer_locs: Option<usize>,
+    /// Work identifiers per thread of the observer's calls (default 0: they are
+    /// `_`, and a method that only waits for them, RDMA^WAIT's `Wait`, is left out).
+    #[arg(long, value_name = "W", help_heading = "Generated clients")]
+    pub observer_wids: Option<usize>,
     /// Check every generated client, without symmetry reduction.
     #[arg(long, help_heading = "Generated clients")]
     pub no_symmetry: bool,
@@ -123,7 +129,7 @@ pub struct GenArgs {
     pub jobs: Option<usize>,
 }
 
-pub fn run(a: Args) -> ExitCode {
+pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
     let Args {
         implementation,
         clients,
@@ -150,6 +156,7 @@ pub fn run(a: Args) -> ExitCode {
             (loop_bound, engine),
             (&dot, &minimise, &junit),
             !matches!(screen, Screen::Off),
+            cat,
         )
     } else {
         let on = matches!(screen, Screen::On);
@@ -161,6 +168,7 @@ pub fn run(a: Args) -> ExitCode {
             (loop_bound, engine),
             (&dot, &minimise, &junit),
             on,
+            cat,
         )
     }
 }
@@ -173,8 +181,9 @@ fn refine(
     (loop_bound, engine): (usize, Backend),
     (dot, minimise, junit): (&Option<PathBuf>, &Option<PathBuf>, &Option<PathBuf>),
     screen: bool,
+    cat: &Catalogue,
 ) -> ExitCode {
-    let (order, imp) = match load_impl(implementation, stamp_order, spec) {
+    let (order, imp) = match load_impl(implementation, stamp_order, spec, cat) {
         Ok(x) => x,
         Err(e) => return input_error(json, e),
     };
@@ -346,10 +355,11 @@ fn refine_generated(
     (loop_bound, engine): (usize, Backend),
     (dot, minimise, junit): (&Option<PathBuf>, &Option<PathBuf>, &Option<PathBuf>),
     screen: bool,
+    cat: &Catalogue,
 ) -> ExitCode {
     use mowgli_check::analyses::refine::gen::{self, Partition, Progress, RunOptions};
 
-    let (order, imp) = match load_impl(implementation, stamp_order, spec) {
+    let (order, imp) = match load_impl(implementation, stamp_order, spec, cat) {
         Ok(x) => x,
         Err(e) => return input_error(json, e),
     };
@@ -361,7 +371,7 @@ fn refine_generated(
     // most DEFAULT_SIZE calls in all, however they are spread over the threads
     let size = args.size.or(if args.calls.is_none() { Some(DEFAULT_SIZE) } else { None });
     let calls = args.calls.or(size).unwrap_or(1);
-    let mut bounds = args.shape.bounds(&imp.implements, calls);
+    let mut bounds = args.shape.bounds(&imp.implements, &imp.catalogue, calls);
     bounds.size = size;
     bounds.objects = args.objects;
     bounds.symmetry = !args.no_symmetry;
@@ -373,12 +383,15 @@ fn refine_generated(
     if let Some(m) = args.observer_locs {
         bounds.observer_locs = m;
     }
+    if let Some(w) = args.observer_wids {
+        bounds.observer_wids = w;
+    }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let time_limit = args.time_limit.map(std::time::Duration::from_secs_f64);
     let opts = RunOptions { partition, first_fail: args.first_fail, loop_bound, jobs, time_limit, screen, engine };
 
     if args.list_clients {
-        let g = match gen::Generator::new(&imp.implements, &order, &bounds) {
+        let g = match gen::Generator::in_catalogue(&imp.implements, &order, &imp.catalogue, &bounds) {
             Ok(g) => g,
             Err(e) => return input_error(json, imp.error(e)),
         };
@@ -470,7 +483,7 @@ fn refine_generated(
     let mut run = serde_json::json!({
         "implementation": implementation.display().to_string(),
         "calls": calls, "size": size, "objects": args.objects,
-        "observer": args.observer, "observer_locs": args.observer_locs, "no_symmetry": args.no_symmetry,
+        "observer": args.observer, "observer_locs": args.observer_locs, "observer_wids": args.observer_wids, "no_symmetry": args.no_symmetry,
         "first_fail": args.first_fail, "time_limit": args.time_limit,
         "stamp_order": stamp_order.as_ref().map(|p| p.display().to_string()), "spec": spec,
         "loop_bound": loop_bound, "screen": screen,

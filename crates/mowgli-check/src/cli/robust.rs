@@ -1,6 +1,7 @@
 //! `mowgli robust`: robustness against SC (robustness paper Def. 5), its syntactic
 //! conditions and fence synthesis.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -44,7 +45,7 @@ pub struct Args {
     pub stamp_order: Option<PathBuf>,
 }
 
-pub fn run(a: Args) -> ExitCode {
+pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
     let Args { paths, model, json, dot, fix, out, syntactic, to_star, stamp_order } = a;
     if out.is_some() && !fix && !to_star {
         return input_error(json, "--out: the programs written are those of `--fix` or `--to-star`; give one of them");
@@ -52,7 +53,7 @@ pub fn run(a: Args) -> ExitCode {
     match load_order(&stamp_order) {
         Ok(order) if to_star => {
             let progress = Progress::spinner("robust", "translating to a single server");
-            let (d, doc) = mowgli_check::analyses::robust::star_cli(&paths, json, out.as_deref(), &order);
+            let (d, doc) = mowgli_check::analyses::robust::star_cli(&paths, json, out.as_deref(), &order, cat);
             progress.finish();
             conclude(&d, doc)
         }
@@ -67,6 +68,7 @@ pub fn run(a: Args) -> ExitCode {
                 fix,
                 !syntactic,
                 &order,
+                cat,
             );
             progress.finish();
             conclude(&d, doc)

@@ -77,7 +77,8 @@ mod tests {
                     T1:\n  Write(x, 1)\n  a = Read(y)\nT2:\n  Write(y, 1)\n  b = Read(x)\n";
         let order = mowgli_libs::orders::default_order();
         let ast = crate::lang::syntax::parse(text).expect("parses");
-        let low = crate::lang::lower::lower(&ast, &order).expect("lowers");
+        let low =
+            crate::lang::lower::lower(&ast, &order, &mowgli_libs::catalogue::Catalogue::builtins()).expect("lowers");
         let to = order.table("to").expect("table to");
         let p = crate::lang::lower::problem(&low, to);
         let engines: Vec<Box<dyn Engine>> = vec![

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 
 use mowgli_core::program::{make_set, Body, EvalCtx, Expr, Prog};
 use mowgli_core::{Library, LocInfo, StampOrder, ThreadId, Value, World};
-use mowgli_libs::registry;
+use mowgli_libs::catalogue::Catalogue;
 
 use crate::lang::ast::{CallEx, ImplFile};
 use crate::lang::lex::Name;
@@ -64,6 +64,9 @@ pub struct Implementation {
     /// The concretisation map g of its `concretise` lines (LOCO Def. 3.13), for
     /// `mowgli obligations`; see [`crate::lang::maps`].
     pub map: crate::lang::maps::ConcMap,
+    /// The libraries the implementation was read with: the ones it implements
+    /// and uses, and those its clients name.
+    pub catalogue: Catalogue,
     /// The worlds [`Implementation::world_ctx`] materialised, by (client world, work
     /// identifiers, objects).
     materialised: Mutex<FxHashMap<WorldKey, Arc<WorldCtx>>>,
@@ -239,24 +242,24 @@ fn resolve(libs: &[Box<dyn Library>], names: &[String], lib: Option<&Name>, m: &
 
 impl Implementation {
     /// Reads and lowers an implementation file.
-    pub fn load(path: &Path, order: &StampOrder) -> Result<Implementation, InputError> {
+    pub fn load(path: &Path, order: &StampOrder, cat: &Catalogue) -> Result<Implementation, InputError> {
         let file = path.display().to_string();
         let text = mowgli_diag::read_source(path, &file)?;
-        Implementation::parse(&file, &text, order)
+        Implementation::parse(&file, &text, order, cat)
     }
 
     /// Parses and lowers implementation file `file`, whose text is `text`.
-    pub fn parse(file: &str, text: &str, order: &StampOrder) -> Result<Implementation, InputError> {
-        Implementation::parse_text(file, text, order).map_err(|d| d.in_file(file, text))
+    pub fn parse(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) -> Result<Implementation, InputError> {
+        Implementation::parse_text(file, text, order, cat).map_err(|d| d.in_file(file, text))
     }
 
-    fn parse_text(file: &str, text: &str, order: &StampOrder) -> Result<Implementation, Diagnostic> {
+    fn parse_text(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) -> Result<Implementation, Diagnostic> {
         let ie = |pos: Pos, msg: String| Diagnostic::new(pos, msg);
         let original = text;
         // `concretise` lines are read apart (blanked for the parser), once the libraries are known
         let text = &crate::lang::maps::strip(text);
         let f: ImplFile = crate::lang::grammar::parse(text)?;
-        let abs = build_library(&f.implements, order)?;
+        let abs = build_library(&f.implements, order, cat)?;
         let mut libs: Vec<Box<dyn Library>> = Vec::new();
         let mut lib_names = Vec::new();
         for u in &f.uses {
@@ -268,7 +271,7 @@ impl Implementation {
             if lib_names.contains(&u.text) {
                 return Err(ie(u.pos, format!("library `{}` is listed twice", u.text)).with_span(u.text.len()));
             }
-            libs.push(build_library(u, order)?);
+            libs.push(build_library(u, order, cat)?);
             lib_names.push(u.text.clone());
         }
         // the concretisation map: methods of the implemented library mapped to methods of `uses`
@@ -391,6 +394,7 @@ impl Implementation {
             families,
             methods,
             map,
+            catalogue: cat.clone(),
             materialised: Mutex::default(),
             bodies: Mutex::default(),
             site: Diagnostic::new(f.name.pos, "").with_span(f.name.text.chars().count()).in_file(file, original),
@@ -462,8 +466,8 @@ impl Implementation {
         if lib == self.implements {
             return Ok(());
         }
-        let mine = registry::library(&self.implements, order).map_err(|e| e.to_string())?;
-        let other = registry::library(lib, order).map_err(|e| e.to_string())?;
+        let mine = self.catalogue.library(&self.implements, order).map_err(|e| e.to_string())?;
+        let other = self.catalogue.library(lib, order).map_err(|e| e.to_string())?;
         let sigs = |l: &dyn Library| -> Vec<(String, Vec<mowgli_core::Param>, bool)> {
             l.methods().iter().map(|m| (m.name.to_string(), m.params.clone(), m.returns)).collect()
         };

@@ -11,17 +11,18 @@ use rustc_hash::FxHashMap as HashMap;
 use mowgli_core::program::{Expr, Op, Prog, RegId};
 use mowgli_core::{Library, StampOrder, Value};
 use mowgli_diag::Diagnostic;
-use mowgli_libs::registry;
+use mowgli_libs::catalogue::Catalogue;
 
 use crate::lang::ast::{BinOp, Block, CallEx, Ex, Rhs, Stmt};
 use crate::lang::lex::Name;
 use crate::lang::syntax::Pos;
 
 /// Library `n` under `order`; an unknown name gets the closest known one as help.
-pub(crate) fn build_library(n: &Name, order: &StampOrder) -> Result<Box<dyn Library>, Diagnostic> {
-    registry::library(&n.text, order).map_err(|e| match e {
+pub(crate) fn build_library(n: &Name, order: &StampOrder, cat: &Catalogue) -> Result<Box<dyn Library>, Diagnostic> {
+    cat.library(&n.text, order).map_err(|e| match e {
         mowgli_libs::LibError::Unknown(..) => {
-            let d = Diagnostic::unknown(n.pos, &n.text, e.to_string(), registry::KNOWN.iter().copied());
+            let known = cat.known();
+            let d = Diagnostic::unknown(n.pos, &n.text, e.to_string(), known.iter().map(String::as_str));
             if d.help.is_some() {
                 return d;
             }

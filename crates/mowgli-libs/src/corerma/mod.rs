@@ -127,7 +127,11 @@ impl CoreRma {
         add("Put", Stmt::Put, &[there(true), Src], false, 2);
         add("Rga", Stmt::Rga, &[here(true), there(true), Src], false, 3);
         add("Cas", Stmt::Cas, &[here(true), there(true), Src, Src], false, 4);
-        methods.push(MethodSig::new("Flush", vec![Role::Node { completes: false }], vec![]));
+        // "flush(n) is tantamount to rfence(n) followed by mfence" (RDMA paper §6)
+        methods.push(
+            MethodSig::new("Flush", vec![Role::Node { completes: false }], vec![])
+                .same_as(&[("Rfence", true), ("Mfence", false)]),
+        );
         info.push(MethodInfo { stmt: Stmt::Flush, atoms: vec![] });
         Ok(CoreRma { name, model, kinds, methods, info })
     }

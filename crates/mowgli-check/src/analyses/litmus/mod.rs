@@ -10,6 +10,7 @@ pub use files::collect;
 pub use summary::{details, Summary};
 
 use crate::lang::{herd, lower, syntax};
+use mowgli_libs::catalogue::Catalogue;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -134,25 +135,36 @@ impl TestReport {
 }
 
 /// Parses and runs one litmus file under `order`.
-pub fn check_file(path: &Path, order: &StampOrder) -> Result<TestReport, InputError> {
-    check_file_on(path, order, explicit::Backend::Explicit)
+pub fn check_file(path: &Path, order: &StampOrder, cat: &Catalogue) -> Result<TestReport, InputError> {
+    check_file_on(path, order, cat, explicit::Backend::Explicit)
 }
 
 /// [`check_file`] on the chosen engine for the witnesses of plain executions.
-pub fn check_file_on(path: &Path, order: &StampOrder, backend: explicit::Backend) -> Result<TestReport, InputError> {
+pub fn check_file_on(
+    path: &Path,
+    order: &StampOrder,
+    cat: &Catalogue,
+    backend: explicit::Backend,
+) -> Result<TestReport, InputError> {
     let file = path.display().to_string();
     let text = mowgli_diag::read_source(path, &file)?;
-    check_text_on(&file, &text, order, true, backend)
+    check_text_on(&file, &text, order, cat, true, backend)
 }
 
 /// Parses and runs a litmus test given as text.
-pub fn check_text(file: &str, text: &str, order: &StampOrder) -> Result<TestReport, InputError> {
-    check_text_with(file, text, order, true)
+pub fn check_text(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) -> Result<TestReport, InputError> {
+    check_text_with(file, text, order, cat, true)
 }
 
 /// [`check_text`], optionally with the naive enumerator (`prune = false`).
-pub fn check_text_with(file: &str, text: &str, order: &StampOrder, prune: bool) -> Result<TestReport, InputError> {
-    check_text_on(file, text, order, prune, explicit::Backend::Explicit)
+pub fn check_text_with(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+    prune: bool,
+) -> Result<TestReport, InputError> {
+    check_text_on(file, text, order, cat, prune, explicit::Backend::Explicit)
 }
 
 /// [`check_text_with`] on the chosen engine for the witnesses of plain executions.
@@ -160,10 +172,11 @@ pub fn check_text_on(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     prune: bool,
     backend: explicit::Backend,
 ) -> Result<TestReport, InputError> {
-    declarative(file, text, order, prune, backend, DomainLimits::default()).map(|(r, _, _)| r)
+    declarative(file, text, order, cat, prune, backend, DomainLimits::default()).map(|(r, _, _)| r)
 }
 
 /// [`check_text_on`], also giving the lowered test and the outcomes.
@@ -171,13 +184,14 @@ fn declarative(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     prune: bool,
     backend: explicit::Backend,
     limits: DomainLimits,
 ) -> Result<(TestReport, lower::Lowered, std::collections::BTreeSet<explicit::Outcome>), InputError> {
     let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let mut low = lower::lower_with(&ast, order, limits).map_err(|e| e.in_file(file, text))?;
+    let mut low = lower::lower_with(&ast, order, cat, limits).map_err(|e| e.in_file(file, text))?;
     if let Some(h) = &ast.herd {
         show_herd_locations(&mut low, h);
     }
@@ -254,12 +268,13 @@ fn declarative(
 pub fn check_file_engine(
     path: &Path,
     order: &StampOrder,
+    cat: &Catalogue,
     eng: operational::LitmusEngine,
     limits: DomainLimits,
 ) -> Result<TestReport, InputError> {
     let file = path.display().to_string();
     let text = mowgli_diag::read_source(path, &file)?;
-    check_text_engine(&file, &text, order, eng, limits)
+    check_text_engine(&file, &text, order, cat, eng, limits)
 }
 
 /// [`check_file_engine`] on a test given as text.
@@ -267,6 +282,7 @@ pub fn check_text_engine(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     eng: operational::LitmusEngine,
     limits: DomainLimits,
 ) -> Result<TestReport, InputError> {
@@ -279,11 +295,11 @@ pub fn check_text_engine(
         d
     };
     let Some(machine) = eng.machine() else {
-        return declarative(file, text, order, true, eng.backend(), limits).map(|(r, _, _)| r);
+        return declarative(file, text, order, cat, true, eng.backend(), limits).map(|(r, _, _)| r);
     };
     if eng == LitmusEngine::Both {
         let start = std::time::Instant::now();
-        let (mut r, low, decl) = declarative(file, text, order, true, explicit::Backend::Explicit, limits)?;
+        let (mut r, low, decl) = declarative(file, text, order, cat, true, explicit::Backend::Explicit, limits)?;
         let decl_micros = start.elapsed().as_micros();
         if low.libs.iter().any(|l| mowgli_machine::library_pcie(l.as_ref()).is_none()) {
             return Ok(r); // not an RDMA^TSO test: the declarative engine alone
@@ -296,7 +312,7 @@ pub fn check_text_engine(
         return Ok(r);
     }
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let mut low = lower::lower_with(&ast, order, limits).map_err(|e| e.in_file(file, text))?;
+    let mut low = lower::lower_with(&ast, order, cat, limits).map_err(|e| e.in_file(file, text))?;
     if let Some(h) = &ast.herd {
         show_herd_locations(&mut low, h);
     }
@@ -436,22 +452,24 @@ pub fn dot_execution(low: &lower::Lowered, o: &explicit::Outcome, w: &explicit::
 pub fn outcomes_of_text(
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     prune: bool,
 ) -> Result<Vec<BTreeMap<String, String>>, InputError> {
-    outcomes_of_text_on(text, order, prune, explicit::Backend::Explicit)
+    outcomes_of_text_on(text, order, cat, prune, explicit::Backend::Explicit)
 }
 
 /// [`outcomes_of_text`] on the chosen engine for the witnesses of plain executions.
 pub fn outcomes_of_text_on(
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     prune: bool,
     backend: explicit::Backend,
 ) -> Result<Vec<BTreeMap<String, String>>, InputError> {
     let file = "<text>";
     let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, text))?;
+    let mut low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, text))?;
     low.shown_locs = low
         .world
         .locs

@@ -7,6 +7,7 @@
 //! `counterexample`, exit 1: the run found a counterexample to the engines' claimed
 //! agreement; the input is fine, so it is not `error`).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::{BTreeMap, BTreeSet};
 
 use mowgli_core::{Library, StampOrder};
@@ -101,12 +102,13 @@ pub fn differences(low: &Lowered, decl: &BTreeSet<Outcome>, op: &BTreeSet<Outcom
 pub fn compare_text(
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     machine: Machine,
     pcie: Option<bool>,
     reduce: bool,
 ) -> Result<(BTreeSet<Outcome>, BTreeSet<Outcome>, Explored), String> {
     let ast = syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
-    let low = lower::lower(&ast, order).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
+    let low = lower::lower(&ast, order, cat).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
     let to = order.table("to").ok_or("no table `to`")?;
     let prob = lower::problem(&low, to);
     let res = explicit::run(&prob, false).map_err(|e| e.to_string())?;
@@ -119,12 +121,13 @@ pub fn compare_text(
 pub fn machine_outcomes_text(
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     machine: Machine,
     pcie: Option<bool>,
     reduce: bool,
 ) -> Result<(BTreeSet<Outcome>, Explored), String> {
     let ast = syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
-    let low = lower::lower(&ast, order).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
+    let low = lower::lower(&ast, order, cat).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
     let (op, ex, _) = run_lowered(&low, machine, pcie, reduce).map_err(|e| e.to_string())?;
     Ok((op, ex))
 }

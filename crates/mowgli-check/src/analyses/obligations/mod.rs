@@ -290,7 +290,7 @@ pub fn abstract_programs(
     order: &mowgli_core::StampOrder,
     bounds: &crate::analyses::refine::gen::Bounds,
 ) -> Result<Vec<(String, String)>, String> {
-    let mut out = spec::programs(&imp.implements, order, bounds, "abs")?;
+    let mut out = spec::programs(&imp.implements, order, &imp.catalogue, bounds, "abs")?;
     out.sort_by_cached_key(|(_, text)| dimensions(text));
     Ok(out)
 }
@@ -343,7 +343,7 @@ pub fn check_clients(
     // LOCO App. F.4: a library that orders its own subevents (RDMA^TSO) has no so/hb
     // presentation to compose with, and Thm. 3.14 does not apply to its implementations
     for u in &imp.uses {
-        if mowgli_libs::registry::library(u, order).is_ok_and(|l| l.own_program_order()) {
+        if imp.catalogue.library(u, order).is_ok_and(|l| l.own_program_order()) {
             return Err(format!(
                 "`{}` uses `{u}`, which orders its own subevents (a whole-program model): local soundness (Def. 3.13) does not apply to it (LOCO App. F.4); check it with `mowgli refine`",
                 imp.name
@@ -477,7 +477,7 @@ fn run(
 ) -> Result<Report, String> {
     let start = std::time::Instant::now();
     let to = order.table("to").ok_or("the stamp order has no table `to`")?;
-    let lib = mowgli_libs::registry::library(&imp.implements, order).map_err(|e| e.to_string())?;
+    let lib = imp.catalogue.library(&imp.implements, order).map_err(|e| e.to_string())?;
     // hidden methods (`#CAS`: RDMA^WAIT's that msw inherits but does not offer) have no row
     let methods: Vec<String> =
         lib.methods().iter().map(|m| m.name.to_string()).filter(|m| !m.starts_with('#')).collect();

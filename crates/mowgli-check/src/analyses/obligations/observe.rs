@@ -111,12 +111,12 @@ fn parse(text: &str) -> Option<Program> {
 /// of a local source to a location anywhere (located memory), a fence (a method
 /// whose parameters are all node sets, or none).
 fn observer_of(imp: &Implementation, order: &StampOrder) -> Result<ObsLib, String> {
-    let default = Bounds::new(&imp.implements, 1, 1, 1).observer;
+    let default = Bounds::in_catalogue(&imp.implements, &imp.catalogue, 1, 1, 1).observer;
     for cand in default.iter().chain(imp.uses.iter()) {
         if *cand == imp.implements {
             continue;
         }
-        let Ok(l) = mowgli_libs::registry::library(cand, order) else { continue };
+        let Ok(l) = imp.catalogue.library(cand, order) else { continue };
         if let Some(o) = ObsLib::of(cand, l.as_ref()) {
             return Ok(o);
         }

@@ -44,6 +44,7 @@
 //! the client's events are cut away) needs.
 
 use mowgli_core::{BitRel, Event, ExecGraph, Library, StampOrder, WitnessSearch};
+use mowgli_libs::catalogue::Catalogue;
 use serde::Serialize;
 
 use crate::analyses::refine::gen::{Bounds, Generator};
@@ -82,11 +83,17 @@ pub struct SpecReport {
 /// Every program over `lib` alone up to `bounds` (calls of `lib` only, with or
 /// without registers), smallest first, as `(name, litmus text)`, named
 /// `PREFIX-LIB-SIZE-I`.
-pub fn programs(lib: &str, order: &StampOrder, bounds: &Bounds, prefix: &str) -> Result<Vec<(String, String)>, String> {
+pub fn programs(
+    lib: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+    bounds: &Bounds,
+    prefix: &str,
+) -> Result<Vec<(String, String)>, String> {
     let mut b = bounds.clone();
     b.observer = None;
     b.need_register = false;
-    let g = Generator::new(lib, order, &b)?;
+    let g = Generator::in_catalogue(lib, order, cat, &b)?;
     let mut out = Vec::new();
     for size in 1..=g.max_size() {
         let class = g.class(size);
@@ -102,6 +109,7 @@ pub fn programs(lib: &str, order: &StampOrder, bounds: &Bounds, prefix: &str) ->
 pub fn check_library(
     lib: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     bounds: &Bounds,
     time_limit: Option<std::time::Duration>,
 ) -> Result<SpecReport, String> {
@@ -109,13 +117,13 @@ pub fn check_library(
     let to = order.table("to").ok_or("the stamp order has no table `to`")?;
     let mut rep = SpecReport { library: lib.to_string(), complete: true, ..Default::default() };
     // the user's bound, with the defaults of this library for what it does not set
-    let mut b = Bounds::new(lib, bounds.threads, bounds.nodes, bounds.calls);
+    let mut b = Bounds::in_catalogue(lib, cat, bounds.threads, bounds.nodes, bounds.calls);
     b.values = bounds.values;
     b.wids = bounds.wids;
     b.tuple_size = bounds.tuple_size;
     b.self_ring = bounds.self_ring;
     b.self_reading_writers = bounds.self_reading_writers;
-    for (name, text) in programs(lib, order, &b, "d")? {
+    for (name, text) in programs(lib, order, cat, &b, "d")? {
         if time_limit.is_some_and(|t| start.elapsed() >= t) {
             rep.complete = false;
             break;
@@ -125,7 +133,7 @@ pub fn check_library(
         }
         rep.programs += 1;
         let ast = syntax::parse(&text).map_err(|e| format!("{name}: {}", e.msg))?;
-        let low = lower::lower(&ast, order).map_err(|e| format!("{name}: {}", e.msg))?;
+        let low = lower::lower(&ast, order, cat).map_err(|e| format!("{name}: {}", e.msg))?;
         let p = lower::problem(&low, to);
         let mut visit = |g: &ExecGraph| {
             let mut searches: Vec<_> = p.libs.iter().enumerate().map(|(i, l)| l.search(g, to, i)).collect();

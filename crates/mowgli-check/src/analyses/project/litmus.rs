@@ -1,6 +1,7 @@
 //! A `[[litmus]]` entry: its tests run as `mowgli litmus` runs them, decided by
 //! the same summary.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -10,7 +11,7 @@ use crate::analyses::verdict::{Decided, Verdict};
 use crate::lang::lower::DomainLimits;
 use crate::lang::project::{LitmusEngine, LitmusEntry, Project};
 
-pub(super) fn run(project: &Project, e: &LitmusEntry, time_limit: Option<Duration>) -> Ran {
+pub(super) fn run(project: &Project, e: &LitmusEntry, time_limit: Option<Duration>, cat: &Catalogue) -> Ran {
     let order = match stamp_order(project, &e.stamp_order) {
         Ok(o) => o,
         Err(r) => return r,
@@ -37,7 +38,7 @@ pub(super) fn run(project: &Project, e: &LitmusEntry, time_limit: Option<Duratio
             not_started += 1;
             continue;
         }
-        match litmus::check_file_engine(f, &order, engine, limits) {
+        match litmus::check_file_engine(f, &order, cat, engine, limits) {
             Ok(r) => {
                 details.extend(litmus::details(&r));
                 reports.push(r);

@@ -12,6 +12,7 @@ mod litmus;
 mod obligations;
 mod refine;
 
+use mowgli_libs::catalogue::Catalogue;
 use std::time::Instant;
 
 use mowgli_core::StampOrder;
@@ -136,13 +137,13 @@ fn matches(pattern: &str, id: &str) -> bool {
 }
 
 /// Runs one entry of `project`.
-pub fn run_entry(project: &Project, entry: &Entry, opts: &RunOptions) -> EntryReport {
+pub fn run_entry(project: &Project, entry: &Entry, opts: &RunOptions, cat: &Catalogue) -> EntryReport {
     let start = Instant::now();
     let time_limit = entry.common.time_limit.or(opts.time_limit).map(std::time::Duration::from_secs_f64);
     let ran = match &entry.check {
-        Check::Litmus(l) => litmus::run(project, l, time_limit),
-        Check::Refine(r) => refine::run(project, r, time_limit, opts.jobs),
-        Check::Obligations(o) => obligations::run(project, o, time_limit),
+        Check::Litmus(l) => litmus::run(project, l, time_limit, cat),
+        Check::Refine(r) => refine::run(project, r, time_limit, opts.jobs, cat),
+        Check::Obligations(o) => obligations::run(project, o, time_limit, cat),
     };
     let Ran { decided, details } = ran;
     EntryReport {
@@ -223,15 +224,15 @@ fn implementation(
     file: &toml::Spanned<String>,
     spec: &Option<toml::Spanned<String>>,
     order: &StampOrder,
+    cat: &Catalogue,
 ) -> Result<crate::lang::implementation::Implementation, Ran> {
     let path = project.path(file.get_ref());
-    let mut imp = crate::lang::implementation::Implementation::load(&path, order).map_err(Ran::error)?;
+    let mut imp = crate::lang::implementation::Implementation::load(&path, order, cat).map_err(Ran::error)?;
     if let Some(lib) = spec {
         let name = lib.get_ref();
         imp.against(name, order).map_err(|e| {
             let d = project.at(lib.span(), format!("`spec = \"{name}\"`: {e}"));
-            let mut known: Vec<String> = mowgli_libs::registry::KNOWN.iter().map(|k| k.to_string()).collect();
-            known.extend(mowgli_libs::registry::override_names());
+            let known = cat.known();
             Ran::error(if known.contains(name) {
                 d
             } else {

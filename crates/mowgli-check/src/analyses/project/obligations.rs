@@ -3,6 +3,7 @@
 //! the first refutation (no observing client is searched: `mowgli obligations`
 //! itself does that).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::time::Duration;
 
 use super::{implementation, stamp_order, Ran};
@@ -12,17 +13,23 @@ use crate::engines::explicit::Backend;
 use crate::lang::maps::ConcMap;
 use crate::lang::project::{ObligationsEngine, ObligationsEntry, Project};
 
-pub(super) fn run(project: &Project, e: &ObligationsEntry, time_limit: Option<Duration>) -> Ran {
+pub(super) fn run(project: &Project, e: &ObligationsEntry, time_limit: Option<Duration>, cat: &Catalogue) -> Ran {
     let order = match stamp_order(project, &e.stamp_order) {
         Ok(o) => o,
         Err(r) => return r,
     };
-    let imp = match implementation(project, &e.implementation, &e.spec, &order) {
+    let imp = match implementation(project, &e.implementation, &e.spec, &order, cat) {
         Ok(i) => i,
         Err(r) => return r,
     };
     let threads = e.threads.unwrap_or(2);
-    let mut bounds = gen::Bounds::new(&imp.implements, threads, e.nodes.unwrap_or(threads), e.calls.unwrap_or(2));
+    let mut bounds = gen::Bounds::in_catalogue(
+        &imp.implements,
+        &imp.catalogue,
+        threads,
+        e.nodes.unwrap_or(threads),
+        e.calls.unwrap_or(2),
+    );
     if let Some(l) = e.locs {
         bounds.locs = l;
     }
@@ -57,10 +64,10 @@ pub(super) fn run(project: &Project, e: &ObligationsEntry, time_limit: Option<Du
     };
     if e.check_specs {
         for lib in spec::libraries_of(&imp.implements, &imp.uses) {
-            if mowgli_libs::registry::library(&lib, &order).is_ok_and(|l| !spec::applies(l.as_ref())) {
+            if imp.catalogue.library(&lib, &order).is_ok_and(|l| !spec::applies(l.as_ref())) {
                 continue;
             }
-            match spec::check_library(&lib, &order, &bounds, opts.time_limit) {
+            match spec::check_library(&lib, &order, cat, &bounds, opts.time_limit) {
                 Ok(r) => rep.specs.push(r),
                 Err(err) => return Ran::error(format!("{}: D for `{lib}`: {err}", imp.file)),
             }

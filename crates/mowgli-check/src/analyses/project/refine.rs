@@ -3,6 +3,7 @@
 //! stopping at the first counterexample (the verdict needs no second one). With
 //! both, the entry's verdict is the stronger of the two.
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -20,12 +21,18 @@ use crate::lang::project::{Project, RefineEngine, RefineEntry};
 /// The default generated bound, as `mowgli refine`'s: every client of at most 4 calls in all.
 const DEFAULT_SIZE: usize = 4;
 
-pub(super) fn run(project: &Project, e: &RefineEntry, time_limit: Option<Duration>, jobs: Option<usize>) -> Ran {
+pub(super) fn run(
+    project: &Project,
+    e: &RefineEntry,
+    time_limit: Option<Duration>,
+    jobs: Option<usize>,
+    cat: &Catalogue,
+) -> Ran {
     let order = match stamp_order(project, &e.stamp_order) {
         Ok(o) => o,
         Err(r) => return r,
     };
-    let imp = match implementation(project, &e.implementation, &e.spec, &order) {
+    let imp = match implementation(project, &e.implementation, &e.spec, &order, cat) {
         Ok(i) => i,
         Err(r) => return r,
     };
@@ -139,7 +146,7 @@ fn generated(
     let size = e.size.or(if e.calls.is_none() { Some(DEFAULT_SIZE) } else { None });
     let calls = e.calls.or(size).unwrap_or(1);
     let threads = e.threads.as_ref().map_or(2, |t| *t.get_ref());
-    let mut b = gen::Bounds::new(&imp.implements, threads, e.nodes.unwrap_or(threads), calls);
+    let mut b = gen::Bounds::in_catalogue(&imp.implements, &imp.catalogue, threads, e.nodes.unwrap_or(threads), calls);
     b.size = size;
     if let Some(l) = e.locs {
         b.locs = l;
@@ -158,6 +165,9 @@ fn generated(
     }
     if let Some(m) = e.observer_locs {
         b.observer_locs = m;
+    }
+    if let Some(w) = e.observer_wids {
+        b.observer_wids = w;
     }
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let opts =

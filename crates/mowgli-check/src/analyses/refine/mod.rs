@@ -11,7 +11,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mowgli_core::program::{Body, CallRecord, Expr, Prog};
 use mowgli_core::{Library, StampOrder, StampTable, Value, ValueDomain};
-use mowgli_libs::registry;
 use serde::Serialize;
 
 mod clients;
@@ -208,8 +207,8 @@ pub fn prepare_parsed(
     text: &dyn Fn() -> String,
 ) -> Result<Prepared, InputError> {
     let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, &text());
-    let mut low =
-        lower::lower_with(ast, order, lower::DomainLimits::default()).map_err(|e| e.in_file(file, &text()))?;
+    let mut low = lower::lower_with(ast, order, &imp.catalogue, lower::DomainLimits::default())
+        .map_err(|e| e.in_file(file, &text()))?;
     let named = |n: &String| *n == imp.implements || imp.declared.as_ref() == Some(n);
     let Some(lidx) = low.lib_names.iter().position(named) else {
         // not a client of this implementation (e.g. another test of a directory)
@@ -217,7 +216,7 @@ pub fn prepare_parsed(
     };
     if low.lib_names[lidx] != imp.implements {
         // checked against another specification of the same methods (`--spec`)
-        low.libs[lidx] = registry::library(&imp.implements, order).map_err(|e| ie(1, 1, e.to_string()))?;
+        low.libs[lidx] = imp.catalogue.library(&imp.implements, order).map_err(|e| ie(1, 1, e.to_string()))?;
         low.lib_names[lidx] = imp.implements.clone();
     }
     // Λ = the client's other libraries ∪ the implementation's `uses`
@@ -227,7 +226,7 @@ pub fn prepare_parsed(
     for (i, n) in low.lib_names.iter().enumerate() {
         if i != lidx {
             client_map[i] = names.len();
-            owned.push(registry::library(n, order).map_err(|e| ie(1, 1, e.to_string()))?);
+            owned.push(imp.catalogue.library(n, order).map_err(|e| ie(1, 1, e.to_string()))?);
             names.push(n.clone());
         }
     }
@@ -237,7 +236,7 @@ pub fn prepare_parsed(
             Some(j) => uses_map.push(j),
             None => {
                 uses_map.push(names.len());
-                owned.push(registry::library(u, order).map_err(|e| ie(1, 1, e.to_string()))?);
+                owned.push(imp.catalogue.library(u, order).map_err(|e| ie(1, 1, e.to_string()))?);
                 names.push(u.clone());
             }
         }

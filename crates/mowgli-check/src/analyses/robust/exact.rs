@@ -4,6 +4,7 @@
 // relations over event indices: index loops read best here
 #![allow(clippy::needless_range_loop)]
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::{BTreeMap, BTreeSet};
 
 use mowgli_core::program::CallRecord;
@@ -316,9 +317,10 @@ pub fn check_text(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Option<Model>,
 ) -> Result<RobustReport, InputError> {
-    check_text_with(file, text, order, model, true)
+    check_text_with(file, text, order, cat, model, true)
 }
 
 /// [`check_text`]; without `exact` only the syntactic conditions are checked (the
@@ -327,10 +329,11 @@ pub fn check_text_with(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Option<Model>,
     exact: bool,
 ) -> Result<RobustReport, InputError> {
-    check_impl(file, text, order, model, exact, None)
+    check_impl(file, text, order, cat, model, exact, None)
 }
 
 /// [`check_text`] and, in the same pass over the consistent executions, the
@@ -339,10 +342,11 @@ pub fn check_with_facts(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
 ) -> Result<(RobustReport, TheoremFacts), InputError> {
     let mut facts = TheoremFacts::default();
-    let r = check_impl(file, text, order, Some(model), true, Some(&mut facts))?;
+    let r = check_impl(file, text, order, cat, Some(model), true, Some(&mut facts))?;
     Ok((r, facts))
 }
 
@@ -350,6 +354,7 @@ fn check_impl(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Option<Model>,
     exact: bool,
     mut facts: Option<&mut TheoremFacts>,
@@ -363,7 +368,7 @@ fn check_impl(
         text.to_string()
     };
     let ast = syntax::parse(&text).map_err(|e| e.in_file(file, &text))?;
-    let mut low = lower::lower(&ast, order).map_err(|e| e.in_file(file, &text))?;
+    let mut low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, &text))?;
     low.shown_locs = low.world.locs.iter().enumerate().filter(|(_, l)| !l.implicit).map(|(i, _)| (i, None)).collect();
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let (ippo_t, oppo_t) = model
@@ -503,8 +508,13 @@ pub struct TheoremFacts {
 /// Visits every consistent execution of the test and checks Thm. 1/13 (gb ⊆ ob, with
 /// the robustness paper's ob recomputed by [`ob_of`]) and Thm. 3/15 (LDRF ⇒ sc ∩ sthd
 /// acyclic) on each.
-pub fn theorem_facts(text: &str, order: &StampOrder, model: Model) -> Result<TheoremFacts, InputError> {
-    check_with_facts("<text>", text, order, model).map(|(_, f)| f)
+pub fn theorem_facts(
+    text: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Model,
+) -> Result<TheoremFacts, InputError> {
+    check_with_facts("<text>", text, order, cat, model).map(|(_, f)| f)
 }
 
 /// Thm. 1/13 and 3/15 on one consistent execution `v` whose sc is `sc`.

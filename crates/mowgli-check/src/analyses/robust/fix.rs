@@ -1,5 +1,6 @@
 //! Fence synthesis (`mowgli robust --fix`).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::{BTreeMap, HashSet};
 
 use mowgli_core::StampOrder;
@@ -79,13 +80,14 @@ fn shortfall(
     text: &str,
     at: &[usize],
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
     goal: FixGoal,
 ) -> Result<Option<Shortfall>, InputError> {
     let pos = |line: usize| at.get(line.wrapping_sub(1)).copied();
     match goal {
         FixGoal::Exact => {
-            let (executions, cycles) = sc_cycles(file, text, order, model, MAX_CYCLES)?;
+            let (executions, cycles) = sc_cycles(file, text, order, cat, model, MAX_CYCLES)?;
             if executions == 0 {
                 return Ok(Some(None));
             }
@@ -107,10 +109,10 @@ fn shortfall(
             Ok(Some(Some(all)))
         }
         FixGoal::Syntactic => {
-            let r = check_text_with(file, text, order, Some(model), false)?;
+            let r = check_text_with(file, text, order, cat, Some(model), false)?;
             if r.syntactic.sufficient() {
                 // the fixed program must still run (a poll with nothing to complete blocks)
-                return Ok(if has_execution(file, text, order, model)? { None } else { Some(None) });
+                return Ok(if has_execution(file, text, order, cat, model)? { None } else { Some(None) });
             }
             // the violations are listed once each, across the pre-executions, up to the
             // cap (the total counts them per pre-execution): below it, all are there
@@ -150,8 +152,15 @@ fn shortfall(
 /// then a fact about that space. `None` when a counterexample has no candidate that
 /// can break it, when no set within [`FIX_BUDGET`] checked programs (and
 /// [`FIX_SETS`] sets per count) reaches the goal, or when a thread has control flow.
-pub fn fix(file: &str, text: &str, order: &StampOrder, model: Model, goal: FixGoal) -> Result<Option<Fix>, InputError> {
-    fix_why(file, text, order, model, goal).map(|r| r.ok())
+pub fn fix(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Model,
+    goal: FixGoal,
+) -> Result<Option<Fix>, InputError> {
+    fix_why(file, text, order, cat, model, goal).map(|r| r.ok())
 }
 
 /// The count of insertions up to which a "no fix" of [`fix_why`] has checked every set.
@@ -185,6 +194,7 @@ pub fn fix_why(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
     goal: FixGoal,
 ) -> Result<Result<Fix, NoFix>, InputError> {
@@ -233,9 +243,9 @@ pub fn fix_why(
     let mut tried = 1;
     let mut checked: HashSet<Vec<usize>> = HashSet::new();
     let mut unbreakable;
-    match shortfall(file, text, &at, order, model, goal)? {
+    match shortfall(file, text, &at, order, cat, model, goal)? {
         None => return Ok(Ok(Fix { goal, insertions: vec![], text: text.to_string(), tried })),
-        Some(_) if !has_execution(file, text, order, model)? => return Ok(Err(NoFix::NoExecution)),
+        Some(_) if !has_execution(file, text, order, cat, model)? => return Ok(Err(NoFix::NoExecution)),
         Some(s) => unbreakable = learn(s, &[], &mut conflicts),
     }
     'search: for k in 1..=alive.len() {
@@ -254,16 +264,18 @@ pub fn fix_why(
             }
             tried += 1;
             let (out, at) = c.render(&set);
-            match shortfall(file, &out, &at, order, model, goal) {
+            match shortfall(file, &out, &at, order, cat, model, goal) {
                 Ok(None) => {
                     // the learning may have skipped a smaller set: check those of at
                     // most [`FIX_COMPLETE`] insertions first
                     let below = (set.len(), c.cost(&set));
                     let found = Fix { goal, insertions: c.insertions(&set), text: out, tried };
-                    return Ok(Ok(match confirm(file, &c, &checked, order, model, goal, &mut tried, Some(below))? {
-                        Some(Ok(f)) => f,
-                        _ => Fix { tried, ..found },
-                    }));
+                    return Ok(Ok(
+                        match confirm(file, &c, &checked, order, cat, model, goal, &mut tried, Some(below))? {
+                            Some(Ok(f)) => f,
+                            _ => Fix { tried, ..found },
+                        },
+                    ));
                 }
                 Ok(Some(s)) => {
                     checked.insert(set.clone());
@@ -278,7 +290,7 @@ pub fn fix_why(
             }
         }
     }
-    match confirm(file, &c, &checked, order, model, goal, &mut tried, None)? {
+    match confirm(file, &c, &checked, order, cat, model, goal, &mut tried, None)? {
         Some(Ok(f)) => Ok(Ok(f)),
         Some(Err(())) => Ok(Err(NoFix::Budget { tried })),
         None => Ok(Err(match unbreakable {
@@ -299,6 +311,7 @@ fn confirm(
     c: &Candidates,
     checked: &HashSet<Vec<usize>>,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
     goal: FixGoal,
     tried: &mut usize,
@@ -318,7 +331,7 @@ fn confirm(
             }
             *tried += 1;
             let (out, at) = c.render(&set);
-            if let Ok(None) = shortfall(file, &out, &at, order, model, goal) {
+            if let Ok(None) = shortfall(file, &out, &at, order, cat, model, goal) {
                 return Ok(Some(Ok(Fix { goal, insertions: c.insertions(&set), text: out, tried: *tried })));
             }
         }
@@ -327,8 +340,14 @@ fn confirm(
 }
 
 /// Whether the test has a consistent execution (the search stops at the first).
-fn has_execution(file: &str, text: &str, order: &StampOrder, model: Model) -> Result<bool, InputError> {
-    let (_, low) = lowered(file, text, order, model)?;
+fn has_execution(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Model,
+) -> Result<bool, InputError> {
+    let (_, low) = lowered(file, text, order, cat, model)?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let prob = lower::problem(&low, to);
     let mut any = false;
@@ -345,6 +364,7 @@ fn lowered(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
 ) -> Result<(syntax::Litmus, lower::Lowered), InputError> {
     let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
@@ -355,7 +375,7 @@ fn lowered(
     } else {
         (ast0, text.to_string())
     };
-    let low = lower::lower(&ast, order).map_err(|e| e.in_file(file, &text))?;
+    let low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, &text))?;
     Ok((ast, low))
 }
 
@@ -370,9 +390,10 @@ pub fn first_sc_cycle(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
 ) -> Result<(u64, Option<ScCycle>), InputError> {
-    let (n, mut cycles) = sc_cycles(file, text, order, model, 1)?;
+    let (n, mut cycles) = sc_cycles(file, text, order, cat, model, 1)?;
     Ok((n, cycles.pop()))
 }
 
@@ -384,10 +405,11 @@ pub fn sc_cycles(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
     max: usize,
 ) -> Result<(u64, Vec<ScCycle>), InputError> {
-    let (ast, low) = lowered(file, text, order, model)?;
+    let (ast, low) = lowered(file, text, order, cat, model)?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let prob = lower::problem(&low, to);
     let (lines, _) = lines_and_places(&ast, &low);

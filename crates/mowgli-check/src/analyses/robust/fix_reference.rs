@@ -2,6 +2,7 @@
 //! replaced, and the blocking test on the written program.
 
 use mowgli_core::StampOrder;
+use mowgli_libs::catalogue::Catalogue;
 
 use super::*;
 use crate::lang::InputError;
@@ -14,6 +15,7 @@ pub fn fix_exhaustive(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
     goal: FixGoal,
 ) -> Result<Option<Fix>, InputError> {
@@ -24,7 +26,7 @@ pub fn fix_exhaustive(
                 FixGoal::Exact => r.robust,
             }
     };
-    let base = check_text(file, text, order, Some(model))?;
+    let base = check_text(file, text, order, cat, Some(model))?;
     if reached(&base) {
         return Ok(Some(Fix { goal, insertions: vec![], text: text.to_string(), tried: 1 }));
     }
@@ -41,7 +43,7 @@ pub fn fix_exhaustive(
         for (_, set) in sets {
             let (out, _) = c.render(&set);
             tried += 1;
-            let r = match check_text(file, &out, order, Some(model)) {
+            let r = match check_text(file, &out, order, cat, Some(model)) {
                 Ok(r) => r,
                 Err(_) => continue,
             };

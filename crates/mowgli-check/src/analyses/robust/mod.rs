@@ -26,6 +26,7 @@
 // relations over event indices: index loops read best here
 #![allow(clippy::needless_range_loop)]
 
+use mowgli_libs::catalogue::Catalogue;
 use std::path::Path;
 
 use mowgli_core::{StampOrder, StampTable};
@@ -88,10 +89,15 @@ impl Model {
 }
 
 /// `mowgli robust` on one file.
-pub fn check_file(path: &Path, order: &StampOrder, model: Option<Model>) -> Result<RobustReport, InputError> {
+pub fn check_file(
+    path: &Path,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Option<Model>,
+) -> Result<RobustReport, InputError> {
     let file = path.display().to_string();
     let text = mowgli_diag::read_source(path, &file)?;
-    check_text(&file, &text, order, model)
+    check_text(&file, &text, order, cat, model)
 }
 
 /// Human-readable report of one test.
@@ -176,6 +182,7 @@ pub fn cli(
     fix_out: Option<Option<&Path>>,
     exact: bool,
     order: &StampOrder,
+    cat: &Catalogue,
 ) -> (crate::analyses::verdict::Decided, Option<serde_json::Value>) {
     use crate::analyses::verdict::{Decided, Verdict};
     let err = |msg: String| {
@@ -207,7 +214,7 @@ pub fn cli(
     let mut limits = 0usize;
     for f in &files {
         let checked = mowgli_diag::read_source(f, &f.display().to_string())
-            .and_then(|text| check_text_with(&f.display().to_string(), &text, order, model, exact));
+            .and_then(|text| check_text_with(&f.display().to_string(), &text, order, cat, model, exact));
         match checked {
             Ok(r) => {
                 if !json {
@@ -217,9 +224,11 @@ pub fn cli(
                     let text = std::fs::read_to_string(f).unwrap_or_default();
                     let mut pair = Vec::new();
                     for goal in [FixGoal::Syntactic, FixGoal::Exact] {
-                        let found = fix_why(&r.file, &text, order, r.model, goal).and_then(|w| match w {
+                        let found = fix_why(&r.file, &text, order, cat, r.model, goal).and_then(|w| match w {
                             Ok(f) => Ok((Some(f), None)),
-                            Err(e) => explain(&r.file, &text, order, r.model, goal, e).map(|why| (None, Some(why))),
+                            Err(e) => {
+                                explain(&r.file, &text, order, cat, r.model, goal, e).map(|why| (None, Some(why)))
+                            }
                         });
                         match found {
                             Ok((fx, why)) => {

@@ -14,6 +14,7 @@
 //! - [`NoFixReason::Search`]: none of the above; the search's own outcome stands
 //!   (budget, or every set checked).
 
+use mowgli_libs::catalogue::Catalogue;
 use serde::Serialize;
 
 use mowgli_core::StampOrder;
@@ -93,6 +94,7 @@ pub fn explain(
     file: &str,
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
     goal: FixGoal,
     search: NoFix,
@@ -124,7 +126,7 @@ pub fn explain(
     let mut best: Option<((usize, usize, u32, usize), NoFixReason)> = None;
     for moves in choices.iter().skip(1) {
         let t = moved(text, moves);
-        let Ok(f) = fix_why(file, &t, order, model, goal)? else { continue };
+        let Ok(f) = fix_why(file, &t, order, cat, model, goal)? else { continue };
         let dist: usize = moves.iter().map(|(l, a)| l - a).sum();
         let key =
             (moves.len() + f.insertions.len(), f.insertions.len(), f.insertions.iter().map(|i| i.cost).sum(), dist);

@@ -5,6 +5,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use mowgli_core::{StampOrder, StampTable};
+use mowgli_libs::catalogue::Catalogue;
 use mowgli_libs::rdma::Kinds;
 
 use crate::lang::{lower, syntax, InputError};
@@ -113,6 +114,7 @@ pub fn conditions_reference(
 pub fn compare_with_reference(
     text: &str,
     order: &StampOrder,
+    cat: &Catalogue,
     model: Model,
 ) -> Result<(usize, Vec<String>), InputError> {
     let file = "<text>";
@@ -120,7 +122,7 @@ pub fn compare_with_reference(
     let (model, from) = model_of(file, text, &ast0, Some(model))?;
     let text = crate::analyses::explore::rename_library(text, &from, model.library());
     let ast = syntax::parse(&text).map_err(|e| e.in_file(file, &text))?;
-    let low = lower::lower(&ast, order).map_err(|e| e.in_file(file, &text))?;
+    let low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, &text))?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "no table `to`".into()))?;
     let (_, oppo) =
         model.tables(order).ok_or_else(|| input_error(file, 1, 1, "the model's tables are missing".into()))?;

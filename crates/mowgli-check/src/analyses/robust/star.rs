@@ -11,6 +11,7 @@
 //! the original's SC outcomes (both projected on the original's registers and
 //! locations).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::{BTreeMap, BTreeSet};
 
 use mowgli_core::StampOrder;
@@ -153,10 +154,10 @@ fn project(outs: &[BTreeMap<String, String>], keys: &BTreeSet<String>) -> BTreeS
 }
 
 /// `--to-star` on one test: the translation and its checks.
-pub fn to_star(file: &str, text: &str, order: &StampOrder) -> Result<StarReport, InputError> {
+pub fn to_star(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) -> Result<StarReport, InputError> {
     let star = star_text(file, text)?;
-    let orig = check_text(file, text, order, Some(Model::Sc))?;
-    let r = check_text(&format!("{file} (star)"), &star, order, Some(Model::Sc))?;
+    let orig = check_text(file, text, order, cat, Some(Model::Sc))?;
+    let r = check_text(&format!("{file} (star)"), &star, order, cat, Some(Model::Sc))?;
     let keys: BTreeSet<String> = orig.outcomes.iter().flat_map(|o| o.keys().cloned()).collect();
     let (a, b) = (project(&orig.sc_outcomes, &keys), project(&r.outcomes, &keys));
     Ok(StarReport {
@@ -201,6 +202,7 @@ pub fn star_cli(
     json: bool,
     out_dir: Option<&std::path::Path>,
     order: &StampOrder,
+    cat: &Catalogue,
 ) -> (crate::analyses::verdict::Decided, Option<serde_json::Value>) {
     use crate::analyses::verdict::{Decided, Verdict};
     let files = match crate::analyses::litmus::collect(paths) {
@@ -214,7 +216,7 @@ pub fn star_cli(
     let mut limits = 0usize;
     for f in &files {
         let name = f.display().to_string();
-        let done = mowgli_diag::read_source(f, &name).and_then(|text| to_star(&name, &text, order));
+        let done = mowgli_diag::read_source(f, &name).and_then(|text| to_star(&name, &text, order, cat));
         match done {
             Ok(r) => {
                 let written = out_dir.map(|d| {

@@ -2,6 +2,7 @@
 //! and refinement on generated clients, run under a base and a variant order.
 
 use super::*;
+use mowgli_libs::catalogue::Catalogue;
 
 /// How an implementation is checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -92,7 +93,13 @@ pub struct CheckResult {
 }
 
 /// Runs `check` under `order`; with `first_fail`, stops at the first refutation.
-pub fn run_check(check: &Check, order: &StampOrder, loop_bound: usize, first_fail: bool) -> CheckResult {
+pub fn run_check(
+    check: &Check,
+    order: &StampOrder,
+    cat: &Catalogue,
+    loop_bound: usize,
+    first_fail: bool,
+) -> CheckResult {
     let start = Instant::now();
     let mut r = CheckResult {
         check: check.label(),
@@ -103,7 +110,7 @@ pub fn run_check(check: &Check, order: &StampOrder, loop_bound: usize, first_fai
         error: None,
         millis: 0.0,
     };
-    let imp = match Implementation::load(&check.implementation, order) {
+    let imp = match Implementation::load(&check.implementation, order, cat) {
         Ok(i) => i,
         Err(e) => {
             r.error = Some(e.to_string());
@@ -196,12 +203,15 @@ pub fn compare_checks(
     base: &StampOrder,
     variant: &StampOrder,
     loop_bound: usize,
+    cat: &Catalogue,
 ) -> Vec<CheckComparison> {
     suite
         .par_iter()
         .map(|c| {
-            let (b, v) =
-                rayon::join(|| run_check(c, base, loop_bound, true), || run_check(c, variant, loop_bound, true));
+            let (b, v) = rayon::join(
+                || run_check(c, base, cat, loop_bound, true),
+                || run_check(c, variant, cat, loop_bound, true),
+            );
             CheckComparison { check: c.label(), base: b, variant: v }
         })
         .collect()

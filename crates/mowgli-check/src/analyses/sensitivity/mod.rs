@@ -14,6 +14,7 @@
 //! ([`generated`]), or a generator of distinguishing tests (a function returning
 //! `Vec<Candidate>`; [`smallest_first`] orders the union).
 
+use mowgli_libs::catalogue::Catalogue;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -92,10 +93,10 @@ pub fn corpus(paths: &[PathBuf]) -> Result<Vec<Candidate>, InputError> {
 /// The symmetry-reduced client programs of library `lib` up to `bounds`
 /// ([`gen::Generator`]), smallest first. Programs without registers are kept
 /// (`need_register` off): the outcome sets compared here include final memory.
-pub fn generated(lib: &str, order: &StampOrder, bounds: &Bounds) -> Result<Vec<Candidate>, String> {
+pub fn generated(lib: &str, order: &StampOrder, cat: &Catalogue, bounds: &Bounds) -> Result<Vec<Candidate>, String> {
     let mut bounds = bounds.clone();
     bounds.need_register = false;
-    let g = gen::generate(lib, order, &bounds)?;
+    let g = gen::generate_in(lib, order, cat, &bounds)?;
     g.clients
         .into_iter()
         .map(|c| {
@@ -112,8 +113,8 @@ pub fn smallest_first(cands: &mut [Candidate]) {
 
 /// The outcome set of a candidate under `order` (registers and final values of the
 /// declared locations, one `name=value` list per outcome).
-pub fn outcome_set(c: &Candidate, order: &StampOrder) -> Result<BTreeSet<String>, String> {
-    let outs = litmus::outcomes_of_text(&c.text, order, true).map_err(|e| {
+pub fn outcome_set(c: &Candidate, order: &StampOrder, cat: &Catalogue) -> Result<BTreeSet<String>, String> {
+    let outs = litmus::outcomes_of_text(&c.text, order, cat, true).map_err(|e| {
         let mut e = e;
         e.file = c.file.clone();
         e.to_string()
@@ -249,6 +250,7 @@ pub fn cells(
     suite: &[Check],
     opts: &CellOptions,
     progress: &(dyn Fn(&CellReport) + Sync),
+    cat: &Catalogue,
 ) -> Result<Sensitivity, SensitivityError> {
     let start = Instant::now();
     let table = base.table(&opts.table).ok_or_else(|| {
@@ -256,9 +258,11 @@ pub fn cells(
     })?;
     let n = table.kinds.len();
     // the base: outcomes of every candidate, verdict of every check
-    let base_out: Vec<Result<BTreeSet<String>, String>> = candidates.par_iter().map(|c| outcome_set(c, base)).collect();
+    let base_out: Vec<Result<BTreeSet<String>, String>> =
+        candidates.par_iter().map(|c| outcome_set(c, base, cat)).collect();
     let candidate_errors: Vec<String> = base_out.iter().filter_map(|r| r.as_ref().err().cloned()).collect();
-    let base_checks: Vec<CheckResult> = suite.par_iter().map(|c| run_check(c, base, opts.loop_bound, true)).collect();
+    let base_checks: Vec<CheckResult> =
+        suite.par_iter().map(|c| run_check(c, base, cat, opts.loop_bound, true)).collect();
 
     let todo: Vec<(usize, usize)> = if opts.only.is_empty() {
         (0..n).flat_map(|r| (0..n).map(move |c| (r, c))).collect()
@@ -299,7 +303,7 @@ pub fn cells(
             let mut changes: Vec<TestChange> = Vec::new();
             for (cand, b) in candidates.iter().zip(&base_out) {
                 let Ok(b) = b else { continue };
-                match outcome_set(cand, &variant) {
+                match outcome_set(cand, &variant, cat) {
                     Ok(v) if &v != b => changes.push(TestChange {
                         name: cand.name.clone(),
                         file: cand.file.clone(),
@@ -319,7 +323,7 @@ pub fn cells(
                 if b.error.is_some() {
                     continue;
                 }
-                let v = run_check(check, &variant, opts.loop_bound, true);
+                let v = run_check(check, &variant, cat, opts.loop_bound, true);
                 if let Some(e) = &v.error {
                     rep.errors.push(format!("{}: {e}", v.check));
                 } else if b.holds && !v.holds {

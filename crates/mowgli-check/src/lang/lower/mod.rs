@@ -13,6 +13,7 @@ use crate::engines::explicit::{Outcome, Problem};
 use crate::lang::ast::{CallEx, Ex, Rhs, Stmt};
 use crate::lang::stmts::{build_library, lerr, unknown, Host, LErr, Lowerer, L};
 use mowgli_diag::Diagnostic;
+use mowgli_libs::catalogue::Catalogue;
 
 /// The unrolling bound of loops that are no spin loops (`Problem::loop_bound`).
 pub const LOOP_BOUND: usize = 8;
@@ -143,14 +144,14 @@ impl Names {
     }
 }
 
-/// Checks `t` and builds the program, with libraries built under `order`.
+/// Checks `t` and builds the program, with the libraries of `cat` built under `order`.
 ///
 /// A value domain cut by its limit ([`Lowered::domain_cut`]) is an error here:
 /// the analyses that lower with this function have no inconclusive outcome for
 /// a test, and must not run on a domain that may miss values (`mowgli litmus`
 /// and `mowgli refine` use [`lower_with`] and report the test inconclusive).
-pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
-    let low = lower_with(t, order, DomainLimits::default())?;
+pub fn lower(t: &Litmus, order: &StampOrder, cat: &Catalogue) -> Result<Lowered, SemError> {
+    let low = lower_with(t, order, cat, DomainLimits::default())?;
     match &low.domain_cut {
         Some(why) => Err(Diagnostic::limit(
             Pos { line: 1, col: 1 },
@@ -165,7 +166,7 @@ pub fn lower(t: &Litmus, order: &StampOrder) -> Result<Lowered, SemError> {
 }
 
 /// [`lower`] with the bounds of a computed value domain.
-pub fn lower_with(t: &Litmus, order: &StampOrder, limits: DomainLimits) -> Result<Lowered, SemError> {
+pub fn lower_with(t: &Litmus, order: &StampOrder, cat: &Catalogue, limits: DomainLimits) -> Result<Lowered, SemError> {
     // libraries
     let Some(lpos) = t.libraries_pos else {
         return err(Pos { line: 1, col: 1 }, format!("test `{}` has no `libraries` statement", t.name));
@@ -176,7 +177,7 @@ pub fn lower_with(t: &Litmus, order: &StampOrder, limits: DomainLimits) -> Resul
         if lib_names.contains(&n.text) {
             return err(n.pos, format!("library `{}` is listed twice", n.text));
         }
-        let l = build_library(n, order)?;
+        let l = build_library(n, order, cat)?;
         lib_names.push(n.text.clone());
         libs.push(l);
     }

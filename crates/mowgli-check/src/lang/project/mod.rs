@@ -154,6 +154,7 @@ pub struct RefineEntry {
     pub objects: Option<usize>,
     pub observer: Option<String>,
     pub observer_locs: Option<usize>,
+    pub observer_wids: Option<usize>,
     pub symmetry: Option<bool>,
 }
 
@@ -165,7 +166,7 @@ impl RefineEntry {
 
     /// A key that bounds generated clients, given where none are generated.
     fn stray_bound(&self) -> Option<&'static str> {
-        let keys: [(&'static str, bool); 10] = [
+        let keys: [(&'static str, bool); 11] = [
             ("threads", self.threads.is_some()),
             ("nodes", self.nodes.is_some()),
             ("locs", self.locs.is_some()),
@@ -175,6 +176,7 @@ impl RefineEntry {
             ("objects", self.objects.is_some()),
             ("observer", self.observer.is_some()),
             ("observer-locs", self.observer_locs.is_some()),
+            ("observer-wids", self.observer_wids.is_some()),
             ("symmetry", self.symmetry.is_some()),
         ];
         if self.generates() {

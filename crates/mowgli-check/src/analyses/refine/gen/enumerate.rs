@@ -5,14 +5,19 @@ use super::canon::*;
 use super::*;
 
 impl Generator {
-    /// A generator for the library `lib` (a litmus library name) under `order`.
+    /// A generator for the built-in library `lib` under `order`.
     pub fn new(lib: &str, order: &StampOrder, bounds: &Bounds) -> Result<Generator, String> {
-        let l: Box<dyn Library> = registry::library(lib, order).map_err(|e| e.to_string())?;
+        Generator::in_catalogue(lib, order, &Catalogue::builtins(), bounds)
+    }
+
+    /// A generator for the library `lib` of `cat` (a litmus library name) under `order`.
+    pub fn in_catalogue(lib: &str, order: &StampOrder, cat: &Catalogue, bounds: &Bounds) -> Result<Generator, String> {
+        let l: Box<dyn Library> = cat.library(lib, order).map_err(|e| e.to_string())?;
         let decl = Decl::of(l.as_ref());
         let sigs = decl.sigs.clone();
         let odecl = match &bounds.observer {
             Some(o) if o == lib => None,
-            Some(o) => Some(Decl::of(registry::library(o, order).map_err(|e| e.to_string())?.as_ref())),
+            Some(o) => Some(Decl::of(cat.library(o, order).map_err(|e| e.to_string())?.as_ref())),
             None => None,
         };
         if let Some(o) = &odecl {
@@ -31,7 +36,7 @@ impl Generator {
         if b.threads > 8 || b.nodes > 8 || b.calls > 16 || b.values > 8 || b.locs > 6 || b.observer_locs > 6 {
             return Err("bounds too large: at most 8 threads, 8 nodes, 16 calls, 8 values, 6 locations".into());
         }
-        if b.objects > 4 || b.wids > 6 || b.tuple_size > 8 {
+        if b.objects > 4 || b.wids + b.observer_wids > 6 || b.tuple_size > 8 {
             return Err("bounds too large: at most 4 objects, 6 work identifiers, tuples of 8".into());
         }
         if decl.objects.is_some() && b.objects == 0 {
@@ -164,8 +169,8 @@ impl Generator {
                 || (sig.extension && !self.bounds.extensions)
                 || (!observer && self.bounds.methods.as_ref().is_some_and(|ms| !ms.iter().any(|m| m == sig.name)))
                 || (observer && !self.bounds.observer_fences && sig.params.iter().all(|p| *p == Param::Nodes))
-                // the observer's work identifiers are all `_`: nothing to wait for
-                || (observer && sig.awaits())
+                // without work identifiers of its own the observer has nothing to wait for
+                || (observer && self.bounds.observer_wids == 0 && sig.awaits())
             {
                 continue;
             }
@@ -195,9 +200,15 @@ impl Generator {
                         let initial = self.bounds.compare_initial.then_some(0);
                         initial.into_iter().chain(self.values()).map(Arg::Val).collect()
                     }
-                    Role::Wid { .. } if observer => vec![Arg::Wid(0)],
-                    Role::Wid { awaited: true } => (1..=self.bounds.wids as u8).map(Arg::Wid).collect(),
-                    Role::Wid { awaited: false } => (0..=self.bounds.wids as u8).map(Arg::Wid).collect(),
+                    // the observer's work identifiers follow the implemented library's
+                    Role::Wid { awaited } => {
+                        let (first, n) = match observer {
+                            true => (self.bounds.wids as u8 + 1, self.bounds.observer_wids as u8),
+                            false => (1, self.bounds.wids as u8),
+                        };
+                        let none = (!awaited).then_some(Arg::Wid(0));
+                        none.into_iter().chain((first..first + n).map(Arg::Wid)).collect()
+                    }
                     Role::Node { .. } => (1..=at.k).filter(|&n| !remote_only || n != at.node).map(Arg::Node).collect(),
                     Role::Nodes => node_sets.iter().map(|&m| Arg::Nodes(m)).collect(),
                     Role::Barrier(callers) | Role::Ring(callers) => (0..at.roles.len() as u8)
@@ -237,6 +248,8 @@ impl Generator {
             .iter()
             .map(|c| WidUse {
                 wait: self.is_wait(c),
+                pool: c.lib.min(1) as usize,
+                base: if c.lib == 1 { self.bounds.wids as u8 } else { 0 },
                 wids: c
                     .args
                     .iter()
@@ -249,7 +262,7 @@ impl Generator {
             .collect();
         let mut idx = Vec::new();
         let mut cur = Vec::new();
-        seq_rec(&uses, len, &mut cur, 0, 0, &mut idx);
+        seq_rec(&uses, len, &mut cur, [0, 0], 0, &mut idx);
         Sequences { alpha, len, idx }
     }
 
@@ -630,14 +643,25 @@ pub(super) struct Worker {
 /// it waits for them (a `Wait`) or starts work with them.
 pub(super) struct WidUse {
     wait: bool,
+    /// Whose work identifiers: 0 the implemented library's, 1 the observer's
+    /// (numbered from `base + 1`); each pool introduces its own in order.
+    pool: usize,
+    base: u8,
     wids: Vec<u8>,
 }
 
 /// The sequences of [`Generator::sequences`] that extend `cur` (indices into the
 /// alphabet whose calls use work identifiers as `uses` says). `intro`: work
-/// identifiers introduced (1..=intro); `pending`: bit w set when a call with w is
-/// not yet waited for.
-pub(super) fn seq_rec(uses: &[WidUse], len: usize, cur: &mut Vec<u32>, intro: u8, pending: u32, out: &mut Vec<u32>) {
+/// identifiers introduced, per pool (`base + 1..=base + intro`); `pending`: bit w
+/// set when a call with w is not yet waited for.
+pub(super) fn seq_rec(
+    uses: &[WidUse],
+    len: usize,
+    cur: &mut Vec<u32>,
+    intro: [u8; 2],
+    pending: u32,
+    out: &mut Vec<u32>,
+) {
     if cur.len() == len {
         if pending == 0 {
             out.extend_from_slice(cur);
@@ -658,10 +682,11 @@ pub(super) fn seq_rec(uses: &[WidUse], len: usize, cur: &mut Vec<u32>, intro: u8
                 }
                 pending2 &= !(1 << w);
             } else {
-                if w > intro2 + 1 {
+                let k = w - u.base;
+                if k > intro2[u.pool] + 1 {
                     ok = false;
                 }
-                intro2 = intro2.max(w);
+                intro2[u.pool] = intro2[u.pool].max(k);
                 pending2 |= 1 << w;
             }
         }

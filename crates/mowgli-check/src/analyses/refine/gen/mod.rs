@@ -80,7 +80,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use mowgli_core::{Library, Param, Role, StampOrder};
-use mowgli_libs::registry;
+use mowgli_libs::catalogue::Catalogue;
 use serde::Serialize;
 
 use super::{refine_parsed_on, ClientReport, ClientVerdict};
@@ -112,6 +112,12 @@ pub struct Bounds {
     pub observer: Option<String>,
     /// Locations of the observer library (at most).
     pub observer_locs: usize,
+    /// Work identifiers per thread of the observer's calls (besides `_`), which
+    /// a later observer call waiting for them (RDMA^WAIT's `Wait`) may name;
+    /// 0: the observer's work identifiers are all `_`, and its waiting methods
+    /// are left out.
+    #[serde(default)]
+    pub observer_wids: usize,
     /// Symmetry reduction.
     pub symmetry: bool,
     /// Keep only clients with a register (refinement compares registers; the
@@ -154,11 +160,17 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    /// Defaults for library `lib` with `threads`, `nodes`, `calls`, read off its
-    /// declaration ([`Bounds::for_library`]; the defaults of a library with
-    /// located memory when `lib` is unknown).
+    /// Defaults for the built-in library `lib` with `threads`, `nodes`, `calls`
+    /// ([`Bounds::in_catalogue`] with the built-ins only).
     pub fn new(lib: &str, threads: usize, nodes: usize, calls: usize) -> Bounds {
-        let l = registry::library(lib, &mowgli_libs::orders::default_order()).ok();
+        Bounds::in_catalogue(lib, &Catalogue::builtins(), threads, nodes, calls)
+    }
+
+    /// Defaults for library `lib` of `cat` with `threads`, `nodes`, `calls`, read
+    /// off its declaration ([`Bounds::for_library`]; the defaults of a library
+    /// with located memory when `cat` has no `lib`).
+    pub fn in_catalogue(lib: &str, cat: &Catalogue, threads: usize, nodes: usize, calls: usize) -> Bounds {
+        let l = cat.library(lib, &mowgli_libs::orders::default_order()).ok();
         Bounds::of_decl(l.as_deref().map(Decl::of).as_ref(), threads, nodes, calls)
     }
 
@@ -194,6 +206,7 @@ impl Bounds {
                 None => None,
             },
             observer_locs: if objects == Some(Objects::Rings) { 1 } else { 2 },
+            observer_wids: 0,
             symmetry: true,
             need_register: true,
             self_ring: true,
@@ -219,7 +232,7 @@ impl Bounds {
             return;
         }
         for u in &imp.uses {
-            if let Ok(l) = registry::library(u, order) {
+            if let Ok(l) = imp.catalogue.library(u, order) {
                 if Decl::of(l.as_ref()).has_locs && *u != imp.implements {
                     self.observer = Some(u.clone());
                     // a library with registers of its own is observed through one
@@ -363,9 +376,14 @@ pub struct Generated {
     pub generated: u64,
 }
 
-/// Generates every client of `lib` up to `bounds`, in order.
+/// Generates every client of the built-in library `lib` up to `bounds`, in order.
 pub fn generate(lib: &str, order: &StampOrder, bounds: &Bounds) -> Result<Generated, String> {
-    let g = Generator::new(lib, order, bounds)?;
+    generate_in(lib, order, &Catalogue::builtins(), bounds)
+}
+
+/// Generates every client of library `lib` of `cat` up to `bounds`, in order.
+pub fn generate_in(lib: &str, order: &StampOrder, cat: &Catalogue, bounds: &Bounds) -> Result<Generated, String> {
+    let g = Generator::in_catalogue(lib, order, cat, bounds)?;
     let mut clients = Vec::new();
     let mut generated = 0;
     for size in 1..=g.max_size() {

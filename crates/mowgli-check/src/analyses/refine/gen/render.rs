@@ -56,9 +56,15 @@ impl Generator {
         let mut s = format!("calls of `{}` ({})", self.lib, names(&self.sigs, &mine));
         if let Some(o) = &self.odecl {
             let fences = self.bounds.observer_fences;
-            let keep =
-                |m: &mowgli_core::MethodSig| !m.awaits() && (fences || !m.params.iter().all(|p| *p == Param::Nodes));
-            s += &format!(" and of the observer `{}` ({}; its work identifiers `_`)", o.name, names(&o.sigs, &keep));
+            let owids = self.bounds.observer_wids;
+            let keep = |m: &mowgli_core::MethodSig| {
+                (owids > 0 || !m.awaits()) && (fences || !m.params.iter().all(|p| *p == Param::Nodes))
+            };
+            let wids = match owids {
+                0 => "its work identifiers `_`".to_string(),
+                n => format!("up to {n} work identifier{} per thread", if n == 1 { "" } else { "s" }),
+            };
+            s += &format!(" and of the observer `{}` ({}; {wids})", o.name, names(&o.sigs, &keep));
         }
         s
     }

@@ -163,7 +163,7 @@ pub fn run(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<GenReport, String> {
     let start = Instant::now();
-    let g = Generator::new(&imp.implements, order, bounds)?;
+    let g = Generator::in_catalogue(&imp.implements, order, &imp.catalogue, bounds)?;
     let mut rep = GenReport {
         implementation: imp.name.clone(),
         library: imp.implements.clone(),

@@ -159,7 +159,7 @@ pub fn check_on(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound
             Err(e) => return Check::Unexpressible(e.headline()),
         }
     };
-    match check_text(&t.name, &fixed_text, order) {
+    match check_text(&t.name, &fixed_text, order, &imp.catalogue) {
         Ok(r) if r.expectations.iter().all(|e| e.ok) => {
             Check::Fails { client: Box::new(fixed), report: Box::new(report) }
         }
