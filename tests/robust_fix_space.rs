@@ -265,7 +265,7 @@ fn compare(texts: &[String]) -> (usize, usize, BTreeMap<String, usize>) {
 fn generated(instrs: usize, step: usize) -> Vec<String> {
     let order = default_order();
     let b = SuiteBounds { threads: 2, nodes: 2, instrs, locs: 2, values: 1, min_threads: 2 };
-    let g = Generator::new("rdmatso", &order, &b.gen_bounds("rdmatso")).expect("generator");
+    let g = Generator::new("rdmatso", &order, &b.gen_bounds("rdmatso", &Catalogue::builtins())).expect("generator");
     let mut out = Vec::new();
     let mut idx = 0usize;
     for size in 1..=g.max_size() {
