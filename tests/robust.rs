@@ -462,7 +462,7 @@ fn fixes_of(text: &str, model: Model) -> Option<Fixes> {
             }
         }
         none_tried.push(match &why {
-            Err(robust::NoFix::Exhausted { tried } | robust::NoFix::Budget { tried }) => *tried,
+            Err(robust::NoFix::Exhausted { tried, .. } | robust::NoFix::Budget { tried }) => *tried,
             _ => 0,
         });
         let f = why.ok();
@@ -618,7 +618,7 @@ fn no_fix_reasons() {
             let m = if model == "Sc" { Model::Sc } else { Model::Tso };
             let g = if goal == "Exact" { robust::FixGoal::Exact } else { robust::FixGoal::Syntactic };
             let why = match robust::fix_why("<gen>", text, &order, &Catalogue::builtins(), m, g).expect("runs") {
-                Ok(_) => "fixed".to_string(),
+                Ok(f) => format!("fixed by {} insertions", f.insertions.len()),
                 Err(e) if exhaustive => {
                     // the exhaustive search confirms there is none; it covers every set
                     // when they number at most its budget
@@ -635,7 +635,7 @@ fn no_fix_reasons() {
                 }
                 Err(e) => {
                     match robust::explain("<gen>", text, &order, &Catalogue::builtins(), m, g, e).expect("runs") {
-                        robust::NoFixReason::PollInTheWay { fix, moved } => {
+                        robust::NoFixReason::PollInTheWay { fix, moved, .. } => {
                             let again =
                                 robust::check_text("<fixed>", &fix.text, &order, &Catalogue::builtins(), Some(m))
                                     .expect("runs");

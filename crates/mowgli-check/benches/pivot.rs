@@ -15,7 +15,16 @@ use mowgli_check::analyses::pivot::{self, PivotOptions, PivotReport};
 fn run(procs: Option<usize>, size: Option<usize>, plain: bool) -> PivotReport {
     let rows = pivot::table6().into_iter().filter(|r| procs.is_none_or(|p| r.procs == p)).collect();
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    pivot::generate(&PivotOptions { rows, max_size: size, max_locs: 3, jobs, keep: false, plain, non_atomic: false })
+    pivot::generate(&PivotOptions {
+        rows,
+        max_size: size,
+        max_locs: 3,
+        jobs,
+        keep: false,
+        plain,
+        non_atomic: false,
+        memory: false,
+    })
 }
 
 fn line(what: &str, r: &PivotReport) {

@@ -42,6 +42,10 @@ pub struct Args {
     /// `top`): many more programs, each searched by brute force; use a small --size.
     #[arg(long, conflicts_with = "plain")]
     pub non_atomic: bool,
+    /// The one-process rows also count programs with a second process that holds
+    /// memory only (locations, no statements), which process 0 accesses remotely.
+    #[arg(long)]
+    pub memory_process: bool,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
@@ -82,6 +86,7 @@ pub fn run(a: Args) -> ExitCode {
         keep: a.out.is_some(),
         plain: a.plain,
         non_atomic: a.non_atomic,
+        memory: a.memory_process,
     };
     let progress = super::progress::Progress::spinner("pivot", "generating the pivot tests of Table 6");
     let rep = pivot::generate(&opts);

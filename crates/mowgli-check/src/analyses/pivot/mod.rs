@@ -32,7 +32,7 @@ use mowgli_libs::corerma::model::{Cand, Graph, Model, Row, Rule, Rules};
 use serde::Serialize;
 
 mod space;
-pub use space::{has_shape, programs, programs_needing, Instr, Need, Program};
+pub use space::{has_shape, programs, programs_needing, programs_with_memory, Instr, Need, Program};
 
 /// Outcomes (local reads' values, in order) of a program under stock coreRMA and
 /// under coreRMA without each rule of `rules`.
@@ -304,6 +304,9 @@ pub struct PivotOptions {
     pub plain: bool,
     /// Programs with non-atomic accesses too (outcomes may be ⊤); not with `plain`.
     pub non_atomic: bool,
+    /// The one-process rows also count programs whose locations may live on a second
+    /// process that holds memory only ([`space::programs_with_memory`]).
+    pub memory: bool,
 }
 
 fn show(regs: &[String], o: &[Value]) -> String {
@@ -448,6 +451,9 @@ pub fn generate(opts: &PivotOptions) -> PivotReport {
                 programs(procs, size, opts.max_locs, &mut each);
             } else {
                 programs_needing(procs, size, opts.max_locs, &need, opts.non_atomic, &mut each);
+            }
+            if procs == 1 && opts.memory {
+                programs_with_memory(size, opts.max_locs, &need, opts.non_atomic, &mut each);
             }
             run_chunk(&mut acc, &batch, &rules, procs, size, opts);
             programs_n += batch.len() as u64;

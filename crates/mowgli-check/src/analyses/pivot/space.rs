@@ -103,7 +103,10 @@ impl Program {
     /// Whether this program is the representative of its renaming class (the least key).
     pub fn canonical(&self) -> bool {
         let me = self.key();
-        let procs: Vec<Vec<u8>> = if self.procs == 2 { vec![vec![0, 1], vec![1, 0]] } else { vec![vec![0]] };
+        // a memory-only process (empty body) is always process 1: no swap
+        let swap = self.procs == 2 && self.body.iter().all(|b| !b.is_empty());
+        let procs: Vec<Vec<u8>> =
+            if swap { vec![vec![0, 1], vec![1, 0]] } else { vec![(0..self.procs as u8).collect()] };
         let n = self.homes.len();
         for pm in &procs {
             // locations grouped by new process, in every order within a group
@@ -207,14 +210,15 @@ impl Program {
     pub fn litmus(&self, name: &str, description: &str, lib: &str) -> String {
         let (inits, writes) = self.values();
         let mut s = format!("test {name}\n\"{description}\"\nlibraries {lib}\n");
-        for p in 0..self.procs {
+        // a process that holds memory only has no thread (its node has locations only)
+        for p in (0..self.procs).filter(|&p| !self.body[p].is_empty()) {
             s += &format!("thread P{p} @ {}\n", p + 1);
         }
         for (l, &h) in self.homes.iter().enumerate() {
             s += &format!("loc x{l} @ {} = {}\n", h + 1, inits[l]);
         }
         let mut reg = 0;
-        for (p, b) in self.body.iter().enumerate() {
+        for (p, b) in self.body.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
             s += &format!("P{p}:\n");
             for (k, i) in b.iter().enumerate() {
                 let x = |a: usize| format!("x{}", i.args[a]);
@@ -365,20 +369,27 @@ pub fn programs(procs: usize, size: usize, max_locs: usize, f: &mut dyn FnMut(Pr
     }
 }
 
-/// Every location is read locally; with two processes, each has a statement and
-/// one accesses the other's memory.
+/// Every location of a process with statements is read locally; with two processes,
+/// one accesses the other's memory, and each has a statement, or process 1 holds
+/// memory only ([`programs_with_memory`]: then each of its locations is accessed by
+/// a statement of process 0).
 fn admissible(p: &Program) -> bool {
     let mut read = vec![false; p.homes.len()];
+    let mut remote = vec![false; p.homes.len()];
     for i in p.body.iter().flatten() {
-        if i.stmt == Stmt::Read {
-            read[i.args[0] as usize] = true;
+        match i.stmt {
+            Stmt::Read => read[i.args[0] as usize] = true,
+            Stmt::Put => remote[i.args[0] as usize] = true,
+            Stmt::Get | Stmt::Rga | Stmt::Cas => remote[i.args[1] as usize] = true,
+            _ => {}
         }
     }
-    if !read.iter().all(|&r| r) {
+    let active = |l: usize| !p.body[p.homes[l] as usize].is_empty();
+    if !(0..p.homes.len()).all(|l| read[l] || (!active(l) && remote[l])) {
         return false;
     }
     if p.procs == 2 {
-        if p.body.iter().any(Vec::is_empty) {
+        if p.body[0].is_empty() {
             return false;
         }
         let remote = |i: &Instr| match i.stmt {
@@ -651,6 +662,30 @@ pub fn programs_needing(
                             emit(vec![s0.clone(), s1.clone()]);
                         }
                     }
+                }
+            }
+        }
+    }
+}
+
+/// Every program of exactly `size` actions with one process with statements (process
+/// 0) and a second that holds memory only (process 1, at least one location, each
+/// accessed by process 0), under the constraints of [`programs`] and with `need`'s shape
+/// as in [`programs_needing`]: LOCO-style one-process tests whose remote statements
+/// target another node (coreRMA Fig. 6's IR test has this form).
+pub fn programs_with_memory(size: usize, max_locs: usize, need: &Need, non_atomic: bool, f: &mut dyn FnMut(Program)) {
+    for nlocs in 2..=max_locs.min(size) {
+        let w = size - nlocs;
+        for n0 in 1..nlocs {
+            let homes: Vec<u8> = (0..nlocs).map(|l| if l < n0 { 0 } else { 1 }).collect();
+            let all: Vec<u8> = (0..nlocs as u8).collect();
+            let local: Vec<u8> = (0..n0 as u8).collect();
+            let alpha = alphabet_with(2, &local, &all, non_atomic);
+            let need = if need.is_all() { None } else { Some(need) };
+            for s in sequences_of(&alpha, w, (0, 2), &homes, &local, need) {
+                let p = Program { procs: 2, homes: homes.clone(), body: vec![s, Vec::new()] };
+                if admissible(&p) && p.canonical() {
+                    f(p);
                 }
             }
         }

@@ -35,6 +35,7 @@ use serde::Serialize;
 use crate::analyses::litmus;
 use crate::lang::InputError;
 
+mod candidates;
 mod exact;
 mod fix;
 mod fix_reference;
@@ -45,6 +46,7 @@ mod reference;
 mod star;
 mod syntactic;
 
+use candidates::*;
 pub use exact::*;
 pub use fix::*;
 pub use fix_reference::*;

@@ -1,17 +1,16 @@
 //! Why `mowgli robust --fix` finds no fix made of insertions, and what works instead.
 //!
-//! [`fix_why`] inserts polls, rfences, mfences and Fig. 5's `GP` blocks; it never moves
-//! or removes an instruction of the program. When it ends without a fix, [`explain`]
-//! classifies the case:
+//! [`fix_why`] inserts polls, rfences, mfences, unpolled gets and Fig. 5's `GP` blocks
+//! ([`FIX_SPACE`]); it never moves or removes an instruction of the program. When it
+//! ends without a fix, no set of at most [`FIX_COMPLETE`] insertions works (every such
+//! set was checked), and [`explain`] classifies the case:
 //!
 //! - [`NoFixReason::PollInTheWay`]: the program polls a queue pair itself. A poll
 //!   inserted towards that node before the program's own `Poll(n)` leaves the latter
-//!   nothing to complete, and the thread blocks (a program with no execution is no
-//!   fix), so the insertions that would order the pair are ruled out. Moving the
-//!   program's poll up, plus insertions, is a fix: `explain` finds the smallest such
-//!   one and checks it like any fix (it is the fixed program of [`fix_why`] on the
-//!   moved program). That no insertion-only fix exists is the search's verdict, which
-//!   `tests/robust_nofix.rs` confirms with [`fix_exhaustive`].
+//!   nothing to complete unless a get is inserted before it too, and the thread blocks
+//!   (a program with no execution is no fix). Moving the program's poll up, plus
+//!   insertions, is a fix: `explain` finds the smallest such one and checks it like any
+//!   fix (it is the fixed program of [`fix_why`] on the moved program).
 //! - [`NoFixReason::Search`]: none of the above; the search's own outcome stands
 //!   (budget, or every set checked).
 
@@ -30,7 +29,9 @@ pub enum NoFixReason {
     /// inserting `fix.insertions` (lines of the moved program, `fix.text`), reaches the
     /// goal (verified): the fewest moves and insertions, then the fewest insertions, the
     /// cheapest, the shortest moves.
-    PollInTheWay { moved: Vec<PollMove>, fix: Fix },
+    /// `complete`: every set of at most that many insertions was checked (`None`: the
+    /// search stopped at its budget).
+    PollInTheWay { moved: Vec<PollMove>, fix: Fix, complete: Option<usize> },
     /// Not classified further: the search's outcome.
     Search(NoFix),
 }
@@ -101,6 +102,10 @@ pub fn explain(
     if matches!(search, NoFix::ControlFlow | NoFix::NoExecution) {
         return Ok(NoFixReason::Search(search));
     }
+    let complete = match search {
+        NoFix::Unbreakable { complete, .. } | NoFix::Exhausted { complete, .. } => Some(complete),
+        _ => None,
+    };
     let polls = own_polls(file, text)?;
     // every choice of where each poll goes (its own line, or after an earlier call of
     // its thread), nearest first; the first choice moves nothing
@@ -133,7 +138,7 @@ pub fn explain(
                     PollMove { thread: thread.clone(), node: *node, line, after_line }
                 })
                 .collect();
-            best = Some((key, NoFixReason::PollInTheWay { moved, fix: f }));
+            best = Some((key, NoFixReason::PollInTheWay { moved, fix: f, complete }));
         }
     }
     Ok(best.map(|(_, r)| r).unwrap_or(NoFixReason::Search(search)))
@@ -146,7 +151,7 @@ pub fn render_no_fix(r: &NoFixReason, goal: FixGoal) -> String {
         FixGoal::Exact => "robust (exact check)",
     };
     match r {
-        NoFixReason::PollInTheWay { moved, fix } => {
+        NoFixReason::PollInTheWay { moved, fix, complete } => {
             let ins = if fix.insertions.is_empty() {
                 "nothing".to_string()
             } else {
@@ -163,8 +168,12 @@ pub fn render_no_fix(r: &NoFixReason, goal: FixGoal) -> String {
                 .map(|m| format!("{}'s Poll({}) up to after line {}", m.thread, m.node, m.after_line))
                 .collect();
             format!(
-                "  fix for {what}: none by insertion alone: a poll inserted before {} leaves it nothing to complete \
-                 (the thread blocks). Instead move {}, then insert {ins} (lines of the moved program; verified)\n",
+                "  fix for {what}: {}; a poll inserted before {} leaves it nothing to complete unless a get \
+                 precedes it. Instead move {}, then insert {ins} (lines of the moved program; verified)\n",
+                match complete {
+                    Some(k) => format!("none by at most {k} {FIX_SPACE} (every such set checked)"),
+                    None => format!("none found by the search ({FIX_SPACE}) within its budget"),
+                },
                 own.join(" and "),
                 moves.join(" and ")
             )
@@ -173,13 +182,15 @@ pub fn render_no_fix(r: &NoFixReason, goal: FixGoal) -> String {
             let why = match s {
                 NoFix::ControlFlow => "a thread has control flow (only straight-line threads are fixed)".to_string(),
                 NoFix::NoExecution => "the test has no consistent execution".to_string(),
-                NoFix::Unbreakable { tried, spans } => format!(
-                    "no candidate insertion can break a counterexample spanning {spans} ({tried} programs checked), \
-                     and moving the program's own polls up does not help either"
+                NoFix::Unbreakable { tried, spans, complete } => format!(
+                    "no set of at most {complete} {FIX_SPACE} makes it (every such set checked); no candidate \
+                     insertion can break a counterexample spanning {spans} ({tried} programs checked), and moving \
+                     the program's own polls up does not help either"
                 ),
-                NoFix::Exhausted { tried } => {
-                    format!("every candidate set was checked ({tried} programs), and moving polls up does not help")
-                }
+                NoFix::Exhausted { tried, complete } => format!(
+                    "no set of at most {complete} {FIX_SPACE} makes it (every such set checked), nor any larger \
+                     set the search visited ({tried} programs), and moving polls up does not help"
+                ),
                 NoFix::Budget { tried } => format!("inconclusive: the budget of {tried} checked programs ran out"),
             };
             format!("  fix for {what}: none: {why}\n")
