@@ -58,8 +58,6 @@ pub struct Layout {
     pub columns: Vec<(f64, f64)>,
     /// Per group, its box (around its nodes).
     pub groups: Vec<Rect>,
-    /// Top of the first row.
-    pub top: f64,
     /// Width and height of the whole drawing.
     pub width: f64,
     pub height: f64,
@@ -145,7 +143,7 @@ pub fn layout(g: &Graph, top: f64) -> Layout {
         .collect();
     let groups = group_boxes(g, &nodes, &columns);
     let height = y - ROW_GAP + MARGIN;
-    Layout { nodes, columns, groups, top, width, height }
+    Layout { nodes, columns, groups, width, height }
 }
 
 /// Each group's box: its column's width (less padding per nesting level), from

@@ -52,7 +52,9 @@ pub fn svg(g: &Graph, id: &str) -> String {
     let l = layout(g, top);
     let kinds = g.kinds();
     let legend_h = 18.0 + if g.edges.iter().any(|e| e.highlight) { 18.0 } else { 0.0 } + 8.0;
-    let title_w = std::iter::once(&g.title).chain(&g.notes).map(|t| text_width(t) + 2.0 * MARGIN).fold(0.0, f64::max);
+    // the title is larger and bold: about 1.25 times as wide per character
+    let title_w = (text_width(&g.title) * 1.25 + 2.0 * MARGIN)
+        .max(g.notes.iter().map(|t| text_width(t) + 2.0 * MARGIN).fold(0.0, f64::max));
     let legend_w: f64 = kinds.iter().map(|k| text_width(k) + 46.0).sum::<f64>() + 2.0 * MARGIN;
     let width = l.width.max(title_w).max(legend_w).ceil();
     let height = (l.height + legend_h).ceil();
@@ -198,7 +200,7 @@ fn edges(o: &mut String, g: &Graph, l: &Layout, id: &str) -> String {
         if e.kind == "po" && same && adjacent && !e.highlight {
             continue;
         }
-        let (x, y) = cubic(p, if same { 0.5 } else { 0.4 });
+        let (x, y) = cubic(p, if same { 0.5 } else { 0.3 });
         let text = e.text();
         let w = text_width(text) + 6.0;
         let weight = if e.highlight { " font-weight=\"bold\"" } else { "" };
