@@ -25,6 +25,9 @@ pub fn dot(g: &Graph, name: &str) -> String {
         label += "\n";
         label += n;
     }
+    if let (Some(m), true) = (&g.highlight_meaning, g.edges.iter().any(|e| e.highlight)) {
+        label += &format!("\nred: {m}");
+    }
     let _ = writeln!(o, "  labelloc=t; label=\"{}\";", q(&label));
     for (c, col) in g.columns.iter().enumerate() {
         let _ = writeln!(o, "  subgraph cluster_c{c} {{ label=\"{}\"; style=solid; color=\"#cccccc\";", q(col));
@@ -34,7 +37,11 @@ pub fn dot(g: &Graph, name: &str) -> String {
             if gr.nodes.first().is_none_or(|&n| g.nodes[n].column != c) {
                 continue;
             }
-            let _ = writeln!(o, "    subgraph cluster_g{gi} {{ label=\"{}\"; style=dashed; color=\"#9a9ab8\";", q(&gr.label));
+            let _ = writeln!(
+                o,
+                "    subgraph cluster_g{gi} {{ label=\"{}\"; style=dashed; color=\"#9a9ab8\";",
+                q(&gr.label)
+            );
             for &n in &gr.nodes {
                 grouped[n] = true;
                 node(&mut o, g, n, "      ");

@@ -98,13 +98,8 @@ pub fn render(p: &Page) -> String {
     let mut g = 0;
     for (i, s) in p.sections.iter().enumerate() {
         let _ = writeln!(o, "<section id=\"s{i}\" class=\"entry\" data-name=\"{}\">", esc(&s.name));
-        let _ = writeln!(
-            o,
-            "<h2><span class=\"badge {}\">{}</span>{}</h2>",
-            s.tone.class(),
-            esc(&s.status),
-            esc(&s.name)
-        );
+        let _ =
+            writeln!(o, "<h2><span class=\"badge {}\">{}</span>{}</h2>", s.tone.class(), esc(&s.status), esc(&s.name));
         if !s.text.is_empty() {
             let _ = writeln!(o, "<pre>{}</pre>", esc(s.text.trim_end()));
         }
@@ -146,14 +141,29 @@ mod tests {
             verdict_tone: Tone::Fail,
             summary: String::new(),
             sections: vec![
-                Section { name: "A".into(), status: "FAIL".into(), tone: Tone::Fail, text: "t".into(), graphs: vec![("c".into(), gr.clone())] },
-                Section { name: "B".into(), status: "ok".into(), tone: Tone::Pass, text: String::new(), graphs: vec![("c".into(), gr.clone()), ("d".into(), gr)] },
+                Section {
+                    name: "A".into(),
+                    status: "FAIL".into(),
+                    tone: Tone::Fail,
+                    text: "t".into(),
+                    graphs: vec![("c".into(), gr.clone())],
+                },
+                Section {
+                    name: "B".into(),
+                    status: "ok".into(),
+                    tone: Tone::Pass,
+                    text: String::new(),
+                    graphs: vec![("c".into(), gr.clone()), ("d".into(), gr)],
+                },
             ],
         };
         let h = render(&page);
         assert_eq!(h.matches("<svg").count(), 3);
         assert!(h.contains("id=\"g1-ah-") && h.contains("id=\"g3-ah-"));
         assert!(h.contains("mowgli litmus &lt;x&gt;"));
-        assert!(!h.contains("<script") && !h.contains("http://") || h.matches("http://").count() == 3, "only the SVG namespace");
+        assert!(
+            !h.contains("<script") && !h.contains("http://") || h.matches("http://").count() == 3,
+            "only the SVG namespace"
+        );
     }
 }

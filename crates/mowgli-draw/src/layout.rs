@@ -105,10 +105,8 @@ pub fn layout(g: &Graph, top: f64) -> Layout {
             ends[hi][g.nodes[first].column] += 1;
         }
     }
-    let above: Vec<f64> = starts
-        .iter()
-        .map(|s| s.iter().copied().max().unwrap_or(0) as f64 * (GROUP_LABEL_H + GROUP_PAD))
-        .collect();
+    let above: Vec<f64> =
+        starts.iter().map(|s| s.iter().copied().max().unwrap_or(0) as f64 * (GROUP_LABEL_H + GROUP_PAD)).collect();
     let below: Vec<f64> = ends.iter().map(|s| s.iter().copied().max().unwrap_or(0) as f64 * GROUP_PAD).collect();
     let mut row_y = vec![0.0; rows];
     let mut y = top;

@@ -41,20 +41,40 @@ fn curve(a: &Rect, b: &Rect, same_column: bool, adjacent: bool, k: usize, forwar
 }
 
 /// The space the title, the notes and the column labels take.
-fn header_height(g: &Graph) -> f64 {
-    MARGIN + 20.0 + g.notes.len() as f64 * 16.0 + 28.0
+fn header_height(notes: &[String]) -> f64 {
+    MARGIN + 20.0 + notes.len() as f64 * 16.0 + 28.0
+}
+
+/// Notes wrapped at spaces to lines of at most `width` characters.
+fn wrap(notes: &[String], width: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for n in notes {
+        let mut line = String::new();
+        for word in n.split(' ') {
+            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+                out.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        out.push(line);
+    }
+    out
 }
 
 /// The graph as a standalone SVG document. `id` prefixes the element ids (the
 /// arrowhead markers), so that several graphs can share one HTML page.
 pub fn svg(g: &Graph, id: &str) -> String {
-    let top = header_height(g);
+    let notes = wrap(&g.notes, 110);
+    let top = header_height(&notes);
     let l = layout(g, top);
     let kinds = g.kinds();
     let legend_h = 18.0 + if g.edges.iter().any(|e| e.highlight) { 18.0 } else { 0.0 } + 8.0;
     // the title is larger and bold: about 1.25 times as wide per character
     let title_w = (text_width(&g.title) * 1.25 + 2.0 * MARGIN)
-        .max(g.notes.iter().map(|t| text_width(t) + 2.0 * MARGIN).fold(0.0, f64::max));
+        .max(notes.iter().map(|t| text_width(t) + 2.0 * MARGIN).fold(0.0, f64::max));
     let legend_w: f64 = kinds.iter().map(|k| text_width(k) + 46.0).sum::<f64>() + 2.0 * MARGIN;
     let width = l.width.max(title_w).max(legend_w).ceil();
     let height = (l.height + legend_h).ceil();
@@ -72,8 +92,13 @@ pub fn svg(g: &Graph, id: &str) -> String {
         MARGIN + 12.0,
         esc(&g.title)
     );
-    for (i, n) in g.notes.iter().enumerate() {
-        let _ = writeln!(o, "<text x=\"{MARGIN}\" y=\"{}\" fill=\"#333\">{}</text>", MARGIN + 32.0 + 16.0 * i as f64, esc(n));
+    for (i, n) in notes.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "<text x=\"{MARGIN}\" y=\"{}\" fill=\"#333\">{}</text>",
+            MARGIN + 32.0 + 16.0 * i as f64,
+            esc(n)
+        );
     }
     columns(&mut o, g, &l, top);
     for (gr, r) in g.groups.iter().zip(&l.groups) {
@@ -197,7 +222,7 @@ fn edges(o: &mut String, g: &Graph, l: &Layout, id: &str) -> String {
             esc(e.text())
         );
         // po between neighbours is plain (as herd7 draws it); other edges say what they are
-        if e.kind == "po" && same && adjacent && !e.highlight {
+        if (e.kind == "po" || e.kind == "ppo") && same && adjacent && !e.highlight {
             continue;
         }
         let (x, y) = cubic(p, if same { 0.5 } else { 0.3 });

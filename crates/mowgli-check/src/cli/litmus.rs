@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_check::analyses::litmus::show::{self, Drawing, Show};
+use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_check::analyses::{junit, litmus};
 
 use super::common::{conclude, input_error, load_order};
@@ -204,7 +204,8 @@ pub fn run(a: Args) -> ExitCode {
         let page = super::common::html_page(&decided, summary.clone(), sections);
         if let Err(d) = super::common::write_html(dir, &page) {
             eprintln!("{d}");
-            decided = Decided::new(Verdict::Error, format!("the HTML report in {} could not be written", dir.display()));
+            decided =
+                Decided::new(Verdict::Error, format!("the HTML report in {} could not be written", dir.display()));
         }
     }
     if json {

@@ -318,10 +318,12 @@ fn refine(
         refine_junit::write(file, cases, &mut decided);
     }
     if let Some(dir) = html {
-        let summary = format!("implementation `{}` of `{}`: {} clients, {failed} FAIL", imp.name, imp.implements, reports.len());
+        let summary =
+            format!("implementation `{}` of `{}`: {} clients, {failed} FAIL", imp.name, imp.implements, reports.len());
         if let Err(d) = super::common::write_html(dir, &super::common::html_page(&decided, summary, sections)) {
             eprintln!("{d}");
-            decided = Decided::new(Verdict::Error, format!("the HTML report in {} could not be written", dir.display()));
+            decided =
+                Decided::new(Verdict::Error, format!("the HTML report in {} could not be written", dir.display()));
         }
     }
     if json {
@@ -529,10 +531,16 @@ fn refine_generated(
     }
     if let Some(dir) = html {
         let sections = rep.failures.iter().map(|f| mowgli_check::analyses::refine::section(&f.report)).collect();
-        let summary = format!("implementation `{}` of `{}`: {} failing generated clients", imp.name, imp.implements, rep.failures.len());
+        let summary = format!(
+            "implementation `{}` of `{}`: {} failing generated clients",
+            imp.name,
+            imp.implements,
+            rep.failures.len()
+        );
         if let Err(d) = super::common::write_html(dir, &super::common::html_page(&decided, summary, sections)) {
             eprintln!("{d}");
-            decided = Decided::new(Verdict::Error, format!("the HTML report in {} could not be written", dir.display()));
+            decided =
+                Decided::new(Verdict::Error, format!("the HTML report in {} could not be written", dir.display()));
         }
     }
     if json {

@@ -384,7 +384,12 @@ pub fn render_execution(low: &lower::Lowered, o: &explicit::Outcome, w: &explici
 
 /// The same execution as a graph (threads as columns, po down, the witness
 /// relations across; [`crate::analyses::draw`]).
-pub fn execution_graph(low: &lower::Lowered, title: String, o: &explicit::Outcome, w: &explicit::Witness) -> mowgli_draw::Graph {
+pub fn execution_graph(
+    low: &lower::Lowered,
+    title: String,
+    o: &explicit::Outcome,
+    w: &explicit::Witness,
+) -> mowgli_draw::Graph {
     let x = crate::analyses::draw::Exec { events: &w.events, subevents: &w.subevents, relations: &w.relations };
     let mut g = crate::analyses::draw::litmus_execution(low, title, x);
     let out = lower::show_outcome(low, o);

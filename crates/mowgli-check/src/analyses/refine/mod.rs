@@ -447,7 +447,8 @@ pub fn refine_parsed_on(
             let outcome = if observe { lower::show_outcome(low, o) } else { show_regs(low, &o.regs) };
             let (execution, graph) = match w {
                 Some(w) => {
-                    let mut g = graph_grouped(low, &prob, imp, w, format!("{}: implementation `{}`", low.name, imp.name));
+                    let mut g =
+                        graph_grouped(low, &prob, imp, w, format!("{}: implementation `{}`", low.name, imp.name));
                     let shown: Vec<String> = outcome.iter().map(|(k, v)| format!("{k}={v}")).collect();
                     g.notes.push(format!("outcome (not one of the specification's): {}", shown.join("; ")));
                     (render_grouped(low, &prob, imp, w), Some(g))
@@ -665,7 +666,13 @@ fn registry_method_names<'a>(low: &'a lower::Lowered, imp: &Implementation) -> V
 /// The implementation execution as a graph: threads as columns, each abstract
 /// call's implementing events in a box labelled by the call (the abstraction f),
 /// every node with its call and stamp, and the witness relations.
-fn graph_grouped(low: &lower::Lowered, p: &Problem, imp: &Implementation, w: &Witness, title: String) -> mowgli_draw::Graph {
+fn graph_grouped(
+    low: &lower::Lowered,
+    p: &Problem,
+    imp: &Implementation,
+    w: &Witness,
+    title: String,
+) -> mowgli_draw::Graph {
     let abs_names: Vec<&str> = registry_method_names(low, imp);
     let group = |e: &mowgli_core::Event| {
         let k = e.origin?;
