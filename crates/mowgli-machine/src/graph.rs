@@ -176,18 +176,6 @@ impl Graph {
         format!("{}({})", e.kind, args.join(", "))
     }
 
-    fn po(&self) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        for t in 0..self.threads.len() {
-            let mut mine: Vec<usize> = (0..self.events.len()).filter(|&i| self.events[i].ev.0 as usize == t).collect();
-            mine.sort_by_key(|&i| (self.events[i].ev.1, self.events[i].part));
-            for w in mine.windows(2) {
-                out.push((w[0], w[1]));
-            }
-        }
-        out
-    }
-
     /// The graph as text: events per thread in po, then rf, mo, pf.
     pub fn text(&self) -> String {
         let mut s = String::new();
@@ -219,37 +207,46 @@ impl Graph {
         s
     }
 
-    /// The graph in Graphviz DOT (one cluster per thread, po dotted).
+    /// The graph in Graphviz DOT (threads as columns, po down; `mowgli_draw`).
     pub fn dot(&self, title: &str) -> String {
-        let esc = |t: &str| t.replace('\\', "\\\\").replace('"', "\\\"");
-        let mut s = String::from("digraph getEG {\n  rankdir=TB; node [shape=box, fontname=monospace];\n");
-        s += &format!("  label=\"{}\";\n", esc(title));
-        for (t, tn) in self.threads.iter().enumerate() {
-            s += &format!("  subgraph cluster_t{t} {{ label=\"{}\";\n", esc(tn));
-            for (i, e) in self.events.iter().enumerate() {
-                if e.ev.0 as usize == t {
-                    s += &format!("    e{i} [label=\"{}\\n{}\"];\n", esc(&self.name(i)), esc(&self.label(i)));
-                }
+        mowgli_draw::dot::dot(&self.drawing(title), "getEG")
+    }
+
+    /// The graph as a drawing: a column per thread, its events down in po, rf
+    /// (from an `init` node for initial values), mo and pf across.
+    pub fn drawing(&self, title: &str) -> mowgli_draw::Graph {
+        let mut g = mowgli_draw::Graph::new(title);
+        for tn in &self.threads {
+            g.column(tn.clone());
+        }
+        let mut node = vec![0usize; self.events.len()];
+        for t in 0..self.threads.len() {
+            let mut mine: Vec<usize> = (0..self.events.len()).filter(|&i| self.events[i].ev.0 as usize == t).collect();
+            mine.sort_by_key(|&i| (self.events[i].ev.1, self.events[i].part));
+            for (r, &i) in mine.iter().enumerate() {
+                node[i] = g.node(t, r, vec![self.name(i), self.label(i)]);
             }
-            s += "  }\n";
         }
-        s += "  init [label=\"init\", shape=plaintext];\n";
-        for (a, b) in self.po() {
-            s += &format!("  e{a} -> e{b} [style=dotted, label=\"po\"];\n");
-        }
+        g.chain_columns("po");
+        let init = self.rf.iter().any(|(w, _)| w.is_none()).then(|| {
+            let c = g.column("init");
+            g.node(c, 0, vec!["init".into()])
+        });
         for (w, r) in &self.rf {
-            let from = w.map(|w| format!("e{w}")).unwrap_or_else(|| "init".into());
-            s += &format!("  {from} -> e{r} [label=\"rf\", color=darkgreen, fontcolor=darkgreen];\n");
+            match (w, init) {
+                (Some(w), _) => g.edge(node[*w], node[*r], "rf"),
+                (None, Some(i)) => g.edge(i, node[*r], "rf"),
+                (None, None) => {}
+            }
         }
         for ws in &self.mo {
             for p in ws.windows(2) {
-                s += &format!("  e{} -> e{} [label=\"mo\", color=blue, fontcolor=blue];\n", p[0], p[1]);
+                g.edge(node[p[0]], node[p[1]], "mo");
             }
         }
         for (w, p) in &self.pf {
-            s += &format!("  e{w} -> e{p} [label=\"pf\", color=purple, fontcolor=purple];\n");
+            g.edge(node[*w], node[*p], "pf");
         }
-        s += "}\n";
-        s
+        g
     }
 }

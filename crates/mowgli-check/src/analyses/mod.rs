@@ -2,6 +2,7 @@
 //! ends and the [`crate::engines`].
 
 pub mod axioms;
+pub mod draw;
 pub mod explore;
 pub mod generate;
 pub mod junit;

@@ -16,7 +16,7 @@ use mowgli_core::explain::{Candidate, Violation};
 use mowgli_core::program::CallRecord;
 use mowgli_core::{Event, FinalValue};
 
-use crate::analyses::litmus;
+use crate::analyses::draw;
 use crate::engines::explicit::{self, EngineError, Outcome, Problem};
 use crate::lang::lower;
 
@@ -224,6 +224,16 @@ pub fn reasons(
     Ok(Some(r))
 }
 
+/// A forbidden candidate as a graph: the execution, the cycle red, the broken
+/// axiom in the legend.
+pub fn graph(low: &lower::Lowered, title: String, ex: &Example) -> mowgli_draw::Graph {
+    let x = draw::Exec { events: &ex.events, subevents: &ex.subevents, relations: &ex.relations };
+    let mut g = draw::litmus_execution(low, title, x);
+    let cycle: Vec<(usize, String)> = ex.violation.cycle.iter().map(|e| (e.from, e.rel.clone())).collect();
+    draw::highlight_cycle(&mut g, &cycle, format!("a cycle breaking {}", ex.violation.axiom));
+    g
+}
+
 /// Complete witnesses tried at most, for `mowgli trace`.
 pub const TRACE_BUDGET: u64 = 1 << 20;
 
@@ -288,7 +298,7 @@ pub fn render(low: &lower::Lowered, r: &Reasons, lib: &str) -> String {
             for (ei, e) in ex.events.iter().enumerate().filter(|(_, e)| e.thread == t) {
                 let subs: Vec<String> =
                     (0..ex.subevents.len()).filter(|&i| ex.subevents[i].0 == ei).map(|i| sub(ex, i)).collect();
-                out += &format!("        e{ei}: {}   [{}]\n", litmus::event_label(low, e), subs.join(", "));
+                out += &format!("        e{ei}: {}   [{}]\n", draw::event_label(low, e), subs.join(", "));
             }
         }
         for (name, pairs) in &ex.relations {

@@ -309,3 +309,39 @@ impl ShapeArgs {
         })
     }
 }
+
+/// The HTML report of a run (`--html DIR`): titled by the command line, with the
+/// run's verdict, its summary line and one section per test, client or obligation.
+pub fn html_page(
+    decided: &Decided,
+    summary: String,
+    sections: Vec<mowgli_draw::html::Section>,
+) -> mowgli_draw::html::Page {
+    use mowgli_draw::html::{Page, Tone};
+    let args: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    let verdict_tone = match decided.verdict {
+        Verdict::Verified => Tone::Pass,
+        Verdict::Counterexample | Verdict::Error => Tone::Fail,
+        _ => Tone::Other,
+    };
+    Page {
+        title: format!("mowgli {}", args.join(" ")),
+        verdict: decided.verdict.word().to_string(),
+        verdict_reason: decided.why.clone(),
+        verdict_tone,
+        summary,
+        sections,
+    }
+}
+
+/// Writes the page as `DIR/index.html` (saying so on stderr); a diagnostic at
+/// the file when it cannot be written.
+pub fn write_html(dir: &std::path::Path, page: &mowgli_draw::html::Page) -> Result<(), Diagnostic> {
+    match mowgli_draw::html::write(dir, page) {
+        Ok(p) => {
+            eprintln!("wrote {}", p.display());
+            Ok(())
+        }
+        Err(e) => Err(Diagnostic::output(&dir.join("index.html"), format!("cannot write: {e}"))),
+    }
+}

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use mowgli_check::analyses::litmus::show::{self, Drawing, Show};
 use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_check::analyses::{junit, litmus};
 
@@ -25,10 +26,22 @@ pub struct Args {
     /// Run under another stamp order (a file with table `to`, optionally `ippo`/`oppo`).
     #[arg(long, value_name = "FILE")]
     pub stamp_order: Option<PathBuf>,
-    /// Write the counterexample execution of every failing `forbidden`
-    /// expectation as a Graphviz file `DIR/TEST-lLINE.dot`.
+    /// Write the graphs `--show` selects as Graphviz files: `DIR/TEST-lLINE.dot`
+    /// per expectation, `DIR/TEST-oK.dot` per outcome (`--show all`).
     #[arg(long, value_name = "DIR")]
     pub dot: Option<PathBuf>,
+    /// Write the run as one HTML page, `DIR/index.html`: the verdict, every test
+    /// with its status and report, and the graphs `--show` selects as inline SVG
+    /// (no Graphviz needed).
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
+    /// Which executions `--dot` and `--html` draw: `failing` (a counterexample of
+    /// each failing `forbidden` expectation, a forbidding cycle of each failing
+    /// `allowed` one), `allowed` (also an execution of every `allowed`
+    /// expectation that holds), `all` (also one execution per reachable outcome,
+    /// and the forbidding cycle of every `forbidden` expectation that holds).
+    #[arg(long, value_enum, default_value = "failing", value_name = "WHICH")]
+    pub show: ShowArg,
     /// The engine: `explicit` (declarative, backtracking), `z3` (declarative,
     /// SMT; libraries rdmawait, msw, sv, bal and `--lib` files),
     /// `operational` /
@@ -55,6 +68,24 @@ pub struct Args {
     pub max_work: u64,
 }
 
+/// `--show`: which executions are drawn.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShowArg {
+    Failing,
+    Allowed,
+    All,
+}
+
+impl ShowArg {
+    fn show(self) -> Show {
+        match self {
+            ShowArg::Failing => Show::Failing,
+            ShowArg::Allowed => Show::Allowed,
+            ShowArg::All => Show::All,
+        }
+    }
+}
+
 /// Output of `mowgli litmus`.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LitmusFormat {
@@ -63,7 +94,8 @@ pub enum LitmusFormat {
 }
 
 pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
-    let Args { paths, json, stats, stamp_order, dot, engine, format, max_values, max_work, junit } = a;
+    let Args { paths, json, stats, stamp_order, dot, html, show, engine, format, max_values, max_work, junit } = a;
+    let draw = dot.is_some() || html.is_some();
     let quiet = super::progress::quiet();
     let limits = mowgli_check::lang::lower::DomainLimits { max_values, max_work, ..Default::default() };
     let order = match load_order(&stamp_order) {
@@ -78,11 +110,19 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
     let mut reports = Vec::new();
     let mut errors = Vec::new();
     let mut cases = Vec::new();
+    let mut sections = Vec::new();
     let progress = super::progress::Progress::new("litmus", "tests", Some(files.len() as u64));
     for f in &files {
         progress.set_message(f.display().to_string());
         let started = Instant::now();
-        let result = litmus::check_file_engine(f, &order, cat, engine, limits);
+        let (result, drawings) = if draw {
+            match show::check_file_drawn(f, &order, cat, engine, limits, show.show()) {
+                Ok((r, d)) => (Ok(r), d),
+                Err(e) => (Err(e), vec![]),
+            }
+        } else {
+            (litmus::check_file_engine(f, &order, cat, engine, limits), vec![])
+        };
         progress.inc(1);
         if junit.is_some() {
             cases.push(junit_case(f, &result, started.elapsed().as_secs_f64()));
@@ -102,24 +142,18 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
                     mowgli_check::out!("{}", litmus::render(&r, stats));
                 }
                 if let Some(dir) = &dot {
-                    for e in r.expectations.iter().filter(|e| !e.passed()) {
-                        let Some(d) = &e.dot else { continue };
-                        let path = dir.join(format!("{}-l{}.dot", r.name, e.line));
-                        let written = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, d));
-                        match written {
-                            Ok(()) => eprintln!("wrote {}", path.display()),
-                            Err(err) => {
-                                let d = mowgli_diag::Diagnostic::output(&path, format!("cannot write: {err}"));
-                                eprintln!("{d}");
-                                errors.push(d);
-                            }
-                        }
-                    }
+                    errors.extend(write_dots(dir, &drawings));
+                }
+                if html.is_some() {
+                    sections.push(show::section(&r, &drawings));
                 }
                 reports.push(r);
             }
             Err(e) => {
                 eprintln!("{e}");
+                if html.is_some() {
+                    sections.push(error_section(f, &e));
+                }
                 errors.push(e);
             }
         }
@@ -133,6 +167,46 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
         if let Err(e) = std::fs::write(file, junit::render("mowgli litmus", &[suite])) {
             eprintln!("{}: cannot write: {e}", file.display());
             decided = Decided::new(Verdict::Error, format!("the JUnit report {} could not be written", file.display()));
+        }
+    }
+    let cand: u64 = reports.iter().map(|r| r.stats.candidates).sum();
+    let naive: f64 = reports.iter().map(|r| r.stats.naive).sum();
+    let summary = format!(
+        "summary: {} tests, {} expectations: {} ok, {} known disagreements (documented), {} FAIL, {} malformed{}{}{}",
+        reports.len(),
+        sum.expectations,
+        sum.ok(),
+        sum.known,
+        sum.failed,
+        errors.len(),
+        if sum.empty + sum.empty_bounded > 0 {
+            format!(
+                "; {} tests EMPTY (no outcome), {} expectations unchecked",
+                sum.empty + sum.empty_bounded,
+                sum.unchecked
+            )
+        } else {
+            String::new()
+        },
+        if sum.undecided > 0 { format!(", {} undecided", sum.undecided) } else { String::new() },
+        if stats {
+            format!(
+                "; {} candidates explored vs {:.0} naive ({:.1}x fewer); {:.1} ms",
+                cand,
+                naive,
+                naive / (cand.max(1) as f64),
+                total.as_secs_f64() * 1000.0
+            )
+        } else {
+            String::new()
+        }
+    );
+    if let Some(dir) = &html {
+        let page = super::common::html_page(&decided, summary.clone(), sections);
+        if let Err(d) = super::common::write_html(dir, &page) {
+            eprintln!("{d}");
+            decided =
+                Decided::new(Verdict::Error, format!("the HTML report in {} could not be written", dir.display()));
         }
     }
     if json {
@@ -155,38 +229,6 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
         });
         conclude(&decided, Some(doc))
     } else {
-        let cand: u64 = reports.iter().map(|r| r.stats.candidates).sum();
-        let naive: f64 = reports.iter().map(|r| r.stats.naive).sum();
-        let summary = format!(
-            "summary: {} tests, {} expectations: {} ok, {} known disagreements (documented), {} FAIL, {} malformed{}{}{}",
-            reports.len(),
-            sum.expectations,
-            sum.ok(),
-            sum.known,
-            sum.failed,
-            errors.len(),
-            if sum.empty + sum.empty_bounded > 0 {
-                format!(
-                    "; {} tests EMPTY (no outcome), {} expectations unchecked",
-                    sum.empty + sum.empty_bounded,
-                    sum.unchecked
-                )
-            } else {
-                String::new()
-            },
-            if sum.undecided > 0 { format!(", {} undecided", sum.undecided) } else { String::new() },
-            if stats {
-                format!(
-                    "; {} candidates explored vs {:.0} naive ({:.1}x fewer); {:.1} ms",
-                    cand,
-                    naive,
-                    naive / (cand.max(1) as f64),
-                    total.as_secs_f64() * 1000.0
-                )
-            } else {
-                String::new()
-            }
-        );
         if format == LitmusFormat::Herd {
             // standard output holds the herd log alone (mcompare7 reads it)
             eprintln!("{summary}");
@@ -220,4 +262,33 @@ fn junit_case(
         Err(e) => (file.display().to_string(), Decided::new(Verdict::Error, e.headline()), e.render()),
     };
     junit::Case::of_verdict(&classname, &name, seconds, Verdict::Verified, decided.verdict, &decided.why, &details)
+}
+
+/// Writes each drawing as `DIR/STEM.dot`; the files that could not be written.
+fn write_dots(dir: &std::path::Path, drawings: &[Drawing]) -> Vec<mowgli_diag::Diagnostic> {
+    let mut errors = Vec::new();
+    for d in drawings {
+        let path = dir.join(format!("{}.dot", d.stem));
+        let text = mowgli_draw::dot::dot(&d.graph, "execution");
+        match std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, text)) {
+            Ok(()) => eprintln!("wrote {}", path.display()),
+            Err(err) => {
+                let d = mowgli_diag::Diagnostic::output(&path, format!("cannot write: {err}"));
+                eprintln!("{d}");
+                errors.push(d);
+            }
+        }
+    }
+    errors
+}
+
+/// A file that could not be checked, as a section of the HTML report.
+fn error_section(file: &std::path::Path, e: &mowgli_diag::Diagnostic) -> mowgli_draw::html::Section {
+    mowgli_draw::html::Section {
+        name: file.display().to_string(),
+        status: "error".into(),
+        tone: mowgli_draw::html::Tone::Fail,
+        text: e.render(),
+        graphs: vec![],
+    }
 }

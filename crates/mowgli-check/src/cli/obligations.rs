@@ -51,6 +51,11 @@ pub struct Args {
     /// Write the counterexample of every refuted obligation as `DIR/METHOD-OBLIGATION.dot`.
     #[arg(long, value_name = "DIR")]
     pub dot: Option<PathBuf>,
+    /// Write the run as one HTML page, `DIR/index.html`: the verdict, every
+    /// method's obligations, and each refutation with its picture as inline SVG
+    /// (the refuted edge red).
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
     /// The engine that enumerates the implementation's executions: `explicit`,
     /// `z3` (implementations over rdmawait or sv), or `auto` (per abstract
     /// program, the one the costs measured on programs of its shape say is
@@ -106,6 +111,7 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
         stamp_order,
         loop_bound,
         dot,
+        html,
         engine,
         every_execution,
         z3_whole,
@@ -240,7 +246,25 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
     // the bound is covered when every abstract program (of the partition) was
     // checked to the end and, with --check-specs, every library's D as well; a
     // refutation is a counterexample even when a limit stopped the run after it
-    let decided = mowgli_check::analyses::merge::decide_obligations(&doc);
+    let mut decided = mowgli_check::analyses::merge::decide_obligations(&doc);
+    if let Some(dir) = html {
+        let summary = format!(
+            "obligations of `{}` ({} over {}): {} methods, {} refutations",
+            rep.implementation,
+            rep.implements,
+            rep.uses.join(", "),
+            rep.methods.len(),
+            rep.failures.len()
+        );
+        let page = super::common::html_page(&decided, summary, obligations::sections(&rep));
+        if let Err(d) = super::common::write_html(dir, &page) {
+            eprintln!("{d}");
+            decided = mowgli_check::analyses::verdict::Decided::new(
+                mowgli_check::analyses::verdict::Verdict::Error,
+                format!("the HTML report in {} could not be written", dir.display()),
+            );
+        }
+    }
     if *json {
         return conclude(&decided, Some(doc));
     } else {

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use mowgli_check::analyses::litmus;
 use mowgli_check::analyses::refine::ClientVerdict;
-use mowgli_check::analyses::verdict::Verdict;
+use mowgli_check::analyses::verdict::{Decided, Verdict};
 use mowgli_check::engines::explicit::Backend;
 
 use super::common::{conclude, explain_error, input_error, load_impl, run_inputs, ShapeArgs};
@@ -39,6 +39,11 @@ pub struct Args {
     /// Write the counterexample of every failing client as `DIR/CLIENT.dot`.
     #[arg(long, value_name = "DIR")]
     pub dot: Option<PathBuf>,
+    /// Write the run as one HTML page, `DIR/index.html`: the verdict, every
+    /// client (generated runs: every failing one) with its verdict, and each
+    /// counterexample drawn as inline SVG.
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
     /// Check against this specification instead of the one the file's
     /// `implements` line names (same methods; e.g. `rbl_rfe` for an `rbl`
     /// implementation). Clients naming the declared library run against it.
@@ -138,6 +143,7 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
         stamp_order,
         loop_bound,
         dot,
+        html,
         spec,
         screen,
         minimise,
@@ -154,7 +160,7 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
             json,
             (&stamp_order, &spec),
             (loop_bound, engine),
-            (&dot, &minimise, &junit),
+            (&dot, &minimise, &junit, &html),
             !matches!(screen, Screen::Off),
             cat,
         )
@@ -166,12 +172,15 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
             json,
             (&stamp_order, &spec),
             (loop_bound, engine),
-            (&dot, &minimise, &junit),
+            (&dot, &minimise, &junit, &html),
             on,
             cat,
         )
     }
 }
+
+/// `--dot`, `--minimise`, `--junit`, `--html`.
+type Outputs<'a> = (&'a Option<PathBuf>, &'a Option<PathBuf>, &'a Option<PathBuf>, &'a Option<PathBuf>);
 
 fn refine(
     implementation: &std::path::Path,
@@ -179,7 +188,7 @@ fn refine(
     json: bool,
     (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
     (loop_bound, engine): (usize, Backend),
-    (dot, minimise, junit): (&Option<PathBuf>, &Option<PathBuf>, &Option<PathBuf>),
+    (dot, minimise, junit, html): Outputs,
     screen: bool,
     cat: &Catalogue,
 ) -> ExitCode {
@@ -197,6 +206,7 @@ fn refine(
     let mut errors = Vec::new();
     let mut skipped = 0;
     let mut cases = Vec::new();
+    let mut sections = Vec::new();
     let progress = progress::Progress::new("refine", "clients", Some(files.len() as u64));
     for f in &files {
         progress.set_message(f.display().to_string());
@@ -294,6 +304,9 @@ fn refine(
                         }
                     }
                 }
+                if html.is_some() {
+                    sections.push(mowgli_check::analyses::refine::section(&r));
+                }
                 reports.push(r);
             }
             Err(e) => {
@@ -312,6 +325,15 @@ fn refine(
         mowgli_check::analyses::refine::decide_clients(&reports, errors.len(), files.len(), &imp.implements);
     if let Some(file) = junit {
         refine_junit::write(file, cases, &mut decided);
+    }
+    if let Some(dir) = html {
+        let summary =
+            format!("implementation `{}` of `{}`: {} clients, {failed} FAIL", imp.name, imp.implements, reports.len());
+        if let Err(d) = super::common::write_html(dir, &super::common::html_page(&decided, summary, sections)) {
+            eprintln!("{d}");
+            decided =
+                Decided::new(Verdict::Error, format!("the HTML report in {} could not be written", dir.display()));
+        }
     }
     if json {
         let doc = serde_json::json!({
@@ -353,7 +375,7 @@ fn refine_generated(
     json: bool,
     (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
     (loop_bound, engine): (usize, Backend),
-    (dot, minimise, junit): (&Option<PathBuf>, &Option<PathBuf>, &Option<PathBuf>),
+    (dot, minimise, junit, html): Outputs,
     screen: bool,
     cat: &Catalogue,
 ) -> ExitCode {
@@ -519,6 +541,20 @@ fn refine_generated(
         let details = rep.failures.first().map(|f| format!("{} (size {}):\n{}", f.name, f.size, f.text));
         let case = refine_junit::run(&imp.name, rep.millis / 1000.0, &decided, &details.unwrap_or_default());
         refine_junit::write(file, vec![case], &mut decided);
+    }
+    if let Some(dir) = html {
+        let sections = rep.failures.iter().map(|f| mowgli_check::analyses::refine::section(&f.report)).collect();
+        let summary = format!(
+            "implementation `{}` of `{}`: {} failing generated clients",
+            imp.name,
+            imp.implements,
+            rep.failures.len()
+        );
+        if let Err(d) = super::common::write_html(dir, &super::common::html_page(&decided, summary, sections)) {
+            eprintln!("{d}");
+            decided =
+                Decided::new(Verdict::Error, format!("the HTML report in {} could not be written", dir.display()));
+        }
     }
     if json {
         conclude(&decided, Some(doc))

@@ -4,6 +4,7 @@ mod files;
 pub mod herdlog;
 mod no_outcome;
 pub mod operational;
+pub mod show;
 mod summary;
 
 pub use files::collect;
@@ -179,7 +180,10 @@ pub fn check_text_on(
     declarative(file, text, order, cat, prune, backend, DomainLimits::default()).map(|(r, _, _)| r)
 }
 
-/// [`check_text_on`], also giving the lowered test and the outcomes.
+/// Every reachable outcome with one consistent execution that has it.
+pub type Witnesses = BTreeMap<explicit::Outcome, Option<explicit::Witness>>;
+
+/// [`check_text_on`], also giving the lowered test and the outcomes with an execution each.
 fn declarative(
     file: &str,
     text: &str,
@@ -188,7 +192,7 @@ fn declarative(
     prune: bool,
     backend: explicit::Backend,
     limits: DomainLimits,
-) -> Result<(TestReport, lower::Lowered, std::collections::BTreeSet<explicit::Outcome>), InputError> {
+) -> Result<(TestReport, lower::Lowered, Witnesses), InputError> {
     let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let mut low = lower::lower_with(&ast, order, cat, limits).map_err(|e| e.in_file(file, text))?;
@@ -260,8 +264,7 @@ fn declarative(
         no_outcome: None,
     };
     report.mark_no_outcome(&low, why_empty);
-    let outs = res.outcomes.into_keys().collect();
-    Ok((report, low, outs))
+    Ok((report, low, res.outcomes))
 }
 
 /// Parses and runs one litmus file on the chosen engine (`mowgli litmus --engine`).
@@ -300,6 +303,7 @@ pub fn check_text_engine(
     if eng == LitmusEngine::Both {
         let start = std::time::Instant::now();
         let (mut r, low, decl) = declarative(file, text, order, cat, true, explicit::Backend::Explicit, limits)?;
+        let decl = decl.into_keys().collect();
         let decl_micros = start.elapsed().as_micros();
         if low.libs.iter().any(|l| mowgli_machine::library_pcie(l.as_ref()).is_none()) {
             return Ok(r); // not an RDMA^TSO test: the declarative engine alone
@@ -368,17 +372,7 @@ fn show_herd_locations(low: &mut lower::Lowered, h: &herd::HerdInfo) {
     low.shown_locs.dedup();
 }
 
-/// An event as its call: `Put(x, y) = 1`.
-pub fn event_label(low: &lower::Lowered, e: &mowgli_core::Event) -> String {
-    let m = low.libs[e.lib].methods()[e.method].name;
-    let args: Vec<String> = e.args.iter().map(|a| low.world.show(a)).collect();
-    let call = format!("{m}({})", args.join(", "));
-    if e.ret == mowgli_core::Value::Unit {
-        call
-    } else {
-        format!("{call} = {}", low.world.show(&e.ret))
-    }
-}
+pub use crate::analyses::draw::event_label;
 
 /// A consistent execution as text: events per thread with their subevents, then
 /// the witness relations between subevents (named `e<event>.<stamp>`).
@@ -404,46 +398,24 @@ pub fn render_execution(low: &lower::Lowered, o: &explicit::Outcome, w: &explici
     s
 }
 
-/// The same execution in Graphviz DOT: one cluster per thread, a node per
-/// subevent, po inside an event dotted, witness relations as labelled edges.
-pub fn dot_execution(low: &lower::Lowered, o: &explicit::Outcome, w: &explicit::Witness) -> String {
-    let esc = |t: &str| t.replace('\\', "\\\\").replace('"', "\\\"");
-    let mut s = String::from("digraph execution {\n  rankdir=TB; node [shape=box, fontname=monospace];\n");
+/// The same execution as a graph (threads as columns, po down, the witness
+/// relations across; [`crate::analyses::draw`]).
+pub fn execution_graph(
+    low: &lower::Lowered,
+    title: String,
+    o: &explicit::Outcome,
+    w: &explicit::Witness,
+) -> mowgli_draw::Graph {
+    let x = crate::analyses::draw::Exec { events: &w.events, subevents: &w.subevents, relations: &w.relations };
+    let mut g = crate::analyses::draw::litmus_execution(low, title, x);
     let out = lower::show_outcome(low, o);
-    let label = out.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ");
-    s += &format!("  label=\"{}\";\n", esc(&label));
-    for (t, th) in low.world.threads.iter().enumerate() {
-        s += &format!("  subgraph cluster_t{t} {{ label=\"{} @ node {}\";\n", esc(&th.name), th.node);
-        let mut prev: Option<usize> = None;
-        for (i, (ei, stamp)) in w.subevents.iter().enumerate() {
-            if w.events[*ei].thread != t {
-                continue;
-            }
-            s += &format!("    s{i} [label=\"e{ei}: {}\\n{}\"];\n", esc(&event_label(low, &w.events[*ei])), esc(stamp));
-            if let Some(p) = prev {
-                s += &format!("    s{p} -> s{i} [style=dotted, arrowhead=none];\n");
-            }
-            prev = Some(i);
-        }
-        s += "  }\n";
-    }
-    let colour = |n: &str| match n {
-        "rf" => "darkgreen",
-        "mo" => "blue",
-        "rb" => "orange",
-        "nfo" | "pf" => "purple",
-        _ => "gray40",
-    };
-    for (name, pairs) in &w.relations {
-        if name == "ppo" {
-            continue;
-        }
-        for &(a, b) in pairs {
-            s += &format!("  s{a} -> s{b} [label=\"{name}\", color={}, fontcolor={}];\n", colour(name), colour(name));
-        }
-    }
-    s += "}\n";
-    s
+    g.notes.push(format!("outcome: {}", out.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")));
+    g
+}
+
+/// The same execution in Graphviz DOT (of [`execution_graph`]).
+pub fn dot_execution(low: &lower::Lowered, o: &explicit::Outcome, w: &explicit::Witness) -> String {
+    mowgli_draw::dot::dot(&execution_graph(low, low.name.clone(), o, w), "execution")
 }
 
 /// Every reachable outcome of a litmus test given as text: all registers (`T:r`)

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use mowgli_core::{Event, StampTable};
 
 use super::judge::{abstract_events, universe, Judge, Judgement};
-use super::render::{dot, render};
+use super::render::{graph, render, Refuted};
 use super::{symbolic, Failure, Obligation, Options, Report};
 use crate::analyses::refine::Setup;
 use crate::engines::explicit::{self, Visited};
@@ -92,13 +92,21 @@ pub(super) fn check_one(
         let first_for_cell = methods.iter().any(|m| rep.cells[m][&o].failure == Some(rep.failures.len()));
         if first_for_cell {
             let gmap = gmap.as_deref();
+            let refuted = match (o, subs.as_slice()) {
+                (Obligation::O2, &[a, b]) => Refuted::So(a, b),
+                (Obligation::O1, &[s]) => Refuted::Image(s),
+                _ => Refuted::None,
+            };
+            let mut picture = graph(setup, v, &abs_g, gmap, to, refuted);
+            picture.notes.push(format!("{} refuted: {why}", o.name()));
             rep.failures.push(Failure {
                 obligation: o,
                 methods,
                 reason: why,
                 client: format!("# {name}\n{text}"),
                 execution: render(setup, v, &abs_g, gmap, to),
-                dot: dot(setup, v, &abs_g, gmap, to),
+                dot: mowgli_draw::dot::dot(&picture, "obligations"),
+                graph: Some(picture),
                 involved: judge.involved(v, &abs, &abs_g, &subs),
             });
         }
@@ -149,6 +157,7 @@ pub(super) fn check_one(
             client: format!("# {name}\n{text}"),
             execution: String::new(),
             dot: String::new(),
+            graph: None,
             involved: vec![],
         });
     }

@@ -48,6 +48,7 @@ mod drive;
 mod judge;
 pub mod observe;
 mod render;
+pub use render::sections;
 pub mod spec;
 mod symbolic;
 mod whole;
@@ -111,6 +112,9 @@ pub struct Failure {
     /// call, and g between them.
     pub execution: String,
     pub dot: String,
+    /// The same as a graph (`--html`), the refuted edge highlighted.
+    #[serde(skip)]
+    pub graph: Option<mowgli_draw::Graph>,
     /// The abstract subevents' (method, stamp kind) pairs whose images the failure
     /// involves, with the alternative map entries this execution offers for each
     /// (used to search a map when entries are not declared).

@@ -39,3 +39,34 @@ pub fn decide_clients(reports: &[ClientReport], errors: usize, files: usize, imp
     };
     Decided::new(verdict, why)
 }
+
+/// A client as a section of the HTML report (`--html`): its verdict, its counts,
+/// and the implementation execution that reaches a forbidden outcome, drawn.
+pub fn section(r: &ClientReport) -> mowgli_draw::html::Section {
+    use mowgli_draw::html::Tone;
+    let tone = match r.verdict {
+        ClientVerdict::Ok => Tone::Pass,
+        ClientVerdict::Fail => Tone::Fail,
+        _ => Tone::Other,
+    };
+    let mut text = format!(
+        "{} ({}): {} implementation outcomes, {} specification outcomes\n",
+        r.name, r.file, r.impl_outcomes, r.spec_outcomes
+    );
+    if let Some(why) = &r.inconclusive {
+        text += &format!("inconclusive: {why}\n");
+    }
+    let mut graphs = Vec::new();
+    if let Some(c) = &r.counterexample {
+        let o: Vec<String> = c.outcome.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        text += &format!("the implementation reaches {}, which the specification forbids:\n", o.join("; "));
+        text += &c.execution;
+        if let Some(g) = &c.graph {
+            graphs.push((
+                "the implementation's execution, each abstract call's events boxed (the abstraction f)".to_string(),
+                g.clone(),
+            ));
+        }
+    }
+    mowgli_draw::html::Section { name: r.name.clone(), status: r.verdict.to_string(), tone, text, graphs }
+}

@@ -18,10 +18,11 @@ mod domain;
 pub mod gen;
 pub mod minimise;
 
-pub use clients::decide_clients;
+pub use clients::{decide_clients, section};
 use domain::value_domain;
 pub use domain::DomainError;
 
+use crate::analyses::draw;
 use crate::engines::explicit::{self, Inline, Problem, Stats, Witness};
 use crate::lang::implementation::{Implementation, WorldCtx};
 use crate::lang::{lower, syntax, InputError};
@@ -34,6 +35,9 @@ pub struct Counterexample {
     /// The implementation execution, events grouped by the abstract call (f) they implement.
     pub execution: String,
     pub dot: String,
+    /// The same execution as a graph (`--html`).
+    #[serde(skip)]
+    pub graph: Option<mowgli_draw::Graph>,
 }
 
 /// The verdict on one client (written `ok`, `FAIL`, `skipped` in reports and JSON).
@@ -440,11 +444,18 @@ pub fn refine_parsed_on(
     for (o, w) in &res.outcomes {
         if !spec_keys.contains(&key(o)) {
             let outcome = if observe { lower::show_outcome(low, o) } else { show_regs(low, &o.regs) };
-            let (execution, dot) = match w {
-                Some(w) => (render_grouped(low, &prob, imp, w), dot_grouped(&prob, imp, w)),
-                None => (String::new(), String::new()),
+            let (execution, graph) = match w {
+                Some(w) => {
+                    let mut g =
+                        graph_grouped(low, &prob, imp, w, format!("{}: implementation `{}`", low.name, imp.name));
+                    let shown: Vec<String> = outcome.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    g.notes.push(format!("outcome (not one of the specification's): {}", shown.join("; ")));
+                    (render_grouped(low, &prob, imp, w), Some(g))
+                }
+                None => (String::new(), None),
             };
-            cex = Some(Counterexample { outcome, execution, dot });
+            let dot = graph.as_ref().map(|g| mowgli_draw::dot::dot(g, "implementation")).unwrap_or_default();
+            cex = Some(Counterexample { outcome, execution, dot, graph });
             break;
         }
     }
@@ -651,42 +662,28 @@ fn registry_method_names<'a>(low: &'a lower::Lowered, imp: &Implementation) -> V
 }
 
 /// DOT: a cluster per thread, inside it a cluster per abstract call (f), a node per subevent.
-fn dot_grouped(p: &Problem, imp: &Implementation, w: &Witness) -> String {
-    let esc = |t: &str| t.replace('\\', "\\\\").replace('"', "\\\"");
-    let mut s = String::from("digraph implementation {\n  node [shape=box, fontname=monospace];\n");
-    for (t, th) in p.world.threads.iter().enumerate() {
-        s += &format!("  subgraph cluster_t{t} {{ label=\"{} @ node {}\";\n", esc(&th.name), th.node);
-        let origins: BTreeSet<Option<usize>> = w.events.iter().filter(|e| e.thread == t).map(|e| e.origin).collect();
-        for o in origins {
-            let label = match o {
-                Some(k) => format!("{} call {k}", imp.implements),
-                None => "client".into(),
-            };
-            s += &format!(
-                "    subgraph cluster_t{t}_{} {{ label=\"{}\"; style=dashed;\n",
-                o.map(|k| k as i64).unwrap_or(-1) + 1,
-                esc(&label)
-            );
-            for (i, (ei, stamp)) in w.subevents.iter().enumerate() {
-                let e = &w.events[*ei];
-                if e.thread != t || e.origin != o {
-                    continue;
-                }
-                let l = p.libs[e.lib];
-                s += &format!("      s{i} [label=\"e{ei}: {}\\n{}\"];\n", esc(l.methods()[e.method].name), esc(stamp));
-            }
-            s += "    }\n";
-        }
-        s += "  }\n";
-    }
-    for (name, pairs) in &w.relations {
-        if name == "ppo" {
-            continue;
-        }
-        for &(a, b) in pairs {
-            s += &format!("  s{a} -> s{b} [label=\"{name}\"];\n");
-        }
-    }
-    s += "}\n";
-    s
+/// The implementation execution as a graph: threads as columns, each abstract
+/// call's implementing events in a box labelled by the call (the abstraction f),
+/// every node with its call and stamp, and the witness relations.
+fn graph_grouped(
+    low: &lower::Lowered,
+    p: &Problem,
+    imp: &Implementation,
+    w: &Witness,
+    title: String,
+) -> mowgli_draw::Graph {
+    let abs_names: Vec<&str> = registry_method_names(low, imp);
+    let group = |e: &mowgli_core::Event| {
+        let k = e.origin?;
+        let a = w.abstract_calls.get(e.thread)?.get(k)?;
+        let name = abs_names.get(a.method).copied().unwrap_or("?");
+        Some(format!("{} (abstract call {k})", call_label(p, &imp.implements, name, a)))
+    };
+    let label = |_: usize, e: &mowgli_core::Event| {
+        let l = p.libs[e.lib];
+        let c = CallRecord { lib: e.lib, method: e.method, args: e.args.clone(), ret: e.ret.clone(), origin: e.origin };
+        call_label(p, l.name(), l.methods()[e.method].name, &c)
+    };
+    let x = draw::Exec { events: &w.events, subevents: &w.subevents, relations: &w.relations };
+    draw::execution(&p.world, title, x, &label, draw::Grouping::By(&group), &["ppo"])
 }

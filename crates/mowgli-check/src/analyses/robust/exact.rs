@@ -471,18 +471,10 @@ fn check_impl(
         if let Some(first) = steps.first() {
             text += &format!(" {}\n", first.event);
         }
-        let mut dot = litmus::dot_execution(&low, &f.outcome, w);
-        if dot.ends_with("}\n") {
-            dot.truncate(dot.len() - 2);
-            for (i, &a) in cyc.iter().enumerate() {
-                let b = cyc[(i + 1) % cyc.len()];
-                dot += &format!(
-                    "  s{a} -> s{b} [label=\"sc cycle: {}\", color=red, fontcolor=red, penwidth=2];\n",
-                    steps[i].edge
-                );
-            }
-            dot += "}\n";
-        }
+        let mut graph = litmus::execution_graph(&low, format!("{}: not SC", low.name), &f.outcome, w);
+        let cycle: Vec<(usize, String)> = cyc.iter().zip(&steps).map(|(&a, s)| (a, s.edge.clone())).collect();
+        crate::analyses::draw::highlight_cycle(&mut graph, &cycle, "the sc cycle (po ∪ rf ∪ mo ∪ rb)".into());
+        let dot = mowgli_draw::dot::dot(&graph, "execution");
         report.cycle_outcome = Some(show(&f.outcome));
         report.cycle = Some(steps);
         report.execution = Some(text);
