@@ -108,6 +108,23 @@ struct ImplHost<'a> {
     lib_names: &'a [String],
     /// The index of the `_` family (fresh work identifier).
     fresh: u32,
+    /// The integer literals passed where a library takes a source (`Put(x, 1, d)`):
+    /// each is a family of implicit locations after `_`, one per node holding it
+    /// (as the litmus format makes a literal source an implicit location).
+    literals: &'a mut Vec<i64>,
+}
+
+/// An integer literal, possibly negated.
+fn int_literal(e: &crate::lang::ast::Ex) -> Option<i64> {
+    use crate::lang::ast::Ex;
+    match e {
+        Ex::Int(v, _) => Some(*v),
+        Ex::Neg(b, _) => match &**b {
+            Ex::Int(v, _) => v.checked_neg(),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 impl Host for ImplHost<'_> {
@@ -185,7 +202,28 @@ impl Host for ImplHost<'_> {
             );
         }
         lw.mark_call(self.libs[li].read_only(mi));
-        let args = c.args.iter().map(|a| lw.expr(a, self)).collect::<L<Vec<_>>>()?;
+        let params = sig.params.clone();
+        let mut args = Vec::with_capacity(c.args.len());
+        for (a, p) in c.args.iter().zip(params) {
+            match (p, int_literal(a)) {
+                // a literal source: the calling node's implicit location holding it
+                (mowgli_core::Param::Src, Some(v)) => {
+                    let k = match self.literals.iter().position(|&w| w == v) {
+                        Some(k) => k,
+                        None => {
+                            self.literals.push(v);
+                            self.literals.len() - 1
+                        }
+                    };
+                    args.push(Expr::Derived {
+                        family: self.fresh + 1 + k as u32,
+                        base: None,
+                        index: vec![Expr::Ctx("node".into(), vec![])],
+                    });
+                }
+                _ => args.push(lw.expr(a, self)?),
+            }
+        }
         Ok(Prog::Call { lib: li, method: mi, args })
     }
 }
@@ -295,9 +333,11 @@ impl Implementation {
             fam_index.insert(d.name.text.clone(), (i as u32, d.object.is_some(), d.index.len()));
         }
         let fresh = f.families.len() as u32;
+        let mut literals: Vec<i64> = Vec::new();
         let mut families = Vec::new();
         for d in &f.families {
-            let mut host = ImplHost { families: &fam_index, libs: &libs, lib_names: &lib_names, fresh };
+            let mut host =
+                ImplHost { families: &fam_index, libs: &libs, lib_names: &lib_names, fresh, literals: &mut literals };
             let mut lw = Lowerer::new(false, 0);
             // register 0: the abstract object (if any); then the ranged variables
             lw.new_reg(d.object.as_ref().map(|o| o.text.as_str()).unwrap_or("#object"), false);
@@ -365,7 +405,8 @@ impl Implementation {
             if methods.contains_key(&m.name.text) {
                 return Err(ie(m.name.pos, format!("method `{}` is implemented twice", m.name.text)));
             }
-            let mut host = ImplHost { families: &fam_index, libs: &libs, lib_names: &lib_names, fresh };
+            let mut host =
+                ImplHost { families: &fam_index, libs: &libs, lib_names: &lib_names, fresh, literals: &mut literals };
             let mut lw = Lowerer::new(false, 0);
             for p in &m.params {
                 lw.new_reg(&p.text, false);
@@ -376,6 +417,19 @@ impl Implementation {
                 m.name.text.clone(),
                 MethodImpl { name: m.name.text.clone(), params: m.params.len(), body, nregs: lw.nregs, site },
             );
+        }
+        // the literal sources' families, after `_`: `literal(v)[n] @ n = v for n in nodes`
+        for v in literals {
+            families.push(Family {
+                name: format!("literal({v})"),
+                per_object: false,
+                ranges: vec![Expr::Ctx("nodes".into(), vec![])],
+                index: vec![0],
+                node: Some(Expr::Reg(1)),
+                init: Some(Expr::Val(Value::Int(v))),
+                wid: false,
+                nregs: 2,
+            });
         }
         for s in abs.methods() {
             if !s.name.starts_with('#') && !methods.contains_key(s.name) {

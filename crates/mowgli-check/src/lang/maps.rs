@@ -15,7 +15,11 @@
 //! receive to "the second event" of its implementation: `concretise Receive aCR ->
 //! 2 Read aCR`). When both stamps are node families the
 //! node is kept (`concretise Bcast aNRW_n -> first Put aNRW_n` maps aNRW_2 to the
-//! put's aNRW_2). Without an entry, g keeps the stamp: the first subevent of
+//! put's aNRW_2). An entry may list alternatives separated by `|`, tried in
+//! order: g takes the first one that f⁻¹(e') has, so the image follows the path
+//! the unfolded body took (`concretise TryRead aCR -> first Get aNRR_n | first
+//! Read aCR`: the first get when the call read a remote location, else its first
+//! CPU read). Without an entry, g keeps the stamp: the first subevent of
 //! f⁻¹(e') with the same stamp (the paper's "in most cases"); if there is none an
 //! entry is inferred: the first candidate that keeps `to`'s promises (O1) on the
 //! execution where it is needed first, trying the last occurrence of each
@@ -44,22 +48,52 @@ pub struct MapEntry {
     /// The implementation method (of a library of `uses`) and stamp kind.
     pub target_method: String,
     pub target_stamp: String,
+    /// Further alternatives `| PICK M2 B`, tried in order when f⁻¹(e') has no
+    /// subevent for the ones before (a per-path map).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub or: Vec<Alternative>,
+}
+
+/// One alternative of a per-path entry: PICK M2 B.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Alternative {
+    pub pick: Pick,
+    pub target_method: String,
+    pub target_stamp: String,
+}
+
+fn render_pick(p: Pick) -> String {
+    match p {
+        Pick::First => "first".to_string(),
+        Pick::Last => "last".to_string(),
+        Pick::Nth(k) => k.to_string(),
+    }
 }
 
 impl MapEntry {
     pub fn render(&self) -> String {
-        format!(
+        let mut out = format!(
             "concretise {} {} -> {} {} {}",
             self.method,
             self.stamp,
-            match self.pick {
-                Pick::First => "first".to_string(),
-                Pick::Last => "last".to_string(),
-                Pick::Nth(k) => k.to_string(),
-            },
+            render_pick(self.pick),
             self.target_method,
             self.target_stamp
-        )
+        );
+        for alt in &self.or {
+            out += &format!(" | {} {} {}", render_pick(alt.pick), alt.target_method, alt.target_stamp);
+        }
+        out
+    }
+
+    /// The alternatives in the order they are tried: the first, then `or`.
+    pub fn alternatives(&self) -> Vec<Alternative> {
+        let first = Alternative {
+            pick: self.pick,
+            target_method: self.target_method.clone(),
+            target_stamp: self.target_stamp.clone(),
+        };
+        std::iter::once(first).chain(self.or.iter().cloned()).collect()
     }
 }
 
@@ -109,11 +143,15 @@ pub fn parse_checked(text: &str, to: &StampTable, methods: Option<(&[&str], &[&s
         if words.first().map(|w| w.1) != Some("concretise") {
             continue; // e.g. an identifier starting with `concretise`
         }
-        if words.len() != 7 {
-            return Err(err(
-                words.len().min(7),
-                "expected `concretise METHOD STAMP -> first|last METHOD STAMP`".into(),
-            ));
+        const SHAPE: &str = "expected `concretise METHOD STAMP -> PICK METHOD STAMP [| PICK METHOD STAMP …]` (PICK: `first`, `last` or a position)";
+        if words.len() < 7 || (words.len() - 7) % 4 != 0 {
+            let at = if words.len() < 7 { words.len() } else { words.len() - (words.len() - 7) % 4 };
+            // a stray word after a complete alternative: point at it
+            let (i, msg) = match words.get(at) {
+                Some(w) if words.len() > 7 && w.1 != "|" => (at, format!("expected `|` before another alternative, found `{}`", w.1)),
+                _ => (words.len(), SHAPE.to_string()),
+            };
+            return Err(err(i, msg));
         }
         let kind = |i: usize| -> Result<String, MapError> {
             let name = words[i].1;
@@ -125,39 +163,58 @@ pub fn parse_checked(text: &str, to: &StampTable, methods: Option<(&[&str], &[&s
             })?;
             Ok(to.kinds[k as usize].clone())
         };
-        if let Some((abstract_methods, concrete_methods)) = methods {
-            for (i, known, what) in
-                [(1, abstract_methods, "the implemented library"), (5, concrete_methods, "the libraries of `uses`")]
-            {
-                if !known.contains(&words[i].1) {
-                    return Err(err(
-                        i,
-                        format!("unknown method `{}`: no method of {what} ({})", words[i].1, known.join(", ")),
-                    )
-                    .with_label("unknown")
-                    .suggesting(words[i].1, known.iter().copied()));
-                }
+        let check_method = |i: usize, known: &[&str], what: &str| -> Result<(), MapError> {
+            if known.contains(&words[i].1) {
+                return Ok(());
             }
+            Err(err(i, format!("unknown method `{}`: no method of {what} ({})", words[i].1, known.join(", ")))
+                .with_label("unknown")
+                .suggesting(words[i].1, known.iter().copied()))
+        };
+        if let Some((abstract_methods, _)) = methods {
+            check_method(1, abstract_methods, "the implemented library")?;
         }
         let stamp = kind(2)?;
         if words[3].1 != "->" {
             return Err(err(3, "expected `->`".into()));
         }
-        let pick = match words[4].1 {
-            "first" => Pick::First,
-            "last" => Pick::Last,
-            w => match w.parse::<usize>() {
-                Ok(k) if k >= 1 => Pick::Nth(k),
-                _ => return Err(err(4, "expected `first`, `last` or a position 1, 2, …".into())),
-            },
-        };
-        let target_stamp = kind(6)?;
+        // alternatives at words 4.., each PICK METHOD STAMP, separated by `|`
+        let mut alts: Vec<Alternative> = Vec::new();
+        let mut i = 4;
+        loop {
+            let pick = match words[i].1 {
+                "first" => Pick::First,
+                "last" => Pick::Last,
+                w => match w.parse::<usize>() {
+                    Ok(k) if k >= 1 => Pick::Nth(k),
+                    _ => return Err(err(i, "expected `first`, `last` or a position 1, 2, …".into())),
+                },
+            };
+            if let Some((_, concrete_methods)) = methods {
+                check_method(i + 1, concrete_methods, "the libraries of `uses`")?;
+            }
+            let alt = Alternative { pick, target_method: words[i + 1].1.to_string(), target_stamp: kind(i + 2)? };
+            if alts.contains(&alt) {
+                return Err(err(i, "this alternative repeats an earlier one of the entry".into()));
+            }
+            alts.push(alt);
+            i += 3;
+            if i == words.len() {
+                break;
+            }
+            if words[i].1 != "|" {
+                return Err(err(i, format!("expected `|` before another alternative, found `{}`", words[i].1)));
+            }
+            i += 1;
+        }
+        let first = alts.remove(0);
         let entry = MapEntry {
             method: words[1].1.to_string(),
             stamp,
-            pick,
-            target_method: words[5].1.to_string(),
-            target_stamp,
+            pick: first.pick,
+            target_method: first.target_method,
+            target_stamp: first.target_stamp,
+            or: alts,
         };
         if map.get(&entry.method, &entry.stamp).is_some() {
             return Err(err(1, format!("a second entry for {} {}", entry.method, entry.stamp)));
@@ -178,7 +235,8 @@ fn method_name(g: &ExecGraph, libs: &[Box<dyn Library>], s: usize) -> String {
     libs.get(e.lib).and_then(|l| l.methods().get(e.method)).map(|m| m.name.to_string()).unwrap_or_default()
 }
 
-/// g(⟨e', a⟩) by `entry`, among `pre` = f⁻¹(e') (subevents in program order).
+/// g(⟨e', a⟩) by `entry`, among `pre` = f⁻¹(e') (subevents in program order):
+/// its first alternative that `pre` has a subevent for.
 pub fn apply(
     entry: &MapEntry,
     g: &ExecGraph,
@@ -187,13 +245,24 @@ pub fn apply(
     a: Stamp,
     to: &StampTable,
 ) -> Option<usize> {
+    entry.alternatives().iter().find_map(|alt| apply_one(alt, g, libs, pre, a, to))
+}
+
+fn apply_one(
+    alt: &Alternative,
+    g: &ExecGraph,
+    libs: &[Box<dyn Library>],
+    pre: &[usize],
+    a: Stamp,
+    to: &StampTable,
+) -> Option<usize> {
     let fits = |s: usize| {
         let st = g.subs[s].stamp;
-        to.kinds[st.kind as usize] == entry.target_stamp
-            && method_name(g, libs, s) == entry.target_method
+        to.kinds[st.kind as usize] == alt.target_stamp
+            && method_name(g, libs, s) == alt.target_method
             && (a.node.is_none() || st.node.is_none() || st.node == a.node)
     };
-    match entry.pick {
+    match alt.pick {
         Pick::First => pre.iter().copied().find(|&s| fits(s)),
         Pick::Last => pre.iter().rev().copied().find(|&s| fits(s)),
         Pick::Nth(k) => pre.iter().copied().filter(|&s| fits(s)).nth(k - 1),
@@ -234,6 +303,7 @@ pub fn alternatives(
                 pick,
                 target_method: m.clone(),
                 target_stamp: k.clone(),
+                or: Vec::new(),
             });
         }
     }
@@ -275,6 +345,7 @@ pub fn infer(
                 pick,
                 target_method: m.clone(),
                 target_stamp: k.clone(),
+                or: Vec::new(),
             };
             if apply(&entry, g, libs, pre, a, to).is_some_and(ok) {
                 return Some(entry);

@@ -486,9 +486,8 @@ pub fn parse(text: &str) -> R<Litmus> {
                 if l.eat("=") {
                     d.init = Some(l.lit()?);
                 } else if matches!(l.peek(), Some(Tok::Ident(s)) if s == "size") {
-                    if d.node.is_none() {
-                        return l.err("`@ N` before `size`");
-                    }
+                    // `loc x @ N size K` (located tuples, msw) or `loc x size K`
+                    // (replicated tuples: a library with `memory replicated tuples`)
                     l.i += 1;
                     let p = l.pos();
                     let k = l.int("a tuple size")?;

@@ -131,7 +131,7 @@ impl Generator {
                     name: nm(loc_name(l as u8)),
                     node: (h != 0).then_some(i64::from(h)),
                     init: None,
-                    size: (h != 0 && self.decl.tuples).then_some(b.tuple_size as i64),
+                    size: self.decl.tuples.then_some(b.tuple_size as i64),
                 });
             }
         }
