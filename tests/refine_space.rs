@@ -193,7 +193,7 @@ fn first_failing(
 ) -> Option<(String, (usize, usize, usize, usize))> {
     use rayon::prelude::*;
     let order = default_order();
-    let texts: Vec<(&String, &(usize, usize, usize, usize))> = cs.iter().collect();
+    let texts: Vec<_> = cs.iter().collect();
     texts
         .par_iter()
         .find_first(|(t, _)| {

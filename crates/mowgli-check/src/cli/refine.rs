@@ -158,11 +158,10 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
             &implementation,
             &gen,
             json,
-            (&stamp_order, &spec),
+            (&stamp_order, &spec, cat),
             (loop_bound, engine),
             (&dot, &minimise, &junit, &html),
             !matches!(screen, Screen::Off),
-            cat,
         )
     } else {
         let on = matches!(screen, Screen::On);
@@ -170,11 +169,10 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
             &implementation,
             &clients,
             json,
-            (&stamp_order, &spec),
+            (&stamp_order, &spec, cat),
             (loop_bound, engine),
             (&dot, &minimise, &junit, &html),
             on,
-            cat,
         )
     }
 }
@@ -186,11 +184,10 @@ fn refine(
     implementation: &std::path::Path,
     clients: &[PathBuf],
     json: bool,
-    (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
+    (stamp_order, spec, cat): (&Option<PathBuf>, &Option<String>, &Catalogue),
     (loop_bound, engine): (usize, Backend),
     (dot, minimise, junit, html): Outputs,
     screen: bool,
-    cat: &Catalogue,
 ) -> ExitCode {
     let (order, imp) = match load_impl(implementation, stamp_order, spec, cat) {
         Ok(x) => x,
@@ -373,11 +370,10 @@ fn refine_generated(
     implementation: &std::path::Path,
     args: &GenArgs,
     json: bool,
-    (stamp_order, spec): (&Option<PathBuf>, &Option<String>),
+    (stamp_order, spec, cat): (&Option<PathBuf>, &Option<String>, &Catalogue),
     (loop_bound, engine): (usize, Backend),
     (dot, minimise, junit, html): Outputs,
     screen: bool,
-    cat: &Catalogue,
 ) -> ExitCode {
     use mowgli_check::analyses::refine::gen::{self, Partition, Progress, RunOptions};
 

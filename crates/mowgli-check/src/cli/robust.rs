@@ -69,9 +69,7 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
             let (d, doc) = mowgli_check::analyses::robust::cli(
                 &paths,
                 model.as_deref(),
-                json,
-                dot.as_deref(),
-                fix,
+                mowgli_check::analyses::robust::Outputs { json, dot: dot.as_deref(), fix_out: fix },
                 !syntactic,
                 &order,
                 cat,

@@ -169,6 +169,16 @@ pub fn render(r: &RobustReport) -> String {
     s
 }
 
+/// What `mowgli robust` writes besides its report: the JSON document instead of
+/// the human report, graphs (`--dot DIR`), and the fixed programs (`--fix`, with
+/// `--out DIR` or not).
+#[derive(Clone, Copy, Default)]
+pub struct Outputs<'a> {
+    pub json: bool,
+    pub dot: Option<&'a Path>,
+    pub fix_out: Option<Option<&'a Path>>,
+}
+
 /// `mowgli robust PATH... [--model M] [--json] [--dot DIR]`: runs the check on every
 /// test, prints the human reports (unless `json`), and returns the verdict and the
 /// JSON document. Verdict: `verified` (0) every test is robust, `counterexample` (1)
@@ -177,13 +187,12 @@ pub fn render(r: &RobustReport) -> String {
 pub fn cli(
     paths: &[std::path::PathBuf],
     model: Option<&str>,
-    json: bool,
-    dot: Option<&Path>,
-    fix_out: Option<Option<&Path>>,
+    out: Outputs,
     exact: bool,
     order: &StampOrder,
     cat: &Catalogue,
 ) -> (crate::analyses::verdict::Decided, Option<serde_json::Value>) {
+    let Outputs { json, dot, fix_out } = out;
     use crate::analyses::verdict::{Decided, Verdict};
     let err = |msg: String| {
         eprintln!("{msg}");
