@@ -193,9 +193,11 @@ enum Style {
     Located,
     Replicated,
     Sized,
+    /// Replicated tuple memory (`loc x size K` with no node).
+    ReplicatedSized,
 }
 
-const STYLES: [Style; 3] = [Style::Located, Style::Replicated, Style::Sized];
+const STYLES: [Style; 4] = [Style::Located, Style::Replicated, Style::Sized, Style::ReplicatedSized];
 const LOCS: [&str; 2] = ["x", "y"];
 
 /// A generated litmus test, kept as parts so that calls can be added and removed.
@@ -436,7 +438,8 @@ fn skeleton(case: &Case, sigs: &[Sig], style: Style, nthreads: usize, rng: &mut 
     let threads: Vec<u32> = (0..nthreads).map(|_| rng.range(1, span) as u32).collect();
     let locs = (0..LOCS.len())
         .map(|_| {
-            let node = (style != Style::Replicated).then(|| rng.range(1, span) as u32);
+            let replicated = matches!(style, Style::Replicated | Style::ReplicatedSized);
+            let node = (!replicated).then(|| rng.range(1, span) as u32);
             let init = rng.pct(25).then(|| rng.range(1, 3) as i64);
             (node, init)
         })
@@ -461,7 +464,7 @@ fn skeleton(case: &Case, sigs: &[Sig], style: Style, nthreads: usize, rng: &mut 
         libs: case.libs.clone(),
         threads,
         locs,
-        sized: style == Style::Sized,
+        sized: matches!(style, Style::Sized | Style::ReplicatedSized),
         barrier,
         ring,
         bodies: vec![Vec::new(); nthreads],
@@ -948,11 +951,16 @@ fn flag() -> Case {
     from_spec("flag.lib (test-local)", spec, FLAG_LIB)
 }
 
+/// The example libraries of `specs/libs` (issue 30 item 7: replicated tuples,
+/// tuples read from other nodes, a method writing a literal).
+const EXAMPLES: [&str; 3] = ["mswb.lib", "rtuple.lib", "flag.lib"];
+
 /// Every file of `specs/libs` is covered by some test of this file.
 #[test]
 fn every_library_file_is_covered() {
     let mut listed: BTreeSet<String> = FILES.iter().map(|f| f.to_string()).collect();
     listed.extend(["corerma.lib", "corerma_noir.lib", "lock.lib"].map(String::from));
+    listed.extend(EXAMPLES.map(String::from));
     let on_disk: BTreeSet<String> = std::fs::read_dir(root().join("specs/libs"))
         .expect("specs/libs")
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -974,6 +982,7 @@ fn exact_on_builtin_libraries() {
 fn exact_on_library_files() {
     let mut cases: Vec<Case> = FILES.iter().map(|f| file(f)).collect();
     cases.push(file("lock.lib"));
+    cases.extend(EXAMPLES.map(file));
     check(&cases, CASES, 2);
 }
 
@@ -1105,6 +1114,7 @@ fn exact_on_every_library_many_programs() {
     let mut cases: Vec<Case> = BUILTINS.iter().map(|l| builtin(l)).collect();
     cases.extend(FILES.iter().map(|f| file(f)));
     cases.extend([file("lock.lib"), flag()]);
+    cases.extend(EXAMPLES.map(file));
     cases.extend(corerma(true));
     check(&cases, MANY, 5);
 }
