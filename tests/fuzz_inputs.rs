@@ -431,7 +431,37 @@ fn one_case(lang: &Lang, root: &Path, runner: &mut TestRunner, found: &Found, ou
 }
 
 /// Runs `lang` with `jobs` workers until `cases` cases or `until`, from `seed`.
+/// The cases run in a copy of the repository's inputs (`specs/`, the fuzzing
+/// corpus, `mowgli.toml`),
+/// not in the repository: a mutated command line may name any folder as an
+/// output (`--out specs`, `--fix-out 4294967296`), and the files it writes must
+/// neither land in the clone nor outlive the campaign.
 fn campaign(lang: &Lang, root: &Path, seed: u64, cases: usize, until: Instant, jobs: usize, out: &Path) -> Found {
+    let work = std::env::temp_dir().join(format!("mowgli-fuzz-root-{}-{}", std::process::id(), lang.name));
+    let _ = std::fs::remove_dir_all(&work);
+    copy_tree(&root.join("specs"), &work.join("specs")).expect("a copy of specs/");
+    copy_tree(&root.join("tests/fuzz/corpus"), &work.join("tests/fuzz/corpus")).expect("a copy of the corpus");
+    std::fs::copy(root.join("mowgli.toml"), work.join("mowgli.toml")).expect("a copy of mowgli.toml");
+    let found = run_campaign(lang, &work, seed, cases, until, jobs, out);
+    let _ = std::fs::remove_dir_all(&work);
+    found
+}
+
+/// Copies the folder `from` to `to`, recursively.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        if e.file_type()?.is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()))?;
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+fn run_campaign(lang: &Lang, root: &Path, seed: u64, cases: usize, until: Instant, jobs: usize, out: &Path) -> Found {
     let found = Found::default();
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {

@@ -273,7 +273,8 @@ pub enum ArgEdit {
 /// for a path: `specs` (every test and file of the project's specifications),
 /// not `.`, whose tests include `tests/fuzz/crashers` (each a run to a limit of
 /// a few seconds: together a long run the user asked for, not a hang).
-pub const VALUES: [&str; 10] = ["", "-", "--", "=", "é→", "/dev/null", "/nonexistent/x", "specs", "@TMP@", "@TMP@/x/y"];
+pub const VALUES: [&str; 10] =
+    ["", "-", "--", "=", "é→", "/dev/null", "/proc/mowgli-none/x", "specs", "@TMP@", "@TMP@/x/y"];
 
 /// The strategy of a command line's edits (one or two).
 pub fn arg_case() -> impl Strategy<Value = (Index, Vec<ArgEdit>)> {

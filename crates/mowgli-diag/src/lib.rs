@@ -207,6 +207,18 @@ impl Diagnostic {
         Diagnostic::new(Pos { line: 1, col }, msg).with_span(len).in_file("<command line>", &line)
     }
 
+    /// An error about `option VALUE` (or `option=VALUE`) of this process's
+    /// command line, shown there (see [`Diagnostic::command_line`]).
+    pub fn on_option(option: &str, value: &str, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::command_line(&process_args(), option, value, msg)
+    }
+
+    /// An error about `word` of this process's command line, shown there (see
+    /// [`Diagnostic::command_line_word`]).
+    pub fn on_word(word: &str, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::command_line_word(&process_args(), word, msg)
+    }
+
     /// An output `path` that cannot be written (`msg`: why): shown at the word of
     /// this process's command line naming it or a folder holding it (an option's
     /// value, `--out DIR`), else under the whole command line.

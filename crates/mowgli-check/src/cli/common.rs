@@ -241,6 +241,36 @@ pub struct SuiteArgs {
 }
 
 impl SuiteArgs {
+    /// The bounds, each within what the generator enumerates (at least 1
+    /// thread, node and instruction; at most 8 threads and nodes, 16
+    /// instructions, 8 values, 6 locations): a bound outside is an input error
+    /// at its option.
+    pub fn checked(&self, min_threads: usize) -> Result<mowgli_check::analyses::generate::SuiteBounds, Diagnostic> {
+        let b = self.bounds(min_threads);
+        let ranges = [
+            ("--threads", b.threads, 1, 8),
+            ("--nodes", b.nodes, 1, 8),
+            ("--instrs", b.instrs, 1, 16),
+            ("--values", b.values, 0, 8),
+            ("--locs", b.locs, 0, 6),
+        ];
+        for (option, value, lo, hi) in ranges {
+            if value < lo || value > hi {
+                let why = format!("`{option}` must be between {lo} and {hi} (the generator's bounds), not {value}");
+                return Err(Diagnostic::on_option(option, &value.to_string(), why));
+            }
+        }
+        if b.min_threads > b.threads {
+            let why = format!("at least {} threads asked (`--min-threads`), but at most {}", b.min_threads, b.threads);
+            return Err(match self.min_threads {
+                Some(m) => Diagnostic::on_option("--min-threads", &m.to_string(), why),
+                // the default least count is the command's: the maximum given is the culprit
+                None => Diagnostic::on_option("--threads", &b.threads.to_string(), why + " by default"),
+            });
+        }
+        Ok(b)
+    }
+
     pub fn bounds(&self, min_threads: usize) -> mowgli_check::analyses::generate::SuiteBounds {
         mowgli_check::analyses::generate::SuiteBounds {
             threads: self.threads,
@@ -281,6 +311,34 @@ pub struct ShapeArgs {
 }
 
 impl ShapeArgs {
+    /// [`ShapeArgs::bounds`], each bound within what the generator enumerates
+    /// (1 to 8 threads and nodes, 1 to 16 calls, at most 8 values, 6 locations,
+    /// 6 work identifiers, tuples of 8): a bound outside is an input error at
+    /// its option (`calls`: the option that gave the calls, and their number).
+    pub fn checked(
+        &self,
+        lib: &str,
+        cat: &Catalogue,
+        (calls_option, calls): (&str, usize),
+    ) -> Result<mowgli_check::analyses::refine::gen::Bounds, Diagnostic> {
+        let ranges = [
+            ("--threads", Some(self.threads), 1, 8),
+            ("--nodes", self.nodes, 1, 8),
+            (calls_option, Some(calls), 1, 16),
+            ("--values", self.values, 0, 8),
+            ("--locs", self.locs, 0, 6),
+            ("--wids", Some(self.wids), 0, 6),
+            ("--tuple-size", Some(self.tuple_size), 0, 8),
+        ];
+        for (option, value, lo, hi) in ranges {
+            if let Some(v) = value.filter(|v| *v < lo || *v > hi) {
+                let why = format!("`{option}` must be between {lo} and {hi} (the generator's bounds), not {v}");
+                return Err(Diagnostic::on_option(option, &v.to_string(), why));
+            }
+        }
+        Ok(self.bounds(lib, cat, calls))
+    }
+
     /// The generator's bounds for library `lib` with `calls` calls per thread.
     pub fn bounds(&self, lib: &str, cat: &Catalogue, calls: usize) -> mowgli_check::analyses::refine::gen::Bounds {
         let mut b = mowgli_check::analyses::refine::gen::Bounds::in_catalogue(

@@ -67,7 +67,11 @@ fn generate(
         Some(p) => format!("the stamp order of {}", p.display()),
         None => "the default stamp order".to_string(),
     };
-    let opts = SuiteOptions { libs: libs.to_vec(), bounds: args.bounds(2), max_tests, jobs, model, partition };
+    let bounds = match args.checked(2) {
+        Ok(b) => b,
+        Err(e) => return input_error(json, e),
+    };
+    let opts = SuiteOptions { libs: libs.to_vec(), bounds, max_tests, jobs, model, partition };
     let bar = Progress::new("generate", "tests", Some(0));
     let on_progress = |p: SuiteProgress| match p {
         SuiteProgress::Class { library, size, distinct, to_run } => {

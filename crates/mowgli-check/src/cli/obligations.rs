@@ -132,7 +132,10 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
         Err(e) => return input_error(*json, e),
     };
     let map = if *infer_map { maps::ConcMap::default() } else { imp.map.clone() };
-    let mut bounds = shape.bounds(&imp.implements, &imp.catalogue, *calls);
+    let mut bounds = match shape.checked(&imp.implements, &imp.catalogue, ("--calls", *calls)) {
+        Ok(b) => b,
+        Err(e) => return input_error(*json, e),
+    };
     bounds.self_ring = !no_self_ring;
     bounds.self_reading_writers = !no_self_ring;
     let all = match obligations::abstract_programs(&imp, &order, &bounds) {

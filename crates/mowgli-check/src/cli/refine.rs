@@ -126,8 +126,10 @@ pub struct GenArgs {
     /// Print the generated clients (of the partition) as litmus texts, without checking them.
     #[arg(long, help_heading = "Generated clients")]
     pub list_clients: bool,
-    /// Start no new client after S seconds; the report then says how far the run got.
-    #[arg(long, value_name = "S", help_heading = "Generated clients", value_parser = super::common::seconds)]
+    /// Stop after S seconds (given or generated clients): a client in its check
+    /// then is stopped inconclusive, no new one starts, and the report says how
+    /// far the run got.
+    #[arg(long, value_name = "S", value_parser = super::common::seconds)]
     pub time_limit: Option<f64>,
     /// Worker threads (default: the available parallelism).
     #[arg(long, value_name = "J", help_heading = "Generated clients")]
@@ -170,7 +172,7 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
             &clients,
             json,
             (&stamp_order, &spec, cat),
-            (loop_bound, engine),
+            (loop_bound, engine, gen.time_limit),
             (&dot, &minimise, &junit, &html),
             on,
         )
@@ -185,7 +187,7 @@ fn refine(
     clients: &[PathBuf],
     json: bool,
     (stamp_order, spec, cat): (&Option<PathBuf>, &Option<String>, &Catalogue),
-    (loop_bound, engine): (usize, Backend),
+    (loop_bound, engine, time_limit): (usize, Backend, Option<f64>),
     (dot, minimise, junit, html): Outputs,
     screen: bool,
 ) -> ExitCode {
@@ -202,12 +204,18 @@ fn refine(
     let mut reports = Vec::new();
     let mut errors = Vec::new();
     let mut skipped = 0;
+    let mut not_started = 0;
+    let deadline = time_limit.map(|t| start + std::time::Duration::from_secs_f64(t));
     let mut cases = Vec::new();
     let mut sections = Vec::new();
     let progress = progress::Progress::new("refine", "clients", Some(files.len() as u64));
     for f in &files {
         progress.set_message(f.display().to_string());
         progress.inc(1);
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            not_started += 1;
+            continue;
+        }
         let started = Instant::now();
         let text = match mowgli_diag::read_source(f, &f.display().to_string()) {
             Ok(t) => t,
@@ -218,15 +226,8 @@ fn refine(
                 continue;
             }
         };
-        match mowgli_check::analyses::refine::refine_client_on(
-            &imp,
-            &order,
-            &f.display().to_string(),
-            &text,
-            loop_bound,
-            screen,
-            engine,
-        ) {
+        let how = mowgli_check::analyses::refine::ClientCheck { loop_bound, screen, engine, deadline };
+        match mowgli_check::analyses::refine::refine_client_on(&imp, &order, &f.display().to_string(), &text, &how) {
             Ok(r) if r.verdict == ClientVerdict::Skipped => skipped += 1,
             Ok(r) => {
                 cases.push(refine_junit::client(&imp.name, &r, started.elapsed().as_secs_f64()));
@@ -320,6 +321,17 @@ fn refine(
     let cut = reports.iter().filter(|r| r.verdict == ClientVerdict::Inconclusive).count();
     let mut decided =
         mowgli_check::analyses::refine::decide_clients(&reports, errors.len(), files.len(), &imp.implements);
+    if not_started > 0 && decided.verdict == Verdict::Verified {
+        decided = Decided::new(
+            Verdict::Inconclusive,
+            format!("the time limit stopped the run: {not_started} of {} tests not checked", files.len()),
+        );
+    }
+    if reports.is_empty() && errors.is_empty() && not_started == 0 {
+        // nothing was checked: an input error at the first path given (exit 2 always says where)
+        let word = clients.first().map(|p| p.display().to_string()).unwrap_or_default();
+        eprintln!("{}", mowgli_diag::Diagnostic::on_word(&word, decided.why.clone()));
+    }
     if let Some(file) = junit {
         refine_junit::write(file, cases, &mut decided);
     }
@@ -389,7 +401,11 @@ fn refine_generated(
     // most DEFAULT_SIZE calls in all, however they are spread over the threads
     let size = args.size.or(if args.calls.is_none() { Some(DEFAULT_SIZE) } else { None });
     let calls = args.calls.or(size).unwrap_or(1);
-    let mut bounds = args.shape.bounds(&imp.implements, &imp.catalogue, calls);
+    let given = if args.calls.is_some() { "--calls" } else { "--size" };
+    let mut bounds = match args.shape.checked(&imp.implements, &imp.catalogue, (given, calls)) {
+        Ok(b) => b,
+        Err(e) => return input_error(json, e),
+    };
     bounds.size = size;
     bounds.objects = args.objects;
     bounds.symmetry = !args.no_symmetry;
@@ -610,7 +626,7 @@ fn refine_generated(
             mowgli_check::outln!("slowest client: {name} ({ms:.1} ms; `--list-clients` prints it)");
         }
         mowgli_check::outln!(
-            "summary: implementation `{}` of `{}` over {}: {} clients generated, {} after symmetry reduction, {} checked{}: {} ok, {} FAIL, {} errors{}{}{}{}{}; {:.1} ms",
+            "summary: implementation `{}` of `{}` over {}: {} clients generated, {} after symmetry reduction, {} checked{}: {} ok, {} FAIL, {}{} errors{}{}{}{}{}; {:.1} ms",
             imp.name,
             imp.implements,
             imp.uses.join(", "),
@@ -624,7 +640,8 @@ fn refine_generated(
             },
             rep.ok,
             rep.failed,
-            rep.errors,
+            if rep.inconclusive > 0 { format!("{} INCONCLUSIVE, ", rep.inconclusive) } else { String::new() },
+            rep.errors - rep.inconclusive,
             vacuity_counts(rep.vacuous, rep.spec_vacuous),
             if rep.vacuity_unknown > 0 {
                 format!(", {} with vacuity undecided (the search for any execution ran out of budget)", rep.vacuity_unknown)

@@ -131,12 +131,14 @@ impl HerdResult {
 pub fn log(r: &TestReport) -> Result<String, super::InputError> {
     match &r.herd {
         Some(h) => Ok(h.log()),
-        None => Err(super::InputError::whole_file(
-            r.file.clone(),
+        // the option is the culprit: shown on the command line, naming the test
+        None => Err(super::InputError::on_option(
+            "--format",
+            "herd",
             format!(
-                "--format herd writes herd7 logs of herd7 x86 tests only; `{}` is a test of Mowgli's own format \
-                 (use the default output or --json)",
-                r.name
+                "--format herd writes herd7 logs of herd7 x86 tests only; `{}` ({}) is a test of Mowgli's own \
+                 format (use the default output or --json)",
+                r.name, r.file
             ),
         )),
     }

@@ -44,6 +44,7 @@ pub(super) fn merge_refine(docs: &[&Value]) -> Value {
         "screened_all",
         "bounded",
         "errors",
+        "inconclusive",
     ] {
         g.insert(k.into(), sum_u(&gens, k));
     }

@@ -12,7 +12,7 @@ use mowgli_core::StampOrder;
 use super::{implementation, stamp_order, Ran};
 use crate::analyses::litmus;
 use crate::analyses::refine::gen::{self, Partition, RunOptions};
-use crate::analyses::refine::{decide_clients, refine_client_on, ClientVerdict};
+use crate::analyses::refine::{decide_clients, refine_client_on, ClientCheck, ClientVerdict};
 use crate::analyses::verdict::{Decided, Verdict};
 use crate::engines::explicit::Backend;
 use crate::lang::implementation::Implementation;
@@ -97,7 +97,9 @@ fn clients(
             }
         };
         // `--clients` runs unscreened: its outcome counts are whole
-        match refine_client_on(imp, order, &file, &text, loop_bound, false, engine) {
+        let deadline = time_limit.map(|t| start + t);
+        let how = ClientCheck { loop_bound, screen: false, engine, deadline };
+        match refine_client_on(imp, order, &file, &text, &how) {
             Ok(r) if r.verdict == ClientVerdict::Skipped => {}
             Ok(r) => {
                 if let Some(c) = &r.counterexample {

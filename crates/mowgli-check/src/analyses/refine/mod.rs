@@ -306,6 +306,7 @@ impl Setup {
             backend: Default::default(),
             count_naive: false,
             max_work: u64::MAX,
+            deadline: None,
         };
         let (domain, own, unfolded) = value_domain(&mut prob, &self.low.domain)?;
         prob.domain = domain;
@@ -317,6 +318,27 @@ impl Setup {
 /// Candidates the vacuity search of a screened client may check (about a second).
 pub const VACUITY_BUDGET: u64 = 100_000;
 
+/// How one client is checked.
+#[derive(Clone, Copy, Debug)]
+pub struct ClientCheck {
+    /// Iterations each loop is unrolled to (`--loop-bound`).
+    pub loop_bound: usize,
+    /// Screen the implementation's unfoldings against the specification's
+    /// outcomes before searching witnesses (`--screen`).
+    pub screen: bool,
+    /// The engine that searches the implementation's executions (`--engine`).
+    pub engine: explicit::Backend,
+    /// Past this instant the check stops, inconclusive (a run's time limit).
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl ClientCheck {
+    /// The explicit engine, no deadline.
+    pub fn new(loop_bound: usize, screen: bool) -> ClientCheck {
+        ClientCheck { loop_bound, screen, engine: explicit::Backend::Explicit, deadline: None }
+    }
+}
+
 /// Checks one client given as litmus text, the implementation's executions found by
 /// the explicit engine ([`refine_client_on`] for another engine).
 pub fn refine_client(
@@ -327,7 +349,7 @@ pub fn refine_client(
     loop_bound: usize,
     screen: bool,
 ) -> Result<ClientReport, InputError> {
-    refine_client_on(imp, order, file, text, loop_bound, screen, explicit::Backend::Explicit)
+    refine_client_on(imp, order, file, text, &ClientCheck::new(loop_bound, screen))
 }
 
 /// Checks one client given as litmus text; `engine` searches the implementation's
@@ -340,27 +362,38 @@ pub fn refine_client_on(
     order: &StampOrder,
     file: &str,
     text: &str,
-    loop_bound: usize,
-    screen: bool,
-    engine: explicit::Backend,
+    how: &ClientCheck,
 ) -> Result<ClientReport, InputError> {
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    refine_parsed_on(imp, order, file, &ast, &|| text.to_string(), loop_bound, screen, engine)
+    refine_parsed_on(imp, order, file, &ast, &|| text.to_string(), how)
 }
 
 /// [`refine_client_on`] for a parsed client (a generated client is built as a
-/// test, without text); `text` gives its text for error messages.
-#[allow(clippy::too_many_arguments)]
+/// test, without text); `text` gives its text for error messages. A limit of the
+/// engine (its deadline among them) makes the client inconclusive.
 pub fn refine_parsed_on(
     imp: &Implementation,
     order: &StampOrder,
     file: &str,
     ast: &syntax::Litmus,
     text: &dyn Fn() -> String,
-    loop_bound: usize,
-    screen: bool,
-    engine: explicit::Backend,
+    how: &ClientCheck,
 ) -> Result<ClientReport, InputError> {
+    match check_parsed(imp, order, file, ast, text, how) {
+        Err(d) if d.limit => Ok(ClientReport::cut(file, &ast.name, d.msg.clone())),
+        r => r,
+    }
+}
+
+fn check_parsed(
+    imp: &Implementation,
+    order: &StampOrder,
+    file: &str,
+    ast: &syntax::Litmus,
+    text: &dyn Fn() -> String,
+    how: &ClientCheck,
+) -> Result<ClientReport, InputError> {
+    let ClientCheck { loop_bound, screen, engine, deadline } = *how;
     let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, &text());
     let setup = match prepare_parsed(imp, order, file, ast, text)? {
         Prepared::Ready(s) => s,
@@ -383,6 +416,7 @@ pub fn refine_parsed_on(
         Err(DomainError::Input(m)) => return Err(ie(1, 1, m)),
     };
     prob.backend = engine;
+    prob.deadline = deadline;
     let observed = observed_locations(imp, &setup, &prob).map_err(|e| e.in_file(file, &text()))?;
     let observe = !observed.is_empty();
     let key = |o: &explicit::Outcome| -> Observed {
@@ -392,6 +426,7 @@ pub fn refine_parsed_on(
     // implementation's unfoldings can combine (the only ones the comparison asks
     // about), otherwise all of them
     let mut spec_p = setup.spec_problem(to, loop_bound);
+    spec_p.deadline = deadline;
     spec_p.regs_only = !observe;
     let candidates = match (&unfolded, screen && !observe) {
         (Some(u), true) => explicit::register_combinations(u),

@@ -247,31 +247,21 @@ pub fn cli(
                                         None => crate::out!("{}", render_fix(&fx, goal)),
                                     }
                                 }
+                                let tag = if goal == FixGoal::Exact { "exact" } else { "syntactic" };
                                 if let (Some(d), Some(fx)) = (out_dir, &fx) {
-                                    let tag = if goal == FixGoal::Exact { "exact" } else { "syntactic" };
-                                    let p = d.join(format!("{}-fixed-{tag}.litmus", r.name));
-                                    let w = std::fs::create_dir_all(d).and_then(|_| std::fs::write(&p, &fx.text));
-                                    if let Err(e) = w {
-                                        errors.push(
-                                            mowgli_diag::Diagnostic::output(&p, format!("cannot write: {e}"))
-                                                .to_string(),
-                                        );
-                                    }
+                                    let name = format!("{}-fixed-{tag}.litmus", r.name);
+                                    errors.extend(write_output(d, &name, &fx.text));
                                 }
                                 if let (Some(d), Some(NoFixReason::PollInTheWay { fix, .. })) = (out_dir, &why) {
-                                    let tag = if goal == FixGoal::Exact { "exact" } else { "syntactic" };
-                                    let p = d.join(format!("{}-fixed-{tag}-moved.litmus", r.name));
-                                    let w = std::fs::create_dir_all(d).and_then(|_| std::fs::write(&p, &fix.text));
-                                    if let Err(e) = w {
-                                        errors.push(
-                                            mowgli_diag::Diagnostic::output(&p, format!("cannot write: {e}"))
-                                                .to_string(),
-                                        );
-                                    }
+                                    let name = format!("{}-fixed-{tag}-moved.litmus", r.name);
+                                    errors.extend(write_output(d, &name, &fix.text));
                                 }
                                 pair.push((fx, why));
                             }
-                            Err(e) => errors.push(e.to_string()),
+                            Err(e) => {
+                                eprintln!("{e}");
+                                errors.push(e.to_string());
+                            }
                         }
                     }
                     let (fx, why): (Vec<_>, Vec<_>) = pair.into_iter().unzip();
@@ -284,10 +274,7 @@ pub fn cli(
                     }));
                 }
                 if let (Some(d), Some(text)) = (dot, &r.dot) {
-                    let p = d.join(format!("{}.dot", r.name));
-                    if let Err(e) = std::fs::write(&p, text) {
-                        errors.push(mowgli_diag::Diagnostic::output(&p, format!("cannot write: {e}")).to_string());
-                    }
+                    errors.extend(write_output(d, &format!("{}.dot", r.name), text));
                 }
                 reports.push(r);
             }
@@ -318,4 +305,15 @@ pub fn cli(
     );
     let doc = json.then(|| serde_json::json!({ "tests": reports, "fixes": fixes, "errors": errors }));
     (Decided::new(verdict, why), doc)
+}
+
+/// Writes `text` as `dir/name` (creating `dir`): on failure, the diagnostic at
+/// the command line's word naming the output, shown on stderr and returned.
+fn write_output(dir: &Path, name: &str, text: &str) -> Option<String> {
+    let p = dir.join(name);
+    let w = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&p, text));
+    let e = w.err()?;
+    let d = mowgli_diag::Diagnostic::output(&p, format!("cannot write: {e}")).to_string();
+    eprintln!("{d}");
+    Some(d)
 }

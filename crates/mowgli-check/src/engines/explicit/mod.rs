@@ -392,6 +392,10 @@ fn run_goal_given<'q, 'd>(
     }
     let groups: Vec<Vec<Group>> = per_thread.iter().map(|runs| group_runs(p, runs)).collect();
     each_group(&per_thread, &groups, p, &mut |events, sym, sym_vals, chosen| {
+        if p.deadline.is_some_and(|d| Instant::now() >= d) {
+            res.limit = Some(search::TIME_LIMIT.to_string());
+            return false;
+        }
         res.stats.plain += chosen.iter().map(|g| g.by_values.len() as u64).product::<u64>();
         res.stats.searches += 1;
         let env = Env { runs: &per_thread, groups: chosen, keep: keep_witnesses, goal, targets: targets.as_ref() };

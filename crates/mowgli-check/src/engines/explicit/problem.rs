@@ -55,6 +55,9 @@ pub struct Problem<'a> {
     /// Most work the witness search may do, in [`work_of_check`] units (`u64::MAX`:
     /// no bound); past it the run stops with [`EngineError::Limit`].
     pub max_work: u64,
+    /// The instant past which the search stops with [`EngineError::Limit`] (a
+    /// time limit of the run; checked about every tenth of a second of search).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// The work of one consistency check of a partial witness over `n` subevents,

@@ -176,6 +176,7 @@ pub(super) fn search_plain<'d>(
             boundary,
             regs_only: p.regs_only,
             max_work: p.max_work,
+            deadline: p.deadline,
             goal,
             targets: None,
             visit,
@@ -206,6 +207,7 @@ pub(super) fn search_plain<'d>(
         boundary,
         regs_only: p.regs_only,
         max_work: p.max_work,
+        deadline: p.deadline,
         goal,
         targets,
         visit,
@@ -283,6 +285,8 @@ struct SearchState<'s, 'g, 'q, 'v, 'd> {
     regs_only: bool,
     /// [`Problem::max_work`].
     max_work: u64,
+    /// [`Problem::deadline`].
+    deadline: Option<std::time::Instant>,
     goal: Goal<'q>,
     targets: Option<&'s Targets>,
     visit: Option<&'s mut VisitFn<'v>>,
@@ -326,6 +330,9 @@ fn may_reach_target(st: &SearchState, searches: &[Box<dyn mowgli_core::WitnessSe
 fn check_all(g: &ExecGraph, searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>]) -> bool {
     mowgli_core::library::lambda_consistent(g, searches).is_some()
 }
+
+/// Why a search stopped at [`Problem::deadline`].
+pub const TIME_LIMIT: &str = "the time limit was reached during the search";
 
 /// How many candidates (consistency checks) apart [`Discharger::stop`] is asked
 /// besides at the discharge tests.
@@ -374,6 +381,11 @@ fn dfs(
         // partial witnesses reaches a test can take minutes)
         if st.res.stats.candidates.is_multiple_of(STOP_EVERY) || st.res.work >= st.res.next_stop {
             st.res.next_stop = st.res.work.saturating_add(STOP_EVERY_WORK);
+            if st.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                st.res.limit = Some(TIME_LIMIT.to_string());
+                st.res.stopped = true;
+                return false;
+            }
             if let Some(d) = st.discharge.as_deref_mut() {
                 if d.stop() {
                     st.res.stopped = true;

@@ -551,6 +551,7 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         count_naive: true,
         // a test read from a file: its search is bounded (a limit, see `EngineError::Limit`)
         max_work: MAX_WORK,
+        deadline: None,
     }
 }
 

@@ -83,7 +83,7 @@ use mowgli_core::{Library, Param, Role, StampOrder};
 use mowgli_libs::catalogue::Catalogue;
 use serde::Serialize;
 
-use super::{refine_parsed_on, ClientReport, ClientVerdict};
+use super::{refine_parsed_on, ClientCheck, ClientReport, ClientVerdict};
 use crate::lang::implementation::Implementation;
 use decl::{Decl, Objects};
 

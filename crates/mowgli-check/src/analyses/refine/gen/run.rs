@@ -104,6 +104,9 @@ pub struct GenReport {
     pub bounded: usize,
     /// Clients that could not be checked (e.g. too many values), and the first message.
     pub errors: usize,
+    /// Of [`GenReport::errors`], the clients a limit of the tool cut (the time
+    /// limit in a client's search among them): inconclusive, not malformed.
+    pub inconclusive: usize,
     pub first_error: Option<String>,
     /// The index of the client of `first_error` (to merge partitions).
     pub first_error_index: Option<usize>,
@@ -183,6 +186,7 @@ pub fn run(
         screened_all: 0,
         bounded: 0,
         errors: 0,
+        inconclusive: 0,
         first_error: None,
         first_error_index: None,
         complete: true,
@@ -247,6 +251,7 @@ pub fn run(
                     } else if r.verdict == ClientVerdict::Inconclusive {
                         // a limit cut this client's check: not covered, like a client that errs
                         rep.errors += 1;
+                        rep.inconclusive += 1;
                         if rep.first_error.is_none() {
                             rep.first_error = Some(format!("{}: {}", r.name, r.inconclusive.unwrap_or_default()));
                             rep.first_error_index = Some(base + mine[p]);
@@ -329,8 +334,13 @@ fn check_part(
                 let lit = g.litmus(class, i, &name);
                 let text = || crate::lang::print::print(&lit);
                 let t0 = std::time::Instant::now();
-                let r = refine_parsed_on(imp, order, &name, &lit, &text, opts.loop_bound, opts.screen, opts.engine)
-                    .map_err(|e| e.to_string());
+                let how = ClientCheck {
+                    loop_bound: opts.loop_bound,
+                    screen: opts.screen,
+                    engine: opts.engine,
+                    deadline: opts.time_limit.map(|t| *start + t),
+                };
+                let r = refine_parsed_on(imp, order, &name, &lit, &text, &how).map_err(|e| e.to_string());
                 let ms = t0.elapsed().as_secs_f64() * 1000.0;
                 let failed = matches!(&r, Ok(r) if r.verdict == ClientVerdict::Fail);
                 let text = if failed { text() } else { String::new() };

@@ -40,7 +40,7 @@ use mowgli_core::StampOrder;
 use serde::Serialize;
 
 use super::Implementation;
-use super::{refine_client_on, ClientReport, ClientVerdict};
+use super::{refine_client_on, ClientCheck, ClientReport, ClientVerdict};
 use crate::analyses::litmus::check_text;
 use crate::engines::explicit::Backend;
 use crate::lang::ast::{Rhs, Stmt};
@@ -118,7 +118,13 @@ pub fn check(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound: u
 /// [`check`] with `engine` searching the implementation's executions.
 pub fn check_on(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound: usize, engine: Backend) -> Check {
     let text = print(t);
-    let report = match refine_client_on(imp, order, &t.name, &text, loop_bound, true, engine) {
+    let report = match refine_client_on(
+        imp,
+        order,
+        &t.name,
+        &text,
+        &ClientCheck { engine, ..ClientCheck::new(loop_bound, true) },
+    ) {
         Err(e) => return Check::Invalid(e.headline()),
         Ok(r) if r.verdict == ClientVerdict::Skipped => {
             return Check::Invalid(format!("not a client of `{}`", imp.implements))
@@ -153,7 +159,13 @@ pub fn check_on(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound
     let report = if cond_locations(&fixed) == cond_locations(t) {
         report
     } else {
-        match refine_client_on(imp, order, &t.name, &fixed_text, loop_bound, true, engine) {
+        match refine_client_on(
+            imp,
+            order,
+            &t.name,
+            &fixed_text,
+            &ClientCheck { engine, ..ClientCheck::new(loop_bound, true) },
+        ) {
             Ok(r) if r.verdict == ClientVerdict::Fail => r,
             Ok(_) => return Check::Unexpressible("with its outcome as the expectation it passes".into()),
             Err(e) => return Check::Unexpressible(e.headline()),
@@ -327,7 +339,13 @@ pub fn minimise_on(
         Check::Unexpressible(why) => return Err(MinimiseError::Unexpressible(name, why)),
         Check::Invalid(msg) => {
             // the printed test is the parsed one: an error here is the input's
-            return match refine_client_on(imp, order, file, text, loop_bound, true, engine) {
+            return match refine_client_on(
+                imp,
+                order,
+                file,
+                text,
+                &ClientCheck { engine, ..ClientCheck::new(loop_bound, true) },
+            ) {
                 Err(e) => Err(MinimiseError::Input(e)),
                 Ok(_) if msg.starts_with("not a client") => Err(MinimiseError::NotAClient(name)),
                 Ok(_) => Err(MinimiseError::Input(InputError::whole_file(file, msg))),
