@@ -61,11 +61,9 @@ fn the_clients_expectations_hold_under_their_specifications() {
 
 #[test]
 fn the_implementations_refine_on_their_clients_and_the_mutants_do_not() {
-    for (imp, clients) in [
-        ("iflag", "specs/clients/flag"),
-        ("irtuple", "specs/clients/rtuple"),
-        ("imswb", "specs/clients/mswb"),
-    ] {
+    for (imp, clients) in
+        [("iflag", "specs/clients/flag"), ("irtuple", "specs/clients/rtuple"), ("imswb", "specs/clients/mswb")]
+    {
         let (code, out) = mowgli(&["refine", &format!("specs/impls/{imp}.impl"), "--clients", clients]);
         assert_eq!(code, 0, "{imp}: {out}");
     }
@@ -130,7 +128,12 @@ fn per_path_maps_discharge_the_obligations_and_flat_ones_do_not() {
         ("specs/impls/iflag.impl", &["Raise aCAS"][..], Some("first Write aCW"), "O1 refuted for Raise"),
         ("specs/impls/iflag.impl", &["Raise aCAS"][..], Some("first Put aNRW_n"), "O1 refuted for Raise"),
         ("specs/impls/iflag.impl", &["Raise aCAS"][..], None, "refuted for Raise"),
-        ("specs/impls/iflag.impl", &["Raise aCAS"][..], Some("first Put aNLR_n | first Write aCW"), "O2 refuted for Raise"),
+        (
+            "specs/impls/iflag.impl",
+            &["Raise aCAS"][..],
+            Some("first Put aNLR_n | first Write aCW"),
+            "O2 refuted for Raise",
+        ),
     ] {
         let tag = format!("{}-{}", imp.len(), entry.unwrap_or("none").replace(|c: char| !c.is_alphanumeric(), "_"));
         let p = with_entry(imp, ms, entry, &tag);
@@ -140,7 +143,8 @@ fn per_path_maps_discharge_the_obligations_and_flat_ones_do_not() {
     }
     // the order of the alternatives matters only where both paths have both kinds:
     // iflag's local path has no put, its remote path no CPU write
-    let p = with_entry("specs/impls/iflag.impl", &["Raise aCAS"], Some("first Write aCW | first Put aNRW_n"), "swapped");
+    let p =
+        with_entry("specs/impls/iflag.impl", &["Raise aCAS"], Some("first Write aCW | first Put aNRW_n"), "swapped");
     assert_eq!(obligations(&p).0, 0);
 }
 

@@ -144,11 +144,13 @@ pub fn parse_checked(text: &str, to: &StampTable, methods: Option<(&[&str], &[&s
             continue; // e.g. an identifier starting with `concretise`
         }
         const SHAPE: &str = "expected `concretise METHOD STAMP -> PICK METHOD STAMP [| PICK METHOD STAMP …]` (PICK: `first`, `last` or a position)";
-        if words.len() < 7 || (words.len() - 7) % 4 != 0 {
+        if words.len() < 7 || !(words.len() - 7).is_multiple_of(4) {
             let at = if words.len() < 7 { words.len() } else { words.len() - (words.len() - 7) % 4 };
             // a stray word after a complete alternative: point at it
             let (i, msg) = match words.get(at) {
-                Some(w) if words.len() > 7 && w.1 != "|" => (at, format!("expected `|` before another alternative, found `{}`", w.1)),
+                Some(w) if words.len() > 7 && w.1 != "|" => {
+                    (at, format!("expected `|` before another alternative, found `{}`", w.1))
+                }
                 _ => (words.len(), SHAPE.to_string()),
             };
             return Err(err(i, msg));
