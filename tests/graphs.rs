@@ -181,7 +181,7 @@ fn a_refuted_obligation_highlights_the_so_edge_and_the_missing_hb_edge() {
     well_drawn(g, "O2 refutation");
     let hi: Vec<&str> = g.edges.iter().filter(|e| e.highlight).map(|e| e.text()).collect();
     assert!(hi.contains(&"so'") && hi.contains(&"missing hb"), "{hi:?}");
-    // ppo was 41 transitive edges before: now its reduction, which is short
+    // ppo by its transitive reduction, which is short
     let ppo = g.edges.iter().filter(|e| e.kind == "ppo").count();
     assert!(ppo > 0 && ppo < 20, "{ppo} ppo edges");
     assert!(
