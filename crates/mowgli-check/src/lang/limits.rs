@@ -14,6 +14,11 @@ use super::syntax::{Cond, SyntaxError};
 /// with them; the tests of the project have at most four).
 pub const MAX_THREADS: usize = 32;
 
+/// At most this many components of a tuple location (`loc x size K`) and slots
+/// of a ring (`ring q: … size K`): each is a value of every execution (the
+/// project's tests use at most 4).
+pub const MAX_SIZE: i64 = 64;
+
 impl Cond {
     /// How deep the tree is (an atom: 1; kept within the nesting limit by the parser).
     pub fn depth(&self) -> usize {

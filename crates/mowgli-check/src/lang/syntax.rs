@@ -491,10 +491,10 @@ pub fn parse(text: &str) -> R<Litmus> {
                     l.i += 1;
                     let p = l.pos();
                     let k = l.int("a tuple size")?;
-                    if k < 1 {
+                    if !(1..=super::limits::MAX_SIZE).contains(&k) {
                         return Err(Diagnostic::expected_found(
                             p,
-                            "a positive tuple size",
+                            &format!("a tuple size from 1 to {}", super::limits::MAX_SIZE),
                             &format!("`{k}`"),
                             k.to_string().len(),
                         ));
@@ -531,10 +531,10 @@ pub fn parse(text: &str) -> R<Litmus> {
                     l.i += 1;
                     let p = l.pos();
                     let s = l.int("a ring size")?;
-                    if s < 1 {
+                    if !(1..=super::limits::MAX_SIZE).contains(&s) {
                         return Err(Diagnostic::expected_found(
                             p,
-                            "a positive ring size",
+                            &format!("a ring size from 1 to {}", super::limits::MAX_SIZE),
                             &format!("`{s}`"),
                             s.to_string().len(),
                         ));
