@@ -126,3 +126,18 @@ fn refine_and_obligations_reports_load() {
     assert_eq!(code, 1);
     check_page(&dir, "counterexample", &["method Submit", "method Receive", "O2 refuted for"], 1);
 }
+
+#[test]
+#[ignore = "needs chromium (.ci/run installs it)"]
+fn the_project_report_loads_with_every_entry_and_its_pictures() {
+    let dir = scratch("check");
+    let out = dir.display().to_string();
+    // two mutants refuted as expected (a given client and an obligation), a test suite
+    let entries = ["refine/irbl_nowait", "obligations/ilock_test_then_set", "litmus/flag-clients"];
+    let mut args = vec!["check", "--html", &out];
+    for e in &entries {
+        args.extend(["--only", e]);
+    }
+    assert_eq!(mowgli(&args), 0, "every entry reaches its expected verdict");
+    check_page(&dir, "verified", &entries, 2);
+}

@@ -210,6 +210,26 @@ fn a_project_whose_expectations_hold_passes_and_reports_junit() {
 }
 
 #[test]
+fn the_html_report_has_every_entry_and_the_pictures_of_what_failed() {
+    let dir = repo("html", &project_toml("verified"));
+    let (code, out, err) = mowgli(&dir, &["check", "--html", "report"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("wrote report/index.html"), "{err}");
+    let html = std::fs::read_to_string(dir.join("report/index.html")).expect("the HTML report");
+    for id in ["litmus/clients", "refine/imutex", "refine/imutex_trylock", "obligations/imutex"] {
+        assert!(html.contains(id), "{id} missing");
+    }
+    // the failing entry's counterexample, drawn inline (no Graphviz)
+    assert!(html.contains("an implementation execution whose outcome the specification forbids"), "{html}");
+    assert!(html.matches("<svg").count() >= 1 && html.matches("<figure>").count() == html.matches("<svg").count());
+    // without --html, nothing is written
+    std::fs::remove_dir_all(dir.join("report")).ok();
+    let (_, _, _) = mowgli(&dir, &["check"]);
+    assert!(!dir.join("report").exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn a_mutant_expected_to_verify_fails_the_run() {
     let dir = repo("fail", &project_toml("verified"));
     let (code, out, err) = mowgli(&dir, &["check", "--junit", "report.xml"]);

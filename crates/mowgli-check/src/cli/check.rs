@@ -28,6 +28,10 @@ pub struct Args {
     /// Also write the results as JUnit XML to FILE (one test case per entry).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Also write an HTML report, DIR/index.html: per entry its verdict, what
+    /// failed, and the pictures of failing executions and refuted obligations.
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
     /// Machine-readable output (one JSON document).
     #[arg(long)]
     pub json: bool,
@@ -83,7 +87,7 @@ pub fn run(a: Args, project: Option<Project>, cat: &Catalogue) -> ExitCode {
             project.entries.len()
         );
     }
-    let opts = project::RunOptions { time_limit: a.time_limit, jobs: a.jobs };
+    let opts = project::RunOptions { time_limit: a.time_limit, jobs: a.jobs, graphs: a.html.is_some() };
     let start = Instant::now();
     let mut reports = Vec::new();
     for e in entries {
@@ -97,7 +101,7 @@ pub fn run(a: Args, project: Option<Project>, cat: &Catalogue) -> ExitCode {
     if let Some(file) = &a.junit {
         let xml = project::junit(&project, &reports);
         if let Err(e) = std::fs::write(file, xml) {
-            eprintln!("{}: cannot write: {e}", file.display());
+            eprintln!("{}", mowgli_diag::Diagnostic::output(file, format!("cannot write: {e}")));
             decided = mowgli_check::analyses::verdict::Decided::new(
                 Verdict::Error,
                 format!("the JUnit report {} could not be written", file.display()),
@@ -106,6 +110,24 @@ pub fn run(a: Args, project: Option<Project>, cat: &Catalogue) -> ExitCode {
     }
     let count = |s: Status| reports.iter().filter(|r| r.status == s).count();
     let secs = start.elapsed().as_secs_f64();
+    let summary = format!(
+        "{} entries: {} ok, {} FAIL, {} inconclusive, {} errors; {secs:.1} s",
+        reports.len(),
+        count(Status::Ok),
+        count(Status::Fail),
+        count(Status::Inconclusive),
+        count(Status::Error)
+    );
+    if let Some(dir) = &a.html {
+        let sections = reports.iter().map(section).collect();
+        if let Err(d) = super::common::write_html(dir, &super::common::html_page(&decided, summary.clone(), sections)) {
+            eprintln!("{d}");
+            decided = mowgli_check::analyses::verdict::Decided::new(
+                Verdict::Error,
+                format!("the HTML report in {} could not be written", dir.display()),
+            );
+        }
+    }
     if a.json {
         let doc = serde_json::json!({
             "project": project.file.display().to_string(),
@@ -118,15 +140,30 @@ pub fn run(a: Args, project: Option<Project>, cat: &Catalogue) -> ExitCode {
         });
         return conclude(&decided, Some(doc));
     }
-    mowgli_check::outln!(
-        "summary: {} entries: {} ok, {} FAIL, {} inconclusive, {} errors; {secs:.1} s",
-        reports.len(),
-        count(Status::Ok),
-        count(Status::Fail),
-        count(Status::Inconclusive),
-        count(Status::Error)
-    );
+    mowgli_check::outln!("summary: {summary}");
     conclude(&decided, None)
+}
+
+/// An entry as a section of the HTML report: its status, verdict and reason,
+/// what failed, and its pictures.
+fn section(r: &EntryReport) -> mowgli_draw::html::Section {
+    use mowgli_draw::html::Tone;
+    let tone = match r.status {
+        Status::Ok => Tone::Pass,
+        Status::Fail | Status::Error => Tone::Fail,
+        Status::Inconclusive => Tone::Other,
+    };
+    let mut text = format!("expect {}: {} ({})\n", r.expect, r.verdict.word(), r.why);
+    for d in &r.details {
+        text += &format!("{d}\n");
+    }
+    mowgli_draw::html::Section {
+        name: r.id.clone(),
+        status: r.status.word().to_string(),
+        tone,
+        text,
+        graphs: r.graphs.clone(),
+    }
 }
 
 /// One entry's line: status, id, verdict, time; under an entry that is not `ok`,

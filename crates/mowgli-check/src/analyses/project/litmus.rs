@@ -11,7 +11,13 @@ use crate::analyses::verdict::{Decided, Verdict};
 use crate::lang::lower::DomainLimits;
 use crate::lang::project::{LitmusEngine, LitmusEntry, Project};
 
-pub(super) fn run(project: &Project, e: &LitmusEntry, time_limit: Option<Duration>, cat: &Catalogue) -> Ran {
+pub(super) fn run(
+    project: &Project,
+    e: &LitmusEntry,
+    time_limit: Option<Duration>,
+    draw: bool,
+    cat: &Catalogue,
+) -> Ran {
     let order = match stamp_order(project, &e.stamp_order) {
         Ok(o) => o,
         Err(r) => return r,
@@ -31,16 +37,22 @@ pub(super) fn run(project: &Project, e: &LitmusEntry, time_limit: Option<Duratio
     let limits =
         DomainLimits { max_values: e.max_values.unwrap_or(crate::lang::lower::MAX_VALUES), ..Default::default() };
     let start = Instant::now();
-    let (mut reports, mut errors, mut details) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut reports, mut errors, mut details, mut graphs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut not_started = 0;
     for f in &files {
         if time_limit.is_some_and(|t| start.elapsed() >= t) {
             not_started += 1;
             continue;
         }
-        match litmus::check_file_engine(f, &order, cat, engine, limits) {
-            Ok(r) => {
+        let checked = if draw {
+            litmus::show::check_file_drawn(f, &order, cat, engine, limits, litmus::show::Show::Failing)
+        } else {
+            litmus::check_file_engine(f, &order, cat, engine, limits).map(|r| (r, Vec::new()))
+        };
+        match checked {
+            Ok((r, drawings)) => {
                 details.extend(litmus::details(&r));
+                graphs.extend(drawings.into_iter().map(|d| (format!("{}: {}", r.name, d.caption), d.graph)));
                 reports.push(r);
             }
             Err(d) => {
@@ -56,5 +68,5 @@ pub(super) fn run(project: &Project, e: &LitmusEntry, time_limit: Option<Duratio
             format!("the time limit stopped the run: {not_started} of {} tests not run", files.len()),
         );
     }
-    Ran { decided, details }
+    Ran { decided, details, graphs }
 }

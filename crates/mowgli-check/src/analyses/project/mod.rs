@@ -79,19 +79,29 @@ pub struct EntryReport {
     /// What failed, was cut or could not be read, one item each (a failing test and
     /// expectation, a failing client and its text, a refuted obligation, a diagnostic).
     pub details: Vec<String>,
+    /// The pictures of what failed, each with a caption (drawn when
+    /// [`RunOptions::graphs`] asks; the JSON report leaves them out).
+    #[serde(skip)]
+    pub graphs: Vec<(String, mowgli_draw::Graph)>,
 }
 
 /// A check's verdict and what to show of it.
 pub(crate) struct Ran {
     decided: Decided,
     details: Vec<String>,
+    /// The pictures of what failed (with [`RunOptions::graphs`]), each with a caption.
+    graphs: Vec<(String, mowgli_draw::Graph)>,
 }
 
 impl Ran {
+    fn new(decided: Decided, details: Vec<String>) -> Ran {
+        Ran { decided, details, graphs: Vec::new() }
+    }
+
     fn error(msg: impl std::fmt::Display) -> Ran {
         let text = msg.to_string();
         let first = text.lines().next().unwrap_or_default().to_string();
-        Ran { decided: Decided::new(Verdict::Error, first), details: vec![text] }
+        Ran::new(Decided::new(Verdict::Error, first), vec![text])
     }
 }
 
@@ -102,6 +112,9 @@ pub struct RunOptions {
     pub time_limit: Option<f64>,
     /// Worker threads of generated refinement runs (default: the available parallelism).
     pub jobs: Option<usize>,
+    /// Draw what fails (a failing test's execution, a client's counterexample, a
+    /// refuted obligation) for the HTML report (`mowgli check --html`).
+    pub graphs: bool,
 }
 
 /// The entries `--only` and `--group` keep: an entry is kept when its id matches
@@ -141,11 +154,11 @@ pub fn run_entry(project: &Project, entry: &Entry, opts: &RunOptions, cat: &Cata
     let start = Instant::now();
     let time_limit = entry.common.time_limit.or(opts.time_limit).map(std::time::Duration::from_secs_f64);
     let ran = match &entry.check {
-        Check::Litmus(l) => litmus::run(project, l, time_limit, cat),
+        Check::Litmus(l) => litmus::run(project, l, time_limit, opts.graphs, cat),
         Check::Refine(r) => refine::run(project, r, time_limit, opts.jobs, cat),
         Check::Obligations(o) => obligations::run(project, o, time_limit, cat),
     };
-    let Ran { decided, details } = ran;
+    let Ran { decided, details, graphs } = ran;
     EntryReport {
         id: entry.id(),
         kind: entry.kind(),
@@ -156,6 +169,7 @@ pub fn run_entry(project: &Project, entry: &Entry, opts: &RunOptions, cat: &Cata
         why: decided.why,
         millis: start.elapsed().as_secs_f64() * 1000.0,
         details,
+        graphs,
     }
 }
 

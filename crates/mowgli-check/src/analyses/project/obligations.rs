@@ -101,5 +101,13 @@ pub(super) fn run(project: &Project, e: &ObligationsEntry, time_limit: Option<Du
         Partition::ALL,
         serde_json::json!({ "timeout": time_limit.map(|t| t.as_secs_f64()) }),
     );
-    Ran { decided: crate::analyses::merge::decide_obligations(&doc), details }
+    let graphs = rep
+        .failures
+        .iter()
+        .filter_map(|f| {
+            let caption = format!("{} refuted for {}: the refuted edge red", f.obligation.name(), f.methods.join(", "));
+            f.graph.clone().map(|g| (caption, g))
+        })
+        .collect();
+    Ran { decided: crate::analyses::merge::decide_obligations(&doc), details, graphs }
 }

@@ -62,6 +62,7 @@ fn combine(parts: Vec<Ran>) -> Ran {
         let why = format!("clients: {}; generated: {}", acc.decided.why, r.decided.why);
         acc.decided = Decided::new(verdict, why);
         acc.details.extend(r.details);
+        acc.graphs.extend(r.graphs);
     }
     acc
 }
@@ -134,7 +135,11 @@ fn clients(
             format!("the time limit stopped the run: {not_started} of {} clients not checked", files.len()),
         );
     }
-    Ran { decided, details }
+    let graphs = reports
+        .iter()
+        .filter_map(|r| r.counterexample.as_ref()?.graph.clone().map(|g| (counterexample_caption(&r.name), g)))
+        .collect();
+    Ran { decided, details, graphs }
 }
 
 fn generated(
@@ -197,7 +202,18 @@ fn generated(
         Partition::ALL,
         serde_json::Value::Null,
     );
-    Ran { decided: crate::analyses::merge::decide_refine(&doc, 0), details }
+    let graphs = rep
+        .failures
+        .first()
+        .and_then(|f| f.report.counterexample.as_ref()?.graph.clone().map(|g| (counterexample_caption(&f.name), g)))
+        .into_iter()
+        .collect();
+    Ran { decided: crate::analyses::merge::decide_refine(&doc, 0), details, graphs }
+}
+
+/// The caption of a client's counterexample in the HTML report.
+fn counterexample_caption(client: &str) -> String {
+    format!("{client}: an implementation execution whose outcome the specification forbids")
 }
 
 fn indent(text: &str) -> String {
