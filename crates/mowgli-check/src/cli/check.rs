@@ -90,13 +90,17 @@ pub fn run(a: Args, project: Option<Project>, cat: &Catalogue) -> ExitCode {
     let opts = project::RunOptions { time_limit: a.time_limit, jobs: a.jobs, graphs: a.html.is_some() };
     let start = Instant::now();
     let mut reports = Vec::new();
+    let progress = super::progress::Progress::new("check", "entries", Some(entries.len() as u64));
     for e in entries {
+        progress.set_message(e.id());
         let r = project::run_entry(&project, e, &opts, cat);
+        progress.inc(1);
         if !a.json {
             print_entry(&r, width);
         }
         reports.push(r);
     }
+    progress.finish();
     let mut decided = project::decide(&reports);
     if let Some(file) = &a.junit {
         let xml = project::junit(&project, &reports);
