@@ -574,6 +574,6 @@ fn counterexamples_come_at_the_smallest_bound_first() {
     assert_eq!(told.len(), r.failures.len(), "every final refutation told once: {told:?}");
     let first = &r.failures[0];
     assert_eq!(first.obligation, Obligation::O2);
-    assert_eq!(obligations::dimensions(&first.client).0, 1, "one thread:\n{}", first.client);
+    assert_eq!(first.program.1 .0, 1, "one thread:\n{}", first.client);
     assert!(r.first_failure_ms.is_some());
 }

@@ -35,7 +35,7 @@ fn agree_per_program(imp: &str, b: &Bounds) -> (usize, u64, u64, u64) {
     let order = default_order();
     let i = Implementation::load(&root().join(imp), &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
     let clients = obligations::abstract_programs(&i, &order, b).unwrap_or_else(|e| panic!("{e}"));
-    let run = |client: &(String, String), backend: Backend, z3_whole: bool| {
+    let run = |client: &obligations::Program, backend: Backend, z3_whole: bool| {
         let opts = Options { loop_bound: 4, backend, z3_whole, ..Default::default() };
         let r = obligations::check_clients(&i, &order, std::slice::from_ref(client), &i.map, &opts)
             .unwrap_or_else(|e| panic!("{imp} on {}: {e}", client.0));

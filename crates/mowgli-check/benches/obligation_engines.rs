@@ -16,7 +16,7 @@ use mowgli_check::engines::explicit::Backend;
 use mowgli_check::lang::implementation::Implementation;
 use mowgli_libs::orders::default_order;
 
-fn run(imp: &Implementation, clients: &[(String, String)], backend: Backend, auto: bool) -> (Report, f64) {
+fn run(imp: &Implementation, clients: &[obligations::Program], backend: Backend, auto: bool) -> (Report, f64) {
     let order = default_order();
     let opts = Options { loop_bound: 4, backend, auto, ..Default::default() };
     let t = Instant::now();

@@ -144,7 +144,7 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
     };
     // a shard checks the abstract programs of its partition; `global[i]` is the
     // index in the whole bound of the i-th of them
-    let (global, clients): (Vec<usize>, Vec<(String, String)>) =
+    let (global, clients): (Vec<usize>, Vec<obligations::Program>) =
         all.iter().cloned().enumerate().filter(|(i, _)| partition.contains(*i)).unzip();
     let progress = Progress::new("obligations", "abstract programs", Some(clients.len() as u64));
     let tick = progress.bar();
@@ -168,8 +168,7 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
         // each final refutation the moment it is found (smallest bound first)
         on_failure: (!*json).then(|| {
             let cb: obligations::OnFailure = std::sync::Arc::new(move |f: &obligations::Failure, ms: f64| {
-                let (t, c, n, _) = obligations::dimensions(&f.client);
-                let name = f.client.lines().next().unwrap_or("").trim_start_matches("# ");
+                let (name, (t, c, n, _)) = (&f.program.0, f.program.1);
                 mowgli_check::outln!(
                     "found after {ms:.0} ms: {} refuted for {} on {name} ({t} thread{} × {c} call{} × {n} node{})",
                     f.obligation.name(),

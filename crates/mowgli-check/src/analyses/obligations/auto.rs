@@ -40,7 +40,9 @@ use serde::Serialize;
 
 use super::Report;
 use crate::engines::explicit::Backend;
+use crate::lang::ast::{Rhs, Stmt};
 use crate::lang::maps::MapEntry;
+use crate::lang::syntax;
 
 /// A shape's mean explicit time (ms) above which Z3 is tried on it: below, Z3's
 /// fixed cost per query (building the encoding, about 5-15 ms on this machine)
@@ -122,32 +124,40 @@ fn size(shape: &[Vec<String>]) -> usize {
     shape.iter().map(Vec::len).sum()
 }
 
-/// The shape of a generated program: per thread (sorted), its calls' method names.
-pub fn shape(text: &str) -> Vec<Vec<String>> {
-    let mut threads: Vec<Vec<String>> = Vec::new();
-    for line in text.lines() {
-        if line.ends_with(':') && !line.starts_with(' ') {
-            threads.push(Vec::new());
-        } else if let (Some(t), Some(rest)) = (threads.last_mut(), line.strip_prefix("  ")) {
-            let call = rest.split_once(" = ").map_or(rest, |(_, c)| c);
-            let method = call.split('(').next().unwrap_or("").trim();
-            if !method.is_empty() {
-                t.push(method.to_string());
-            }
-        }
-    }
+/// Per thread (sorted), its calls' method names: what the cost model keys on.
+pub type Shape = Vec<Vec<String>>;
+
+/// The shape of a generated program: per thread (sorted), its calls' method
+/// names (`lib.Method` when the call names its library).
+pub fn shape(t: &syntax::Litmus) -> Shape {
+    let mut threads: Vec<Vec<String>> = t
+        .bodies
+        .iter()
+        .map(|(_, body)| {
+            body.iter()
+                .filter_map(|s| match s {
+                    Stmt::Call(c) => Some(c),
+                    Stmt::Let { rhs: Rhs::Call(c), .. } | Stmt::Assign { rhs: Rhs::Call(c), .. } => Some(c),
+                    _ => None,
+                })
+                .map(|c| match &c.lib {
+                    Some(l) => format!("{}.{}", l.text, c.method.text),
+                    None => c.method.text.clone(),
+                })
+                .collect()
+        })
+        .collect();
     threads.sort();
     threads
 }
 
 impl CostModel {
-    /// The engine for the program `text`.
-    pub fn choose(&self, text: &str) -> Backend {
-        let sh = shape(text);
-        let c = match self.shapes.get(&sh) {
+    /// The engine for a program of shape `sh`.
+    pub fn choose(&self, sh: &Shape) -> Backend {
+        let c = match self.shapes.get(sh) {
             Some(c) => c,
             // a shape not met yet: what its size's programs measured
-            None => match self.sizes.get(&size(&sh)) {
+            None => match self.sizes.get(&size(sh)) {
                 Some(c) => c,
                 None => return Backend::Explicit,
             },
@@ -161,38 +171,36 @@ impl CostModel {
         }
     }
 
-    /// The mean time (ms) of `engine` on the shape of `text`, else on its size.
-    fn predicted(&self, text: &str, engine: Backend) -> Option<f64> {
-        let sh = shape(text);
+    /// The mean time (ms) of `engine` on the shape `sh`, else on its size.
+    fn predicted(&self, sh: &Shape, engine: Backend) -> Option<f64> {
         let of = |c: &Costs| match engine {
             Backend::Explicit => Costs::mean(c.explicit),
             Backend::Z3 => Costs::mean(c.z3),
         };
-        self.shapes.get(&sh).and_then(of).or_else(|| self.sizes.get(&size(&sh)).and_then(of))
+        self.shapes.get(sh).and_then(of).or_else(|| self.sizes.get(&size(sh)).and_then(of))
     }
 
-    /// How long the first run of `text` under `engine` may take (ms) before it is
+    /// How long the first run of a program of shape `sh` under `engine` may take (ms) before it is
     /// stopped: [`BUDGET_FACTOR`] times that engine's predicted time, else the
     /// other engine's, at least `min` (by default [`BUDGET_MIN_MS`] under Z3,
     /// [`EXPLICIT_BUDGET_MIN_MS`] under the explicit engine); [`FIRST_BUDGET_MS`]
     /// (or `min`, if larger) when nothing is measured.
-    pub fn budget(&self, text: &str, engine: Backend, min: Option<f64>) -> f64 {
+    pub fn budget(&self, sh: &Shape, engine: Backend, min: Option<f64>) -> f64 {
         let min = min.unwrap_or(match engine {
             Backend::Explicit => EXPLICIT_BUDGET_MIN_MS,
             Backend::Z3 => BUDGET_MIN_MS,
         });
-        match self.predicted(text, engine).or_else(|| self.predicted(text, other(engine))) {
+        match self.predicted(sh, engine).or_else(|| self.predicted(sh, other(engine))) {
             Some(t) => (BUDGET_FACTOR * t).max(min),
             None => FIRST_BUDGET_MS.max(min),
         }
     }
 
-    /// Records that a run of `text` under `engine` was stopped at its budget after
+    /// Records that a run of a program of shape `sh` under `engine` was stopped at its budget after
     /// `ms`: the time counts against `engine` on its shape and size (the run that
     /// finishes the program is recorded on its own).
-    pub fn record_given_up(&mut self, text: &str, engine: Backend, ms: f64) {
-        let sh = shape(text);
-        for c in [self.sizes.entry(size(&sh)).or_default(), self.shapes.entry(sh).or_default()] {
+    pub fn record_given_up(&mut self, sh: &Shape, engine: Backend, ms: f64) {
+        for c in [self.sizes.entry(size(sh)).or_default(), self.shapes.entry(sh.clone()).or_default()] {
             let slot = match engine {
                 Backend::Explicit => &mut c.explicit,
                 Backend::Z3 => &mut c.z3,
@@ -213,15 +221,14 @@ impl CostModel {
         self.split.shapes = self.shapes.len();
     }
 
-    /// Records that `text` took `ms` under `engine`.
-    pub fn record(&mut self, text: &str, engine: Backend, ms: f64) {
-        let sh = shape(text);
-        let by_size = self.sizes.entry(size(&sh)).or_default();
+    /// Records that a program of shape `sh` took `ms` under `engine`.
+    pub fn record(&mut self, sh: &Shape, engine: Backend, ms: f64) {
+        let by_size = self.sizes.entry(size(sh)).or_default();
         match engine {
             Backend::Explicit => by_size.explicit = (by_size.explicit.0 + ms, by_size.explicit.1 + 1),
             Backend::Z3 => by_size.z3 = (by_size.z3.0 + ms, by_size.z3.1 + 1),
         }
-        let c = self.shapes.entry(sh).or_default();
+        let c = self.shapes.entry(sh.clone()).or_default();
         let slot = match engine {
             Backend::Explicit => {
                 self.split.explicit_programs += 1;
@@ -267,15 +274,15 @@ pub(super) type Attempt<'a> = dyn FnMut(Backend, Option<Instant>, &mut Report, &
 /// of the last run.
 pub(super) fn portfolio(
     costs: &mut CostModel,
-    text: &str,
+    sh: &Shape,
     deadline: Option<Instant>,
     min_budget: Option<f64>,
     rep: &mut Report,
     inferred: &mut BTreeMap<(String, String), MapEntry>,
     attempt: &mut Attempt,
 ) -> Result<Backend, String> {
-    let mut engine = costs.choose(text);
-    let mut budget = costs.budget(text, engine, min_budget);
+    let mut engine = costs.choose(sh);
+    let mut budget = costs.budget(sh, engine, min_budget);
     let mut switches = 0;
     loop {
         let programs = std::mem::take(&mut rep.programs);
@@ -288,7 +295,7 @@ pub(super) fn portfolio(
         if rep.complete || !snapshot.complete || overall {
             rep.programs = programs;
             if rep.complete || !snapshot.complete {
-                costs.record(text, engine, ms);
+                costs.record(sh, engine, ms);
             }
             if switches > 0 {
                 costs.split.switched_programs += 1;
@@ -297,7 +304,7 @@ pub(super) fn portfolio(
             return Ok(engine);
         }
         // stopped at its budget: not a verdict; drop what it recorded
-        costs.record_given_up(text, engine, ms);
+        costs.record_given_up(sh, engine, ms);
         *rep = snapshot;
         *inferred = inferred_before;
         rep.programs = programs;
@@ -311,74 +318,86 @@ pub(super) fn portfolio(
 mod tests {
     use super::*;
 
+    /// A shape from each thread's method names.
+    fn sh(threads: &[&[&str]]) -> Shape {
+        let mut s: Shape = threads.iter().map(|t| t.iter().map(|m| m.to_string()).collect()).collect();
+        s.sort();
+        s
+    }
+
     #[test]
     fn shapes_ignore_arguments_registers_and_thread_order() {
-        let a = "thread T1 @ 1\nT1:\n  r0 = Read(x)\n  Bcast(y, 1)\nT2:\n  GF({1})\n";
-        let b = "thread T1 @ 2\nT1:\n  GF({2})\nT2:\n  r3 = Read(z)\n  Bcast(x, 2)\n";
-        assert_eq!(shape(a), shape(b));
-        assert_eq!(shape(a), vec![vec!["GF".to_string()], vec!["Read".to_string(), "Bcast".to_string()]]);
+        let test = |body: &str| {
+            let text =
+                format!("test t\nlibraries bal\nthread T1 @ 1\nthread T2 @ 2\nloc x @ 1\nloc y @ 2\nloc z @ 1\n{body}");
+            syntax::parse(&text).unwrap_or_else(|e| panic!("{e}"))
+        };
+        let a = test("T1:\n  r0 = Read(x)\n  Bcast(y, 1)\nT2:\n  GF({1})\n");
+        let b = test("T1:\n  GF({2})\nT2:\n  r3 = Read(z)\n  Bcast(x, 2)\n");
+        assert_eq!(shape(&a), shape(&b));
+        assert_eq!(shape(&a), vec![vec!["GF".to_string()], vec!["Read".to_string(), "Bcast".to_string()]]);
     }
 
     #[test]
     fn a_shape_moves_to_z3_only_when_z3_measured_cheaper() {
-        let p = "T1:\n  Bcast(x, 1)\n";
+        let p = sh(&[&["Bcast"]]);
         let mut m = CostModel::default();
-        assert_eq!(m.choose(p), Backend::Explicit);
-        m.record(p, Backend::Explicit, 5.0);
-        assert_eq!(m.choose(p), Backend::Explicit, "cheap under explicit: Z3 not tried");
-        m.record(p, Backend::Explicit, 500.0);
-        assert_eq!(m.choose(p), Backend::Z3, "expensive: Z3 tried");
-        m.record(p, Backend::Z3, 1000.0);
-        assert_eq!(m.choose(p), Backend::Explicit, "Z3 measured dearer");
-        m.record(p, Backend::Z3, 1.0);
-        m.record(p, Backend::Z3, 1.0);
-        assert_eq!(m.choose(p), Backend::Explicit, "Z3's mean 334 ms, explicit's 252.5 ms");
+        assert_eq!(m.choose(&p), Backend::Explicit);
+        m.record(&p, Backend::Explicit, 5.0);
+        assert_eq!(m.choose(&p), Backend::Explicit, "cheap under explicit: Z3 not tried");
+        m.record(&p, Backend::Explicit, 500.0);
+        assert_eq!(m.choose(&p), Backend::Z3, "expensive: Z3 tried");
+        m.record(&p, Backend::Z3, 1000.0);
+        assert_eq!(m.choose(&p), Backend::Explicit, "Z3 measured dearer");
+        m.record(&p, Backend::Z3, 1.0);
+        m.record(&p, Backend::Z3, 1.0);
+        assert_eq!(m.choose(&p), Backend::Explicit, "Z3's mean 334 ms, explicit's 252.5 ms");
         for _ in 0..3 {
-            m.record(p, Backend::Z3, 1.0);
+            m.record(&p, Backend::Z3, 1.0);
         }
-        assert_eq!(m.choose(p), Backend::Z3, "Z3's mean 167.5 ms, explicit's 252.5 ms");
+        assert_eq!(m.choose(&p), Backend::Z3, "Z3's mean 167.5 ms, explicit's 252.5 ms");
         assert_eq!((m.split.explicit_programs, m.split.z3_programs, m.split.z3_shapes), (2, 6, 1));
     }
 
     #[test]
     fn a_new_shape_follows_its_size() {
-        let (a, b, c) = ("T1:\n  Bcast(x, 1)\n", "T1:\n  Wait(1)\n", "T1:\n  GF({1})\n");
+        let (a, b, c) = (sh(&[&["Bcast"]]), sh(&[&["Wait"]]), sh(&[&["GF"]]));
         let mut m = CostModel::default();
-        m.record(a, Backend::Explicit, 500.0);
-        assert_eq!(m.choose(b), Backend::Z3, "size 1 is expensive explicitly: Z3 tried on a new shape");
-        assert_eq!(m.budget(b, Backend::Z3, None), 1500.0, "no Z3 time: 3 × the explicit time");
-        m.record(b, Backend::Z3, 10.0);
-        assert_eq!(m.choose(c), Backend::Z3, "Z3 measured cheaper on size 1");
-        m.record_given_up(c, Backend::Z3, 3000.0);
-        assert_eq!(m.choose("T1:\n  Read(x)\n"), Backend::Explicit, "Z3's 1505 ms against 500 ms");
-        assert_eq!(m.choose("T1:\n  Read(x)\n  Read(x)\n"), Backend::Explicit, "size 2: nothing measured");
+        m.record(&a, Backend::Explicit, 500.0);
+        assert_eq!(m.choose(&b), Backend::Z3, "size 1 is expensive explicitly: Z3 tried on a new shape");
+        assert_eq!(m.budget(&b, Backend::Z3, None), 1500.0, "no Z3 time: 3 × the explicit time");
+        m.record(&b, Backend::Z3, 10.0);
+        assert_eq!(m.choose(&c), Backend::Z3, "Z3 measured cheaper on size 1");
+        m.record_given_up(&c, Backend::Z3, 3000.0);
+        assert_eq!(m.choose(&sh(&[&["Read"]])), Backend::Explicit, "Z3's 1505 ms against 500 ms");
+        assert_eq!(m.choose(&sh(&[&["Read", "Read"]])), Backend::Explicit, "size 2: nothing measured");
     }
 
     #[test]
     fn a_given_up_run_counts_against_its_engine() {
-        let p = "T1:\n  Bcast(x, 1)\n";
+        let p = sh(&[&["Bcast"]]);
         let mut m = CostModel::default();
-        assert_eq!(m.budget(p, Backend::Explicit, None), FIRST_BUDGET_MS, "nothing measured");
-        m.record(p, Backend::Explicit, 50.0);
-        m.record(p, Backend::Explicit, 70.0);
-        assert_eq!(m.budget(p, Backend::Z3, None), 180.0, "3 × the mean explicit time");
-        assert_eq!(m.choose(p), Backend::Z3);
-        m.record_given_up(p, Backend::Z3, 180.0);
-        assert_eq!(m.choose(p), Backend::Explicit, "Z3's 180 ms against 60 ms");
+        assert_eq!(m.budget(&p, Backend::Explicit, None), FIRST_BUDGET_MS, "nothing measured");
+        m.record(&p, Backend::Explicit, 50.0);
+        m.record(&p, Backend::Explicit, 70.0);
+        assert_eq!(m.budget(&p, Backend::Z3, None), 180.0, "3 × the mean explicit time");
+        assert_eq!(m.choose(&p), Backend::Z3);
+        m.record_given_up(&p, Backend::Z3, 180.0);
+        assert_eq!(m.choose(&p), Backend::Explicit, "Z3's 180 ms against 60 ms");
         assert_eq!((m.split.z3_programs, m.split.z3_given_up, m.split.z3_ms), (0, 1, 180.0));
-        assert_eq!(m.budget(p, Backend::Z3, None), 540.0, "3 × Z3's own mean");
+        assert_eq!(m.budget(&p, Backend::Z3, None), 540.0, "3 × Z3's own mean");
         // an explicit run stopped: against the explicit engine
-        m.record_given_up(p, Backend::Explicit, 900.0);
-        assert_eq!(m.choose(p), Backend::Z3, "explicit's mean 340 ms against Z3's 180 ms");
+        m.record_given_up(&p, Backend::Explicit, 900.0);
+        assert_eq!(m.choose(&p), Backend::Z3, "explicit's mean 340 ms against Z3's 180 ms");
         assert_eq!((m.split.explicit_given_up, m.split.explicit_ms), (1, 1020.0));
-        let q = "T1:\n  Wait(1)\n";
-        m.record(q, Backend::Explicit, 1.0);
-        assert_eq!(m.budget(q, Backend::Explicit, None), EXPLICIT_BUDGET_MIN_MS, "at least the least budget");
-        assert_eq!(m.budget(q, Backend::Z3, None), 540.0, "a new shape: 3 × Z3's mean on its size");
-        let r = "T1:\n  Wait(1)\n  Wait(2)\n";
-        m.record(r, Backend::Z3, 1.0);
-        assert_eq!(m.budget(r, Backend::Z3, None), BUDGET_MIN_MS, "at least Z3's fixed cost");
-        assert_eq!(m.budget(q, Backend::Explicit, Some(0.5)), 3.0, "3 × 1 ms");
+        let q = sh(&[&["Wait"]]);
+        m.record(&q, Backend::Explicit, 1.0);
+        assert_eq!(m.budget(&q, Backend::Explicit, None), EXPLICIT_BUDGET_MIN_MS, "at least the least budget");
+        assert_eq!(m.budget(&q, Backend::Z3, None), 540.0, "a new shape: 3 × Z3's mean on its size");
+        let r = sh(&[&["Wait", "Wait"]]);
+        m.record(&r, Backend::Z3, 1.0);
+        assert_eq!(m.budget(&r, Backend::Z3, None), BUDGET_MIN_MS, "at least Z3's fixed cost");
+        assert_eq!(m.budget(&q, Backend::Explicit, Some(0.5)), 3.0, "3 × 1 ms");
     }
 
     /// The portfolio on a stand-in for the two engines: an attempt finishes when
@@ -386,10 +405,10 @@ mod tests {
     /// report, and a refutation that must not survive).
     #[test]
     fn the_portfolio_alternates_with_doubling_budgets_and_drops_stopped_runs() {
-        let p = "T1:\n  Bcast(x, 1)\n";
+        let p = sh(&[&["Bcast"]]);
         let mut m = CostModel::default();
-        m.record(p, Backend::Explicit, 40.0);
-        m.record(p, Backend::Z3, 400.0);
+        m.record(&p, Backend::Explicit, 40.0);
+        m.record(&p, Backend::Z3, 400.0);
         let mut rep = Report { complete: true, ..Report::default() };
         let mut inferred = BTreeMap::new();
         // explicit would need 5,000 ms, Z3 3,000 ms: explicit first (predicted 40
@@ -406,7 +425,7 @@ mod tests {
             }
             Ok(())
         };
-        let last = portfolio(&mut m, p, None, None, &mut rep, &mut inferred, &mut attempt).unwrap();
+        let last = portfolio(&mut m, &p, None, None, &mut rep, &mut inferred, &mut attempt).unwrap();
         assert_eq!(last, Backend::Z3);
         let engines: Vec<Backend> = log.iter().map(|x| x.0).collect();
         assert_eq!(engines, [Backend::Explicit, Backend::Z3, Backend::Explicit, Backend::Z3]);

@@ -58,10 +58,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analyses::refine::{prepare, Prepared};
+use crate::analyses::refine::{prepare_parsed, Prepared};
 use crate::engines::explicit;
 use crate::lang::implementation::Implementation;
 use crate::lang::maps::{ConcMap, MapEntry};
+use crate::lang::syntax;
 use drive::check_one;
 
 /// The obligations, in table order.
@@ -108,6 +109,10 @@ pub struct Failure {
     pub reason: String,
     /// The abstract program (a litmus text) whose execution refutes it.
     pub client: String,
+    /// Its name, and its (threads, most calls in a thread, nodes, calls) (see
+    /// [`dimensions`]).
+    #[serde(skip)]
+    pub program: (String, (usize, usize, usize, usize)),
     /// The abstract execution, the implementation execution grouped by abstract
     /// call, and g between them.
     pub execution: String,
@@ -280,8 +285,12 @@ type FailureKey = (Obligation, Vec<String>, String);
 /// See [`Options::on_failure`].
 pub type OnFailure = std::sync::Arc<dyn Fn(&Failure, f64) + Send + Sync>;
 
+/// An abstract program: its name and the test the generator built (text only
+/// where it is shown: a refutation's program, `--observe-out`).
+pub type Program = (String, syntax::Litmus);
+
 /// Every abstract program over L = `imp.implements` up to `bounds` (L's calls
-/// only, with or without registers), smallest first, as `(name, litmus text)`:
+/// only, with or without registers), smallest first, as parsed tests:
 /// their plain executions are the abstract plain executions ⟨E', po'⟩ the
 /// obligations range over.
 ///
@@ -293,33 +302,22 @@ pub fn abstract_programs(
     imp: &Implementation,
     order: &mowgli_core::StampOrder,
     bounds: &crate::analyses::refine::gen::Bounds,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<Program>, String> {
     let mut out = spec::programs(&imp.implements, order, &imp.catalogue, bounds, "abs")?;
-    out.sort_by_cached_key(|(_, text)| dimensions(text));
+    out.sort_by_cached_key(|(_, t)| dimensions(t));
     Ok(out)
 }
 
-/// (threads, most calls in one thread, nodes, total calls) of a generated program.
-pub fn dimensions(text: &str) -> (usize, usize, usize, usize) {
-    let mut nodes: Vec<&str> = Vec::new();
-    let mut threads = 0;
-    let (mut most, mut total, mut current) = (0, 0, 0);
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("thread ") {
-            threads += 1;
-            let node = rest.split('@').nth(1).unwrap_or("").trim();
-            if !nodes.contains(&node) {
-                nodes.push(node);
-            }
-        } else if line.starts_with("  ") && !line.trim().is_empty() {
-            current += 1;
-            total += 1;
-            most = most.max(current);
-        } else if line.ends_with(':') {
-            current = 0;
-        }
+/// (threads, most statements in one thread, nodes, total statements) of a
+/// program (a generated program's statements are its calls).
+pub fn dimensions(t: &syntax::Litmus) -> (usize, usize, usize, usize) {
+    let nodes: std::collections::BTreeSet<i64> = t.threads.iter().map(|(_, n)| *n).collect();
+    let mut calls: BTreeMap<&str, usize> = BTreeMap::new();
+    for (thread, body) in &t.bodies {
+        *calls.entry(thread.text.as_str()).or_default() += body.len();
     }
-    (threads, most, nodes.len(), total)
+    let most = calls.values().copied().max().unwrap_or(0);
+    (t.threads.len(), most, nodes.len(), calls.values().sum())
 }
 
 /// Most combinations of alternative entries one repair tries.
@@ -339,7 +337,7 @@ const MAX_REPAIRS: usize = 16;
 pub fn check_clients(
     imp: &Implementation,
     order: &mowgli_core::StampOrder,
-    clients: &[(String, String)],
+    clients: &[Program],
     map: &ConcMap,
     opts: &Options,
 ) -> Result<Report, String> {
@@ -473,7 +471,7 @@ pub fn check_clients(
 fn run(
     imp: &Implementation,
     order: &mowgli_core::StampOrder,
-    clients: &mut dyn Iterator<Item = (String, String)>,
+    clients: &mut dyn Iterator<Item = Program>,
     map: &ConcMap,
     opts: &Options,
     stop: Option<&dyn Fn(&Failure) -> bool>,
@@ -503,7 +501,7 @@ fn run(
         costs.try_z3_ms = ms;
     }
     let mut inferred: BTreeMap<(String, String), MapEntry> = BTreeMap::new();
-    for (index, (name, text)) in clients.enumerate() {
+    for (index, (name, test)) in clients.enumerate() {
         let stopped = stop.is_some_and(|s| rep.failures.iter().any(s));
         if opts.time_limit.is_some_and(|t| start.elapsed() >= t)
             || (opts.first_fail && !rep.failures.is_empty())
@@ -512,7 +510,9 @@ fn run(
             rep.complete = false;
             break;
         }
-        let setup = match prepare(imp, order, &name, &text).map_err(|e| e.to_string())? {
+        // the program's text, for its refutations' reports only
+        let text = crate::lang::print::print(&test);
+        let setup = match prepare_parsed(imp, order, &name, &test, &|| text.clone()).map_err(|e| e.to_string())? {
             Prepared::Ready(s) => s,
             Prepared::Skipped(_) => continue,
         };
@@ -531,12 +531,15 @@ fn run(
                 let chosen = Options { backend, ..opts.clone() };
                 check_one(imp, &setup, to, &name, &text, map, inferred, &chosen, until, rep)
             };
-            auto::portfolio(&mut costs, &text, deadline, min, &mut rep, &mut inferred, &mut attempt)?
+            auto::portfolio(&mut costs, &auto::shape(&test), deadline, min, &mut rep, &mut inferred, &mut attempt)?
         } else {
             check_one(imp, &setup, to, &name, &text, map, &mut inferred, opts, deadline, &mut rep)?;
             opts.backend
         };
         let ms = t0.elapsed().as_secs_f64() * 1000.0;
+        for f in &mut rep.failures[before.4..] {
+            f.program = (name.clone(), dimensions(&test));
+        }
         for f in &rep.failures[before.4..] {
             found(f);
         }

@@ -49,7 +49,7 @@ use serde::Serialize;
 
 use crate::analyses::refine::gen::{Bounds, Generator};
 use crate::engines::explicit;
-use crate::lang::{lower, syntax};
+use crate::lang::lower;
 
 /// What D came to for one library.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -81,7 +81,7 @@ pub struct SpecReport {
 }
 
 /// Every program over `lib` alone up to `bounds` (calls of `lib` only, with or
-/// without registers), smallest first, as `(name, litmus text)`, named
+/// without registers), smallest first, as parsed tests, named
 /// `PREFIX-LIB-SIZE-I`.
 pub fn programs(
     lib: &str,
@@ -89,7 +89,7 @@ pub fn programs(
     cat: &Catalogue,
     bounds: &Bounds,
     prefix: &str,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<super::Program>, String> {
     let mut b = bounds.clone();
     b.observer = None;
     b.need_register = false;
@@ -99,7 +99,7 @@ pub fn programs(
         let class = g.class(size);
         for i in 0..class.distinct() {
             let name = format!("{prefix}-{lib}-{size}-{i}");
-            out.push((name.clone(), g.render(&class, i, &name)));
+            out.push((name.clone(), g.litmus(&class, i, &name)));
         }
     }
     Ok(out)
@@ -123,7 +123,7 @@ pub fn check_library(
     b.tuple_size = bounds.tuple_size;
     b.self_ring = bounds.self_ring;
     b.self_reading_writers = bounds.self_reading_writers;
-    for (name, text) in programs(lib, order, cat, &b, "d")? {
+    for (name, ast) in programs(lib, order, cat, &b, "d")? {
         if time_limit.is_some_and(|t| start.elapsed() >= t) {
             rep.complete = false;
             break;
@@ -132,7 +132,6 @@ pub fn check_library(
             break;
         }
         rep.programs += 1;
-        let ast = syntax::parse(&text).map_err(|e| format!("{name}: {}", e.msg))?;
         let low = lower::lower(&ast, order, cat).map_err(|e| format!("{name}: {}", e.msg))?;
         let p = lower::problem(&low, to);
         let mut visit = |g: &ExecGraph| {
@@ -143,7 +142,7 @@ pub fn check_library(
                 return;
             }
             let mut leaf = |searches: &mut [Box<dyn WitnessSearch + '_>], so: &BitRel| {
-                examine(&p, g, searches, so, &text, &mut rep);
+                examine(&p, g, searches, so, &|| crate::lang::print::print(&ast), &mut rep);
             };
             witnesses(g, &mut searches, &vars, 0, &mut leaf);
         };
@@ -190,7 +189,7 @@ fn examine(
     g: &ExecGraph,
     searches: &mut [Box<dyn WitnessSearch + '_>],
     so: &BitRel,
-    text: &str,
+    text: &dyn Fn() -> String,
     rep: &mut SpecReport,
 ) {
     rep.witnesses += 1;
@@ -214,7 +213,8 @@ fn examine(
                 rep.extensions += 1;
                 if !at_least && searches.iter().all(|s| s.check_hb(&hb1)) {
                     rep.not_monotone = Some(format!(
-                        "a witness is consistent with hb = (ppo ∪ so)⁺ ∪ {{({a}, {b})}} but not with (ppo ∪ so)⁺ itself, on\n{text}"
+                        "a witness is consistent with hb = (ppo ∪ so)⁺ ∪ {{({a}, {b})}} but not with (ppo ∪ so)⁺ itself, on\n{}",
+                        text()
                     ));
                 }
             }
@@ -242,7 +242,7 @@ fn examine(
             let slot = if exact { &mut rep.not_decomposable } else { &mut rep.not_decomposable_sup };
             if slot.is_none() {
                 if let Some(why) = restriction_fails(p, g, so, &hb0, &|e| in1(e), exact) {
-                    *slot = Some(format!("{why}, on\n{text}"));
+                    *slot = Some(format!("{why}, on\n{}", text()));
                 }
             }
         }
