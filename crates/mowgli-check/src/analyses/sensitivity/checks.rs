@@ -46,7 +46,8 @@ pub fn default_suite(dir: &Path) -> Vec<Check> {
         let mut b = Bounds::new(lib, t, n, c);
         b.self_ring = false;
         b.self_reading_writers = false;
-        if lib == "rbl" {
+        let order = mowgli_libs::orders::default_order();
+        if Catalogue::builtins().library(lib, &order).is_ok_and(|l| Bounds::takes_rings(&*l)) {
             b.observer = None;
         }
         b

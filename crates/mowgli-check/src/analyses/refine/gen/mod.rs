@@ -222,6 +222,11 @@ impl Bounds {
         }
     }
 
+    /// Whether library `l` takes rings (read off its declaration).
+    pub fn takes_rings(l: &dyn Library) -> bool {
+        Decl::of(l).objects == Some(Objects::Rings)
+    }
+
     /// The default observer of a generated run of `imp`: unless one was chosen,
     /// clients observe through the first library the implementation uses that
     /// has locations (its reads can see what the implementation's memory
