@@ -624,8 +624,9 @@ fn no_fix_reasons() {
                     // when they number at most its budget
                     let ex = robust::fix_exhaustive("<gen>", text, &order, &Catalogue::builtins(), m, g).expect("runs");
                     assert!(ex.is_none(), "the guided search missed a fix under {model} for {goal}:\n{text}");
-                    let sets =
-                        robust::candidate_count("<gen>", text, &order, &Catalogue::builtins(), m).expect("runs").map(|c| (1u64 << c.min(60)) - 1);
+                    let sets = robust::candidate_count("<gen>", text, &order, &Catalogue::builtins(), m)
+                        .expect("runs")
+                        .map(|c| (1u64 << c.min(60)) - 1);
                     let all = sets.is_some_and(|s| s < robust::FIX_BUDGET as u64);
                     format!(
                         "{} confirmed by the exhaustive search ({})",

@@ -149,10 +149,20 @@ impl Candidates {
                 };
                 for &(y, n) in &remote {
                     let f = format!("g_{}_{after}_{y}", name.text);
-                    push(Kind::Get { n }, format!("  {}", words.copy_call(get, &f, y)), 4, Some(format!("loc {f} @ {here}")));
+                    push(
+                        Kind::Get { n },
+                        format!("  {}", words.copy_call(get, &f, y)),
+                        4,
+                        Some(format!("loc {f} @ {here}")),
+                    );
                     let f = format!("gp_{}_{after}_{y}", name.text);
                     // the polls are written by [`Candidates::plan`]
-                    push(Kind::Gp { n }, format!("  {}", words.copy_call(get, &f, y)), gp_cost(1), Some(format!("loc {f} @ {here}")));
+                    push(
+                        Kind::Gp { n },
+                        format!("  {}", words.copy_call(get, &f, y)),
+                        gp_cost(1),
+                        Some(format!("loc {f} @ {here}")),
+                    );
                 }
                 if p == 0 {
                     continue;

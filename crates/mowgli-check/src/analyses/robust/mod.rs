@@ -48,7 +48,6 @@ mod syntactic;
 mod vocab;
 
 use candidates::*;
-use vocab::{Models, Op, Vocab};
 pub use exact::*;
 pub use fix::*;
 pub use fix_reference::*;
@@ -57,6 +56,7 @@ pub use preexec::*;
 pub use reference::*;
 pub use star::*;
 pub use syntactic::*;
+use vocab::{Models, Op, Vocab};
 
 /// The two models of the paper.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -50,15 +50,24 @@ impl Models {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Op<'a> {
     /// Reads location `loc` and returns its value.
-    Read { loc: &'a str },
+    Read {
+        loc: &'a str,
+    },
     /// Writes `val` to `loc`.
-    Write { loc: &'a str, val: &'a str },
+    Write {
+        loc: &'a str,
+        val: &'a str,
+    },
     /// A full fence.
     Fence,
     /// A copy between the caller's memory and location `remote` (a put or a get).
-    Copy { remote: &'a str },
+    Copy {
+        remote: &'a str,
+    },
     /// Completes the caller's oldest operation towards node `node`.
-    Complete { node: &'a str },
+    Complete {
+        node: &'a str,
+    },
     Other,
 }
 
@@ -133,9 +142,10 @@ impl Vocab {
     }
     /// The copy from a remote location (a get).
     pub fn get(&self) -> Result<&'static str, String> {
-        self.find("copy from a remote location", |s| {
-            matches!(s.effect, Effect::Copies { from, .. } if Self::remote(s, from))
-        })
+        self.find(
+            "copy from a remote location",
+            |s| matches!(s.effect, Effect::Copies { from, .. } if Self::remote(s, from)),
+        )
     }
     /// A call of `m` with the arguments at the given positions (the rest empty).
     fn call(&self, m: &str, at: &[(usize, &str)]) -> String {

@@ -52,6 +52,8 @@ pub fn default_suite(dir: &Path) -> Vec<Check> {
         }
         b
     };
+    // the rows name the paper's shipped implementation and library files (data,
+    // not a name test: no behaviour depends on which library a row names)
     let mut out = Vec::new();
     let ob = |name: &str, lib: &str, t, n, c| Check {
         implementation: dir.join(format!("{name}.impl")),
