@@ -307,7 +307,8 @@ pub(super) fn model_of(
     };
     let Some(models) = models else {
         let msg = format!(
-            "`mowgli robust` checks programs over `rdmatso` (RDMA^TSO) or `rdmasc` (RDMA^sc) alone; this test lists {}",
+            "`mowgli robust` checks programs over one library that declares its RDMA^sc and RDMA^TSO variants \
+             (`rdmasc`, `rdmatso`); this test lists {}",
             ast.libraries.iter().map(|n| n.text.as_str()).collect::<Vec<_>>().join(", ")
         );
         // the source text places the caret on the `libraries` line
