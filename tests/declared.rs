@@ -257,3 +257,180 @@ fn observers_wait_for_their_own_work_identifiers() {
     assert_eq!(observer_waits(0), 0, "an observer without work identifiers waits");
     assert!(observer_waits(1) > 0, "no observer call waits with one observer work identifier");
 }
+
+/// The string literals of Rust source `src` (escapes kept as written), with their
+/// lines; comments and character literals left out.
+fn rust_literals(src: &str) -> Vec<(usize, String)> {
+    let (mut out, mut line) = (Vec::new(), 1);
+    let c: Vec<char> = src.chars().collect();
+    let mut i = 0;
+    while i < c.len() {
+        match c[i] {
+            '\n' => line += 1,
+            '/' if c.get(i + 1) == Some(&'/') => {
+                while i < c.len() && c[i] != '\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            // a character literal ('"', '\'', 'a'); lifetimes have no closing quote
+            '\'' if c.get(i + 2) == Some(&'\'') => i += 2,
+            '\'' if c.get(i + 1) == Some(&'\\') && c.get(i + 3) == Some(&'\'') => i += 3,
+            '"' => {
+                let (start, mut s) = (line, String::new());
+                i += 1;
+                while i < c.len() && c[i] != '"' {
+                    if c[i] == '\\' {
+                        s.push(c[i]);
+                        i += 1;
+                    }
+                    if c[i] == '\n' {
+                        line += 1;
+                    }
+                    s.push(c[i]);
+                    i += 1;
+                }
+                out.push((start, s));
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("dir") {
+        let p = e.expect("entry").path();
+        if p.is_dir() {
+            sources(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The literals naming a library or a method that the analyses and engines may
+/// hold, (file, literal, why it is not a name test).
+const NAME_EXCEPTIONS: &[(&str, &str, &str)] = &[
+    ("analyses/robust/mod.rs", "rdmasc", "the `--model` values (user input) and the model's label in reports"),
+    ("analyses/robust/mod.rs", "rdmatso", "the `--model` values (user input) and the model's label in reports"),
+    ("analyses/robust/preexec.rs", "CAS", "the robustness paper's name of an event type (a label)"),
+    ("analyses/sensitivity/checks.rs", "sv", "a row of the paper suite naming a shipped file (data)"),
+    ("analyses/sensitivity/checks.rs", "bal", "a row of the paper suite naming a shipped file (data)"),
+    ("analyses/sensitivity/checks.rs", "bal_all", "a row of the paper suite naming a shipped file (data)"),
+    ("analyses/sensitivity/checks.rs", "rbl", "a row of the paper suite naming a shipped file (data)"),
+    ("analyses/sensitivity/checks.rs", "msw", "a row of the paper suite naming a shipped file (data)"),
+    ("analyses/sensitivity/checks.rs", "rdmawait", "a row of the paper suite naming a shipped file (data)"),
+];
+
+/// Issue 30 item 1: no analysis or engine tests a library or method name. Every
+/// string literal of `crates/mowgli-check/src/analyses` and `…/engines` (unit
+/// tests and comments left out) that equals the name of a built-in library, of a
+/// library file of `specs/libs` or of one of their methods is reported, except
+/// the ones of [`NAME_EXCEPTIONS`].
+#[test]
+fn no_analysis_tests_a_library_or_method_name() {
+    let order = mowgli_libs::orders::default_order();
+    let mut names: BTreeSet<String> = registry::KNOWN.iter().map(|s| s.to_string()).collect();
+    names.insert("corerma_vpi".into());
+    for lib in names.clone() {
+        if let Ok(l) = registry::builtin(&lib, &order) {
+            names.extend(l.methods().iter().map(|m| m.name.to_string()));
+        }
+    }
+    for e in std::fs::read_dir(root().join("specs/libs")).expect("dir") {
+        let p = e.expect("entry").path();
+        if p.extension().is_some_and(|x| x == "lib") {
+            let (lib, methods) = names_of(&p.file_name().expect("name").to_string_lossy());
+            names.insert(lib);
+            names.extend(methods);
+        }
+    }
+    assert!(names.contains("Poll") && names.contains("Raise") && names.contains("rdmatso_nopcie"));
+    let mut paths = Vec::new();
+    for d in ["analyses", "engines"] {
+        sources(&root().join("crates/mowgli-check/src").join(d), &mut paths);
+    }
+    let mut bad = Vec::new();
+    let mut used = BTreeSet::new();
+    for p in &paths {
+        let src = std::fs::read_to_string(p).expect("source");
+        // unit tests may name what they test
+        let src = src.split("#[cfg(test)]").next().unwrap_or("");
+        let rel = p.to_string_lossy().replace('\\', "/");
+        for (line, lit) in rust_literals(src) {
+            if !names.contains(&lit) {
+                continue;
+            }
+            match NAME_EXCEPTIONS.iter().position(|(f, l, _)| rel.ends_with(f) && *l == lit) {
+                Some(i) => {
+                    used.insert(i);
+                }
+                None => bad.push(format!("{}:{line}: \"{lit}\"", p.display())),
+            }
+        }
+    }
+    assert!(paths.len() > 50, "the analyses and engines were not found");
+    assert!(bad.is_empty(), "names tested instead of declarations:\n{}", bad.join("\n"));
+    let stale: Vec<_> = (0..NAME_EXCEPTIONS.len()).filter(|i| !used.contains(i)).map(|i| NAME_EXCEPTIONS[i]).collect();
+    assert!(stale.is_empty(), "exceptions that no longer occur: {stale:?}");
+}
+
+/// `u_` before a library or method name of the RDMA^TSO family.
+fn u_name(n: &str) -> String {
+    format!("u_{n}")
+}
+
+/// `mowgli robust` reads the test's library by its declaration: RDMA^TSO and
+/// RDMA^sc renamed (every library and method name, and the variants they declare
+/// of each other) give the same verdicts, fixes (up to the renaming) and
+/// single-server translation as the originals.
+#[test]
+fn a_renamed_rdmatso_gets_the_same_robustness_verdicts_and_fixes() {
+    use mowgli_check::analyses::robust::{self, FixGoal, Model};
+    use mowgli_libs::rdmatso::RdmaTso;
+    let order = mowgli_libs::orders::default_order();
+    let tso: Factory = Arc::new(|o: &mowgli_core::StampOrder| {
+        Ok(Box::new(RdmaTso::new(o, true)?.renamed(&u_name)) as Box<dyn Library>)
+    });
+    let sc: Factory =
+        Arc::new(|o: &mowgli_core::StampOrder| Ok(Box::new(RdmaTso::sc(o)?.renamed(&u_name)) as Box<dyn Library>));
+    let cat = Catalogue::builtins().with("u_rdmatso", tso).with("u_rdmasc", sc);
+    let original = registry::builtin("rdmatso", &order).expect("builds");
+    let mut names: BTreeSet<String> = original.methods().iter().map(|m| m.name.to_string()).collect();
+    names.extend(["rdmatso".to_string(), "rdmasc".to_string()]);
+    let dir = root().join("specs/litmus/robustness");
+    let mut inserted = 0;
+    for file in ["ROB-Fig2a-SB-put.litmus", "ROB-Fig2d-SB-put-poll.litmus", "ROB-AppB1-SB-TSO.litmus"] {
+        let text = std::fs::read_to_string(dir.join(file)).expect("test");
+        let ours = renamed(&text, &names);
+        assert!(ours.contains("libraries u_rdmatso"), "{file}: not renamed");
+        for model in [None, Some(Model::Sc), Some(Model::Tso)] {
+            let a = robust::check_text(file, &text, &order, &cat, model).expect("checks");
+            let b = robust::check_text(file, &ours, &order, &cat, model).expect("checks the renamed copy");
+            assert_eq!((a.robust, a.model, a.executions, a.cyclic), (b.robust, b.model, b.executions, b.cyclic));
+            assert_eq!(a.outcomes, b.outcomes, "{file} {model:?}: outcomes differ");
+        }
+        for model in [Model::Sc, Model::Tso] {
+            let a = robust::fix_why(file, &text, &order, &cat, model, FixGoal::Exact).expect("runs");
+            let b = robust::fix_why(file, &ours, &order, &cat, model, FixGoal::Exact).expect("runs on the copy");
+            match (a, b) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(renamed(&a.text, &names), b.text, "{file} {model:?}: fixes differ");
+                    inserted += a.insertions.len();
+                }
+                (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
+                (a, b) => panic!("{file} {model:?}: {a:?} but {b:?} for the renamed copy"),
+            }
+        }
+    }
+    assert!(inserted > 0, "no fix inserted anything: the renaming of insertions is untested");
+    let file = "ROB-AppB1-SB-TSO.litmus";
+    let text = std::fs::read_to_string(dir.join(file)).expect("test");
+    let a = robust::to_star(file, &text, &order, &cat).expect("translates");
+    let b = robust::to_star(file, &renamed(&text, &names), &order, &cat).expect("translates the copy");
+    assert_eq!(renamed(&a.text, &names), b.text);
+    assert!(a.ok() && b.ok());
+}

@@ -624,8 +624,9 @@ fn no_fix_reasons() {
                     // when they number at most its budget
                     let ex = robust::fix_exhaustive("<gen>", text, &order, &Catalogue::builtins(), m, g).expect("runs");
                     assert!(ex.is_none(), "the guided search missed a fix under {model} for {goal}:\n{text}");
-                    let sets =
-                        robust::candidate_count("<gen>", text, m).expect("runs").map(|c| (1u64 << c.min(60)) - 1);
+                    let sets = robust::candidate_count("<gen>", text, &order, &Catalogue::builtins(), m)
+                        .expect("runs")
+                        .map(|c| (1u64 << c.min(60)) - 1);
                     let all = sets.is_some_and(|s| s < robust::FIX_BUDGET as u64);
                     format!(
                         "{} confirmed by the exhaustive search ({})",
@@ -1051,9 +1052,10 @@ fn blocking_sets_are_counted_right() {
         robustness_files().iter().map(|p| std::fs::read_to_string(p).expect("reads")).collect();
     texts.extend(generated(2));
     let mut compared = 0;
+    let (order, cat) = (default_order(), Catalogue::builtins());
     for model in [Model::Sc, Model::Tso] {
         for t in &texts {
-            let (bad, n) = robust::blocks_disagree("<b>", t, model, 3).expect("runs");
+            let (bad, n) = robust::blocks_disagree("<b>", t, &order, &cat, model, 3).expect("runs");
             assert!(bad.is_empty(), "{model:?}: {}", bad[0]);
             compared += n;
         }

@@ -26,5 +26,5 @@ pub use fixpoint::DomainSets;
 pub use library::{FinalValue, Library, WitnessSearch};
 pub use model::{Event, LocId, LocInfo, ObjInfo, ThreadId, ThreadInfo, Value, World};
 pub use rel::BitRel;
-pub use signature::{Callers, MemoryShape, MethodSig, Param, Ret, Role};
+pub use signature::{Callers, Effect, MemoryShape, MethodSig, Param, Related, Ret, Role, Variant};
 pub use stamp::{Cell, NodeId, Stamp, StampOrder, StampTable};

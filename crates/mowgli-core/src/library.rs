@@ -5,7 +5,7 @@ pub use crate::domain::{ValueDomain, Written};
 use crate::exec::ExecGraph;
 use crate::model::{Event, LibId, LocId, MethodId, ThreadId, Value, World};
 use crate::rel::BitRel;
-pub use crate::signature::{Callers, MemoryShape, MethodSig, Param, Ret, Role};
+pub use crate::signature::{Callers, MemoryShape, MethodSig, Param, Related, Ret, Role, Variant};
 use crate::stamp::{NodeId, Stamp, StampTable};
 
 /// A memory cell: a location, and the copy's node for a replicated location.
@@ -53,6 +53,10 @@ pub trait Library: Send + Sync {
     /// How the library lays out its memory.
     fn memory(&self) -> MemoryShape {
         MemoryShape::default()
+    }
+    /// What the library declares of its variant `v` (none by default).
+    fn variant(&self, _v: Variant) -> Related {
+        Related::Unrelated
     }
     fn method_id(&self, name: &str) -> Option<MethodId> {
         self.methods().iter().position(|m| m.name == name)
@@ -193,6 +197,9 @@ impl<L: Library + ?Sized> Library for std::sync::Arc<L> {
     }
     fn memory(&self) -> MemoryShape {
         (**self).memory()
+    }
+    fn variant(&self, v: Variant) -> Related {
+        (**self).variant(v)
     }
     fn method_id(&self, name: &str) -> Option<MethodId> {
         (**self).method_id(name)

@@ -116,6 +116,58 @@ pub enum Ret {
     Id,
 }
 
+/// What a call does to memory, as the library declares it (analyses that rewrite
+/// programs, e.g. `mowgli robust`, find the methods they write by it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Effect {
+    /// Not declared.
+    #[default]
+    Other,
+    /// Returns the value of location parameter `loc`.
+    Reads { loc: usize },
+    /// Writes value parameter `val` to location parameter `loc`.
+    Writes { loc: usize, val: usize },
+    /// Orders every earlier call of the caller before every later one.
+    Fence,
+    /// Orders the caller's earlier operations towards node parameter `node`
+    /// before its later ones.
+    FenceTowards { node: usize },
+    /// Copies parameter `from` into location parameter `to`, asynchronously: a
+    /// later call that completes operations towards the remote side finishes it.
+    Copies { from: usize, to: usize },
+    /// Completes the caller's oldest outstanding operation towards node
+    /// parameter `node`.
+    Completes { node: usize },
+}
+
+/// A library related to another one by what differs between them, as the
+/// library declares it (an analysis that switches a program to a related
+/// library reads the relation, never the names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// The same library with sequentially consistent local (same-node) accesses.
+    ScLocal,
+    /// The same library with TSO local accesses.
+    TsoLocal,
+    /// The same library with its in-order path from remote operations to memory.
+    OrderedPath,
+    /// The same library without it.
+    UnorderedPath,
+}
+
+/// What a library declares of one of its [`Variant`]s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Related {
+    /// The library has no such dimension (the question does not apply).
+    Unrelated,
+    /// The library is that variant itself.
+    Itself,
+    /// The library of that name is.
+    Named(String),
+    /// The library has no such variant.
+    Lacks,
+}
+
 /// A method's signature.
 #[derive(Clone, Debug)]
 pub struct MethodSig {
@@ -134,13 +186,24 @@ pub struct MethodSig {
     /// each a method name and whether it takes this call's arguments (a program is
     /// translated to another library by them, `mowgli explore`).
     pub same_as: Vec<(&'static str, bool)>,
+    /// What a call does to memory ([`Effect::Other`] when not declared).
+    pub effect: Effect,
 }
 
 impl MethodSig {
     /// A signature from its roles and return alternatives.
     pub fn new(name: &'static str, roles: Vec<Role>, rets: Vec<Ret>) -> MethodSig {
         let params = roles.iter().map(|r| r.param()).collect();
-        MethodSig { name, params, returns: !rets.is_empty(), roles, rets, extension: false, same_as: vec![] }
+        MethodSig {
+            name,
+            params,
+            returns: !rets.is_empty(),
+            roles,
+            rets,
+            extension: false,
+            same_as: vec![],
+            effect: Effect::Other,
+        }
     }
 
     /// A signature from argument kinds alone: each parameter gets its kind's
@@ -148,7 +211,16 @@ impl MethodSig {
     pub fn plain(name: &'static str, params: &[Param], returns: bool) -> MethodSig {
         let roles = params.iter().map(|p| Role::of(*p)).collect();
         let rets = if returns { vec![Ret::Top] } else { vec![] };
-        MethodSig { name, params: params.to_vec(), returns, roles, rets, extension: false, same_as: vec![] }
+        MethodSig {
+            name,
+            params: params.to_vec(),
+            returns,
+            roles,
+            rets,
+            extension: false,
+            same_as: vec![],
+            effect: Effect::Other,
+        }
     }
 
     /// The same signature, marked an extension of the core interface.
@@ -160,6 +232,12 @@ impl MethodSig {
     /// The same signature, tantamount to the calls `calls` (see [`MethodSig::same_as`]).
     pub fn same_as(mut self, calls: &[(&'static str, bool)]) -> MethodSig {
         self.same_as = calls.to_vec();
+        self
+    }
+
+    /// The same signature, with the effect `e` (see [`MethodSig::effect`]).
+    pub fn effect(mut self, e: Effect) -> MethodSig {
+        self.effect = e;
         self
     }
 

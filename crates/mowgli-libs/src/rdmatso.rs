@@ -32,8 +32,8 @@
 use mowgli_core::explain::{self, Candidate, CycleEdge, Violation};
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Stamp, StampOrder, StampTable, Value, ValueDomain,
-    WitnessSearch, World,
+    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Related, Stamp, StampOrder, StampTable, Value,
+    ValueDomain, Variant, WitnessSearch, World,
 };
 
 use crate::rdma::{self, Kinds};
@@ -58,6 +58,8 @@ pub struct RdmaTso {
     /// `to` kind index → index in the ippo/oppo tables.
     conv: Vec<u8>,
     methods: Vec<MethodSig>,
+    /// The variants it declares (see [`RdmaTso::variants_of`]).
+    variants: Vec<(Variant, Related)>,
 }
 
 impl RdmaTso {
@@ -123,7 +125,52 @@ impl RdmaTso {
             (Cpu::Tso, true) => "rdmatso",
             (Cpu::Tso, false) => "rdmatso_nopcie",
         };
-        Ok(RdmaTso { name, pcie, cpu, kinds, ippo, oppo, conv, methods })
+        let variants = Self::variants_of(cpu, pcie);
+        Ok(RdmaTso { name, pcie, cpu, kinds, ippo, oppo, conv, methods, variants })
+    }
+
+    /// The related libraries of the family: RDMA^sc and RDMA^TSO are each other's
+    /// SC-local and TSO-local variants (the robustness paper's two models); RDMA^TSO
+    /// with and without the PCIe guarantee each other's ordered- and unordered-path
+    /// variants. RDMA^TSO without PCIe has no SC-local variant; RDMA^sc (which has
+    /// the PCIe guarantee) declares no path variant.
+    fn variants_of(cpu: Cpu, pcie: bool) -> Vec<(Variant, Related)> {
+        let named = |n: &str| Related::Named(n.to_string());
+        match (cpu, pcie) {
+            (Cpu::Sc, _) => vec![(Variant::ScLocal, Related::Itself), (Variant::TsoLocal, named("rdmatso"))],
+            (Cpu::Tso, true) => vec![
+                (Variant::ScLocal, named("rdmasc")),
+                (Variant::TsoLocal, Related::Itself),
+                (Variant::OrderedPath, Related::Itself),
+                (Variant::UnorderedPath, named("rdmatso_nopcie")),
+            ],
+            (Cpu::Tso, false) => vec![
+                (Variant::ScLocal, Related::Lacks),
+                (Variant::TsoLocal, Related::Itself),
+                (Variant::OrderedPath, named("rdmatso")),
+                (Variant::UnorderedPath, Related::Itself),
+            ],
+        }
+    }
+
+    /// The same library under other names: `rename` maps the library's name, its
+    /// methods' names and the names of the variants it declares (a renamed copy,
+    /// e.g. to test that analyses read declarations, not names).
+    pub fn renamed(mut self, rename: &dyn Fn(&str) -> String) -> Self {
+        let leak = |n: &str| -> &'static str { Box::leak(rename(n).into_boxed_str()) };
+        self.name = leak(self.name);
+        for m in &mut self.methods {
+            m.name = leak(m.name);
+            for c in &mut m.same_as {
+                c.0 = leak(c.0);
+            }
+        }
+        for (_, r) in &mut self.variants {
+            if let Related::Named(n) = r {
+                *n = rename(n);
+            }
+        }
+        self
     }
 
     fn table_stamp(&self, s: Stamp) -> Stamp {
@@ -137,6 +184,9 @@ impl Library for RdmaTso {
     }
     fn methods(&self) -> &[MethodSig] {
         &self.methods
+    }
+    fn variant(&self, v: Variant) -> Related {
+        self.variants.iter().find(|(w, _)| *w == v).map_or(Related::Unrelated, |(_, r)| r.clone())
     }
     fn check_call(&self, world: &World, thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
         tsoext::check_call(world, thread, method, args)

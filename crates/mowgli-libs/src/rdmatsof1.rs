@@ -39,8 +39,8 @@
 
 use mowgli_core::model::LibId;
 use mowgli_core::{
-    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Stamp, StampOrder, StampTable, Value, ValueDomain,
-    WitnessSearch, World,
+    BitRel, Event, ExecGraph, FinalValue, Library, MethodSig, Related, Stamp, StampOrder, StampTable, Value,
+    ValueDomain, Variant, WitnessSearch, World,
 };
 
 use crate::rdma::{self, iso, Kinds};
@@ -65,6 +65,14 @@ impl Library for RdmaTsoF1 {
     }
     fn methods(&self) -> &[MethodSig] {
         &self.methods
+    }
+    /// Def. F.1 has the PCIe guarantee and no variant without it.
+    fn variant(&self, v: Variant) -> Related {
+        match v {
+            Variant::OrderedPath => Related::Itself,
+            Variant::UnorderedPath => Related::Lacks,
+            _ => Related::Unrelated,
+        }
     }
     fn check_call(&self, world: &World, thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
         tsoext::check_call(world, thread, method, args)

@@ -82,6 +82,14 @@ pub const KNOWN: &[&str] = &[
     "corerma_noir",
 ];
 
+/// The library through which clients of a library whose methods take barriers
+/// observe by default (a barrier has no locations; the paper's litmus tests of
+/// bal observe through RDMA^WAIT).
+pub const BARRIER_OBSERVER: &str = "rdmawait";
+
+/// The same for rings (the paper's litmus tests of rbl observe through sv).
+pub const RING_OBSERVER: &str = "sv";
+
 /// Most built-in libraries a thread keeps built ([`builtin`]).
 const KEPT: usize = 8;
 

@@ -63,7 +63,7 @@ pub fn nic_id(thread: usize, k: usize) -> Value {
 
 /// The eleven methods of LOCO App. F.1, in the numbering of [`crate::rdma`].
 pub fn methods() -> Vec<MethodSig> {
-    use mowgli_core::{Ret, Role};
+    use mowgli_core::{Effect, Ret, Role};
     let m = MethodSig::new;
     // rdma::check_nodes: a read's, write's and CAS's location, a put's source and
     // a get's destination are the caller's; puts and gets go anywhere
@@ -72,14 +72,14 @@ pub fn methods() -> Vec<MethodSig> {
     // set operations address no memory (`locs` gives them none)
     let set = Role::Loc { local: false, written: false, sized_like: None };
     vec![
-        m("Read", vec![here(false)], vec![Ret::ValueOf(0)]),
-        m("Write", vec![here(true), Role::Val], vec![]),
+        m("Read", vec![here(false)], vec![Ret::ValueOf(0)]).effect(Effect::Reads { loc: 0 }),
+        m("Write", vec![here(true), Role::Val], vec![]).effect(Effect::Writes { loc: 0, val: 1 }),
         m("CAS", vec![here(true), Role::Expected, Role::Val], vec![Ret::ValueOf(0)]),
-        m("Mfence", vec![], vec![]),
-        m("Put", vec![there(true), Role::Src], vec![Ret::Id]),
-        m("Get", vec![here(true), there(false)], vec![Ret::Id]),
-        m("Poll", vec![Role::Node { completes: true }], vec![Ret::Id]),
-        m("Rfence", vec![Role::Node { completes: false }], vec![]),
+        m("Mfence", vec![], vec![]).effect(Effect::Fence),
+        m("Put", vec![there(true), Role::Src], vec![Ret::Id]).effect(Effect::Copies { from: 1, to: 0 }),
+        m("Get", vec![here(true), there(false)], vec![Ret::Id]).effect(Effect::Copies { from: 1, to: 0 }),
+        m("Poll", vec![Role::Node { completes: true }], vec![Ret::Id]).effect(Effect::Completes { node: 0 }),
+        m("Rfence", vec![Role::Node { completes: false }], vec![]).effect(Effect::FenceTowards { node: 0 }),
         m("SetAdd", vec![set, Role::Val], vec![]).extension(),
         m("SetRemove", vec![set, Role::Val], vec![]).extension(),
         m("SetIsEmpty", vec![set], vec![Ret::Bool]).extension(),

@@ -13,7 +13,7 @@
 use mowgli_libs::catalogue::Catalogue;
 use std::path::PathBuf;
 
-use mowgli_core::StampOrder;
+use mowgli_core::{Related, StampOrder, Variant};
 use mowgli_machine::{Explorer, Machine, Options, Rule};
 
 use crate::analyses::verdict::{Decided, Verdict};
@@ -98,16 +98,21 @@ pub fn run(a: &TraceArgs, order: &StampOrder, cat: &Catalogue) -> (String, Decid
         return error(e.in_file(&file, &text).to_string());
     }
     ast.expects = vec![cond];
+    // `--pcie`: each library is switched to the variant it declares with (without)
+    // the in-order path from remote operations to memory
     if let Some(p) = a.pcie {
+        let v = if p == OnOff::Off { Variant::UnorderedPath } else { Variant::OrderedPath };
         for l in &mut ast.libraries {
-            match (p, l.text.as_str()) {
-                (OnOff::Off, "rdmatso") => l.text = "rdmatso_nopcie".into(),
-                (OnOff::On, "rdmatso_nopcie") => l.text = "rdmatso".into(),
-                (OnOff::Off, "rdmatso_f1") => {
-                    let d = crate::lang::InputError::new(l.pos, "--pcie off: rdmatso_f1 has the PCIe guarantee");
+            let Ok(lib) = cat.library(&l.text, order) else { continue };
+            match lib.variant(v) {
+                Related::Named(n) => l.text = n,
+                Related::Lacks => {
+                    let (word, has) = if p == OnOff::Off { ("off", "has") } else { ("on", "lacks") };
+                    let msg = format!("--pcie {word}: {} {has} the PCIe guarantee", l.text);
+                    let d = crate::lang::InputError::new(l.pos, msg);
                     return error(d.with_span(l.text.len()).in_file(&file, &text).to_string());
                 }
-                _ => {}
+                Related::Itself | Related::Unrelated => {}
             }
         }
     }

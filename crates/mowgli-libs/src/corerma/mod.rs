@@ -73,7 +73,13 @@ impl CoreRma {
 
     /// coreRMA without the rules in `off` (e.g. `IR` for networks without in-order routing).
     pub fn without(order: &StampOrder, off: Rules) -> Result<Self, LibError> {
-        let name = if off == Rules::none() {
+        Self::of_model(order, Model::without(off), Self::name_without(off))
+    }
+
+    /// The library name of coreRMA without the rules in `off` (the inverse of
+    /// [`CoreRma::parse_name`]).
+    pub fn name_without(off: Rules) -> String {
+        if off == Rules::none() {
             "corerma".to_string()
         } else {
             let mut s = "corerma".to_string();
@@ -82,8 +88,7 @@ impl CoreRma {
                 s.push_str(&r.name().to_ascii_lowercase().replace('-', ""));
             }
             s
-        };
-        Self::of_model(order, Model::without(off), name)
+        }
     }
 
     /// coreRMA for VPI Verbs (`corerma_vpi`, §7): no IR, put–put and get–get ordered

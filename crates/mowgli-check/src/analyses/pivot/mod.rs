@@ -376,7 +376,7 @@ fn run_chunk(acc: &mut Acc, batch: &[Program], rules: &[Rule], procs: usize, siz
                         r.name(),
                         r.name()
                     ),
-                    "corerma",
+                    &mowgli_libs::corerma::CoreRma::name_without(Rules::none()),
                 );
                 for out in &stock {
                     text += &format!("expect allowed {}\n", show(&regs, out));

@@ -81,13 +81,33 @@ pub(super) struct Candidates {
     own: Vec<Vec<Own>>,
     /// The node of each declared location.
     loc_node: BTreeMap<String, i64>,
+    /// The test library's methods by their effects.
+    vocab: Vocab,
+    /// Its poll (the name [`gp_block`] writes).
+    poll: &'static str,
 }
 
 impl Candidates {
     /// The candidates of the test (see the module's doc); `None` when a thread has
     /// control flow.
-    pub(super) fn of(file: &str, text: &str, model: Model) -> Result<Option<Candidates>, InputError> {
+    pub(super) fn of(
+        file: &str,
+        text: &str,
+        model: Model,
+        cat: &Catalogue,
+        order: &StampOrder,
+    ) -> Result<Option<Candidates>, InputError> {
         let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+        let lib = ast.libraries.first().map(|n| n.text.clone()).unwrap_or_default();
+        let words = Vocab::named(&lib, cat, order);
+        let vocab = &words;
+        let missing = |e: String| input_error(file, 1, 1, format!("`mowgli robust --fix` on {lib}: {e}"));
+        let (get, rfence, mfence, poll) = (
+            vocab.get().map_err(missing)?,
+            vocab.fence_towards().map_err(missing)?,
+            vocab.fence().map_err(missing)?,
+            vocab.poll().map_err(missing)?,
+        );
         let mut nodes: Vec<i64> = ast.threads.iter().map(|(_, n)| *n).collect();
         nodes.extend(ast.locs.iter().filter_map(|d| d.node));
         nodes.sort();
@@ -104,6 +124,8 @@ impl Candidates {
             twin_of: Vec::new(),
             own: Vec::new(),
             loc_node,
+            vocab: words.clone(),
+            poll,
         };
         for (name, body) in &ast.bodies {
             let Some(lines) = call_lines(body) else { return Ok(None) };
@@ -127,22 +149,32 @@ impl Candidates {
                 };
                 for &(y, n) in &remote {
                     let f = format!("g_{}_{after}_{y}", name.text);
-                    push(Kind::Get { n }, format!("  Get({f}, {y})"), 4, Some(format!("loc {f} @ {here}")));
+                    push(
+                        Kind::Get { n },
+                        format!("  {}", words.copy_call(get, &f, y)),
+                        4,
+                        Some(format!("loc {f} @ {here}")),
+                    );
                     let f = format!("gp_{}_{after}_{y}", name.text);
                     // the polls are written by [`Candidates::plan`]
-                    push(Kind::Gp { n }, format!("  Get({f}, {y})"), gp_cost(1), Some(format!("loc {f} @ {here}")));
+                    push(
+                        Kind::Gp { n },
+                        format!("  {}", words.copy_call(get, &f, y)),
+                        gp_cost(1),
+                        Some(format!("loc {f} @ {here}")),
+                    );
                 }
                 if p == 0 {
                     continue;
                 }
                 for &n in nodes.iter().filter(|&&n| n != here) {
-                    push(Kind::Rfence, format!("  Rfence({n})"), 1, None);
+                    push(Kind::Rfence, format!("  {rfence}({n})"), 1, None);
                 }
                 if model == Model::Tso {
-                    push(Kind::Mfence, "  Mfence()".to_string(), 2, None);
+                    push(Kind::Mfence, format!("  {mfence}()"), 2, None);
                 }
                 for &n in nodes.iter().filter(|&&n| n != here) {
-                    push(Kind::Poll { n }, format!("  Poll({n})"), 3, None);
+                    push(Kind::Poll { n }, format!("  {poll}({n})"), 3, None);
                 }
             }
         }
@@ -166,9 +198,9 @@ impl Candidates {
     fn own_call(&self, line: Option<&str>) -> Own {
         let node = |x: &str| self.loc_node.get(x).copied();
         match line.and_then(call_of) {
-            Some((m, args)) => match (m.as_str(), args.as_slice()) {
-                ("Put", [x, ..]) | ("Get", [_, x, ..]) => node(x).map(Own::Op).unwrap_or(Own::Other),
-                ("Poll", [n]) => n.parse().map(Own::Poll).unwrap_or(Own::Other),
+            Some((m, args)) => match self.vocab.op(&m, &args) {
+                Op::Copy { remote } => node(remote).map(Own::Op).unwrap_or(Own::Other),
+                Op::Complete { node: n } => n.parse().map(Own::Poll).unwrap_or(Own::Other),
                 _ => Own::Other,
             },
             None => Own::Other,
@@ -247,7 +279,7 @@ impl Candidates {
             .map(|(&c, pending)| {
                 let (_, i) = &self.cands[c];
                 match self.kind[c] {
-                    Kind::Gp { n } => (gp_block(&i.instr, n, pending + 1), gp_cost(pending + 1)),
+                    Kind::Gp { n } => (gp_block(&i.instr, self.poll, n, pending + 1), gp_cost(pending + 1)),
                     _ => (i.instr.clone(), i.cost),
                 }
             })
@@ -346,13 +378,13 @@ impl Candidates {
                 continue;
             }
             match call_of(l) {
-                Some((m, args)) => match (m.as_str(), args.as_slice()) {
-                    ("Put", [x, ..]) | ("Get", [_, x, ..]) => {
+                Some((m, args)) => match self.vocab.op(&m, &args) {
+                    Op::Copy { remote: x } => {
                         if let Some(n) = node(x).or_else(|| fresh.get(x).copied()) {
                             *ops.entry(n).or_default() += 1;
                         }
                     }
-                    ("Poll", [n]) => {
+                    Op::Complete { node: n } => {
                         let Ok(n) = n.parse::<i64>() else { continue };
                         let p = polls.entry(n).or_default();
                         *p += 1;
@@ -406,12 +438,12 @@ fn can_break(k: Kind, fix: Option<&str>) -> bool {
     !matches!((k, fix), (Kind::Mfence, Some("P" | "GP" | "F")) | (Kind::Rfence, Some("P" | "mfence")))
 }
 
-/// Fig. 5's `GP` block: the get, then `polls` polls towards `n`.
-fn gp_block(get: &str, n: i64, polls: usize) -> String {
+/// Fig. 5's `GP` block: the get, then `polls` polls (method `poll`) towards `n`.
+fn gp_block(get: &str, poll: &str, n: i64, polls: usize) -> String {
     let indent = &get[..get.len() - get.trim_start().len()];
     let mut block = get.to_string();
     for _ in 0..polls {
-        block += &format!("\n{indent}Poll({n})");
+        block += &format!("\n{indent}{poll}({n})");
     }
     block
 }

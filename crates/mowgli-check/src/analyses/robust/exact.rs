@@ -289,27 +289,32 @@ pub(super) fn input_error(file: &str, line: usize, col: usize, msg: String) -> I
     }
 }
 
-/// The model a test runs under: `model` if given, else the one its `libraries` line names.
+/// The model a test runs under (`model` if given, else its library's own) and the
+/// libraries of its models: the test's one library must declare its SC-local and
+/// TSO-local variants ([`Models::of`]).
 pub(super) fn model_of(
     file: &str,
     text: &str,
     ast: &syntax::Litmus,
     model: Option<Model>,
-) -> Result<(Model, String), InputError> {
-    let named: Vec<&syntax::Name> =
-        ast.libraries.iter().filter(|n| matches!(n.text.as_str(), "rdmatso" | "rdmasc")).collect();
+    cat: &Catalogue,
+    order: &StampOrder,
+) -> Result<(Model, Models), InputError> {
     let pos = ast.libraries_pos.map(|p| (p.line, p.col)).unwrap_or((1, 1));
-    if ast.libraries.len() != 1 || named.len() != 1 {
+    let models = match ast.libraries.as_slice() {
+        [one] => Models::of(&one.text, cat, order),
+        _ => None,
+    };
+    let Some(models) = models else {
         let msg = format!(
-            "`mowgli robust` checks programs over `rdmatso` (RDMA^TSO) or `rdmasc` (RDMA^sc) alone; this test lists {}",
+            "`mowgli robust` checks programs over one library that declares its RDMA^sc and RDMA^TSO variants \
+             (`rdmasc`, `rdmatso`); this test lists {}",
             ast.libraries.iter().map(|n| n.text.as_str()).collect::<Vec<_>>().join(", ")
         );
         // the source text places the caret on the `libraries` line
         return Err(InputError::new(mowgli_diag::Pos { line: pos.0, col: pos.1 }, msg).in_file(file, text));
-    }
-    let from = named[0].text.clone();
-    let m = model.unwrap_or(if from == "rdmasc" { Model::Sc } else { Model::Tso });
-    Ok((m, from))
+    };
+    Ok((model.unwrap_or(models.own), models))
 }
 
 /// `mowgli robust` on one litmus test given as text.
@@ -361,9 +366,9 @@ fn check_impl(
 ) -> Result<RobustReport, InputError> {
     let start = std::time::Instant::now();
     let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let (model, from) = model_of(file, text, &ast0, model)?;
-    let text = if from != model.library() {
-        crate::analyses::explore::rename_library(text, &from, model.library())
+    let (model, models) = model_of(file, text, &ast0, model, cat, order)?;
+    let text = if models.from != models.library(model) {
+        crate::analyses::explore::rename_library(text, &models.from, models.library(model))
     } else {
         text.to_string()
     };
@@ -373,7 +378,7 @@ fn check_impl(
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let (ippo_t, oppo_t) = model
         .tables(order)
-        .ok_or_else(|| input_error(file, 1, 1, format!("the stamp order lacks the tables of {}", model.library())))?;
+        .ok_or_else(|| input_error(file, 1, 1, format!("the stamp order lacks the tables of {}", model.label())))?;
     let (_, oppo_sc) = Model::Sc
         .tables(order)
         .ok_or_else(|| input_error(file, 1, 1, "the stamp order lacks the tables of rdmasc".into()))?;

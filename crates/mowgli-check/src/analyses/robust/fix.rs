@@ -198,7 +198,7 @@ pub fn fix_why(
     model: Model,
     goal: FixGoal,
 ) -> Result<Result<Fix, NoFix>, InputError> {
-    let Some(c) = Candidates::of(file, text, model)? else { return Ok(Err(NoFix::ControlFlow)) };
+    let Some(c) = Candidates::of(file, text, model, cat, order)? else { return Ok(Err(NoFix::ControlFlow)) };
     let (_, at) = c.render(&[]);
     // a candidate that blocks its thread in every set is left out ([`Candidates::alive`])
     let alive: Vec<usize> = (0..c.cands.len()).filter(|&i| c.alive(i)).collect();
@@ -368,9 +368,9 @@ fn lowered(
     model: Model,
 ) -> Result<(syntax::Litmus, lower::Lowered), InputError> {
     let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let (model, from) = model_of(file, text, &ast0, Some(model))?;
-    let (ast, text) = if from != model.library() {
-        let t = crate::analyses::explore::rename_library(text, &from, model.library());
+    let (model, models) = model_of(file, text, &ast0, Some(model), cat, order)?;
+    let (ast, text) = if models.from != models.library(model) {
+        let t = crate::analyses::explore::rename_library(text, &models.from, models.library(model));
         (syntax::parse(&t).map_err(|e| e.in_file(file, &t))?, t)
     } else {
         (ast0, text.to_string())

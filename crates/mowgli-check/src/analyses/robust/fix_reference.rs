@@ -33,7 +33,7 @@ pub fn fix_exhaustive(
     if base.executions == 0 {
         return Ok(None);
     }
-    let Some(c) = Candidates::of(file, text, model)? else { return Ok(None) };
+    let Some(c) = Candidates::of(file, text, model, cat, order)? else { return Ok(None) };
     let mut tried = 1;
     for k in 1..=c.cands.len() {
         let Some(sets) = subsets_by_cost(&c, k, FIX_BUDGET - tried) else { break };
@@ -58,8 +58,15 @@ pub fn fix_exhaustive(
 /// The sets of up to `k` candidates of the test on which the counted
 /// [`Candidates::blocks`] and the one that reads the written program disagree, and
 /// the number of sets compared (`tests/robust.rs` checks there are none).
-pub fn blocks_disagree(file: &str, text: &str, model: Model, k: usize) -> Result<(Vec<String>, usize), InputError> {
-    let Some(c) = Candidates::of(file, text, model)? else { return Ok((vec![], 0)) };
+pub fn blocks_disagree(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Model,
+    k: usize,
+) -> Result<(Vec<String>, usize), InputError> {
+    let Some(c) = Candidates::of(file, text, model, cat, order)? else { return Ok((vec![], 0)) };
     let mut bad = Vec::new();
     let mut compared = 0;
     for size in 1..=k.min(c.cands.len()) {
@@ -75,6 +82,12 @@ pub fn blocks_disagree(file: &str, text: &str, model: Model, k: usize) -> Result
 }
 
 /// How many candidate insertions the test has (`None`: a thread has control flow).
-pub fn candidate_count(file: &str, text: &str, model: Model) -> Result<Option<usize>, InputError> {
-    Ok(Candidates::of(file, text, model)?.map(|c| c.cands.len()))
+pub fn candidate_count(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Model,
+) -> Result<Option<usize>, InputError> {
+    Ok(Candidates::of(file, text, model, cat, order)?.map(|c| c.cands.len()))
 }

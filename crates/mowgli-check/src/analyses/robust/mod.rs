@@ -45,6 +45,7 @@ pub mod random;
 mod reference;
 mod star;
 mod syntactic;
+mod vocab;
 
 use candidates::*;
 pub use exact::*;
@@ -55,6 +56,7 @@ pub use preexec::*;
 pub use reference::*;
 pub use star::*;
 pub use syntactic::*;
+use vocab::{Models, Op, Vocab};
 
 /// The two models of the paper.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -66,12 +68,15 @@ pub enum Model {
 }
 
 impl Model {
-    pub fn library(self) -> &'static str {
+    /// The model's `--model` value, as reports name it (the library a test runs
+    /// under is the one its library declares for the model: [`vocab::Models`]).
+    pub fn label(self) -> &'static str {
         match self {
             Model::Sc => "rdmasc",
             Model::Tso => "rdmatso",
         }
     }
+    /// The model a `--model` value names (user input, not a library's name).
     pub fn parse(s: &str) -> Option<Model> {
         match s {
             "rdmasc" | "sc" => Some(Model::Sc),
@@ -102,7 +107,7 @@ pub fn check_file(
 
 /// Human-readable report of one test.
 pub fn render(r: &RobustReport) -> String {
-    let mut s = format!("test {} ({}) under {}\n", r.name, r.file, r.model.library());
+    let mut s = format!("test {} ({}) under {}\n", r.name, r.file, r.model.label());
     let verdict = |b: bool| if b { "robust" } else { "NOT robust" };
     if !r.exact {
         s += &format!(

@@ -69,15 +69,16 @@ const MAX_MOVES: usize = 64;
 type OwnPoll = (String, usize, i64, Vec<usize>);
 
 /// The polls of the program's straight-line threads.
-fn own_polls(file: &str, text: &str) -> Result<Vec<OwnPoll>, InputError> {
+fn own_polls(file: &str, text: &str, cat: &Catalogue, order: &StampOrder) -> Result<Vec<OwnPoll>, InputError> {
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+    let vocab = Vocab::named(&ast.libraries.first().map(|n| n.text.clone()).unwrap_or_default(), cat, order);
     let src: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     for (name, body) in &ast.bodies {
         let Some(lines) = call_lines(body) else { continue };
         for (k, &l) in lines.iter().enumerate() {
             let Some((m, args)) = src.get(l.wrapping_sub(1)).and_then(|s| call_of(s)) else { continue };
-            if let ("Poll", [n]) = (m.as_str(), args.as_slice()) {
+            if let Op::Complete { node: n } = vocab.op(&m, &args) {
                 if let (Ok(n), true) = (n.parse::<i64>(), k > 0) {
                     out.push((name.text.clone(), l, n, lines[..k].to_vec()));
                 }
@@ -106,7 +107,7 @@ pub fn explain(
         NoFix::Unbreakable { complete, .. } | NoFix::Exhausted { complete, .. } => Some(complete),
         _ => None,
     };
-    let polls = own_polls(file, text)?;
+    let polls = own_polls(file, text, cat, order)?;
     // every choice of where each poll goes (its own line, or after an earlier call of
     // its thread), nearest first; the first choice moves nothing
     let mut choices: Vec<Vec<(usize, usize)>> = vec![vec![]];

@@ -42,7 +42,8 @@ impl Ty {
     pub fn is_write(self) -> bool {
         matches!(self, Ty::LW | Ty::Cas | Ty::NLW | Ty::NRW)
     }
-    /// The paper's name of the type.
+    /// The paper's name of the type (event types of the robustness paper, e.g.
+    /// its `CAS` event; labels, not method names).
     pub fn paper(self) -> &'static str {
         match self {
             Ty::LR => "lR",

@@ -51,14 +51,21 @@ fn bad(file: &str, text: &str, line: usize, msg: String) -> InputError {
 
 /// The single-server translation of a shared-memory test (over `rdmasc` or
 /// `rdmatso`, straight-line threads of `Read`, `Write` and `Mfence`), as litmus text.
-pub fn star_text(file: &str, text: &str) -> Result<String, InputError> {
+pub fn star_text(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) -> Result<String, InputError> {
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    model_of(file, text, &ast, None)?;
+    let (_, models) = model_of(file, text, &ast, None, cat, order)?;
+    // the test's calls are read by its library's declared effects, the translation's
+    // written with the methods of the library's SC-local variant
+    let (from, to) = (Vocab::named(&models.from, cat, order), Vocab::named(&models.sc, cat, order));
+    let need = |r: Result<&'static str, String>| r.map_err(|e| bad(file, text, 1, format!("--to-star: {e}")));
+    let (read, write, fence) = (need(to.read())?, need(to.write())?, need(to.fence())?);
+    let (put, get, rfence, poll) = (need(to.put())?, need(to.get())?, need(to.fence_towards())?, need(to.poll())?);
     let src: Vec<&str> = text.lines().collect();
     let mut out = format!("test {}-star\n", ast.name);
     out += &format!(
-        "\"{}: the single-server translation (robustness paper §5.3)\"\nlibraries rdmasc\n",
-        ast.description.clone().unwrap_or_else(|| ast.name.clone()).replace('"', "'")
+        "\"{}: the single-server translation (robustness paper §5.3)\"\nlibraries {}\n",
+        ast.description.clone().unwrap_or_else(|| ast.name.clone()).replace('"', "'"),
+        models.sc
     );
     for (i, (name, _)) in ast.threads.iter().enumerate() {
         out += &format!("thread {} @ {}\n", name.text, i + 1);
@@ -99,33 +106,33 @@ pub fn star_text(file: &str, text: &str) -> Result<String, InputError> {
                 return Err(bad(file, text, l, "--to-star: expected a call".into()));
             };
             let loc_ok = |x: &str| shared.contains(x);
-            match (m.as_str(), args.as_slice(), reg) {
-                ("Read", [x], Some(r)) if loc_ok(x) => {
+            match (from.op(&m, &args), reg) {
+                (Op::Read { loc: x }, Some(r)) if loc_ok(x) => {
                     if node == 1 {
-                        bodies += &format!("  {r} = Read({x})\n");
+                        bodies += &format!("  {r} = {read}({x})\n");
                     } else {
                         let copy = format!("{}_{x}_{}", name.text.to_lowercase(), k + 1);
                         copies += &format!("loc {copy} @ {node}\n");
                         pending += 1;
-                        bodies += &format!("  Get({copy}, {x})\n  Rfence(1)\n");
+                        bodies += &format!("  {}\n  {rfence}(1)\n", to.copy_call(get, &copy, x));
                         for _ in 0..pending {
-                            bodies += "  Poll(1)\n";
+                            bodies += &format!("  {poll}(1)\n");
                         }
                         pending = 0;
-                        bodies += &format!("  {r} = Read({copy})\n");
+                        bodies += &format!("  {r} = {read}({copy})\n");
                     }
                 }
-                ("Write", [x, v], None) if loc_ok(x) && v.parse::<i64>().is_ok() => {
+                (Op::Write { loc: x, val: v }, None) if loc_ok(x) && v.parse::<i64>().is_ok() => {
                     if node == 1 {
-                        bodies += &format!("  Write({x}, {v})\n");
+                        bodies += &format!("  {}\n", to.write_call(write, x, v));
                     } else {
                         pending += 1;
-                        bodies += &format!("  Put({x}, {v})\n");
+                        bodies += &format!("  {}\n", to.copy_call(put, x, v));
                     }
                 }
-                ("Mfence", [], None) => {
+                (Op::Fence, None) => {
                     if node == 1 {
-                        bodies += "  Mfence()\n";
+                        bodies += &format!("  {fence}()\n");
                     }
                 }
                 _ => {
@@ -155,7 +162,7 @@ fn project(outs: &[BTreeMap<String, String>], keys: &BTreeSet<String>) -> BTreeS
 
 /// `--to-star` on one test: the translation and its checks.
 pub fn to_star(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) -> Result<StarReport, InputError> {
-    let star = star_text(file, text)?;
+    let star = star_text(file, text, order, cat)?;
     let orig = check_text(file, text, order, cat, Some(Model::Sc))?;
     let r = check_text(&format!("{file} (star)"), &star, order, cat, Some(Model::Sc))?;
     let keys: BTreeSet<String> = orig.outcomes.iter().flat_map(|o| o.keys().cloned()).collect();

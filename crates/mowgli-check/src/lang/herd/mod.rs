@@ -240,6 +240,10 @@ use read::{parse_herd, Instr, Operand};
 
 /// Parses a herd x86 test into a test of the project's format (with its
 /// [`HerdInfo`]): library `rdmatso`, threads `P0 … @ 1`, locations `@ 1`.
+///
+/// Not a name test: herd7's x86 is a fixed foreign language whose `MOV`s and
+/// `MFENCE` are, by definition, RDMA^TSO's CPU reads, writes and fence, so the
+/// translation names that library and its methods.
 pub fn parse(text: &str) -> R<Litmus> {
     let h = parse_herd(text)?;
     let at = |pos: Pos, text: String| Name { text, pos };

@@ -177,9 +177,11 @@ impl Bounds {
     /// Defaults for library `l` with `threads`, `nodes`, `calls`: two locations
     /// (one when the memory is replicated, none when no method takes one); one
     /// barrier or ring; values `1..=1` (`1..=2` when locations hold tuples, so
-    /// that a torn tuple shows); an observer for a library without locations:
-    /// barriers are observed through `rdmawait`, rings through `sv` (as the
-    /// paper's litmus tests of bal and rbl observe them).
+    /// that a torn tuple shows); an observer for a library without locations,
+    /// chosen by the objects its methods declare: barriers are observed through
+    /// the catalogue's [`mowgli_libs::registry::BARRIER_OBSERVER`] (`rdmawait`),
+    /// rings through [`mowgli_libs::registry::RING_OBSERVER`] (`sv`), as the
+    /// paper's litmus tests of bal and rbl observe them.
     pub fn for_library(l: &dyn Library, threads: usize, nodes: usize, calls: usize) -> Bounds {
         Bounds::of_decl(Some(&Decl::of(l)), threads, nodes, calls)
     }
@@ -201,8 +203,8 @@ impl Bounds {
             wids: 1,
             tuple_size: 2,
             observer: match objects {
-                Some(Objects::Barriers) => Some("rdmawait".to_string()),
-                Some(Objects::Rings) => Some("sv".to_string()),
+                Some(Objects::Barriers) => Some(mowgli_libs::registry::BARRIER_OBSERVER.to_string()),
+                Some(Objects::Rings) => Some(mowgli_libs::registry::RING_OBSERVER.to_string()),
                 None => None,
             },
             observer_locs: if objects == Some(Objects::Rings) { 1 } else { 2 },
@@ -220,6 +222,11 @@ impl Bounds {
             remote_only: false,
             bind_ids: true,
         }
+    }
+
+    /// Whether library `l` takes rings (read off its declaration).
+    pub fn takes_rings(l: &dyn Library) -> bool {
+        Decl::of(l).objects == Some(Objects::Rings)
     }
 
     /// The default observer of a generated run of `imp`: unless one was chosen,
