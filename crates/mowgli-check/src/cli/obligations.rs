@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use super::common::{conclude, input_error, load_impl, run_inputs, ShapeArgs};
 use super::progress::Progress;
+use mowgli_check::analyses::verdict::{Decided, Verdict};
 
 /// `mowgli obligations --engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -138,8 +139,21 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
     };
     bounds.self_ring = !no_self_ring;
     bounds.self_reading_writers = !no_self_ring;
-    let all = match obligations::abstract_programs(&imp, &order, &bounds) {
-        Ok(c) => c,
+    // the time limit covers generating the abstract programs too
+    let started = std::time::Instant::now();
+    let limit = timeout.map(std::time::Duration::from_secs_f64);
+    let all = match obligations::abstract_programs_until(&imp, &order, &bounds, limit.map(|t| started + t)) {
+        Ok((c, true)) => c,
+        Ok((c, false)) => {
+            let why = format!(
+                "the time limit passed while the abstract programs were generated ({} programs by then, none \
+                 checked): lower `--calls`, `--threads` or `--values`, or raise `--time-limit`",
+                c.len()
+            );
+            eprintln!("inconclusive: {why}");
+            let decided = Decided::new(Verdict::Inconclusive, why);
+            return conclude(&decided, json.then(|| serde_json::json!({ "abstract_programs": c.len() })));
+        }
         Err(e) => return input_error(*json, imp.error(e)),
     };
     // a shard checks the abstract programs of its partition; `global[i]` is the
@@ -150,7 +164,7 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
     let tick = progress.bar();
     let opts = obligations::Options {
         loop_bound: *loop_bound,
-        time_limit: timeout.map(std::time::Duration::from_secs_f64),
+        time_limit: limit.map(|t| t.saturating_sub(started.elapsed())),
         first_fail: *first_fail,
         progress: Some(std::sync::Arc::new(move |n| tick.set_position(n as u64))),
         backend: if *engine == Engine::Z3 {

@@ -90,19 +90,37 @@ pub fn programs(
     bounds: &Bounds,
     prefix: &str,
 ) -> Result<Vec<super::Program>, String> {
+    let (out, _) = programs_until(lib, order, cat, bounds, prefix, None)?;
+    Ok(out)
+}
+
+/// [`programs`], stopped when `deadline` passes: the programs of the size
+/// classes generated whole by then, and whether every class was.
+pub fn programs_until(
+    lib: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+    bounds: &Bounds,
+    prefix: &str,
+    deadline: Option<std::time::Instant>,
+) -> Result<(Vec<super::Program>, bool), String> {
     let mut b = bounds.clone();
     b.observer = None;
     b.need_register = false;
-    let g = Generator::in_catalogue(lib, order, cat, &b)?;
+    let mut g = Generator::in_catalogue(lib, order, cat, &b)?;
+    g.deadline = deadline;
     let mut out = Vec::new();
     for size in 1..=g.max_size() {
         let class = g.class(size);
+        if class.cut {
+            return Ok((out, false));
+        }
         for i in 0..class.distinct() {
             let name = format!("{prefix}-{lib}-{size}-{i}");
             out.push((name.clone(), g.litmus(&class, i, &name)));
         }
     }
-    Ok(out)
+    Ok((out, true))
 }
 
 /// D for library `lib` on its programs up to `bounds`, within `time_limit`.

@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::{implementation, stamp_order, Ran};
 use crate::analyses::obligations::{self, spec, Options};
 use crate::analyses::refine::gen::{self, Partition};
+use crate::analyses::verdict::{Decided, Verdict};
 use crate::engines::explicit::Backend;
 use crate::lang::maps::ConcMap;
 use crate::lang::project::{ObligationsEngine, ObligationsEntry, Project};
@@ -38,13 +39,22 @@ pub(super) fn run(project: &Project, e: &ObligationsEntry, time_limit: Option<Du
     bounds.tuple_size = e.tuple_size.unwrap_or(2);
     bounds.self_ring = !e.no_self_ring;
     bounds.self_reading_writers = !e.no_self_ring;
-    let programs = match obligations::abstract_programs(&imp, &order, &bounds) {
-        Ok(p) => p,
+    // the time limit covers generating the abstract programs too
+    let started = std::time::Instant::now();
+    let programs = match obligations::abstract_programs_until(&imp, &order, &bounds, time_limit.map(|t| started + t)) {
+        Ok((p, true)) => p,
+        Ok((p, false)) => {
+            let why = format!(
+                "the time limit passed while the abstract programs were generated ({} by then, none checked)",
+                p.len()
+            );
+            return Ran::new(Decided::new(Verdict::Inconclusive, why), Vec::new());
+        }
         Err(err) => return Ran::error(format!("{}: {err}", imp.file)),
     };
     let opts = Options {
         loop_bound: e.loop_bound.unwrap_or(4),
-        time_limit,
+        time_limit: time_limit.map(|t| t.saturating_sub(started.elapsed())),
         first_fail: true,
         progress: None,
         backend: if e.engine == ObligationsEngine::Z3 { Backend::Z3 } else { Backend::Explicit },

@@ -48,7 +48,7 @@ impl Generator {
         if b.values == 0 {
             return Err("values must be at least 1".into());
         }
-        Ok(Generator { lib: lib.to_string(), decl, sigs, observer, odecl, bounds: bounds.clone() })
+        Ok(Generator { lib: lib.to_string(), decl, sigs, observer, odecl, bounds: bounds.clone(), deadline: None })
     }
 
     /// The largest size (total calls).
@@ -491,11 +491,17 @@ impl Generator {
         let next = AtomicUsize::new(0);
         let jobs = jobs.max(1).min(items.len().max(1));
         let parts: Mutex<Vec<(HashSet<Vec<u8>>, u64)>> = Mutex::new(Vec::new());
+        let cut = std::sync::atomic::AtomicBool::new(false);
         std::thread::scope(|sc| {
             for _ in 0..jobs {
                 sc.spawn(|| {
                     let mut w = Worker::default();
                     loop {
+                        // a chunk of about CHUNK clients between two looks at the clock
+                        if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                            cut.store(true, Ordering::Relaxed);
+                            break;
+                        }
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&(si, lo, hi)) = items.get(i) else { break };
                         let (shape, pt) = &shapes[si];
@@ -515,7 +521,7 @@ impl Generator {
         }
         let mut keys: Vec<Vec<u8>> = keys.into_iter().collect();
         keys.sort();
-        SizeClass { size, generated, description: self.description(size), keys }
+        SizeClass { size, generated, description: self.description(size), keys, cut: cut.into_inner() }
     }
 
     /// The call sequences of each thread of `shape`.

@@ -345,6 +345,9 @@ pub struct SizeClass {
     description: String,
     /// Canonical encodings, in order.
     keys: Vec<Vec<u8>>,
+    /// The generator's deadline passed before the class was whole: `keys` holds
+    /// only part of it.
+    pub cut: bool,
 }
 
 impl SizeClass {
@@ -374,6 +377,9 @@ pub struct Generator {
     observer: Option<(String, Vec<mowgli_core::MethodSig>)>,
     odecl: Option<Decl>,
     bounds: Bounds,
+    /// Past this instant a class stops growing, cut ([`SizeClass::cut`]): a
+    /// run's time limit, kept inside the generation of a large class too.
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// Every client up to the bounds, in order (a convenience for small bounds and tests).

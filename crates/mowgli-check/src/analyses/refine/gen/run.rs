@@ -166,7 +166,8 @@ pub fn run(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<GenReport, String> {
     let start = Instant::now();
-    let g = Generator::in_catalogue(&imp.implements, order, &imp.catalogue, bounds)?;
+    let mut g = Generator::in_catalogue(&imp.implements, order, &imp.catalogue, bounds)?;
+    g.deadline = opts.time_limit.map(|t| start + t);
     let mut rep = GenReport {
         implementation: imp.name.clone(),
         library: imp.implements.clone(),
@@ -209,6 +210,12 @@ pub fn run(
         // a part of a class (threads, longest thread), generated when its turn comes:
         // a run that stops at a counterexample never generates the rest
         let class = g.class_part(size, part, opts.jobs);
+        if class.cut {
+            // the time limit passed while this part was generated: none of it checked
+            rep.complete = false;
+            rep.timed_out = true;
+            break;
+        }
         let base = rep.distinct;
         let mine: Vec<usize> = (0..class.distinct()).filter(|i| opts.partition.contains(base + i)).collect();
         progress(Progress::Class { size, distinct: class.distinct(), to_check: mine.len() });
