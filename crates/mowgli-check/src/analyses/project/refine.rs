@@ -96,7 +96,7 @@ fn clients(
                 continue;
             }
         };
-        // `--clients` runs unscreened: its outcome counts are whole
+        // screened, as `mowgli refine --clients` runs by default (same verdicts)
         let deadline = time_limit.map(|t| start + t);
         let how = ClientCheck { loop_bound, screen: true, engine, deadline };
         match refine_client_on(imp, order, &file, &text, &how) {
