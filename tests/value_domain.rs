@@ -94,6 +94,9 @@ fn a_correct_implementation_of_a_literal_writing_method_refines() {
         lib.to_str().unwrap(),
         "--clients",
         client.to_str().unwrap(),
+        // whole outcome counts (given clients are screened by default)
+        "--screen",
+        "off",
     ]);
     assert_eq!(code, 0, "{out}{err}");
     // (0,0), (0,1), (1,1): a later Get never undoes the Set

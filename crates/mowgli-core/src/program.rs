@@ -381,13 +381,29 @@ pub enum UnfoldError {
     /// Another size limit of the unfolding (its work, the calls it holds).
     #[error("{0}: lower the bounds")]
     TooLarge(String),
+    /// A limit ([`UnfoldError::TooMany`], [`UnfoldError::TooLarge`]) with where it
+    /// was reached: the thread (its index), the implementation method whose
+    /// unfolding grew (the one being unfolded, else the last one unfolded), and the
+    /// loop bound in force.
+    #[error("{}", cut_message(what, *thread, method.as_deref(), *loop_bound))]
+    Cut { what: String, thread: ThreadId, method: Option<String>, loop_bound: usize },
+}
+
+fn cut_message(what: &str, thread: ThreadId, method: Option<&str>, loop_bound: usize) -> String {
+    let at = match method {
+        Some(m) => format!("thread T{} of the client, while unfolding `{m}` of the implementation", thread + 1),
+        None => format!("thread T{} of the client", thread + 1),
+    };
+    format!(
+        "{what} in the unfolding of {at}; lower the bounds: `--loop-bound` (now {loop_bound}), `--values` or `--calls`"
+    )
 }
 
 impl UnfoldError {
     /// Whether a limit of the tool cut the unfolding (the run is inconclusive),
     /// rather than the program being wrong.
     pub fn is_limit(&self) -> bool {
-        matches!(self, UnfoldError::TooMany(_) | UnfoldError::TooLarge(_))
+        matches!(self, UnfoldError::TooMany(_) | UnfoldError::TooLarge(_) | UnfoldError::Cut { .. })
     }
 }
 

@@ -199,6 +199,18 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
     progress.finish();
     let mut rep = match rep {
         Ok(r) => r,
+        // a size limit of the unfolding: the run is inconclusive (exit 3), at the
+        // method whose unfolding grew
+        Err(e) if e.contains("unfolding was cut") => {
+            let mut d = imp.error(e);
+            d.limit = true;
+            eprintln!("{d}");
+            let decided = mowgli_check::analyses::verdict::Decided::new(
+                mowgli_check::analyses::verdict::Verdict::Inconclusive,
+                d.headline(),
+            );
+            return conclude(&decided, json.then(|| serde_json::json!({ "errors": [d] })));
+        }
         Err(e) => return input_error(*json, imp.error(e)),
     };
     for r in &mut rep.programs {

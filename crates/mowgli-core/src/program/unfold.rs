@@ -112,8 +112,24 @@ pub fn unfold_with(
         stuck_msg: None,
         spare: Vec::new(),
         steps: 0,
+        inlining: Vec::new(),
+        last_inlined: None,
     };
-    u.go(p, start, &mut out.runs)?;
+    if let Err(e) = u.go(p, start, &mut out.runs) {
+        return Err(match e {
+            UnfoldError::TooMany(_) | UnfoldError::TooLarge(_) => UnfoldError::Cut {
+                what: match e {
+                    UnfoldError::TooMany(n) => format!("too many unfoldings (more than {n})"),
+                    UnfoldError::TooLarge(w) => w,
+                    _ => unreachable!(),
+                },
+                thread,
+                method: u.last_inlined.or_else(|| u.inlining.last().cloned()),
+                loop_bound,
+            },
+            e => e,
+        });
+    }
     out.bound_hit = u.hit;
     out.stuck = u.stuck;
     out.stuck_msg = u.stuck_msg;
@@ -131,6 +147,11 @@ struct Unfolder<'h> {
     spare: Vec<Vec<Unfolding>>,
     /// Program nodes visited so far (at most [`MAX_STEPS`]).
     steps: u64,
+    /// The implementation methods being inlined, innermost last (for the message
+    /// of a limit).
+    inlining: Vec<String>,
+    /// The last implementation method inlined whose unfolding branched.
+    last_inlined: Option<String>,
 }
 
 /// An expression error stops the run (it adds no unfolding); other errors are reported.
@@ -418,7 +439,13 @@ impl Unfolder<'_> {
         let caller_origin = st.origin;
         let sub = Unfolding { env, origin: Some(k), ..st };
         let mut rs = self.buffer();
+        self.inlining.push(name.to_string());
         self.go(body, sub, &mut rs)?;
+        self.inlining.pop();
+        // a method whose one run became several is the one that grows the unfolding
+        if rs.len() > 1 && self.last_inlined.as_deref() != Some(name) {
+            self.last_inlined = Some(name.to_string());
+        }
         let last = rs.len().saturating_sub(1);
         for (i, mut r) in rs.drain(..).enumerate() {
             if r.breaks != 0 {

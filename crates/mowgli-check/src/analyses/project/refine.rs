@@ -97,9 +97,9 @@ fn clients(
                 continue;
             }
         };
-        // `--clients` runs unscreened: its outcome counts are whole
+        // screened, as `mowgli refine --clients` runs by default (same verdicts)
         let deadline = time_limit.map(|t| start + t);
-        let how = ClientCheck { loop_bound, screen: false, engine, deadline };
+        let how = ClientCheck { loop_bound, screen: true, engine, deadline };
         match refine_client_on(imp, order, &file, &text, &how) {
             Ok(r) if r.verdict == ClientVerdict::Skipped => {}
             Ok(r) => {

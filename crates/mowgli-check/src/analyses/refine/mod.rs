@@ -411,7 +411,7 @@ fn check_parsed(
     let (mut prob, unfolded) = match setup.impl_problem_unfolded(to, loop_bound) {
         Ok(x) => x,
         Err(DomainError::Cut(why)) => {
-            return Ok(ClientReport::cut(file, &low.name, format!("the implementation's {why}")))
+            return Ok(ClientReport::cut(file, &low.name, format!("the implementation's {}", at_method(imp, why))))
         }
         Err(DomainError::Input(m)) => return Err(ie(1, 1, m)),
     };
@@ -721,4 +721,15 @@ fn graph_grouped(
     };
     let x = draw::Exec { events: &w.events, subevents: &w.subevents, relations: &w.relations };
     draw::execution(&p.world, title, x, &label, draw::Grouping::By(&group), &["ppo"])
+}
+
+/// A limit's message with the position of the implementation method it names
+/// (`FILE:LINE:COL`, the method's declaration), when it names one.
+pub fn at_method(imp: &Implementation, why: String) -> String {
+    let d = imp.error(why.clone());
+    if why.contains("while unfolding `") && d.line > 0 {
+        format!("{why} (at {}:{}:{})", d.file, d.line, d.col)
+    } else {
+        why
+    }
 }

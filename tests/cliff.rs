@@ -1,0 +1,106 @@
+//! Issue 31: where a bound stops a run, the message names the limit, the thread and
+//! the implementation method whose unfolding grew, and the knobs, and the verdict is
+//! `inconclusive` (exit 3); and given clients are screened by default, with the
+//! verdicts of an unscreened run.
+
+use std::process::Command;
+
+fn mowgli(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mowgli")).args(args).output().expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// One thread takes the test-and-set lock of `ilock` (a CAS-retry loop over
+/// RDMA^WAIT) three times: at `--loop-bound 40` its unfoldings outgrow the limit.
+const THREE_SECTIONS: &str = "test lock-three
+\"three critical sections in one thread\"
+libraries lock, rdmawait
+thread T1 @ 1
+thread T2 @ 1
+loc l @ 1
+loc c @ 1
+T1:
+  lock.Acquire(l)
+  lock.Release(l)
+  lock.Acquire(l)
+  lock.Release(l)
+  lock.Acquire(l)
+  a = rdmawait.Read(c)
+  lock.Release(l)
+T2:
+  lock.Acquire(l)
+  rdmawait.Write(c, 1)
+  lock.Release(l)
+";
+
+fn names_the_cut(msg: &str, bound: &str) {
+    assert!(msg.contains("more than 2000000 calls in all"), "the limit: {msg}");
+    assert!(msg.contains("thread T1"), "the thread: {msg}");
+    assert!(msg.contains("`lock.Acquire`"), "the method: {msg}");
+    assert!(msg.contains(&format!("`--loop-bound` (now {bound})")), "the knob: {msg}");
+    assert!(msg.contains("`--values`") && msg.contains("`--calls`"), "the knobs: {msg}");
+    assert!(msg.contains("ilock.impl:14:8"), "the method's position: {msg}");
+}
+
+#[test]
+fn refine_cut_by_an_unfolding_limit_is_inconclusive_and_names_the_method() {
+    let dir = std::env::temp_dir().join(format!("mowgli-cliff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let client = dir.join("lock-three.litmus");
+    std::fs::write(&client, THREE_SECTIONS).unwrap();
+    let c = client.display().to_string();
+    let (code, out, err) =
+        mowgli(&["refine", "../../specs/impls/ilock.impl", "--clients", &c, "--loop-bound", "40", "-q"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("INCONCLUSIVE  lock-three"), "{out}");
+    names_the_cut(&out, "40");
+    assert!(out.contains("verdict: inconclusive"), "{out}");
+}
+
+#[test]
+fn obligations_cut_by_an_unfolding_limit_is_inconclusive_at_the_method() {
+    let (code, out, err) =
+        mowgli(&["obligations", "../../specs/impls/ilock.impl", "--nodes", "1", "--loop-bound", "100", "-q"]);
+    assert_eq!(code, 3, "{out}{err}");
+    names_the_cut(&err, "100");
+    // the diagnostic shows the method's line of the implementation
+    assert!(err.contains("method Acquire(l)"), "{err}");
+    assert!(out.contains("verdict: inconclusive"), "{out}");
+}
+
+/// Each client's verdict word and name (`ok    NAME`), in order.
+fn verdicts(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| ["ok ", "FAIL ", "INCONCLUSIVE ", "ERROR "].iter().any(|p| l.starts_with(p)))
+        .map(|l| l.split(" (").next().unwrap_or(l).to_string())
+        .collect()
+}
+
+#[test]
+fn given_clients_are_screened_by_default_with_the_verdicts_of_whole_runs() {
+    let cases: [(&str, &[&str]); 4] = [
+        ("../../specs/impls/isv.impl", &["../../specs/litmus/loco-libs", "../../specs/clients/sv"]),
+        ("../../specs/impls/ibal.impl", &["../../specs/clients/bal", "../../specs/clients/bal-revert"]),
+        ("../../specs/impls/irbl.impl", &["../../specs/litmus/loco-libs", "../../specs/clients/rbl"]),
+        ("../../specs/impls/mutants/irbl_nowait.impl", &["../../specs/clients/rbl"]),
+    ];
+    for (imp, clients) in cases {
+        let mut args = vec!["refine", imp, "--clients"];
+        args.extend_from_slice(clients);
+        let (dcode, dout, derr) = mowgli(&args);
+        args.extend_from_slice(&["--screen", "off"]);
+        let (ocode, oout, oerr) = mowgli(&args);
+        assert_eq!(dcode, ocode, "{imp}: {dout}{derr}\n---\n{oout}{oerr}");
+        assert!(dcode == 0 || dcode == 1, "{imp}: {dout}{derr}");
+        assert_eq!(verdicts(&dout), verdicts(&oout), "{imp}");
+        assert!(!verdicts(&dout).is_empty(), "{imp}: {dout}");
+        // the default screens (its counts say they are partial); `off` does not
+        assert!(dout.contains("(screened: partial counts"), "{imp}: {dout}");
+        assert!(!oout.contains("(screened:"), "{imp}: {oout}");
+    }
+}
