@@ -154,9 +154,11 @@ fn obligations() {
     let bad = tmp("bad.impl", "implementation broken\nimplements nosuch\n");
     verdict(&["obligations", &bad], 2);
     verdict(&["obligations", "specs/impls/no-such.impl"], 2);
-    // the default bound: 3,102 abstract programs (about 16 s); 0.01 s cannot cover them
+    // the default bound: 3,102 abstract programs (about 16 s); 0.01 s cannot cover
+    // them, and may pass while they are generated (the limit covers that too)
     let (out, doc) = verdict(&["obligations", "specs/impls/isv.impl", "--timeout", "0.01"], 3);
-    assert!(out.contains("of 3102 abstract programs") && out.contains("the bound was not covered"), "{out}");
+    let checking = out.contains("of 3102 abstract programs") && out.contains("the bound was not covered");
+    assert!(checking || out.contains("while the abstract programs were generated"), "{out}");
     assert_eq!(doc["complete"], false);
     assert!(doc["clients"].as_u64().is_some_and(|n| n < 3102), "{}", doc["clients"]);
     assert!(doc["failures"].as_array().is_some_and(|f| f.is_empty()));

@@ -152,7 +152,10 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
             );
             eprintln!("inconclusive: {why}");
             let decided = Decided::new(Verdict::Inconclusive, why);
-            return conclude(&decided, json.then(|| serde_json::json!({ "abstract_programs": c.len() })));
+            return conclude(
+                &decided,
+                json.then(|| serde_json::json!({ "abstract_programs": c.len(), "complete": false, "clients": 0 })),
+            );
         }
         Err(e) => return input_error(*json, imp.error(e)),
     };
