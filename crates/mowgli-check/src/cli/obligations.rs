@@ -154,7 +154,7 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
             let decided = Decided::new(Verdict::Inconclusive, why);
             return conclude(
                 &decided,
-                json.then(|| serde_json::json!({ "abstract_programs": c.len(), "complete": false, "clients": 0 })),
+                json.then(|| serde_json::json!({ "abstract_programs": c.len(), "complete": false, "clients": 0, "failures": [] })),
             );
         }
         Err(e) => return input_error(*json, imp.error(e)),
