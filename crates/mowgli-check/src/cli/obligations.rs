@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use super::common::{conclude, input_error, load_impl, run_inputs, ShapeArgs};
 use super::progress::Progress;
-use mowgli_check::analyses::verdict::{Decided, Verdict};
 
 /// `mowgli obligations --engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -142,23 +141,18 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
     // the time limit covers generating the abstract programs too
     let started = std::time::Instant::now();
     let limit = timeout.map(std::time::Duration::from_secs_f64);
-    let all = match obligations::abstract_programs_until(&imp, &order, &bounds, limit.map(|t| started + t)) {
-        Ok((c, true)) => c,
-        Ok((c, false)) => {
-            let why = format!(
-                "the time limit passed while the abstract programs were generated ({} programs by then, none \
-                 checked): lower `--calls`, `--threads` or `--values`, or raise `--time-limit`",
-                c.len()
-            );
-            eprintln!("inconclusive: {why}");
-            let decided = Decided::new(Verdict::Inconclusive, why);
-            return conclude(
-                &decided,
-                json.then(|| serde_json::json!({ "abstract_programs": c.len(), "complete": false, "clients": 0, "failures": [] })),
-            );
-        }
-        Err(e) => return input_error(*json, imp.error(e)),
-    };
+    let (all, generated_whole) =
+        match obligations::abstract_programs_until(&imp, &order, &bounds, limit.map(|t| started + t)) {
+            Ok((c, whole)) => (if whole { c } else { Vec::new() }, whole),
+            Err(e) => return input_error(*json, imp.error(e)),
+        };
+    if !generated_whole {
+        // none checked; the report is still the run's, incomplete (`mowgli merge` reads it)
+        eprintln!(
+            "inconclusive: the time limit passed while the abstract programs were generated (none checked): \
+             lower `--calls`, `--threads` or `--values`, or raise `--time-limit`"
+        );
+    }
     // a shard checks the abstract programs of its partition; `global[i]` is the
     // index in the whole bound of the i-th of them
     let (global, clients): (Vec<usize>, Vec<obligations::Program>) =
@@ -219,6 +213,7 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
     for r in &mut rep.programs {
         r.index = global.get(r.index).copied().unwrap_or(r.index);
     }
+    rep.complete &= generated_whole;
     if *check_specs {
         use obligations::spec;
         // each library's D is checked by one shard
@@ -268,6 +263,11 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
     }
     let mut doc = serde_json::to_value(&rep).unwrap_or_default();
     doc["abstract_programs"] = serde_json::Value::from(all.len());
+    if !generated_whole {
+        // the bound's count is unknown: `mowgli merge` takes the other shards'
+        doc["abstract_programs"] = serde_json::Value::Null;
+        doc["generation_cut"] = serde_json::Value::Bool(true);
+    }
     let inputs = match run_inputs(&[("implementation", Some(implementation)), ("stamp_order", stamp_order.as_deref())])
     {
         Ok(i) => i,

@@ -68,6 +68,9 @@ pub fn decide_obligations(doc: &Value) -> Decided {
         Verdict::Counterexample => {
             format!("{failures} obligations refuted{}", if d_fails { ", D fails" } else { "" })
         }
+        Verdict::Inconclusive if b(doc, "generation_cut") => "the time limit passed while the abstract programs \
+             were generated (none checked): lower `--calls`, `--threads` or `--values`, or raise `--time-limit`"
+            .to_string(),
         Verdict::Inconclusive if !complete => format!(
             "stopped after {} of {} abstract programs{}{}: the bound was not covered",
             u(doc, "clients"),
