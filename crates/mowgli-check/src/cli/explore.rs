@@ -127,6 +127,10 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool, cat: &Catal
             _ => format!("the two models give the same outcomes on all {} tests", cmp.tests),
         },
     );
+    // the diagnostics on stderr, as every command writes them (stdout: the report)
+    for e in &cmp.errors {
+        eprintln!("{e}");
+    }
     if json {
         return conclude(&decided, Some(serde_json::to_value(&cmp).unwrap_or_default()));
     } else {
@@ -136,9 +140,6 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool, cat: &Catal
                 (&cmp.base, d.base_outcomes, &d.only_base),
                 (&cmp.variant, d.variant_outcomes, &d.only_variant),
             );
-        }
-        for e in &cmp.errors {
-            mowgli_check::outln!("error: {e}");
         }
         mowgli_check::outln!(
             "summary: {} vs {}: {} tests, {} differ, {} the same{}, {} errors; {:.1} ms",
