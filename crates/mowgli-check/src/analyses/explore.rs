@@ -272,9 +272,10 @@ pub fn compare(
     // library models compare the base library's tests only: none among the inputs
     // means nothing was compared, an input error rather than an agreement
     if cmp.tests == 0 && cmp.errors.is_empty() {
-        let given: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        // shown at the first path given (a word of the command line)
+        let first = paths.first().map(|p| p.display().to_string()).unwrap_or_default();
         return Err(InputError::whole_file(
-            given.join(" "),
+            first,
             format!(
                 "none of the {} tests given uses `{}`: nothing was compared (library models compare the tests \
                  of the base library only)",
