@@ -57,7 +57,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub loop_bound: usize,
     /// Worker threads of the search (default: the available parallelism).
-    #[arg(long, value_name = "J")]
+    #[arg(long, value_name = "J", value_parser = super::common::jobs)]
     pub jobs: Option<usize>,
     /// Machine-readable output.
     #[arg(long)]

@@ -39,7 +39,7 @@ pub struct Args {
     #[arg(long, value_name = "S")]
     pub time_limit: Option<f64>,
     /// Worker threads of generated refinement runs (default: the available parallelism).
-    #[arg(long, value_name = "J")]
+    #[arg(long, value_name = "J", value_parser = super::common::jobs)]
     pub jobs: Option<usize>,
 }
 

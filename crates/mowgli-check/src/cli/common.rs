@@ -20,6 +20,17 @@ pub fn seconds(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// Most worker threads `--jobs` may ask for (each is an OS thread).
+pub const MAX_JOBS: usize = 256;
+
+/// A number of worker threads on the command line (`--jobs 4`): 1 to [`MAX_JOBS`].
+pub fn jobs(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_JOBS).contains(&n) => Ok(n),
+        _ => Err(format!("expected a number of worker threads from 1 to {MAX_JOBS}, found `{s}`")),
+    }
+}
+
 /// A command line the argument parser refused: help and version requests are
 /// printed as the parser does; an error becomes a diagnostic at its word of the
 /// command line (`<command line>:1:COLUMN: …`), then the verdict `error` (exit 2).

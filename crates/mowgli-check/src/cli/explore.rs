@@ -69,7 +69,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "DIR", help_heading = "Distinguishing-test search")]
     pub out: Option<PathBuf>,
     /// Worker threads (default: the available parallelism).
-    #[arg(long, value_name = "J", help_heading = "Distinguishing-test search")]
+    #[arg(long, value_name = "J", help_heading = "Distinguishing-test search", value_parser = super::common::jobs)]
     pub jobs: Option<usize>,
     /// Search only the programs whose index (smallest first) is K-1 modulo N (1 ≤ K
     /// ≤ N); `mowgli merge` combines the shards' `--json` reports.

@@ -23,7 +23,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub max_tests: Option<usize>,
     /// Worker threads (default: the available parallelism).
-    #[arg(long, value_name = "J")]
+    #[arg(long, value_name = "J", value_parser = super::common::jobs)]
     pub jobs: Option<usize>,
     /// Compute outcomes under another stamp order.
     #[arg(long, value_name = "FILE")]

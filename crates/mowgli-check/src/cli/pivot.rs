@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long = "locs", visible_alias = "max-locs", value_name = "L", default_value_t = 3)]
     pub max_locs: usize,
     /// Worker threads (default: the available parallelism).
-    #[arg(long, value_name = "J")]
+    #[arg(long, value_name = "J", value_parser = super::common::jobs)]
     pub jobs: Option<usize>,
     /// Write every test as `DIR/NAME.litmus` (library `corerma`: its stock outputs as
     /// `expect allowed`, the outcomes that need the rule as `expect forbidden`).

@@ -133,7 +133,7 @@ pub struct GenArgs {
     #[arg(long, value_name = "S", value_parser = super::common::seconds)]
     pub time_limit: Option<f64>,
     /// Worker threads (default: the available parallelism).
-    #[arg(long, value_name = "J", help_heading = "Generated clients")]
+    #[arg(long, value_name = "J", help_heading = "Generated clients", value_parser = super::common::jobs)]
     pub jobs: Option<usize>,
 }
 
