@@ -628,7 +628,10 @@ fn refine_generated(
             mowgli_check::outln!("{} ({}): {}", w.client, w.file, w.line());
         }
         if let Some(e) = &rep.first_error {
-            mowgli_check::outln!("first error: {e}");
+            mowgli_check::outln!(
+                "{}: {e}",
+                mowgli_check::analyses::merge::first_error_label(rep.first_error_inconclusive)
+            );
         }
         if let Some((name, ms)) = &rep.slowest {
             mowgli_check::outln!("slowest client: {name} ({ms:.1} ms; `--list-clients` prints it)");

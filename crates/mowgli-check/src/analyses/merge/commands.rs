@@ -55,10 +55,11 @@ pub(super) fn merge_refine(docs: &[&Value]) -> Value {
         .iter()
         .filter(|x| !x["first_error_index"].is_null())
         .min_by_key(|x| u(x, "first_error_index"))
-        .map(|x| (x["first_error"].clone(), x["first_error_index"].clone()));
-    let (fe, fi) = first_error.unwrap_or((Value::Null, Value::Null));
+        .map(|x| (x["first_error"].clone(), x["first_error_index"].clone(), b(x, "first_error_inconclusive")));
+    let (fe, fi, fk) = first_error.unwrap_or((Value::Null, Value::Null, false));
     g.insert("first_error".into(), fe);
     g.insert("first_error_index".into(), fi);
+    g.insert("first_error_inconclusive".into(), Value::from(fk));
     g.insert("complete".into(), Value::from(gens.iter().all(|x| b(x, "complete"))));
     g.insert("timed_out".into(), Value::from(gens.iter().any(|x| b(x, "timed_out"))));
     let lists: Vec<&[Value]> = gens.iter().map(|x| arr(x, "classes")).collect();

@@ -28,7 +28,7 @@ pub fn render(doc: &Value, shards: usize, decided: &Decided) -> String {
                 }
             }
             if let Some(e) = g["first_error"].as_str() {
-                out += &format!("first error: {e}\n");
+                out += &format!("{}: {e}\n", super::first_error_label(b(g, "first_error_inconclusive")));
             }
             out += &format!(
                 "summary: implementation `{}` of `{}`: {} clients generated, {} after symmetry reduction, {} checked: {} ok, {} FAIL, {} errors{}\n",

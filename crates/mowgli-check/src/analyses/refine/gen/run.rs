@@ -110,6 +110,9 @@ pub struct GenReport {
     pub first_error: Option<String>,
     /// The index of the client of `first_error` (to merge partitions).
     pub first_error_index: Option<usize>,
+    /// `first_error` is a limit that cut a client's check (inconclusive), not an
+    /// error of the client.
+    pub first_error_inconclusive: bool,
     /// Every size class up to the bound was generated and checked (false after
     /// `--first-fail` or the time limit).
     pub complete: bool,
@@ -190,6 +193,7 @@ pub fn run(
         inconclusive: 0,
         first_error: None,
         first_error_index: None,
+        first_error_inconclusive: false,
         complete: true,
         timed_out: false,
         classes: Vec::new(),
@@ -262,6 +266,7 @@ pub fn run(
                         if rep.first_error.is_none() {
                             rep.first_error = Some(format!("{}: {}", r.name, r.inconclusive.unwrap_or_default()));
                             rep.first_error_index = Some(base + mine[p]);
+                            rep.first_error_inconclusive = true;
                         }
                     } else {
                         rep.ok += 1;
