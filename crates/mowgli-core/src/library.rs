@@ -162,6 +162,18 @@ pub trait Library: Send + Sync {
     fn read_only(&self, _method: MethodId) -> bool {
         false
     }
+    /// Whether some call of `method` may be read-only as made ([`Library::read_only_as_made`]);
+    /// the implementation language uses it to recognise retry loops (see `Prog::Retry`).
+    fn may_be_read_only(&self, method: MethodId) -> bool {
+        self.read_only(method)
+    }
+    /// Whether this call, with the value it returned, only reads (as
+    /// [`Library::read_only`], for this call alone): e.g. a compare-and-swap that
+    /// failed. A library says so in its declaration; by default only calls of
+    /// read-only methods are.
+    fn read_only_as_made(&self, method: MethodId, _args: &[Value], _ret: &Value) -> bool {
+        self.read_only(method)
+    }
     /// A witness search over this library's part of `g` (the events whose `lib` is
     /// `me`); `to` is the stamp order in force.
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a>;
@@ -272,6 +284,12 @@ impl<L: Library + ?Sized> Library for std::sync::Arc<L> {
     }
     fn read_only(&self, method: MethodId) -> bool {
         (**self).read_only(method)
+    }
+    fn may_be_read_only(&self, method: MethodId) -> bool {
+        (**self).may_be_read_only(method)
+    }
+    fn read_only_as_made(&self, method: MethodId, args: &[Value], ret: &Value) -> bool {
+        (**self).read_only_as_made(method, args, ret)
     }
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         (**self).search(g, to, me)

@@ -325,6 +325,16 @@ pub enum Prog {
     /// ([`Hooks::symbolic`]) are merged into one run whose calls return
     /// [`Value::OneOf`] the values.
     Spin(Box<Prog>, Vec<RegId>),
+    /// `loop p` whose iterations that do not break leave no trace in the registers
+    /// (as for [`Prog::Spin`]) and call only methods that may be read-only as made
+    /// (`Library::may_be_read_only`: a compare-and-swap that fails, a retry loop).
+    /// An iteration that does not break and whose calls were all read-only as made
+    /// ([`Hooks::read_only_call`], from their returned values) can be dropped from any
+    /// consistent execution like a spin loop's, so the unfolding drops it; an
+    /// iteration that does not break but wrote counts against the loop bound.
+    ///
+    /// [`Hooks::read_only_call`]: crate::program::unfold::Hooks::read_only_call
+    Retry(Box<Prog>),
     /// `break_k v` (k ≥ 1).
     Break(u32, Expr),
     /// `if c then p1 else p2` (sugar for `let c {true ↦ p1, false ↦ p2}`).
@@ -353,6 +363,7 @@ impl Prog {
             }
             Prog::Loop(b) => Prog::Loop(Box::new(b.map_libs(map))),
             Prog::Spin(b, locals) => Prog::Spin(Box::new(b.map_libs(map)), locals.clone()),
+            Prog::Retry(b) => Prog::Retry(Box::new(b.map_libs(map))),
             Prog::Break(k, e) => Prog::Break(*k, e.clone()),
             Prog::If(c, a, b) => Prog::If(c.clone(), Box::new(a.map_libs(map)), Box::new(b.map_libs(map))),
             Prog::For { var, set, body } => {

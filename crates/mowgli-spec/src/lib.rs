@@ -273,6 +273,11 @@ pub struct Method {
     pub params: Vec<(String, Kind)>,
     pub ret: Vec<RetKind>,
     pub readonly: bool,
+    /// `readonly if ret != e`: a call that returns a value meeting the condition
+    /// only reads (a failed compare-and-swap); the file claims it as for
+    /// `readonly`, and the parser checks that no write access has a stamp the
+    /// stamping gives under the condition.
+    pub readonly_if: Option<Cond>,
     pub stamps: Vec<StampItem>,
     pub accesses: Vec<Access>,
     /// `aX.k in TAG`: the subevents put in a tag set ([`Spec::tags`]).

@@ -201,7 +201,7 @@ impl Host for ImplHost<'_> {
                 format!("`{}` takes {} arguments, found {}", sig.name, sig.params.len(), c.args.len()),
             );
         }
-        lw.mark_call(self.libs[li].read_only(mi));
+        lw.mark_call(self.libs[li].read_only(mi), self.libs[li].may_be_read_only(mi));
         let params = sig.params.clone();
         let mut args = Vec::with_capacity(c.args.len());
         for (a, p) in c.args.iter().zip(params) {

@@ -108,6 +108,8 @@ pub(crate) trait Host {
 struct LoopInfo {
     depth: usize,
     read_only: bool,
+    /// Every call of the body may be read-only as made (`Library::may_be_read_only`).
+    may_read_only: bool,
     writes_outer: bool,
     /// Registers bound in the body (flat registers).
     bound: BTreeSet<RegId>,
@@ -204,13 +206,13 @@ impl Lowerer {
         }
     }
 
-    /// A call of a method that is (or is not) read-only (`Library::read_only`):
-    /// a loop making other calls is no spin loop.
-    pub(crate) fn mark_call(&mut self, read_only: bool) {
-        if !read_only {
-            for l in &mut self.loops {
-                l.read_only = false;
-            }
+    /// A call of a method that is (or is not) read-only (`Library::read_only`), or
+    /// may be read-only as made (`Library::may_be_read_only`): a loop making other
+    /// calls is no spin loop, nor a retry loop.
+    pub(crate) fn mark_call(&mut self, read_only: bool, may_be_read_only: bool) {
+        for l in &mut self.loops {
+            l.read_only &= read_only;
+            l.may_read_only &= read_only || may_be_read_only;
         }
     }
 
@@ -226,6 +228,10 @@ impl Lowerer {
             Ex::Unit(_) => Expr::Val(Value::Unit),
             Ex::Var(n) => {
                 if let Some((r, _, _)) = self.lookup(&n.text) {
+                    if !self.flat {
+                        // (flat registers: the thread's lowering notes its reads)
+                        self.note_read(r);
+                    }
                     return Ok(Expr::Reg(r));
                 }
                 return h.name(self, n);
@@ -356,6 +362,7 @@ impl Lowerer {
                 self.loops.push(LoopInfo {
                     depth: self.scopes.len(),
                     read_only: true,
+                    may_read_only: true,
                     writes_outer: false,
                     bound: BTreeSet::new(),
                     stale: BTreeSet::new(),
@@ -380,19 +387,24 @@ impl Lowerer {
                     None => d0,
                 };
                 self.diverged = div0;
-                let spin = if self.flat {
-                    // Flat registers stay visible after the loop: an iteration that
-                    // does not break must leave no trace in the one that does. So the
-                    // body reads no register it binds unless bound before in the same
-                    // iteration, and every register it binds is bound again before
-                    // each `break` (see `docs/formats.md`).
-                    info.read_only
-                        && info.stale.is_disjoint(&info.bound)
-                        && info.breaks.iter().all(|d| info.bound.iter().all(|r| d.get(r).is_some_and(|&l| l >= level)))
+                // An iteration that does not break must leave no trace in the one
+                // that does, nor after the loop. Flat registers stay visible after
+                // the loop, and so do the variables of an implementation declared
+                // before it: the body reads no register it binds unless bound before
+                // in the same iteration, and every register it binds is bound again
+                // before each `break` (see `docs/formats.md`). Otherwise (a body
+                // that assigns no variable declared outside it) its variables are
+                // its own.
+                let rebinds = info.stale.is_disjoint(&info.bound)
+                    && info.breaks.iter().all(|d| info.bound.iter().all(|r| d.get(r).is_some_and(|&l| l >= level)));
+                let traceless = rebinds || (!self.flat && !info.writes_outer);
+                Ok(if traceless && info.read_only {
+                    Prog::Spin(Box::new(body), locals)
+                } else if traceless && info.may_read_only {
+                    Prog::Retry(Box::new(body))
                 } else {
-                    info.read_only && !info.writes_outer
-                };
-                Ok(if spin { Prog::Spin(Box::new(body), locals) } else { Prog::Loop(Box::new(body)) })
+                    Prog::Loop(Box::new(body))
+                })
             }
             Stmt::For { var, set, body } => {
                 let set = self.expr(set, h)?;

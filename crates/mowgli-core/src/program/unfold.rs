@@ -42,6 +42,12 @@ pub trait Hooks {
     fn symbolic(&self, _lib: LibId, _method: MethodId) -> bool {
         false
     }
+    /// Whether a call made, with the value it returned, only read
+    /// (`Library::read_only_as_made`): [`Prog::Retry`] drops an iteration that does
+    /// not break and made only such calls. By default no call is.
+    fn read_only_call(&self, _lib: LibId, _method: MethodId, _args: &[Value], _ret: &Value) -> bool {
+        false
+    }
     /// Sees every call the unfolding makes, with its position in the thread's
     /// calls, including calls of runs that are later dropped (blocked, stuck).
     fn observe(&mut self, _position: usize, _call: &CallRecord) {}
@@ -349,6 +355,41 @@ impl Unfolder<'_> {
                             } else {
                                 out.push(Unfolding { breaks: r.breaks - 1, ..r });
                             }
+                        }
+                        self.recycle(rs);
+                        Self::check(next.len() + out.len() - start, next.last().or(out.last()))?;
+                    }
+                    frontier = next;
+                    if frontier.is_empty() {
+                        break;
+                    }
+                }
+                if !frontier.is_empty() {
+                    self.hit = true;
+                }
+                Ok(())
+            }
+            Prog::Retry(body) => {
+                let start = out.len();
+                let mut frontier = vec![st];
+                for _ in 0..self.bound {
+                    let mut next = Vec::new();
+                    for s in frontier {
+                        let from = s.calls.len();
+                        let mut rs = self.buffer();
+                        self.go(body, s, &mut rs)?;
+                        for r in rs.drain(..) {
+                            if r.breaks != 0 {
+                                out.push(Unfolding { breaks: r.breaks - 1, ..r });
+                            } else if !r.calls[from..]
+                                .iter()
+                                .all(|c| self.hooks.read_only_call(c.lib, c.method, &c.args, &c.ret))
+                            {
+                                // an iteration that wrote: the loop goes on from it
+                                next.push(r);
+                            }
+                            // else: an iteration that only read and did not break
+                            // (see `Prog::Retry`): dropped
                         }
                         self.recycle(rs);
                         Self::check(next.len() + out.len() - start, next.last().or(out.last()))?;

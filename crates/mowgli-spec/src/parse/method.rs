@@ -46,6 +46,14 @@ impl P<'_> {
             }
         }
         let readonly = self.eat_kw("readonly");
+        let readonly_if = match readonly && self.is_kw("if") {
+            true => {
+                let at = (self.tok().pos, self.tok().len);
+                self.bump();
+                Some((self.cond(&Scope { params: &params, var: None })?, at))
+            }
+            false => None,
+        };
         self.want_p("{")?;
         let mut stamps = None;
         let mut accesses = Vec::new();
@@ -83,7 +91,21 @@ impl P<'_> {
         let Some(stamps) = stamps else {
             return self.err(npos, name.len(), format!("method `{name}` has no `stamps` line"));
         };
-        self.spec.methods.push(Method { name, params, ret, readonly, stamps, accesses, tags });
+        if let Some((c, (pos, len))) = &readonly_if {
+            let under = stamps_under(&stamps, c);
+            if let Some(a) = accesses.iter().find(|a| a.write && under.contains(&a.stamp)) {
+                let st = self.spec.stamps.get(a.stamp).map(|d| d.name.as_str()).unwrap_or("?");
+                let msg = format!(
+                    "`readonly if` claims that such a call only reads, but its stamp `{st}` writes under that condition"
+                );
+                return self.err(*pos, *len, msg);
+            }
+        }
+        let (readonly, readonly_if) = match readonly_if {
+            Some((c, _)) => (false, Some(c)),
+            None => (readonly, None),
+        };
+        self.spec.methods.push(Method { name, params, ret, readonly, readonly_if, stamps, accesses, tags });
         Ok(())
     }
 
@@ -552,4 +574,24 @@ impl P<'_> {
             _ => self.expected("a value (`val(aX)`, `if`, an integer or a parameter)"),
         }
     }
+}
+
+/// The stamps the stamping may give a call whose returned value meets `c`: an
+/// `if` on the same comparison takes its branch, any other both.
+fn stamps_under(items: &[StampItem], c: &Cond) -> Vec<usize> {
+    let mut out = Vec::new();
+    for it in items {
+        match it {
+            StampItem::Stamp { kind, .. } => out.push(*kind),
+            StampItem::For { body, .. } => out.extend(stamps_under(body, c)),
+            StampItem::If { cond, then, els } if cond.val == c.val => {
+                out.extend(stamps_under(if cond.eq == c.eq { then } else { els }, c))
+            }
+            StampItem::If { then, els, .. } => {
+                out.extend(stamps_under(then, c));
+                out.extend(stamps_under(els, c));
+            }
+        }
+    }
+    out
 }

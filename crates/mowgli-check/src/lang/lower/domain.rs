@@ -20,7 +20,7 @@ pub(super) fn sends_other_messages(p: &Prog, libs: &[Box<dyn Library>]) -> bool 
         }
         Prog::Ret(_) | Prog::Break(..) => false,
         Prog::Let { first, rest, .. } => sends_other_messages(first, libs) || sends_other_messages(rest, libs),
-        Prog::Loop(b) | Prog::Spin(b, _) | Prog::For { body: b, .. } => sends_other_messages(b, libs),
+        Prog::Loop(b) | Prog::Spin(b, _) | Prog::Retry(b) | Prog::For { body: b, .. } => sends_other_messages(b, libs),
         Prog::If(_, a, b) => sends_other_messages(a, libs) || sends_other_messages(b, libs),
     }
 }
@@ -67,6 +67,9 @@ impl Hooks for DomainHooks<'_> {
     }
     fn observe(&mut self, position: usize, call: &CallRecord) {
         self.calls.push((position, call.clone()));
+    }
+    fn read_only_call(&self, lib: usize, method: usize, args: &[Value], ret: &Value) -> bool {
+        self.libs[lib].read_only_as_made(method, args, ret)
     }
 }
 
