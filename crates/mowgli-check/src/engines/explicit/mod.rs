@@ -391,9 +391,6 @@ fn run_goal_given<'q, 'd>(
         }
     }
     let groups: Vec<Vec<Group>> = per_thread.iter().map(|runs| group_runs(p, runs)).collect();
-    if std::env::var_os("MOWGLI_DEBUG_GROUPS").is_some() {
-        eprintln!("DEBUG runs {:?} groups {:?}", per_thread.iter().map(|r| r.len()).collect::<Vec<_>>(), groups.iter().map(|g| g.len()).collect::<Vec<_>>());
-    }
     each_group(&per_thread, &groups, p, &mut |events, sym, sym_vals, chosen| {
         if p.deadline.is_some_and(|d| Instant::now() >= d) {
             res.limit = Some(search::TIME_LIMIT.to_string());
