@@ -31,7 +31,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use mowgli_check::analyses::refine::gen::{self, Bounds};
+use mowgli_check::analyses::refine::gen::{self, Bounds, Partition, RunOptions};
+use mowgli_check::analyses::refine::{refine_client, ClientVerdict};
+use mowgli_check::lang::implementation::Implementation;
+use mowgli_libs::catalogue::Catalogue;
 use mowgli_libs::orders::default_order;
 use rayon::prelude::*;
 
@@ -72,8 +75,6 @@ struct Lib {
     name: &'static str,
     /// Locations have a home node.
     placed: bool,
-    /// Names of its locations.
-    locs: [&'static str; 2],
     methods: &'static [Method],
 }
 
@@ -81,7 +82,6 @@ struct Lib {
 static SV: Lib = Lib {
     name: "sv",
     placed: false,
-    locs: ["x", "y"],
     methods: &[
         ("Write", &[P::Loc, P::Val], false),
         ("Read", &[P::Loc], true),
@@ -94,7 +94,6 @@ static SV: Lib = Lib {
 static RDMAWAIT: Lib = Lib {
     name: "rdmawait",
     placed: true,
-    locs: ["x", "y"],
     methods: &[
         ("Read", &[P::LLoc], true),
         ("Write", &[P::LLoc, P::Val], false),
@@ -107,12 +106,11 @@ static RDMAWAIT: Lib = Lib {
     ],
 };
 // specs/libs/bal.lib
-static BAL: Lib = Lib { name: "bal", placed: false, locs: ["", ""], methods: &[("BAR", &[P::Bar], false)] };
+static BAL: Lib = Lib { name: "bal", placed: false, methods: &[("BAR", &[P::Bar], false)] };
 // specs/libs/rbl-core.inc
 static RBL: Lib = Lib {
     name: "rbl",
     placed: false,
-    locs: ["", ""],
     methods: &[("Submit", &[P::RingW, P::Msg], true), ("Receive", &[P::RingR], true)],
 };
 
@@ -550,8 +548,16 @@ fn brute_force(
     let per_shape = |(tnodes, homes, roles): &(Vec<u8>, [Vec<u8>; 2], Vec<u8>)| {
         let mut out: HashMap<Vec<u8>, Class> = HashMap::new();
         let mut outside: BTreeMap<u32, u64> = BTreeMap::new();
-        let seqs: Vec<Vec<Vec<Call>>> = (0..tnodes.len())
-            .map(|i| sequences(&alphabet(sp, tnodes[i], roles[i], homes), sp.calls.min(sp.size)))
+        // per thread, its sequences by length (index 0: length 1)
+        let seqs: Vec<Vec<Vec<Vec<Call>>>> = (0..tnodes.len())
+            .map(|i| {
+                let all = sequences(&alphabet(sp, tnodes[i], roles[i], homes), sp.calls.min(sp.size));
+                let mut by_len = vec![Vec::new(); sp.calls.min(sp.size)];
+                for s in all {
+                    by_len[s.len() - 1].push(s);
+                }
+                by_len
+            })
             .collect();
         let mut add = |threads: Vec<Th>| {
             let cl = Cl { threads, homes };
@@ -563,17 +569,19 @@ fn brute_force(
             }
         };
         if tnodes.len() == 1 {
-            for s in &seqs[0] {
+            for s in seqs[0].iter().flatten() {
                 add(vec![Th { node: tnodes[0], role: roles[0], calls: s }]);
             }
         } else {
-            for s0 in &seqs[0] {
-                for s1 in &seqs[1] {
-                    if s0.len() + s1.len() <= sp.size {
-                        add(vec![
-                            Th { node: tnodes[0], role: roles[0], calls: s0 },
-                            Th { node: tnodes[1], role: roles[1], calls: s1 },
-                        ]);
+            for (l0, by0) in seqs[0].iter().enumerate() {
+                for by1 in seqs[1].iter().take(sp.size.saturating_sub(l0 + 1)) {
+                    for s0 in by0 {
+                        for s1 in by1 {
+                            add(vec![
+                                Th { node: tnodes[0], role: roles[0], calls: s0 },
+                                Th { node: tnodes[1], role: roles[1], calls: s1 },
+                            ]);
+                        }
                     }
                 }
             }
@@ -768,6 +776,7 @@ fn space_equality(w: &Space, b: &Space) {
     let (bf, by_flags) = brute_force(w, b, &|_| false);
     let labelled: u64 = by_flags.values().sum();
     let tb = t.elapsed().as_secs_f64();
+    eprintln!("brute force: {:.1} s", tb);
     let t = Instant::now();
     let (gen, generated) = generator_classes(b);
     let tg = t.elapsed().as_secs_f64();
@@ -864,4 +873,204 @@ fn spaces_are_equal_at_5_calls() {
         let b = space(lib, Some(obs), 3, 5);
         space_equality(&wide(&b), &b);
     }
+}
+
+// ---- verdicts ------------------------------------------------------------------
+
+/// The litmus text of a brute-force client (written here, not the generator's).
+fn render(sp: &Space, c: &Owned) -> String {
+    let cl = c.view();
+    let loc_name = |lib: u8, l: u8| [["x", "y"], ["a", "b"]][lib as usize][l as usize];
+    let mut used = [0u8; 2];
+    let mut obs_used = false;
+    for t in &cl.threads {
+        for call in t.calls {
+            obs_used |= call.lib == 1;
+            for (p, &a) in params(sp, call).iter().zip(&call.a) {
+                if matches!(p, P::LLoc | P::Loc) || (*p == P::LSrc && a < 100) {
+                    used[call.lib as usize] |= 1 << a;
+                }
+            }
+        }
+    }
+    let tn = |i: usize| format!("T{}", i + 1);
+    let with = |bit: u8| {
+        cl.threads.iter().enumerate().filter(|(_, t)| t.role & bit != 0).map(|(i, _)| tn(i)).collect::<Vec<_>>().join(", ")
+    };
+    let mut s = format!("test bf\nlibraries {}", sp.lib.name);
+    if obs_used {
+        s += &format!(", {}", sp.obs.expect("an observer").name);
+    }
+    s += "\n";
+    for (i, t) in cl.threads.iter().enumerate() {
+        s += &format!("thread {} @ {}\n", tn(i), t.node);
+    }
+    for li in 0..2u8 {
+        for (l, &h) in cl.homes[li as usize].iter().enumerate() {
+            if used[li as usize] & (1 << l) != 0 {
+                s += &format!("loc {}{}\n", loc_name(li, l as u8), if h > 0 { format!(" @ {h}") } else { String::new() });
+            }
+        }
+    }
+    if sp.barriers() {
+        s += &format!("barrier z : {}\n", with(1));
+    } else if sp.has_objects() {
+        s += &format!("ring q : writer {} readers {}\n", with(1), with(2));
+    }
+    for (i, t) in cl.threads.iter().enumerate() {
+        s += &format!("{}:\n", tn(i));
+        let mut reg = 0;
+        for call in t.calls {
+            let (name, ps, ret) = sp.sig(call.lib).methods[call.m as usize];
+            let other = sp.libs()[1 - call.lib as usize];
+            let prefix = match other.is_some_and(|o| o.methods.iter().any(|m| m.0 == name)) {
+                true => format!("{}.", sp.sig(call.lib).name),
+                false => String::new(),
+            };
+            let args: Vec<String> = ps
+                .iter()
+                .zip(&call.a)
+                .map(|(p, &a)| match p {
+                    P::LLoc | P::Loc => loc_name(call.lib, a).to_string(),
+                    P::LSrc if a < 100 => loc_name(call.lib, a).to_string(),
+                    P::LSrc => (a - 100).to_string(),
+                    P::Val | P::Exp | P::Node => a.to_string(),
+                    P::Msg => format!("[{a}]"),
+                    P::Nodes => format!(
+                        "{{{}}}",
+                        (1..=8u8).filter(|n| a & (1 << (n - 1)) != 0).map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
+                    ),
+                    P::Wid if a == 0 => "_".to_string(),
+                    P::Wid | P::Await => format!("{}{}", ["d", "e", "f"][a as usize - 1], i + 1),
+                    P::Bar => "z".to_string(),
+                    P::RingW | P::RingR => "q".to_string(),
+                })
+                .collect();
+            s += "  ";
+            if ret {
+                s += &format!("r{reg} = ");
+                reg += 1;
+            }
+            s += &format!("{prefix}{name}({})\n", args.join(", "));
+        }
+    }
+    s
+}
+
+/// (threads, calls of the longest thread, calls in all) of a client.
+fn dims(c: &Owned) -> (usize, usize, usize) {
+    let lens: Vec<usize> = c.threads.iter().map(|t| t.2.len()).collect();
+    (lens.len(), lens.iter().copied().max().unwrap_or(0), lens.iter().sum())
+}
+
+/// The first failing client of `imp` among `cs` (in their order), by `refine`.
+fn first_failing<'c>(imp: &Implementation, sp: &Space, cs: &[&'c Owned]) -> Option<(&'c Owned, String)> {
+    let order = default_order();
+    pool().install(|| {
+        cs.par_iter()
+            .map(|c| (*c, render(sp, c)))
+            .find_first(|(_, text)| {
+                let r = refine_client(imp, &order, "bf", text, 4, true).unwrap_or_else(|e| panic!("{e}\n{text}"));
+                r.verdict == ClientVerdict::Fail
+            })
+    })
+}
+
+/// The generator's run at the bounds of `b`: whether some client fails (its text).
+fn generator_fails(imp: &Implementation, b: &Space) -> Option<String> {
+    let o = RunOptions {
+        partition: Partition::ALL,
+        first_fail: true,
+        loop_bound: 4,
+        jobs: 2,
+        time_limit: None,
+        screen: true,
+        engine: mowgli_check::engines::explicit::Backend::Explicit,
+    };
+    let g = gen::run(imp, &default_order(), &bounds(b), &o, &|_| {}).unwrap_or_else(|e| panic!("{e}"));
+    assert!(g.complete || g.failed > 0, "the generated run stopped undecided");
+    g.failures.first().map(|f| f.text.clone())
+}
+
+/// Verdicts at the bounds of `b`: brute force over the classes inside the space
+/// (and those outside it only by calls per thread, a partial barrier or a
+/// self-copy), `refine` on each implementation; the generator's run fails exactly
+/// when brute force has a failing client inside its space. `expect`: whether each
+/// implementation has a failing client inside (from the paper / the mutant's bug).
+fn verdicts(b: &Space, impls: &[(&str, Option<bool>)]) {
+    let real = Flags::CALLS | Flags::PARTIAL | Flags::SELF_COPY;
+    let t = Instant::now();
+    let (bf, _) = brute_force(&wide(b), b, &|f| f & !real == 0);
+    let mut classes: Vec<(&Vec<u8>, &Class)> = bf.iter().collect();
+    classes.sort_by_key(|(k, c)| (dims(c.rep.as_ref().expect("a representative")), k.to_vec()));
+    let inside: Vec<&Owned> = classes.iter().filter(|(_, c)| c.flags == 0).filter_map(|(_, c)| c.rep.as_ref()).collect();
+    let outside: Vec<(&Owned, u32)> =
+        classes.iter().filter(|(_, c)| c.flags != 0).filter_map(|(_, c)| c.rep.as_ref().map(|r| (r, c.flags))).collect();
+    println!(
+        "{} + {:?} (calls {}/{}): {} classes inside, {} outside only by calls per thread, partial barriers or self-copies ({:.1} s)",
+        b.lib.name,
+        b.obs.map(|o| o.name),
+        b.calls,
+        b.size,
+        inside.len(),
+        outside.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let order = default_order();
+    for &(file, expect) in impls {
+        let t = Instant::now();
+        let imp =
+            Implementation::load(&root().join(file), &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
+        let brute = first_failing(&imp, b, &inside);
+        let gen = generator_fails(&imp, b);
+        let out: Vec<&Owned> = outside.iter().map(|o| o.0).collect();
+        let beyond = first_failing(&imp, b, &out);
+        println!(
+            "  {file}: brute force {}, generator {}, outside {} ({:.1} s)",
+            if brute.is_some() { "FAIL" } else { "none" },
+            if gen.is_some() { "FAIL" } else { "none" },
+            if beyond.is_some() { "FAIL" } else { "none" },
+            t.elapsed().as_secs_f64()
+        );
+        if let Some((_, text)) = &brute {
+            println!("    brute force's first failing client:\n{text}");
+        }
+        if let Some((c, text)) = &beyond {
+            let f = outside.iter().find(|o| std::ptr::eq(o.0, *c)).map_or(0, |o| o.1);
+            println!("    outside the space ({}):\n{text}", describe(f));
+        }
+        assert_eq!(brute.is_some(), gen.is_some(), "{file}: brute force and the generator disagree: {:?}", gen);
+        if let Some(expect) = expect {
+            assert_eq!(brute.is_some(), expect, "{file}: expected {}", if expect { "a failing client" } else { "none" });
+        }
+    }
+}
+
+#[test]
+fn probe_bal4() {
+    let b = space(&BAL, Some(&RDMAWAIT), 3, 4);
+    space_equality(&wide(&b), &b);
+}
+
+#[test]
+fn probe_verdicts() {
+    let t = Instant::now();
+    verdicts(&space(&BAL, Some(&RDMAWAIT), 3, 3), &[
+        ("specs/impls/ibal.impl", None),
+        ("specs/impls/mutants/ibal_loopback.impl", None),
+        ("specs/impls/mutants/ibal_nolocalgf.impl", None),
+        ("specs/impls/mutants/ibal_loopback_nolocalgf.impl", None),
+    ]);
+    println!("{:.1} s", t.elapsed().as_secs_f64());
+    verdicts(&space(&RBL, Some(&SV), 3, 3), &[("specs/impls/irbl.impl", None), ("specs/impls/mutants/irbl_nowait.impl", None)]);
+    println!("{:.1} s", t.elapsed().as_secs_f64());
+    verdicts(&space(&RBL, Some(&RDMAWAIT), 3, 3), &[("specs/impls/irbl.impl", None), ("specs/impls/mutants/irbl_nowait.impl", None)]);
+    println!("{:.1} s", t.elapsed().as_secs_f64());
+    verdicts(&space(&SV, Some(&RDMAWAIT), 2, 3), &[
+        ("specs/impls/isv.impl", None),
+        ("specs/impls/mutants/isv_gf_nowait.impl", None),
+        ("specs/impls/mutants/isv_gf_puts.impl", None),
+        ("specs/impls/mutants/isv_bcast_nowid.impl", None),
+    ]);
+    println!("{:.1} s", t.elapsed().as_secs_f64());
 }
