@@ -213,7 +213,7 @@ impl Flags {
     const UNBALANCED: u32 = 4; // barrier participants call BAR unequally often
     const PARTIAL: u32 = 8; // a barrier some thread does not participate in
     const WID: u32 = 16; // a named wid never waited for, or a Wait with nothing outstanding
-    const EMPTY_NODE: u32 = 32; // a node argument naming a node that hosts nothing
+    const EMPTY_NODE: u32 = 32; // a node argument naming a node that hosts nothing (not a litmus program: "node 2 is not a node of this test")
     const SELF_COPY: u32 = 64; // a Put/Get of a location onto itself
     const CALLS: u32 = 128; // a thread with more calls than the bound
     const LOCS: u32 = 256; // more locations (of either library) than the bound
@@ -358,9 +358,9 @@ fn flags(sp: &Space, b: &Space, cl: &Cl) -> u32 {
             f |= Flags::WID;
         }
     }
-    for li in 0..2 {
-        for (l, &h) in cl.homes[li].iter().enumerate() {
-            if used[li] & (1 << l) != 0 && h > 0 {
+    for (homes, used) in cl.homes.iter().zip(used) {
+        for (l, &h) in homes.iter().enumerate() {
+            if used & (1 << l) != 0 && h > 0 {
                 present |= 1 << (h - 1);
             }
         }
@@ -524,11 +524,7 @@ struct Class {
 /// flagged against the bounds `b`: the renaming classes of those inside (flags 0)
 /// and of those `keep` keeps (with a representative), and how many labelled
 /// clients have each set of flags.
-fn brute_force(
-    sp: &Space,
-    b: &Space,
-    keep: &(dyn Fn(u32) -> bool + Sync),
-) -> (HashMap<Vec<u8>, Class>, BTreeMap<u32, u64>) {
+fn brute_force(sp: &Space, b: &Space, keep: &(dyn Fn(u32) -> bool + Sync)) -> Found {
     let ps = Perms::of(sp);
     let mut shapes = Vec::new();
     for t in 1..=sp.threads {
@@ -588,8 +584,7 @@ fn brute_force(
         }
         (out, outside)
     };
-    let parts: Vec<(HashMap<Vec<u8>, Class>, BTreeMap<u32, u64>)> =
-        pool().install(|| shapes.par_iter().map(per_shape).collect());
+    let parts: Vec<Found> = pool().install(|| shapes.par_iter().map(per_shape).collect());
     let mut all: HashMap<Vec<u8>, Class> = HashMap::new();
     let mut labelled: BTreeMap<u32, u64> = BTreeMap::new();
     for (m, n) in parts {
@@ -602,6 +597,9 @@ fn brute_force(
     }
     (all, labelled)
 }
+
+/// The classes found in a shape, and labelled clients by flags.
+type Found = (HashMap<Vec<u8>, Class>, BTreeMap<u32, u64>);
 
 fn pool() -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("a pool")
@@ -648,13 +646,12 @@ fn parse(sp: &Space, text: &str) -> Owned {
     let mut tnames: Vec<String> = Vec::new();
     let mut threads: Vec<(u8, u8, Vec<Call>)> = Vec::new();
     let mut decl_home: HashMap<String, u8> = HashMap::new();
-    let mut lines = text.lines().peekable();
     let mut cur: Option<usize> = None;
     let mut locs: [Vec<String>; 2] = [vec![], vec![]];
     let mut wid_names: Vec<Vec<String>> = Vec::new();
     let mut homes = [vec![0u8; sp.locs], vec![0u8; sp.olocs]];
     let tix = |tn: &[String], n: &str| tn.iter().position(|t| t == n).unwrap_or_else(|| panic!("thread {n}:\n{text}"));
-    while let Some(line) = lines.next() {
+    for line in text.lines() {
         let l = line.trim();
         if let Some(rest) = l.strip_prefix("thread ") {
             let (n, node) = rest.split_once(" @ ").expect("thread @");
