@@ -107,6 +107,8 @@ static RDMAWAIT: Lib = Lib {
 };
 // specs/libs/bal.lib
 static BAL: Lib = Lib { name: "bal", placed: false, methods: &[("BAR", &[P::Bar], false)] };
+// specs/libs/bal_all.lib (the transitive barrier: the same method)
+static BAL_ALL: Lib = Lib { name: "bal_all", placed: false, methods: &[("BAR", &[P::Bar], false)] };
 // specs/libs/rbl-core.inc
 static RBL: Lib = Lib {
     name: "rbl",
@@ -846,7 +848,7 @@ fn wide(b: &Space) -> Space {
 #[test]
 fn spaces_are_equal_at_3_calls() {
     let t = Instant::now();
-    for (lib, obs) in [(&BAL, &RDMAWAIT), (&RBL, &SV), (&RBL, &RDMAWAIT), (&SV, &RDMAWAIT)] {
+    for (lib, obs) in [(&BAL, &RDMAWAIT), (&BAL_ALL, &RDMAWAIT), (&RBL, &SV), (&RBL, &RDMAWAIT), (&SV, &RDMAWAIT)] {
         let b = space(lib, Some(obs), 2, 3);
         space_equality(&wide(&b), &b);
     }
@@ -859,7 +861,7 @@ fn spaces_are_equal_at_3_calls() {
 #[test]
 #[ignore]
 fn spaces_are_equal_at_4_calls() {
-    for (lib, obs) in [(&BAL, &RDMAWAIT), (&RBL, &SV), (&RBL, &RDMAWAIT), (&SV, &RDMAWAIT)] {
+    for (lib, obs) in [(&BAL, &RDMAWAIT), (&BAL_ALL, &RDMAWAIT), (&RBL, &SV), (&RBL, &RDMAWAIT), (&SV, &RDMAWAIT)] {
         let b = space(lib, Some(obs), 3, 4);
         space_equality(&wide(&b), &b);
     }
@@ -1086,8 +1088,9 @@ const SV_IMPLS: [&str; 4] = [
 ];
 const RBL_IMPLS: [&str; 2] = ["specs/impls/irbl.impl", "specs/impls/mutants/irbl_nowait.impl"];
 
-/// At most 3 calls in all: the nolocalgf mutants fail on one thread's `Put(a, 1, _);
-/// BAR(z); r0 = Read(a)`; nothing else fails inside; at 2 calls per thread the two
+/// At most 3 calls in all: the nolocalgf mutants, and ibal_all_nogf (no global fence
+/// at a barrier's entry, so neither is the caller's own put completed), fail on one
+/// thread's `Put(a, 1, _); BAR(z); r0 = Read(a)`; nothing else fails inside; at 2 calls per thread the two
 /// GF mutants of I_SV fail only outside (the one-thread `Put(a, 1, _); GF({1});
 /// r0 = rdmawait.Read(a)`, 3 calls in one thread).
 #[test]
@@ -1097,6 +1100,10 @@ fn verdicts_agree_at_3_calls() {
     verdicts(
         &space(&BAL, Some(&RDMAWAIT), 3, 3),
         &[(b[0], false, Some(false)), (b[1], false, Some(false)), (b[2], true, None), (b[3], true, None)],
+    );
+    verdicts(
+        &space(&BAL_ALL, Some(&RDMAWAIT), 3, 3),
+        &[("specs/impls/ibal_all.impl", false, Some(false)), ("specs/impls/mutants/ibal_all_nogf.impl", true, None)],
     );
     for obs in [&SV, &RDMAWAIT] {
         verdicts(
