@@ -1179,3 +1179,23 @@ fn brute_force_finds_the_self_read_ring_failure_at_5_calls() {
     let g = generator_fails(&imp, &b).expect("the generator finds it too");
     println!("generator's ({:.1} s):\n{g}", t.elapsed().as_secs_f64());
 }
+
+/// Why a self-copy is a bound and not a theorem (docs/user-guide.md): a loopback
+/// `Put(a, a, _)` is not idle, its NIC write can land after another thread's write
+/// of `a`, so that thread's own read can see 0, which a fence in its place never
+/// shows (RDMA^WAIT's semantics, by `mowgli litmus`).
+#[test]
+fn a_self_copy_is_observable() {
+    use mowgli_check::analyses::litmus;
+    let text = |first: &str, expect: &str| {
+        format!(
+            "test selfcopy\nlibraries rdmawait\nthread T1 @ 1\nthread T2 @ 1\nloc a @ 1\nT1:\n  {first}\nT2:\n  Write(a, 1)\n  r0 = Read(a)\nexpect {expect} T2:r0 = 0\n"
+        )
+    };
+    for (first, expect) in [("Put(a, a, _)", "allowed"), ("Mfence()", "forbidden")] {
+        let t = text(first, expect);
+        let r = litmus::check_text("selfcopy", &t, &default_order(), &Catalogue::builtins())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!r.expectations.is_empty() && r.expectations.iter().all(|e| e.ok), "{t}");
+    }
+}
