@@ -48,12 +48,13 @@ fn a_model_against_itself_differs_nowhere() {
 
 #[test]
 fn renaming_a_library_touches_only_whole_names() {
-    let t = "libraries rdmatso, rdmawait # rdmatso here\nT1:\n  rdmatso.Put(x, 1)\n  rdmatso_nopcie_x = Read(y)\n";
-    let r = explore::rename_library(t, "rdmatso", "rdmatso_nopcie");
-    assert_eq!(
-        r,
-        "libraries rdmatso_nopcie, rdmawait # rdmatso here\nT1:\n  rdmatso_nopcie.Put(x, 1)\n  rdmatso_nopcie_x = Read(y)\n"
-    );
+    let t = "test R\nlibraries rdmatso, rdmawait # rdmatso here\nthread T1 @ 1\nloc x @ 2\nloc y @ 1\nT1:\n  \
+             rdmatso.Put(x, y)\n  rdmatso_x = Read(y)\n";
+    let mut p = mowgli_check::lang::syntax::parse(t).expect("parses");
+    explore::translate_program(&mut p, "rdmatso", "rdmatso_nopcie", &default_order(), &Catalogue::builtins());
+    let r = mowgli_check::lang::print::print(&p);
+    assert!(r.contains("libraries rdmatso_nopcie, rdmawait\n"), "{r}");
+    assert!(r.contains("  rdmatso_nopcie.Put(x, y)\n  rdmatso_x = Read(y)\n"), "{r}");
 }
 
 #[test]

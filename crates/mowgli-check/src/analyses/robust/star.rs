@@ -17,7 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use mowgli_core::StampOrder;
 use serde::Serialize;
 
-use crate::lang::{syntax, InputError};
+use crate::lang::ast::Stmt;
+use crate::lang::{edit, print, syntax, InputError};
 
 use super::*;
 
@@ -60,7 +61,6 @@ pub fn star_text(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) ->
     let need = |r: Result<&'static str, String>| r.map_err(|e| bad(file, text, 1, format!("--to-star: {e}")));
     let (read, write, fence) = (need(to.read())?, need(to.write())?, need(to.fence())?);
     let (put, get, rfence, poll) = (need(to.put())?, need(to.get())?, need(to.fence_towards())?, need(to.poll())?);
-    let src: Vec<&str> = text.lines().collect();
     let mut out = format!("test {}-star\n", ast.name);
     out += &format!(
         "\"{}: the single-server translation (robustness paper §5.3)\"\nlibraries {}\n",
@@ -87,7 +87,9 @@ pub fn star_text(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) ->
         let node = i + 1;
         bodies += &format!("{}:\n", name.text);
         let mut lines = Vec::new();
+        let mut stmts = Vec::new();
         for (_, b) in ast.bodies.iter().filter(|(n, _)| n.text == name.text) {
+            stmts.extend(b.iter().filter(|s| edit::call_of(s).is_some()));
             let Some(ls) = call_lines(b) else {
                 return Err(bad(
                     file,
@@ -99,14 +101,13 @@ pub fn star_text(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) ->
             lines.extend(ls);
         }
         let mut pending = 0usize;
-        for (k, &l) in lines.iter().enumerate() {
-            let line = src.get(l.wrapping_sub(1)).copied().unwrap_or("");
-            let reg = line.trim().split_once(" = ").map(|(r, _)| r.trim().to_string());
-            let Some((m, args)) = call_of(line) else {
+        for (k, (&l, s)) in lines.iter().zip(&stmts).enumerate() {
+            let (reg, Some(call)) = (assigned(s), edit::call_of(s)) else {
                 return Err(bad(file, text, l, "--to-star: expected a call".into()));
             };
             let loc_ok = |x: &str| shared.contains(x);
-            match (from.op(&m, &args), reg) {
+            let mut args = Vec::new();
+            match (from.op_of(call, &mut args), reg) {
                 (Op::Read { loc: x }, Some(r)) if loc_ok(x) => {
                     if node == 1 {
                         bodies += &format!("  {r} = {read}({x})\n");
@@ -114,7 +115,7 @@ pub fn star_text(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) ->
                         let copy = format!("{}_{x}_{}", name.text.to_lowercase(), k + 1);
                         copies += &format!("loc {copy} @ {node}\n");
                         pending += 1;
-                        bodies += &format!("  {}\n  {rfence}(1)\n", to.copy_call(get, &copy, x));
+                        bodies += &format!("  {}\n  {rfence}(1)\n", print::call(&to.copy_call(get, &copy, x)));
                         for _ in 0..pending {
                             bodies += &format!("  {poll}(1)\n");
                         }
@@ -124,10 +125,10 @@ pub fn star_text(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) ->
                 }
                 (Op::Write { loc: x, val: v }, None) if loc_ok(x) && v.parse::<i64>().is_ok() => {
                     if node == 1 {
-                        bodies += &format!("  {}\n", to.write_call(write, x, v));
+                        bodies += &format!("  {}\n", print::call(&to.write_call(write, x, v)));
                     } else {
                         pending += 1;
-                        bodies += &format!("  {}\n", to.copy_call(put, x, v));
+                        bodies += &format!("  {}\n", print::call(&to.copy_call(put, x, v)));
                     }
                 }
                 (Op::Fence, None) => {
@@ -143,7 +144,7 @@ pub fn star_text(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) ->
                         format!(
                             "--to-star: expected `r = Read(x)`, `Write(x, n)` or `Mfence()` on a declared location, \
                              found `{}`",
-                            line.trim()
+                            written(s)
                         ),
                     ))
                 }
@@ -151,6 +152,23 @@ pub fn star_text(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) ->
         }
     }
     Ok(out + &copies + &bodies)
+}
+
+/// The register a call statement assigns (`r = M(…)`, `let r = M(…)`).
+fn assigned(s: &Stmt) -> Option<String> {
+    match s {
+        Stmt::Let { name, .. } | Stmt::Assign { name, .. } => Some(name.text.clone()),
+        _ => None,
+    }
+}
+
+/// A call statement as written (`[r = ]M(…)`).
+fn written(s: &Stmt) -> String {
+    let call = edit::call_of(s).map(print::call).unwrap_or_default();
+    match assigned(s) {
+        Some(r) => format!("{r} = {call}"),
+        None => call,
+    }
 }
 
 /// The outcome keys of the original (its registers and locations) kept.
