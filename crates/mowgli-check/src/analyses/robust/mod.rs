@@ -43,6 +43,8 @@ mod nofix;
 mod preexec;
 pub mod random;
 mod reference;
+#[cfg(test)]
+mod render_tests;
 mod star;
 mod syntactic;
 mod vocab;

@@ -51,7 +51,7 @@ pub struct PollMove {
 /// call of its `after_line` (`after_line < line`; different threads, so the moves do
 /// not cross), its calls at the lines they would have in the moved text: the moved one
 /// at `after_line + 1`, those it passes one line down.
-fn moved(ast: &syntax::Litmus, moves: &[(usize, usize)]) -> syntax::Litmus {
+pub(super) fn moved(ast: &syntax::Litmus, moves: &[(usize, usize)]) -> syntax::Litmus {
     let mut t = ast.clone();
     let line_of = |s: &Stmt| edit::call_of(s).map(|c| c.method.pos.line);
     for &(line, after) in moves {

@@ -68,7 +68,12 @@ struct Written {
 }
 
 /// [`star_text`] as a parsed test (what the check runs).
-fn star_litmus(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) -> Result<syntax::Litmus, InputError> {
+pub(super) fn star_litmus(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+) -> Result<syntax::Litmus, InputError> {
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let (_, models) = model_of(file, text, &ast, None, cat, order)?;
     // the test's calls are read by its library's declared effects, the translation's
