@@ -116,6 +116,21 @@ pub fn explain(
     goal: FixGoal,
     search: NoFix,
 ) -> Result<NoFixReason, InputError> {
+    explain_parsed(file, text, &parsed(file, text)?, order, cat, model, goal, search)
+}
+
+/// [`explain`] of the test `ast` as read from `text`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn explain_parsed(
+    file: &str,
+    text: &str,
+    ast: &syntax::Litmus,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Model,
+    goal: FixGoal,
+    search: NoFix,
+) -> Result<NoFixReason, InputError> {
     if matches!(search, NoFix::ControlFlow | NoFix::NoExecution) {
         return Ok(NoFixReason::Search(search));
     }
@@ -123,8 +138,7 @@ pub fn explain(
         NoFix::Unbreakable { complete, .. } | NoFix::Exhausted { complete, .. } => Some(complete),
         _ => None,
     };
-    let ast = parsed(file, text)?;
-    let polls = own_polls(&ast, cat, order);
+    let polls = own_polls(ast, cat, order);
     // every choice of where each poll goes (its own line, or after an earlier call of
     // its thread), nearest first; the first choice moves nothing
     let mut choices: Vec<Vec<(usize, usize)>> = vec![vec![]];
@@ -143,7 +157,7 @@ pub fn explain(
     }
     let mut best: Option<((usize, usize, u32, usize), NoFixReason)> = None;
     for moves in choices.iter().skip(1) {
-        let t = moved(&ast, moves);
+        let t = moved(ast, moves);
         let Ok(f) = fix_why_parsed(file, text, &t, true, order, cat, model, goal)? else { continue };
         let dist: usize = moves.iter().map(|(l, a)| l - a).sum();
         let key =
