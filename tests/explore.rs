@@ -48,12 +48,13 @@ fn a_model_against_itself_differs_nowhere() {
 
 #[test]
 fn renaming_a_library_touches_only_whole_names() {
-    let t = "libraries rdmatso, rdmawait # rdmatso here\nT1:\n  rdmatso.Put(x, 1)\n  rdmatso_nopcie_x = Read(y)\n";
-    let r = explore::rename_library(t, "rdmatso", "rdmatso_nopcie");
-    assert_eq!(
-        r,
-        "libraries rdmatso_nopcie, rdmawait # rdmatso here\nT1:\n  rdmatso_nopcie.Put(x, 1)\n  rdmatso_nopcie_x = Read(y)\n"
-    );
+    let t = "test R\nlibraries rdmatso, rdmawait # rdmatso here\nthread T1 @ 1\nloc x @ 2\nloc y @ 1\nT1:\n  \
+             rdmatso.Put(x, y)\n  rdmatso_x = Read(y)\n";
+    let mut p = mowgli_check::lang::syntax::parse(t).expect("parses");
+    explore::translate_program(&mut p, "rdmatso", "rdmatso_nopcie", &default_order(), &Catalogue::builtins());
+    let r = mowgli_check::lang::print::print(&p);
+    assert!(r.contains("libraries rdmatso_nopcie, rdmawait\n"), "{r}");
+    assert!(r.contains("  rdmatso_nopcie.Put(x, y)\n  rdmatso_x = Read(y)\n"), "{r}");
 }
 
 #[test]
@@ -67,4 +68,22 @@ fn bad_models_are_reported() {
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// coreRMA's `Flush(n)` is `Rfence(n); Mfence()` over RDMA^TSO (its declaration's
+/// `same_as`): the translation rewrites the parsed test's calls, in nested blocks and
+/// qualified ones too, and keeps the others.
+#[test]
+fn translating_to_rdmatso_expands_flushes() {
+    let t = "test T\nlibraries corerma\nthread P0 @ 1\nthread P1 @ 2\nloc X @ 1 = 1\nloc Y @ 2\nP0:\n  a = Read(X)\n\
+             P1:\n  Put(X, Y)\n  Flush(1)\n  c = Read(Y)\n  if c == 0 { corerma.Flush(1) }\n  b = Read(Y)\n";
+    let mut p = mowgli_check::lang::syntax::parse(t).expect("parses");
+    explore::translate_program(&mut p, "corerma", "rdmatso", &default_order(), &Catalogue::builtins());
+    let r = mowgli_check::lang::print::print(&p);
+    assert!(r.contains("libraries rdmatso\n"), "{r}");
+    assert!(r.contains("  Put(X, Y)\n  Rfence(1)\n  Mfence()\n"), "{r}");
+    assert!(r.contains("rdmatso.Rfence(1)") && r.contains("rdmatso.Mfence()"), "{r}");
+    assert!(!r.contains("Flush") && r.contains("  b = Read(Y)\n"), "{r}");
+    let back = mowgli_check::lang::syntax::parse(&r).expect("the translation parses");
+    assert_eq!(mowgli_check::lang::print::print(&back), r);
 }

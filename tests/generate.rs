@@ -631,7 +631,9 @@ fn search_finds_the_pcie_guarantee_at_the_smallest_size() {
             let r = litmus::check_text(&d.name, text, &order, &Catalogue::builtins()).expect("runs");
             assert_eq!(r.all_ok(), lib_ok, "{text}");
         }
-        let swapped = explore::rename_library(&d.base_text, "rdmatso", "rdmatso_nopcie");
+        let mut swapped = mowgli_check::lang::syntax::parse(&d.base_text).expect("parses");
+        mowgli_check::lang::edit::rename_library(&mut swapped, "rdmatso", "rdmatso_nopcie");
+        let swapped = mowgli_check::lang::print::print(&swapped);
         assert!(!litmus::check_text(&d.name, &swapped, &order, &Catalogue::builtins()).expect("runs").all_ok());
     }
 }

@@ -5,9 +5,16 @@
 use mowgli_libs::catalogue::Catalogue;
 use std::path::{Path, PathBuf};
 
-use mowgli_check::analyses::explore::rename_library;
 use mowgli_check::analyses::litmus;
 use mowgli_libs::orders::default_order;
+
+/// `text` with library `from` renamed `to` ([`mowgli_check::lang::edit::rename_library`]
+/// on the parsed test, printed).
+fn renamed(text: &str, from: &str, to: &str) -> String {
+    let mut t = mowgli_check::lang::syntax::parse(text).unwrap_or_else(|e| panic!("{e:?}"));
+    mowgli_check::lang::edit::rename_library(&mut t, from, to);
+    mowgli_check::lang::print::print(&t)
+}
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -33,7 +40,7 @@ fn robustness_figures_hold_under_rdmasc() {
             continue;
         }
         let text = std::fs::read_to_string(&f).expect("reads");
-        let sc = rename_library(&text, "rdmatso", "rdmasc");
+        let sc = renamed(&text, "rdmatso", "rdmasc");
         assert!(sc.contains("libraries rdmasc"), "{name} runs under rdmasc");
         let r = litmus::check_text(&name, &sc, &order, &Catalogue::builtins()).unwrap_or_else(|e| panic!("{e}"));
         for e in &r.expectations {
@@ -53,7 +60,7 @@ fn store_buffering_separates_rdmasc_from_rdmatso() {
     let sc = litmus::check_text("sb-sc", &text, &order, &Catalogue::builtins()).expect("runs");
     assert!(sc.all_ok());
     assert_eq!(sc.outcomes.len(), 3);
-    let tso = litmus::check_text("sb-tso", &rename_library(&text, "rdmasc", "rdmatso"), &order, &Catalogue::builtins())
+    let tso = litmus::check_text("sb-tso", &renamed(&text, "rdmasc", "rdmatso"), &order, &Catalogue::builtins())
         .expect("runs");
     assert_eq!(tso.outcomes.len(), 4, "RDMA^TSO adds (0, 0)");
 }

@@ -5,7 +5,8 @@
 //! A model is either a stamp-order file (its tables replace the default ones, as
 //! with `--stamp-order`) or a library: `--base rdmatso --variant rdmatso_nopcie`
 //! runs the tests that use `rdmatso` as written and with `rdmatso` renamed to
-//! `rdmatso_nopcie` (in the `libraries` line and in qualified calls). A library file
+//! `rdmatso_nopcie` (in the `libraries` line and in qualified calls, on the parsed
+//! test: [`translate_program`]). A library file
 //! (`NAME.lib`, docs/spec-language.md) is the library of its name: `--base sv
 //! --variant sv_variant.lib` renames `sv` to the file's library.
 
@@ -18,7 +19,9 @@ use mowgli_libs::catalogue::spec_factory;
 use serde::Serialize;
 
 use crate::analyses::litmus;
-use crate::lang::InputError;
+use crate::lang::ast::Stmt;
+use crate::lang::syntax::{self, Litmus};
+use crate::lang::{edit, print, InputError};
 use mowgli_diag::Diagnostic;
 
 /// One side of a comparison.
@@ -115,51 +118,15 @@ pub struct Comparison {
     pub millis: f64,
 }
 
-fn is_ident(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
-}
-
-/// `from` replaced by `to` as a whole word in the `libraries` line and as a call
-/// qualifier `from.`.
-pub fn rename_library(text: &str, from: &str, to: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let code_end = line.find('#').unwrap_or(line.len());
-        let (code, comment) = line.split_at(code_end);
-        let is_libraries = code.trim_start().starts_with("libraries");
-        let mut rest = code;
-        let mut done = String::new();
-        while let Some(pos) = rest.find(from) {
-            let before_ok = rest[..pos].chars().last().is_none_or(|c| !is_ident(c));
-            let after = &rest[pos + from.len()..];
-            let after_char = after.chars().next();
-            let whole = after_char.is_none_or(|c| !is_ident(c));
-            let qualifier = after_char == Some('.');
-            if before_ok && whole && (is_libraries || qualifier) {
-                done.push_str(&rest[..pos]);
-                done.push_str(to);
-            } else {
-                done.push_str(&rest[..pos + from.len()]);
-            }
-            rest = after;
-        }
-        done.push_str(rest);
-        out.push_str(&done);
-        out.push_str(comment);
-    }
-    out
-}
-
-/// `text` over library `to` instead of `from`: the library renamed
-/// ([`rename_library`]) and each call of a method of `from` that `to` lacks written
-/// as the calls its declaration says it is tantamount to ([`mowgli_core::MethodSig::same_as`];
-/// coreRMA's `Flush(n)` is `Rfence(n); Mfence()` over RDMA^TSO, RDMA paper §6),
-/// when `to` has them. Methods of the same name keep their calls.
-pub fn translate_program(text: &str, from: &str, to: &str, order: &StampOrder, cat: &Catalogue) -> String {
-    let renamed = rename_library(text, from, to);
-    let (Ok(fl), Ok(tl)) = (cat.library(from, order), cat.library(to, order)) else {
-        return renamed;
-    };
+/// `t` over library `to` instead of `from`: the library renamed
+/// ([`edit::rename_library`]) and each call statement of a method of `from` that `to`
+/// lacks replaced by the calls its declaration says it is tantamount to
+/// ([`mowgli_core::MethodSig::same_as`]; coreRMA's `Flush(n)` is `Rfence(n); Mfence()`
+/// over RDMA^TSO, RDMA paper §6), when `to` has them. Methods of the same name keep
+/// their calls.
+pub fn translate_program(t: &mut Litmus, from: &str, to: &str, order: &StampOrder, cat: &Catalogue) {
+    edit::rename_library(t, from, to);
+    let (Ok(fl), Ok(tl)) = (cat.library(from, order), cat.library(to, order)) else { return };
     let has = |name: &str| tl.methods().iter().any(|m| m.name == name);
     let expansions: Vec<(&str, &[(&str, bool)])> = fl
         .methods()
@@ -168,26 +135,22 @@ pub fn translate_program(text: &str, from: &str, to: &str, order: &StampOrder, c
         .map(|m| (m.name, m.same_as.as_slice()))
         .collect();
     if expansions.is_empty() {
-        return renamed;
+        return;
     }
-    let mut out = String::with_capacity(renamed.len());
-    for line in renamed.lines() {
-        let t = line.trim_start();
-        let call = t.split_once('(').filter(|_| !t.starts_with('#'));
-        match call.and_then(|(m, rest)| expansions.iter().find(|(n, _)| *n == m.trim()).map(|(_, e)| (*e, rest))) {
-            Some((calls, rest)) => {
-                let indent = &line[..line.len() - t.len()];
-                for (m, takes_args) in calls {
-                    out += &format!("{indent}{m}({}\n", if *takes_args { rest } else { ")" });
-                }
-            }
-            None => {
-                out += line;
-                out.push('\n');
-            }
+    let expand = |s: &Stmt| {
+        // a call statement of the test's library (unqualified, or qualified by it)
+        let Stmt::Call(c) = s else { return None };
+        if c.lib.as_ref().is_some_and(|l| l.text != to) {
+            return None;
         }
+        let (_, calls) = expansions.iter().find(|(n, _)| *n == c.method.text)?;
+        let lib = c.lib.as_ref().map(|l| l.text.as_str());
+        let args = |takes: bool| if takes { c.args.clone() } else { vec![] };
+        Some(calls.iter().map(|(m, takes)| edit::call_stmt(lib, m, args(*takes))).collect())
+    };
+    for (_, body) in &mut t.bodies {
+        *body = edit::expand_stmts(std::mem::take(body), &mut |s| expand(s));
     }
-    out
 }
 
 fn outcome_set(r: &litmus::TestReport) -> BTreeSet<String> {
@@ -223,19 +186,25 @@ pub fn compare(
                 continue;
             }
         };
-        let (bt, bo, vt, vo) = match (base, variant) {
-            (Model::Order { order: a, .. }, Model::Order { order: b, .. }) => (text.clone(), a, text.clone(), b),
+        let ast = match syntax::parse(&text) {
+            Ok(t) => t,
+            Err(e) => {
+                cmp.errors.push(e.in_file(&file, &text));
+                continue;
+            }
+        };
+        let (bo, vt, vo) = match (base, variant) {
+            (Model::Order { order: a, .. }, Model::Order { order: b, .. }) => (a, ast.clone(), b),
             (Model::Library(a), Model::Library(b)) => {
-                // tests of the base library only
-                let uses = text.lines().any(|l| {
-                    let l = l.split('#').next().unwrap_or("").trim_start();
-                    l.starts_with("libraries") && l["libraries".len()..].split(',').any(|n| n.trim() == a)
-                });
-                if !uses {
+                // tests that list the base library only (a test in herd7's format lists
+                // none: it runs over its implicit library as written)
+                if ast.herd.is_some() || !edit::uses_library(&ast, a) {
                     cmp.skipped += 1;
                     continue;
                 }
-                (text.clone(), default, translate_program(&text, a, b, default, cat), default)
+                let mut vt = ast.clone();
+                translate_program(&mut vt, a, b, default, cat);
+                (default, vt, default)
             }
             _ => {
                 return Err(InputError::whole_file(
@@ -244,8 +213,9 @@ pub fn compare(
                 ))
             }
         };
-        let rb = litmus::check_text(&file, &bt, bo, cat);
-        let rv = litmus::check_text(&file, &vt, vo, cat);
+        // the variant's positions are the test's (an inserted call has none)
+        let rb = litmus::check_parsed(&file, &text, &ast, bo, cat);
+        let rv = litmus::check_parsed(&file, &text, &vt, vo, cat);
         let (rb, rv) = match (rb, rv) {
             (Ok(a), Ok(b)) => (a, b),
             (Err(e), _) | (_, Err(e)) => {
@@ -404,9 +374,12 @@ pub fn search(
         _ => return Err("--base and --variant must both be libraries or both stamp-order files".into()),
     };
     let g = crate::analyses::refine::gen::Generator::in_catalogue(&lib, bo, cat, &opts.bounds)?;
-    let variant_program = |text: &str| match (base, variant) {
-        (Model::Library(a), Model::Library(b)) => translate_program(text, a, b, default, cat),
-        _ => text.to_string(),
+    let variant_program = |t: &Litmus| {
+        let mut t = t.clone();
+        if let (Model::Library(a), Model::Library(b)) = (base, variant) {
+            translate_program(&mut t, a, b, default, cat);
+        }
+        t
     };
     let run_with = |m: &Model| match m {
         Model::Order { label, .. } => format!(" (run: mowgli litmus --stamp-order {label} FILE)"),
@@ -445,10 +418,12 @@ pub fn search(
                     let i = mine[p];
                     let name = format!("search-{lib}-{}", index + i);
                     let description = format!("distinguishes {} from {}", base.label(), variant.label());
-                    let program = g.render_with(&class, i, &name, &description);
-                    let vprogram = variant_program(&program);
-                    let r = crate::analyses::litmus::outcomes_of_text(&program, bo, cat, true)
-                        .and_then(|ob| Ok((ob, crate::analyses::litmus::outcomes_of_text(&vprogram, vo, cat, true)?)))
+                    let bt = g.litmus_with(&class, i, &name, &description);
+                    let vt = variant_program(&bt);
+                    // texts only for the report (the programs are run as generated)
+                    let (program, vprogram) = (print::print(&bt), print::print(&vt));
+                    let r = litmus::outcomes_of(&bt, &program, bo, cat, true)
+                        .and_then(|ob| Ok((ob, litmus::outcomes_of(&vt, &vprogram, vo, cat, true)?)))
                         .map_err(|e| format!("{name}: {}", e.msg))
                         .map(|(ob, ov)| {
                             if ob == ov {

@@ -342,8 +342,10 @@ pub fn generate_suite_with(
                             b.locs,
                             b.values
                         );
-                        let program = g.render_with(&class, i, &name, &description);
-                        let r = litmus::outcomes_of_text(&program, order, cat, true)
+                        let ast = g.litmus_with(&class, i, &name, &description);
+                        // the text is the file written; the program runs as generated
+                        let program = crate::lang::print::print(&ast);
+                        let r = litmus::outcomes_of(&ast, &program, order, cat, true)
                             .map_err(|e| format!("{name}: {}", e.msg))
                             .and_then(|outs| {
                                 if outs.is_empty() {

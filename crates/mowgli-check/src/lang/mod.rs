@@ -1,4 +1,5 @@
-//! The source languages: the litmus format (`syntax`, `lex`, its printer `print`),
+//! The source languages: the litmus format (`syntax`, `lex`, its printer `print`,
+//! the edits analyses make of a parsed test `edit`),
 //! herd7's x86 format (`herd`), the implementation files with their statement
 //! grammar (`grammar`, `implementation`) and `concretise` lines (`maps`), and their
 //! lowering to the engine's problems (`lower`); the project file `mowgli.toml`
@@ -7,6 +8,7 @@
 
 pub mod ast;
 pub mod cursor;
+pub mod edit;
 pub mod grammar;
 pub mod herd;
 pub mod implementation;

@@ -180,6 +180,19 @@ pub fn check_text_on(
     declarative(file, text, order, cat, prune, backend, DomainLimits::default()).map(|(r, _, _)| r)
 }
 
+/// [`check_text`] on a test already parsed (and perhaps edited: [`crate::lang::edit`]);
+/// `text` is the source its positions refer to, for diagnostics.
+pub fn check_parsed(
+    file: &str,
+    text: &str,
+    ast: &syntax::Litmus,
+    order: &StampOrder,
+    cat: &Catalogue,
+) -> Result<TestReport, InputError> {
+    let (backend, limits) = (explicit::Backend::Explicit, DomainLimits::default());
+    declarative_parsed(file, text, ast, order, cat, true, backend, limits).map(|(r, _, _)| r)
+}
+
 /// Every reachable outcome with one consistent execution that has it.
 pub type Witnesses = BTreeMap<explicit::Outcome, Option<explicit::Witness>>;
 
@@ -193,9 +206,24 @@ fn declarative(
     backend: explicit::Backend,
     limits: DomainLimits,
 ) -> Result<(TestReport, lower::Lowered, Witnesses), InputError> {
-    let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let mut low = lower::lower_with(&ast, order, cat, limits).map_err(|e| e.in_file(file, text))?;
+    declarative_parsed(file, text, &ast, order, cat, prune, backend, limits)
+}
+
+/// [`declarative`] on a parsed test whose positions refer to `text`.
+#[allow(clippy::too_many_arguments)]
+fn declarative_parsed(
+    file: &str,
+    text: &str,
+    ast: &syntax::Litmus,
+    order: &StampOrder,
+    cat: &Catalogue,
+    prune: bool,
+    backend: explicit::Backend,
+    limits: DomainLimits,
+) -> Result<(TestReport, lower::Lowered, Witnesses), InputError> {
+    let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
+    let mut low = lower::lower_with(ast, order, cat, limits).map_err(|e| e.in_file(file, text))?;
     if let Some(h) = &ast.herd {
         show_herd_locations(&mut low, h);
     }
@@ -438,10 +466,33 @@ pub fn outcomes_of_text_on(
     prune: bool,
     backend: explicit::Backend,
 ) -> Result<Vec<BTreeMap<String, String>>, InputError> {
+    let ast = syntax::parse(text).map_err(|e| e.in_file("<text>", text))?;
+    outcomes_of_on(&ast, text, order, cat, prune, backend)
+}
+
+/// [`outcomes_of_text`] of a parsed test (a generated or edited one: its positions,
+/// if any, refer to `text`).
+pub fn outcomes_of(
+    ast: &syntax::Litmus,
+    text: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+    prune: bool,
+) -> Result<Vec<BTreeMap<String, String>>, InputError> {
+    outcomes_of_on(ast, text, order, cat, prune, explicit::Backend::Explicit)
+}
+
+fn outcomes_of_on(
+    ast: &syntax::Litmus,
+    text: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+    prune: bool,
+    backend: explicit::Backend,
+) -> Result<Vec<BTreeMap<String, String>>, InputError> {
     let file = "<text>";
     let ie = |line, col, msg: String| InputError::new(syntax::Pos { line, col }, msg).in_file(file, text);
-    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let mut low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, text))?;
+    let mut low = lower::lower(ast, order, cat).map_err(|e| e.in_file(file, text))?;
     low.shown_locs = low
         .world
         .locs

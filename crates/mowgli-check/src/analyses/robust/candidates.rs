@@ -37,7 +37,9 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::lang::{syntax, InputError};
+use crate::lang::ast::{CallEx, Ex, Stmt};
+use crate::lang::syntax::{LocDecl, Pos};
+use crate::lang::{edit, print, syntax, InputError};
 
 /// What a candidate inserts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,12 +68,18 @@ enum Own {
 
 /// The candidate insertions of a test and how to write a chosen set of them into it.
 pub(super) struct Candidates {
-    src: Vec<String>,
-    /// The last `loc` line (0-based), after which the fresh locations are declared.
-    last_loc: Option<usize>,
+    /// The test the insertions are written into ([`Candidates::render`]).
+    ast: syntax::Litmus,
     /// (source line the insertion goes after, the insertion)
     pub(super) cands: Vec<(usize, Insertion)>,
     pub(super) kind: Vec<Kind>,
+    /// Per candidate: the call it inserts (the get of a `GP` block), and the fresh
+    /// location it declares (name, node).
+    call: Vec<CallEx>,
+    fresh: Vec<Option<(String, i64)>>,
+    /// Per candidate: where it is written, (body, the index of the statement it goes
+    /// before) of the test.
+    place: Vec<(usize, usize)>,
     /// Per candidate: its thread (index into `own`) and point (it goes after that many
     /// calls of the thread).
     at: Vec<(usize, usize)>,
@@ -87,123 +95,146 @@ pub(super) struct Candidates {
     poll: &'static str,
 }
 
+/// The methods a fix inserts (by their declared effects).
+struct Inserted {
+    get: &'static str,
+    rfence: &'static str,
+    mfence: &'static str,
+}
+
 impl Candidates {
-    /// The candidates of the test (see the module's doc); `None` when a thread has
-    /// control flow.
+    /// The candidates of the test `ast` (see the module's doc); `None` when a thread
+    /// has control flow.
     pub(super) fn of(
         file: &str,
-        text: &str,
+        ast: &syntax::Litmus,
         model: Model,
         cat: &Catalogue,
         order: &StampOrder,
     ) -> Result<Option<Candidates>, InputError> {
-        let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
         let lib = ast.libraries.first().map(|n| n.text.clone()).unwrap_or_default();
         let words = Vocab::named(&lib, cat, order);
-        let vocab = &words;
         let missing = |e: String| input_error(file, 1, 1, format!("`mowgli robust --fix` on {lib}: {e}"));
-        let (get, rfence, mfence, poll) = (
-            vocab.get().map_err(missing)?,
-            vocab.fence_towards().map_err(missing)?,
-            vocab.fence().map_err(missing)?,
-            vocab.poll().map_err(missing)?,
-        );
-        let mut nodes: Vec<i64> = ast.threads.iter().map(|(_, n)| *n).collect();
-        nodes.extend(ast.locs.iter().filter_map(|d| d.node));
-        nodes.sort();
-        nodes.dedup();
+        let m = Inserted {
+            get: words.get().map_err(missing)?,
+            rfence: words.fence_towards().map_err(missing)?,
+            mfence: words.fence().map_err(missing)?,
+        };
+        let poll = words.poll().map_err(missing)?;
         let loc_node: BTreeMap<String, i64> =
             ast.locs.iter().filter_map(|d| Some((d.name.text.clone(), d.node?))).collect();
-        let src: Vec<&str> = text.lines().collect();
         let mut c = Candidates {
-            src: src.iter().map(|s| s.to_string()).collect(),
-            last_loc: src.iter().rposition(|l| l.trim_start().starts_with("loc ")),
+            ast: ast.clone(),
             cands: Vec::new(),
             kind: Vec::new(),
+            call: Vec::new(),
+            fresh: Vec::new(),
+            place: Vec::new(),
             at: Vec::new(),
             twin_of: Vec::new(),
             own: Vec::new(),
             loc_node,
-            vocab: words.clone(),
+            vocab: words,
             poll,
         };
-        for (name, body) in &ast.bodies {
-            let Some(lines) = call_lines(body) else { return Ok(None) };
-            let Some(&(_, here)) = ast.threads.iter().find(|(n, _)| n.text == name.text) else { continue };
-            let t = c.own.len();
-            c.own.push(lines.iter().map(|&l| c.own_call(src.get(l.wrapping_sub(1)).copied())).collect());
-            let remote: Vec<(&str, i64)> = ast
-                .locs
-                .iter()
-                .filter_map(|d| Some((d.name.text.as_str(), d.node?)))
-                .filter(|&(_, n)| n != here)
-                .collect();
-            for p in 0..lines.len() {
-                let after = if p == 0 { name.pos.line } else { lines[p - 1] };
-                let mut push = |kind: Kind, instr: String, cost: u32, decl: Option<String>| {
-                    let thread = name.text.clone();
-                    c.cands.push((after, Insertion { thread, after_line: after, instr, cost, decl }));
-                    c.kind.push(kind);
-                    c.at.push((t, p));
-                    c.twin_of.push(None);
-                };
-                for &(y, n) in &remote {
-                    let f = format!("g_{}_{after}_{y}", name.text);
-                    push(
-                        Kind::Get { n },
-                        format!("  {}", words.copy_call(get, &f, y)),
-                        4,
-                        Some(format!("loc {f} @ {here}")),
-                    );
-                    let f = format!("gp_{}_{after}_{y}", name.text);
-                    // the polls are written by [`Candidates::plan`]
-                    push(
-                        Kind::Gp { n },
-                        format!("  {}", words.copy_call(get, &f, y)),
-                        gp_cost(1),
-                        Some(format!("loc {f} @ {here}")),
-                    );
-                }
-                if p == 0 {
-                    continue;
-                }
-                for &n in nodes.iter().filter(|&&n| n != here) {
-                    push(Kind::Rfence, format!("  {rfence}({n})"), 1, None);
-                }
-                if model == Model::Tso {
-                    push(Kind::Mfence, format!("  {mfence}()"), 2, None);
-                }
-                for &n in nodes.iter().filter(|&&n| n != here) {
-                    push(Kind::Poll { n }, format!("  {poll}({n})"), 3, None);
-                }
+        for b in 0..ast.bodies.len() {
+            if !c.thread(b, &m, model)? {
+                return Ok(None);
             }
         }
-        // the twins, after every first copy
-        for i in 0..c.cands.len() {
-            let (l, mut ins) = c.cands[i].clone();
-            if let Some(d) = &ins.decl {
-                let f = d.split_whitespace().nth(1).unwrap_or_default().to_string();
-                ins.decl = Some(d.replacen(&f, &format!("{f}_2"), 1));
-                ins.instr = ins.instr.replacen(&format!("({f},"), &format!("({f}_2,"), 1);
-            }
-            c.cands.push((l, ins));
-            c.kind.push(c.kind[i]);
-            c.at.push(c.at[i]);
-            c.twin_of.push(Some(i));
-        }
+        c.twins();
         Ok(Some(c))
     }
 
-    /// A call of the program's own (its source line).
-    fn own_call(&self, line: Option<&str>) -> Own {
+    /// The candidates of body `b` (`false`: it has control flow).
+    fn thread(&mut self, b: usize, m: &Inserted, model: Model) -> Result<bool, InputError> {
+        let ast = &self.ast;
+        let (name, body) = &ast.bodies[b];
+        let Some(lines) = call_lines(body) else { return Ok(false) };
+        let Some(&(_, here)) = ast.threads.iter().find(|(n, _)| n.text == name.text) else { return Ok(true) };
+        let (vocab, poll) = (self.vocab.clone(), self.poll);
+        let mut nodes: Vec<i64> = ast.threads.iter().map(|(_, n)| *n).collect();
+        nodes.extend(ast.locs.iter().filter_map(|d| d.node));
+        nodes.sort();
+        nodes.dedup();
+        let remote: Vec<(String, i64)> =
+            ast.locs.iter().filter_map(|d| Some((d.name.text.clone(), d.node?))).filter(|&(_, n)| n != here).collect();
+        // the statement after each call
+        let next: Vec<usize> = (0..body.len()).filter(|&i| edit::call_of(&body[i]).is_some()).map(|i| i + 1).collect();
+        let own: Vec<Own> = body.iter().filter_map(edit::call_of).map(|c| self.own_call(c)).collect();
+        let (thread, label) = (name.text.clone(), name.pos.line);
+        let t = self.own.len();
+        self.own.push(own);
+        let int = |n: i64| Ex::Int(n, Pos::default());
+        for p in 0..lines.len() {
+            let after = if p == 0 { label } else { lines[p - 1] };
+            let place = (b, if p == 0 { 0 } else { next[p - 1] });
+            let mut push = |kind: Kind, call: CallEx, cost: u32, fresh: Option<(String, i64)>| {
+                let decl = fresh.as_ref().map(|(f, n)| format!("loc {f} @ {n}"));
+                let instr = print::call(&call);
+                self.cands.push((after, Insertion { thread: thread.clone(), after_line: after, instr, cost, decl }));
+                self.kind.push(kind);
+                self.call.push(call);
+                self.fresh.push(fresh);
+                self.place.push(place);
+                self.at.push((t, p));
+                self.twin_of.push(None);
+            };
+            for (y, n) in &remote {
+                let f = format!("g_{thread}_{after}_{y}");
+                push(Kind::Get { n: *n }, vocab.copy_call(m.get, &f, y), 4, Some((f, here)));
+                // the polls are written by [`Candidates::plan`]
+                let f = format!("gp_{thread}_{after}_{y}");
+                push(Kind::Gp { n: *n }, vocab.copy_call(m.get, &f, y), gp_cost(1), Some((f, here)));
+            }
+            if p == 0 {
+                continue;
+            }
+            for &n in nodes.iter().filter(|&&n| n != here) {
+                push(Kind::Rfence, edit::call(None, m.rfence, vec![int(n)]), 1, None);
+            }
+            if model == Model::Tso {
+                push(Kind::Mfence, edit::call(None, m.mfence, vec![]), 2, None);
+            }
+            for &n in nodes.iter().filter(|&&n| n != here) {
+                push(Kind::Poll { n }, edit::call(None, poll, vec![int(n)]), 3, None);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The twins, after every first copy (a fresh location `f` becomes `f_2`).
+    fn twins(&mut self) {
+        for i in 0..self.cands.len() {
+            let (l, mut ins) = self.cands[i].clone();
+            let mut call = self.call[i].clone();
+            let fresh = self.fresh[i].clone().map(|(f, n)| {
+                let f2 = format!("{f}_2");
+                for a in call.args.iter_mut().filter(|a| matches!(a, Ex::Var(v) if v.text == f)) {
+                    *a = edit::arg(&f2);
+                }
+                (f2, n)
+            });
+            ins.decl = fresh.as_ref().map(|(f, n)| format!("loc {f} @ {n}"));
+            ins.instr = print::call(&call);
+            self.cands.push((l, ins));
+            self.kind.push(self.kind[i]);
+            self.call.push(call);
+            self.fresh.push(fresh);
+            self.place.push(self.place[i]);
+            self.at.push(self.at[i]);
+            self.twin_of.push(Some(i));
+        }
+    }
+
+    /// A call of the program's own.
+    fn own_call(&self, c: &CallEx) -> Own {
         let node = |x: &str| self.loc_node.get(x).copied();
-        match line.and_then(call_of) {
-            Some((m, args)) => match self.vocab.op(&m, &args) {
-                Op::Copy { remote } => node(remote).map(Own::Op).unwrap_or(Own::Other),
-                Op::Complete { node: n } => n.parse().map(Own::Poll).unwrap_or(Own::Other),
-                _ => Own::Other,
-            },
-            None => Own::Other,
+        let mut args = Vec::new();
+        match self.vocab.op_of(c, &mut args) {
+            Op::Copy { remote } => node(remote).map(Own::Op).unwrap_or(Own::Other),
+            Op::Complete { node: n } => n.parse().map(Own::Poll).unwrap_or(Own::Other),
+            _ => Own::Other,
         }
     }
 
@@ -270,18 +301,15 @@ impl Candidates {
     }
 
     /// The candidates of `set` (increasing indices, so in the order they are written)
-    /// as written together: each one's text and cost. A `GP` block polls up to its get,
+    /// as written together: each one's calls and cost. A `GP` block polls up to its get,
     /// counting the operations pending before it with the insertions of the set.
-    pub(super) fn plan(&self, set: &[usize]) -> Vec<(String, u32)> {
+    pub(super) fn plan(&self, set: &[usize]) -> Vec<(Vec<CallEx>, u32)> {
         let (before, _) = self.walk(set);
         set.iter()
             .zip(before)
-            .map(|(&c, pending)| {
-                let (_, i) = &self.cands[c];
-                match self.kind[c] {
-                    Kind::Gp { n } => (gp_block(&i.instr, self.poll, n, pending + 1), gp_cost(pending + 1)),
-                    _ => (i.instr.clone(), i.cost),
-                }
+            .map(|(&c, pending)| match self.kind[c] {
+                Kind::Gp { n } => (gp_block(&self.call[c], self.poll, n, pending + 1), gp_cost(pending + 1)),
+                _ => (vec![self.call[c].clone()], self.cands[c].1.cost),
             })
             .collect()
     }
@@ -309,46 +337,51 @@ impl Candidates {
             || (0..self.cands.len()).any(|g| self.at[g].0 == self.at[i].0 && self.kind[g] == Kind::Get { n })
     }
 
-    /// The test with the insertions `set`, and per line of it (0-based) where it stands
-    /// in the original: `2 l` for the original line `l`, `2 l + 1` for a line inserted
-    /// after it.
-    pub(super) fn render(&self, set: &[usize]) -> (String, Vec<usize>) {
+    /// The test with the insertions `set` (their fresh locations declared after the
+    /// test's), and where each call stands in the original: the calls are numbered
+    /// 1, 2, … in order (their line), and the number k stands at `at[k - 1]`: `2 l`
+    /// for the call of the original line `l`, `2 l + 1` for one inserted after it.
+    pub(super) fn render(&self, set: &[usize]) -> (syntax::Litmus, Vec<usize>) {
         let plan = self.plan(set);
-        let mut out = String::new();
+        let mut t = self.ast.clone();
+        for (f, n) in set.iter().filter_map(|&c| self.fresh[c].as_ref()) {
+            t.locs.push(LocDecl { name: edit::name(f), node: Some(*n), init: None, size: None });
+        }
         let mut at = Vec::new();
-        for (ln, line) in self.src.iter().enumerate() {
-            out += line;
-            out.push('\n');
-            at.push(2 * (ln + 1));
-            if Some(ln) == self.last_loc {
-                for &c in set {
-                    if let Some(d) = &self.cands[c].1.decl {
-                        out += d;
-                        out.push('\n');
-                        at.push(2 * (ln + 1));
+        let mut number = |s: &mut Stmt, code: usize| {
+            if let Some(c) = edit::call_of_mut(s) {
+                at.push(code);
+                c.method.pos.line = at.len();
+            }
+        };
+        for (b, (_, body)) in t.bodies.iter_mut().enumerate() {
+            let old = std::mem::take(body);
+            for i in 0..=old.len() {
+                for (&c, (calls, _)) in set.iter().zip(&plan).filter(|(&c, _)| self.place[c] == (b, i)) {
+                    for call in calls {
+                        let mut s = Stmt::Call(call.clone());
+                        number(&mut s, 2 * self.cands[c].0 + 1);
+                        body.push(s);
                     }
                 }
-            }
-            for (&c, (instr, _)) in set.iter().zip(&plan) {
-                if self.cands[c].0 == ln + 1 {
-                    for l in instr.lines() {
-                        out += l;
-                        out.push('\n');
-                        at.push(2 * (ln + 1) + 1);
-                    }
+                if let Some(s) = old.get(i) {
+                    let mut s = s.clone();
+                    let line = edit::call_of(&s).map_or(0, |c| c.method.pos.line);
+                    number(&mut s, 2 * line);
+                    body.push(s);
                 }
             }
         }
-        (out, at)
+        (t, at)
     }
 
-    /// The insertions of `set` as reported (a block's lines joined by `; `).
+    /// The insertions of `set` as reported (a block's calls joined by `; `).
     pub(super) fn insertions(&self, set: &[usize]) -> Vec<Insertion> {
         set.iter()
             .zip(self.plan(set))
-            .map(|(&c, (instr, cost))| {
+            .map(|(&c, (calls, cost))| {
                 let mut i = self.cands[c].1.clone();
-                i.instr = instr.lines().map(str::trim).collect::<Vec<_>>().join("; ");
+                i.instr = calls.iter().map(print::call).collect::<Vec<_>>().join("; ");
                 i.cost = cost;
                 i
             })
@@ -358,27 +391,16 @@ impl Candidates {
     /// [`Candidates::blocks`] on the written program: in some thread, more `Poll(n)`
     /// than puts and gets towards n so far.
     pub(super) fn blocks_written(&self, set: &[usize]) -> bool {
-        let (text, _) = self.render(set);
-        let mut ops: BTreeMap<i64, usize> = BTreeMap::new();
-        let mut polls: BTreeMap<i64, usize> = BTreeMap::new();
+        let (t, _) = self.render(set);
         let node = |x: &str| self.loc_node.get(x).copied();
-        let fresh: BTreeMap<String, i64> = set
-            .iter()
-            .filter_map(|&c| self.cands[c].1.decl.as_deref())
-            .filter_map(|d| {
-                let w: Vec<&str> = d.split_whitespace().collect();
-                Some((w.get(1)?.to_string(), w.get(3)?.parse().ok()?))
-            })
-            .collect();
-        for line in text.lines() {
-            let l = line.trim();
-            if l.ends_with(':') && !l.contains(' ') {
-                ops.clear();
-                polls.clear();
-                continue;
-            }
-            match call_of(l) {
-                Some((m, args)) => match self.vocab.op(&m, &args) {
+        let fresh: BTreeMap<&str, i64> =
+            set.iter().filter_map(|&c| self.fresh[c].as_ref()).map(|(f, n)| (f.as_str(), *n)).collect();
+        for (_, body) in &t.bodies {
+            let mut ops: BTreeMap<i64, usize> = BTreeMap::new();
+            let mut polls: BTreeMap<i64, usize> = BTreeMap::new();
+            for c in body.iter().filter_map(edit::call_of) {
+                let mut args = Vec::new();
+                match self.vocab.op_of(c, &mut args) {
                     Op::Copy { remote: x } => {
                         if let Some(n) = node(x).or_else(|| fresh.get(x).copied()) {
                             *ops.entry(n).or_default() += 1;
@@ -393,8 +415,7 @@ impl Candidates {
                         }
                     }
                     _ => {}
-                },
-                None => continue,
+                }
             }
         }
         false
@@ -439,12 +460,9 @@ fn can_break(k: Kind, fix: Option<&str>) -> bool {
 }
 
 /// Fig. 5's `GP` block: the get, then `polls` polls (method `poll`) towards `n`.
-fn gp_block(get: &str, poll: &str, n: i64, polls: usize) -> String {
-    let indent = &get[..get.len() - get.trim_start().len()];
-    let mut block = get.to_string();
-    for _ in 0..polls {
-        block += &format!("\n{indent}{poll}({n})");
-    }
+fn gp_block(get: &CallEx, poll: &str, n: i64, polls: usize) -> Vec<CallEx> {
+    let mut block = vec![get.clone()];
+    block.extend((0..polls).map(|_| edit::call(None, poll, vec![Ex::Int(n, Pos::default())])));
     block
 }
 

@@ -317,6 +317,23 @@ pub(super) fn model_of(
     Ok((model.unwrap_or(models.own), models))
 }
 
+/// The test under its model ([`model_of`]): its library renamed to the model's
+/// ([`crate::lang::edit::rename_library`]) when that is another.
+pub(super) fn on_model(
+    file: &str,
+    text: &str,
+    mut ast: syntax::Litmus,
+    model: Option<Model>,
+    cat: &Catalogue,
+    order: &StampOrder,
+) -> Result<(Model, syntax::Litmus), InputError> {
+    let (model, models) = model_of(file, text, &ast, model, cat, order)?;
+    if models.from != models.library(model) {
+        crate::lang::edit::rename_library(&mut ast, &models.from, models.library(model));
+    }
+    Ok((model, ast))
+}
+
 /// `mowgli robust` on one litmus test given as text.
 pub fn check_text(
     file: &str,
@@ -338,7 +355,22 @@ pub fn check_text_with(
     model: Option<Model>,
     exact: bool,
 ) -> Result<RobustReport, InputError> {
-    check_impl(file, text, order, cat, model, exact, None)
+    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+    check_impl(file, text, ast, order, cat, model, exact, None)
+}
+
+/// [`check_text_with`] on a parsed test (perhaps edited) whose positions refer to
+/// `text` (for diagnostics).
+pub(super) fn check_parsed(
+    file: &str,
+    text: &str,
+    ast: syntax::Litmus,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Option<Model>,
+    exact: bool,
+) -> Result<RobustReport, InputError> {
+    check_impl(file, text, ast, order, cat, model, exact, None)
 }
 
 /// [`check_text`] and, in the same pass over the consistent executions, the
@@ -351,13 +383,16 @@ pub fn check_with_facts(
     model: Model,
 ) -> Result<(RobustReport, TheoremFacts), InputError> {
     let mut facts = TheoremFacts::default();
-    let r = check_impl(file, text, order, cat, Some(model), true, Some(&mut facts))?;
+    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+    let r = check_impl(file, text, ast, order, cat, Some(model), true, Some(&mut facts))?;
     Ok((r, facts))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_impl(
     file: &str,
     text: &str,
+    ast: syntax::Litmus,
     order: &StampOrder,
     cat: &Catalogue,
     model: Option<Model>,
@@ -365,15 +400,8 @@ fn check_impl(
     mut facts: Option<&mut TheoremFacts>,
 ) -> Result<RobustReport, InputError> {
     let start = std::time::Instant::now();
-    let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let (model, models) = model_of(file, text, &ast0, model, cat, order)?;
-    let text = if models.from != models.library(model) {
-        crate::analyses::explore::rename_library(text, &models.from, models.library(model))
-    } else {
-        text.to_string()
-    };
-    let ast = syntax::parse(&text).map_err(|e| e.in_file(file, &text))?;
-    let mut low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, &text))?;
+    let (model, ast) = on_model(file, text, ast, model, cat, order)?;
+    let mut low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, text))?;
     low.shown_locs = low.world.locs.iter().enumerate().filter(|(_, l)| !l.implicit).map(|(i, _)| (i, None)).collect();
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let (ippo_t, oppo_t) = model

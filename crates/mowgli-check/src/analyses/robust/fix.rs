@@ -7,7 +7,7 @@ use mowgli_core::StampOrder;
 use serde::Serialize;
 
 use crate::engines::explicit::{self, Visited};
-use crate::lang::{lower, syntax, InputError};
+use crate::lang::{lower, print, syntax, InputError};
 
 use super::*;
 
@@ -51,16 +51,6 @@ pub struct Fix {
 /// insertions and stops before a count whose sets would exceed what is left.
 pub const FIX_BUDGET: usize = 5_000;
 
-/// The queue-pair operations of a straight-line thread's source line: (method,
-/// arguments) of `[r =] M(a, b)`.
-pub(super) fn call_of(line: &str) -> Option<(String, Vec<String>)> {
-    let l = line.trim();
-    let call = l.split_once(" = ").map(|(_, c)| c).unwrap_or(l);
-    let (m, rest) = call.split_once('(')?;
-    let args = rest.trim_end().strip_suffix(')')?;
-    Some((m.trim().to_string(), args.split(',').map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect()))
-}
-
 /// Most distinct sc cycles one check of the exact goal collects (each a
 /// counterexample the fix must break).
 const MAX_CYCLES: usize = 1;
@@ -73,21 +63,23 @@ pub const FIX_SETS: usize = 1_000_000;
 /// prescription for the pair), or nothing known.
 type Shortfall = Option<Vec<(BTreeMap<String, (usize, usize)>, Option<String>)>>;
 
-/// Checks `text` (a rendering of `c` whose lines stand at `at`) against `goal`:
-/// `Ok(None)` when reached, else what falls short.
+/// Checks `ast` (a rendering of the test `text`, its call of line `l` standing at the
+/// original position `pos(l)`: [`Candidates::render`]) against `goal`: `Ok(None)` when
+/// reached, else what falls short.
+#[allow(clippy::too_many_arguments)]
 fn shortfall(
     file: &str,
     text: &str,
-    at: &[usize],
+    ast: &syntax::Litmus,
+    pos: &dyn Fn(usize) -> Option<usize>,
     order: &StampOrder,
     cat: &Catalogue,
     model: Model,
     goal: FixGoal,
 ) -> Result<Option<Shortfall>, InputError> {
-    let pos = |line: usize| at.get(line.wrapping_sub(1)).copied();
     match goal {
         FixGoal::Exact => {
-            let (executions, cycles) = sc_cycles(file, text, order, cat, model, MAX_CYCLES)?;
+            let (executions, cycles) = sc_cycles_parsed(file, text, ast, order, cat, model, MAX_CYCLES)?;
             if executions == 0 {
                 return Ok(Some(None));
             }
@@ -109,10 +101,10 @@ fn shortfall(
             Ok(Some(Some(all)))
         }
         FixGoal::Syntactic => {
-            let r = check_text_with(file, text, order, cat, Some(model), false)?;
+            let r = check_parsed(file, text, ast.clone(), order, cat, Some(model), false)?;
             if r.syntactic.sufficient() {
                 // the fixed program must still run (a poll with nothing to complete blocks)
-                return Ok(if has_execution(file, text, order, cat, model)? { None } else { Some(None) });
+                return Ok(if has_execution(file, text, ast, order, cat, model)? { None } else { Some(None) });
             }
             // the violations are listed once each, across the pre-executions, up to the
             // cap (the total counts them per pre-execution): below it, all are there
@@ -129,6 +121,11 @@ fn shortfall(
             Ok(Some(Some(all)))
         }
     }
+}
+
+/// The original position of a call of the unedited test: `2 l` for line `l`.
+fn unedited(line: usize) -> Option<usize> {
+    Some(2 * line)
 }
 
 /// Searches a smallest set of insertions ([`Candidates`]: polls, rfences, mfences,
@@ -198,8 +195,29 @@ pub fn fix_why(
     model: Model,
     goal: FixGoal,
 ) -> Result<Result<Fix, NoFix>, InputError> {
-    let Some(c) = Candidates::of(file, text, model, cat, order)? else { return Ok(Err(NoFix::ControlFlow)) };
-    let (_, at) = c.render(&[]);
+    let ast = parsed(file, text)?;
+    fix_why_parsed(file, text, &ast, false, order, cat, model, goal)
+}
+
+/// The test `text` parsed.
+pub(super) fn parsed(file: &str, text: &str) -> Result<syntax::Litmus, InputError> {
+    syntax::parse(text).map_err(|e| e.in_file(file, text))
+}
+
+/// [`fix_why`] of the test `ast`, whose positions refer to `text` (for diagnostics);
+/// `edited`: `ast` is not `text` as read (the fixed program's text is then printed).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn fix_why_parsed(
+    file: &str,
+    text: &str,
+    ast: &syntax::Litmus,
+    edited: bool,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Model,
+    goal: FixGoal,
+) -> Result<Result<Fix, NoFix>, InputError> {
+    let Some(c) = Candidates::of(file, ast, model, cat, order)? else { return Ok(Err(NoFix::ControlFlow)) };
     // a candidate that blocks its thread in every set is left out ([`Candidates::alive`])
     let alive: Vec<usize> = (0..c.cands.len()).filter(|&i| c.alive(i)).collect();
     // per counterexample found, the candidates that can break it
@@ -243,9 +261,12 @@ pub fn fix_why(
     let mut tried = 1;
     let mut checked: HashSet<Vec<usize>> = HashSet::new();
     let mut unbreakable;
-    match shortfall(file, text, &at, order, cat, model, goal)? {
-        None => return Ok(Ok(Fix { goal, insertions: vec![], text: text.to_string(), tried })),
-        Some(_) if !has_execution(file, text, order, cat, model)? => return Ok(Err(NoFix::NoExecution)),
+    match shortfall(file, text, ast, &unedited, order, cat, model, goal)? {
+        None => {
+            let text = if edited { print::print(ast) } else { text.to_string() };
+            return Ok(Ok(Fix { goal, insertions: vec![], text, tried }));
+        }
+        Some(_) if !has_execution(file, text, ast, order, cat, model)? => return Ok(Err(NoFix::NoExecution)),
         Some(s) => unbreakable = learn(s, &[], &mut conflicts),
     }
     'search: for k in 1..=alive.len() {
@@ -264,18 +285,18 @@ pub fn fix_why(
             }
             tried += 1;
             let (out, at) = c.render(&set);
-            match shortfall(file, &out, &at, order, cat, model, goal) {
+            match shortfall(file, text, &out, &|l| at.get(l.wrapping_sub(1)).copied(), order, cat, model, goal) {
                 Ok(None) => {
                     // the learning may have skipped a smaller set: check those of at
                     // most [`FIX_COMPLETE`] insertions first
                     let below = (set.len(), c.cost(&set));
-                    let found = Fix { goal, insertions: c.insertions(&set), text: out, tried };
-                    return Ok(Ok(
-                        match confirm(file, &c, &checked, order, cat, model, goal, &mut tried, Some(below))? {
-                            Some(Ok(f)) => f,
-                            _ => Fix { tried, ..found },
-                        },
-                    ));
+                    let found = Fix { goal, insertions: c.insertions(&set), text: print::print(&out), tried };
+                    let confirmed =
+                        confirm((file, text), &c, &checked, order, cat, model, goal, &mut tried, Some(below))?;
+                    return Ok(Ok(match confirmed {
+                        Some(Ok(f)) => f,
+                        _ => Fix { tried, ..found },
+                    }));
                 }
                 Ok(Some(s)) => {
                     checked.insert(set.clone());
@@ -290,7 +311,7 @@ pub fn fix_why(
             }
         }
     }
-    match confirm(file, &c, &checked, order, cat, model, goal, &mut tried, None)? {
+    match confirm((file, text), &c, &checked, order, cat, model, goal, &mut tried, None)? {
         Some(Ok(f)) => Ok(Ok(f)),
         Some(Err(())) => Ok(Err(NoFix::Budget { tried })),
         None => Ok(Err(match unbreakable {
@@ -307,7 +328,7 @@ pub fn fix_why(
 /// `tried` past twice [`FIX_BUDGET`], `None` when none reaches it.
 #[allow(clippy::too_many_arguments)]
 fn confirm(
-    file: &str,
+    (file, text): (&str, &str),
     c: &Candidates,
     checked: &HashSet<Vec<usize>>,
     order: &StampOrder,
@@ -331,8 +352,11 @@ fn confirm(
             }
             *tried += 1;
             let (out, at) = c.render(&set);
-            if let Ok(None) = shortfall(file, &out, &at, order, cat, model, goal) {
-                return Ok(Some(Ok(Fix { goal, insertions: c.insertions(&set), text: out, tried: *tried })));
+            if let Ok(None) =
+                shortfall(file, text, &out, &|l| at.get(l.wrapping_sub(1)).copied(), order, cat, model, goal)
+            {
+                let text = print::print(&out);
+                return Ok(Some(Ok(Fix { goal, insertions: c.insertions(&set), text, tried: *tried })));
             }
         }
     }
@@ -343,11 +367,12 @@ fn confirm(
 fn has_execution(
     file: &str,
     text: &str,
+    ast: &syntax::Litmus,
     order: &StampOrder,
     cat: &Catalogue,
     model: Model,
 ) -> Result<bool, InputError> {
-    let (_, low) = lowered(file, text, order, cat, model)?;
+    let (_, low) = lowered(file, text, ast, order, cat, model)?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let prob = lower::problem(&low, to);
     let mut any = false;
@@ -359,23 +384,17 @@ fn has_execution(
     Ok(any)
 }
 
-/// The test parsed and lowered under `model`.
+/// The test `ast` under `model` ([`on_model`]), and lowered.
 fn lowered(
     file: &str,
     text: &str,
+    ast: &syntax::Litmus,
     order: &StampOrder,
     cat: &Catalogue,
     model: Model,
 ) -> Result<(syntax::Litmus, lower::Lowered), InputError> {
-    let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let (model, models) = model_of(file, text, &ast0, Some(model), cat, order)?;
-    let (ast, text) = if models.from != models.library(model) {
-        let t = crate::analyses::explore::rename_library(text, &models.from, models.library(model));
-        (syntax::parse(&t).map_err(|e| e.in_file(file, &t))?, t)
-    } else {
-        (ast0, text.to_string())
-    };
-    let low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, &text))?;
+    let (_, ast) = on_model(file, text, ast.clone(), Some(model), cat, order)?;
+    let low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, text))?;
     Ok((ast, low))
 }
 
@@ -409,7 +428,20 @@ pub fn sc_cycles(
     model: Model,
     max: usize,
 ) -> Result<(u64, Vec<ScCycle>), InputError> {
-    let (ast, low) = lowered(file, text, order, cat, model)?;
+    sc_cycles_parsed(file, text, &parsed(file, text)?, order, cat, model, max)
+}
+
+/// [`sc_cycles`] of a parsed test whose positions refer to `text`.
+fn sc_cycles_parsed(
+    file: &str,
+    text: &str,
+    ast: &syntax::Litmus,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Model,
+    max: usize,
+) -> Result<(u64, Vec<ScCycle>), InputError> {
+    let (ast, low) = lowered(file, text, ast, order, cat, model)?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let prob = lower::problem(&low, to);
     let (lines, _) = lines_and_places(&ast, &low);

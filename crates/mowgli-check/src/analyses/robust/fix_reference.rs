@@ -33,7 +33,7 @@ pub fn fix_exhaustive(
     if base.executions == 0 {
         return Ok(None);
     }
-    let Some(c) = Candidates::of(file, text, model, cat, order)? else { return Ok(None) };
+    let Some(c) = Candidates::of(file, &parsed(file, text)?, model, cat, order)? else { return Ok(None) };
     let mut tried = 1;
     for k in 1..=c.cands.len() {
         let Some(sets) = subsets_by_cost(&c, k, FIX_BUDGET - tried) else { break };
@@ -43,12 +43,13 @@ pub fn fix_exhaustive(
         for (_, set) in sets {
             let (out, _) = c.render(&set);
             tried += 1;
-            let r = match check_text(file, &out, order, cat, Some(model)) {
+            let r = match check_parsed(file, text, out.clone(), order, cat, Some(model), true) {
                 Ok(r) => r,
                 Err(_) => continue,
             };
             if reached(&r) {
-                return Ok(Some(Fix { goal, insertions: c.insertions(&set), text: out, tried }));
+                let text = crate::lang::print::print(&out);
+                return Ok(Some(Fix { goal, insertions: c.insertions(&set), text, tried }));
             }
         }
     }
@@ -66,7 +67,7 @@ pub fn blocks_disagree(
     model: Model,
     k: usize,
 ) -> Result<(Vec<String>, usize), InputError> {
-    let Some(c) = Candidates::of(file, text, model, cat, order)? else { return Ok((vec![], 0)) };
+    let Some(c) = Candidates::of(file, &parsed(file, text)?, model, cat, order)? else { return Ok((vec![], 0)) };
     let mut bad = Vec::new();
     let mut compared = 0;
     for size in 1..=k.min(c.cands.len()) {
@@ -74,7 +75,7 @@ pub fn blocks_disagree(
         for (_, set) in sets {
             compared += 1;
             if c.blocks(&set) != c.blocks_written(&set) {
-                bad.push(c.render(&set).0);
+                bad.push(crate::lang::print::print(&c.render(&set).0));
             }
         }
     }
@@ -89,5 +90,5 @@ pub fn candidate_count(
     cat: &Catalogue,
     model: Model,
 ) -> Result<Option<usize>, InputError> {
-    Ok(Candidates::of(file, text, model, cat, order)?.map(|c| c.cands.len()))
+    Ok(Candidates::of(file, &parsed(file, text)?, model, cat, order)?.map(|c| c.cands.len()))
 }

@@ -43,6 +43,8 @@ mod nofix;
 mod preexec;
 pub mod random;
 mod reference;
+#[cfg(test)]
+mod render_tests;
 mod star;
 mod syntactic;
 mod vocab;
@@ -227,23 +229,27 @@ pub fn cli(
     let mut errors = Vec::new();
     let mut limits = 0usize;
     for f in &files {
-        let checked = mowgli_diag::read_source(f, &f.display().to_string())
-            .and_then(|text| check_text_with(&f.display().to_string(), &text, order, cat, model, exact));
+        // the file is read and parsed once: the check and the fix search take the test
+        let file = f.display().to_string();
+        let checked = mowgli_diag::read_source(f, &file).and_then(|text| {
+            let ast = parsed(&file, &text)?;
+            check_parsed(&file, &text, ast.clone(), order, cat, model, exact).map(|r| (r, text, ast))
+        });
         match checked {
-            Ok(r) => {
+            Ok((r, text, ast)) => {
                 if !json {
                     crate::out!("{}", render(&r));
                 }
                 if let Some(out_dir) = fix_out {
-                    let text = std::fs::read_to_string(f).unwrap_or_default();
                     let mut pair = Vec::new();
                     for goal in [FixGoal::Syntactic, FixGoal::Exact] {
-                        let found = fix_why(&r.file, &text, order, cat, r.model, goal).and_then(|w| match w {
-                            Ok(f) => Ok((Some(f), None)),
-                            Err(e) => {
-                                explain(&r.file, &text, order, cat, r.model, goal, e).map(|why| (None, Some(why)))
-                            }
-                        });
+                        let found = fix_why_parsed(&r.file, &text, &ast, false, order, cat, r.model, goal).and_then(
+                            |w| match w {
+                                Ok(f) => Ok((Some(f), None)),
+                                Err(e) => explain_parsed(&r.file, &text, &ast, order, cat, r.model, goal, e)
+                                    .map(|why| (None, Some(why))),
+                            },
+                        );
                         match found {
                             Ok((fx, why)) => {
                                 if !json {

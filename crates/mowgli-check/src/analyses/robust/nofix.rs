@@ -20,7 +20,8 @@ use serde::Serialize;
 use mowgli_core::StampOrder;
 
 use super::*;
-use crate::lang::{syntax, InputError};
+use crate::lang::ast::Stmt;
+use crate::lang::{edit, syntax, InputError};
 
 /// Why there is no insertion-only fix, with what works instead when that is known.
 #[derive(Clone, Debug, Serialize)]
@@ -46,19 +47,36 @@ pub struct PollMove {
     pub after_line: usize,
 }
 
-/// The program `text` with each line `line` (1-based) of `moves` moved to just after
-/// its `after_line` (`after_line < line`; different threads, so the moves do not cross).
-fn moved(text: &str, moves: &[(usize, usize)]) -> String {
-    let mut lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (2 * (i + 1), l)).collect();
+/// The test `ast` with the call of each line `line` of `moves` moved to just after the
+/// call of its `after_line` (`after_line < line`; different threads, so the moves do
+/// not cross), its calls at the lines they would have in the moved text: the moved one
+/// at `after_line + 1`, those it passes one line down.
+pub(super) fn moved(ast: &syntax::Litmus, moves: &[(usize, usize)]) -> syntax::Litmus {
+    let mut t = ast.clone();
+    let line_of = |s: &Stmt| edit::call_of(s).map(|c| c.method.pos.line);
     for &(line, after) in moves {
-        if let Some(l) = lines.iter_mut().find(|(k, _)| *k == 2 * line) {
-            l.0 = 2 * after + 1;
+        for (_, body) in &mut t.bodies {
+            let (Some(from), Some(to)) = (
+                body.iter().position(|s| line_of(s) == Some(line)),
+                body.iter().position(|s| line_of(s) == Some(after)),
+            ) else {
+                continue;
+            };
+            let s = body.remove(from);
+            body.insert(to + 1, s);
+            for c in body.iter_mut().filter_map(edit::call_of_mut) {
+                let l = &mut c.method.pos.line;
+                *l = if *l == line {
+                    after + 1
+                } else if after < *l && *l < line {
+                    *l + 1
+                } else {
+                    *l
+                };
+            }
         }
     }
-    lines.sort_by_key(|(k, _)| *k);
-    let mut out: String = lines.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n");
-    out.push('\n');
-    out
+    t
 }
 
 /// Most programs with moved polls [`explain`] tries.
@@ -69,23 +87,21 @@ const MAX_MOVES: usize = 64;
 type OwnPoll = (String, usize, i64, Vec<usize>);
 
 /// The polls of the program's straight-line threads.
-fn own_polls(file: &str, text: &str, cat: &Catalogue, order: &StampOrder) -> Result<Vec<OwnPoll>, InputError> {
-    let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
+fn own_polls(ast: &syntax::Litmus, cat: &Catalogue, order: &StampOrder) -> Vec<OwnPoll> {
     let vocab = Vocab::named(&ast.libraries.first().map(|n| n.text.clone()).unwrap_or_default(), cat, order);
-    let src: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     for (name, body) in &ast.bodies {
         let Some(lines) = call_lines(body) else { continue };
-        for (k, &l) in lines.iter().enumerate() {
-            let Some((m, args)) = src.get(l.wrapping_sub(1)).and_then(|s| call_of(s)) else { continue };
-            if let Op::Complete { node: n } = vocab.op(&m, &args) {
+        for (k, (&l, c)) in lines.iter().zip(body.iter().filter_map(edit::call_of)).enumerate() {
+            let mut args = Vec::new();
+            if let Op::Complete { node: n } = vocab.op_of(c, &mut args) {
                 if let (Ok(n), true) = (n.parse::<i64>(), k > 0) {
                     out.push((name.text.clone(), l, n, lines[..k].to_vec()));
                 }
             }
         }
     }
-    Ok(out)
+    out
 }
 
 /// Why [`fix_why`] found no fix (`search`) of `text` for `goal` under `model`, and what
@@ -100,6 +116,21 @@ pub fn explain(
     goal: FixGoal,
     search: NoFix,
 ) -> Result<NoFixReason, InputError> {
+    explain_parsed(file, text, &parsed(file, text)?, order, cat, model, goal, search)
+}
+
+/// [`explain`] of the test `ast` as read from `text`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn explain_parsed(
+    file: &str,
+    text: &str,
+    ast: &syntax::Litmus,
+    order: &StampOrder,
+    cat: &Catalogue,
+    model: Model,
+    goal: FixGoal,
+    search: NoFix,
+) -> Result<NoFixReason, InputError> {
     if matches!(search, NoFix::ControlFlow | NoFix::NoExecution) {
         return Ok(NoFixReason::Search(search));
     }
@@ -107,7 +138,7 @@ pub fn explain(
         NoFix::Unbreakable { complete, .. } | NoFix::Exhausted { complete, .. } => Some(complete),
         _ => None,
     };
-    let polls = own_polls(file, text, cat, order)?;
+    let polls = own_polls(ast, cat, order);
     // every choice of where each poll goes (its own line, or after an earlier call of
     // its thread), nearest first; the first choice moves nothing
     let mut choices: Vec<Vec<(usize, usize)>> = vec![vec![]];
@@ -126,8 +157,8 @@ pub fn explain(
     }
     let mut best: Option<((usize, usize, u32, usize), NoFixReason)> = None;
     for moves in choices.iter().skip(1) {
-        let t = moved(text, moves);
-        let Ok(f) = fix_why(file, &t, order, cat, model, goal)? else { continue };
+        let t = moved(ast, moves);
+        let Ok(f) = fix_why_parsed(file, text, &t, true, order, cat, model, goal)? else { continue };
         let dist: usize = moves.iter().map(|(l, a)| l - a).sum();
         let key =
             (moves.len() + f.insertions.len(), f.insertions.len(), f.insertions.iter().map(|i| i.cost).sum(), dist);

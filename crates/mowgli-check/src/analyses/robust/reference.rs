@@ -119,10 +119,8 @@ pub fn compare_with_reference(
 ) -> Result<(usize, Vec<String>), InputError> {
     let file = "<text>";
     let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let (model, models) = model_of(file, text, &ast0, Some(model), cat, order)?;
-    let text = crate::analyses::explore::rename_library(text, &models.from, models.library(model));
-    let ast = syntax::parse(&text).map_err(|e| e.in_file(file, &text))?;
-    let low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, &text))?;
+    let (model, ast) = on_model(file, text, ast0, Some(model), cat, order)?;
+    let low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, text))?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "no table `to`".into()))?;
     let (_, oppo) =
         model.tables(order).ok_or_else(|| input_error(file, 1, 1, "the model's tables are missing".into()))?;

@@ -17,7 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use mowgli_core::StampOrder;
 use serde::Serialize;
 
-use crate::lang::{syntax, InputError};
+use crate::lang::ast::{Rhs, Stmt};
+use crate::lang::{edit, print, syntax, InputError};
 
 use super::*;
 
@@ -52,105 +53,164 @@ fn bad(file: &str, text: &str, line: usize, msg: String) -> InputError {
 /// The single-server translation of a shared-memory test (over `rdmasc` or
 /// `rdmatso`, straight-line threads of `Read`, `Write` and `Mfence`), as litmus text.
 pub fn star_text(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) -> Result<String, InputError> {
+    star_litmus(file, text, order, cat).map(|t| print::print(&t))
+}
+
+/// The methods the translation writes (of the SC-local variant, by their effects).
+struct Written {
+    read: &'static str,
+    write: &'static str,
+    fence: &'static str,
+    put: &'static str,
+    get: &'static str,
+    rfence: &'static str,
+    poll: &'static str,
+}
+
+/// [`star_text`] as a parsed test (what the check runs).
+pub(super) fn star_litmus(
+    file: &str,
+    text: &str,
+    order: &StampOrder,
+    cat: &Catalogue,
+) -> Result<syntax::Litmus, InputError> {
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
     let (_, models) = model_of(file, text, &ast, None, cat, order)?;
     // the test's calls are read by its library's declared effects, the translation's
     // written with the methods of the library's SC-local variant
     let (from, to) = (Vocab::named(&models.from, cat, order), Vocab::named(&models.sc, cat, order));
     let need = |r: Result<&'static str, String>| r.map_err(|e| bad(file, text, 1, format!("--to-star: {e}")));
-    let (read, write, fence) = (need(to.read())?, need(to.write())?, need(to.fence())?);
-    let (put, get, rfence, poll) = (need(to.put())?, need(to.get())?, need(to.fence_towards())?, need(to.poll())?);
-    let src: Vec<&str> = text.lines().collect();
-    let mut out = format!("test {}-star\n", ast.name);
-    out += &format!(
-        "\"{}: the single-server translation (robustness paper §5.3)\"\nlibraries {}\n",
-        ast.description.clone().unwrap_or_else(|| ast.name.clone()).replace('"', "'"),
-        models.sc
-    );
-    for (i, (name, _)) in ast.threads.iter().enumerate() {
-        out += &format!("thread {} @ {}\n", name.text, i + 1);
-    }
-    let shared: BTreeSet<&str> = ast.locs.iter().map(|d| d.name.text.as_str()).collect();
+    let w = Written {
+        read: need(to.read())?,
+        write: need(to.write())?,
+        fence: need(to.fence())?,
+        put: need(to.put())?,
+        get: need(to.get())?,
+        rfence: need(to.fence_towards())?,
+        poll: need(to.poll())?,
+    };
+    let description = ast.description.clone().unwrap_or_else(|| ast.name.clone()).replace('"', "'");
+    let mut out = syntax::Litmus {
+        name: format!("{}-star", ast.name),
+        description: Some(format!("{description}: the single-server translation (robustness paper §5.3)")),
+        libraries: vec![edit::name(&models.sc)],
+        libraries_pos: Some(syntax::Pos::default()),
+        threads: ast.threads.iter().enumerate().map(|(i, (n, _))| (edit::name(&n.text), i as i64 + 1)).collect(),
+        locs: Vec::new(),
+        barriers: vec![],
+        rings: vec![],
+        bodies: Vec::new(),
+        expects: vec![],
+        herd: None,
+    };
     for d in &ast.locs {
         let init = match &d.init {
-            None => String::new(),
-            Some(syntax::Lit::Int(v)) => format!(" = {v}"),
+            None => None,
+            Some(syntax::Lit::Int(v)) => Some(syntax::Lit::Int(*v)),
             Some(_) => {
                 return Err(bad(file, text, d.name.pos.line, "--to-star: only integer initial values".into()));
             }
         };
-        out += &format!("loc {} @ 1{init}\n", d.name.text);
+        out.locs.push(syntax::LocDecl { name: edit::name(&d.name.text), node: Some(1), init, size: None });
     }
-    let mut bodies = String::new();
-    let mut copies = String::new();
+    let mut copies = Vec::new();
     for (i, (name, _)) in ast.threads.iter().enumerate() {
-        let node = i + 1;
-        bodies += &format!("{}:\n", name.text);
-        let mut lines = Vec::new();
-        for (_, b) in ast.bodies.iter().filter(|(n, _)| n.text == name.text) {
-            let Some(ls) = call_lines(b) else {
-                return Err(bad(
-                    file,
-                    text,
-                    name.pos.line,
-                    format!("--to-star: thread {} is not straight-line", name.text),
-                ));
-            };
-            lines.extend(ls);
-        }
-        let mut pending = 0usize;
-        for (k, &l) in lines.iter().enumerate() {
-            let line = src.get(l.wrapping_sub(1)).copied().unwrap_or("");
-            let reg = line.trim().split_once(" = ").map(|(r, _)| r.trim().to_string());
-            let Some((m, args)) = call_of(line) else {
-                return Err(bad(file, text, l, "--to-star: expected a call".into()));
-            };
-            let loc_ok = |x: &str| shared.contains(x);
-            match (from.op(&m, &args), reg) {
-                (Op::Read { loc: x }, Some(r)) if loc_ok(x) => {
-                    if node == 1 {
-                        bodies += &format!("  {r} = {read}({x})\n");
-                    } else {
-                        let copy = format!("{}_{x}_{}", name.text.to_lowercase(), k + 1);
-                        copies += &format!("loc {copy} @ {node}\n");
-                        pending += 1;
-                        bodies += &format!("  {}\n  {rfence}(1)\n", to.copy_call(get, &copy, x));
-                        for _ in 0..pending {
-                            bodies += &format!("  {poll}(1)\n");
-                        }
-                        pending = 0;
-                        bodies += &format!("  {r} = {read}({copy})\n");
-                    }
+        let body = star_thread(file, text, &ast, (name, i as i64 + 1), (&from, &to, &w), &mut copies)?;
+        out.bodies.push((edit::name(&name.text), body));
+    }
+    out.locs.extend(copies);
+    Ok(out)
+}
+
+/// The translation of thread `name` on `node` (its copies' locations added to
+/// `copies`).
+fn star_thread(
+    file: &str,
+    text: &str,
+    ast: &syntax::Litmus,
+    (name, node): (&syntax::Name, i64),
+    (from, to, w): (&Vocab, &Vocab, &Written),
+    copies: &mut Vec<syntax::LocDecl>,
+) -> Result<Vec<Stmt>, InputError> {
+    let shared: BTreeSet<&str> = ast.locs.iter().map(|d| d.name.text.as_str()).collect();
+    let mut lines = Vec::new();
+    let mut stmts = Vec::new();
+    for (_, b) in ast.bodies.iter().filter(|(n, _)| n.text == name.text) {
+        stmts.extend(b.iter().filter(|s| edit::call_of(s).is_some()));
+        let Some(ls) = call_lines(b) else {
+            let msg = format!("--to-star: thread {} is not straight-line", name.text);
+            return Err(bad(file, text, name.pos.line, msg));
+        };
+        lines.extend(ls);
+    }
+    let mut body = Vec::new();
+    let call = |m: &str, args: &[&str]| edit::call_stmt(None, m, args.iter().map(|a| edit::arg(a)).collect());
+    let assign = |r: &str, m: &str, x: &str| Stmt::Assign {
+        name: edit::name(r),
+        rhs: Rhs::Call(edit::call(None, m, vec![edit::arg(x)])),
+    };
+    let mut pending = 0usize;
+    for (k, (&l, s)) in lines.iter().zip(&stmts).enumerate() {
+        let (reg, Some(c)) = (assigned(s), edit::call_of(s)) else {
+            return Err(bad(file, text, l, "--to-star: expected a call".into()));
+        };
+        let loc_ok = |x: &str| shared.contains(x);
+        let mut args = Vec::new();
+        match (from.op_of(c, &mut args), reg) {
+            (Op::Read { loc: x }, Some(r)) if loc_ok(x) => {
+                if node == 1 {
+                    body.push(assign(&r, w.read, x));
+                } else {
+                    let copy = format!("{}_{x}_{}", name.text.to_lowercase(), k + 1);
+                    copies.push(syntax::LocDecl { name: edit::name(&copy), node: Some(node), init: None, size: None });
+                    pending += 1;
+                    body.push(Stmt::Call(to.copy_call(w.get, &copy, x)));
+                    body.push(call(w.rfence, &["1"]));
+                    body.extend((0..pending).map(|_| call(w.poll, &["1"])));
+                    pending = 0;
+                    body.push(assign(&r, w.read, &copy));
                 }
-                (Op::Write { loc: x, val: v }, None) if loc_ok(x) && v.parse::<i64>().is_ok() => {
-                    if node == 1 {
-                        bodies += &format!("  {}\n", to.write_call(write, x, v));
-                    } else {
-                        pending += 1;
-                        bodies += &format!("  {}\n", to.copy_call(put, x, v));
-                    }
+            }
+            (Op::Write { loc: x, val: v }, None) if loc_ok(x) && v.parse::<i64>().is_ok() => {
+                if node == 1 {
+                    body.push(Stmt::Call(to.write_call(w.write, x, v)));
+                } else {
+                    pending += 1;
+                    body.push(Stmt::Call(to.copy_call(w.put, x, v)));
                 }
-                (Op::Fence, None) => {
-                    if node == 1 {
-                        bodies += &format!("  {fence}()\n");
-                    }
+            }
+            (Op::Fence, None) => {
+                if node == 1 {
+                    body.push(call(w.fence, &[]));
                 }
-                _ => {
-                    return Err(bad(
-                        file,
-                        text,
-                        l,
-                        format!(
-                            "--to-star: expected `r = Read(x)`, `Write(x, n)` or `Mfence()` on a declared location, \
-                             found `{}`",
-                            line.trim()
-                        ),
-                    ))
-                }
+            }
+            _ => {
+                let msg = format!(
+                    "--to-star: expected `r = Read(x)`, `Write(x, n)` or `Mfence()` on a declared location, found `{}`",
+                    written(s)
+                );
+                return Err(bad(file, text, l, msg));
             }
         }
     }
-    Ok(out + &copies + &bodies)
+    Ok(body)
+}
+
+/// The register a call statement assigns (`r = M(…)`, `let r = M(…)`).
+fn assigned(s: &Stmt) -> Option<String> {
+    match s {
+        Stmt::Let { name, .. } | Stmt::Assign { name, .. } => Some(name.text.clone()),
+        _ => None,
+    }
+}
+
+/// A call statement as written (`[r = ]M(…)`).
+fn written(s: &Stmt) -> String {
+    let call = edit::call_of(s).map(print::call).unwrap_or_default();
+    match assigned(s) {
+        Some(r) => format!("{r} = {call}"),
+        None => call,
+    }
 }
 
 /// The outcome keys of the original (its registers and locations) kept.
@@ -162,9 +222,11 @@ fn project(outs: &[BTreeMap<String, String>], keys: &BTreeSet<String>) -> BTreeS
 
 /// `--to-star` on one test: the translation and its checks.
 pub fn to_star(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) -> Result<StarReport, InputError> {
-    let star = star_text(file, text, order, cat)?;
+    let star_ast = star_litmus(file, text, order, cat)?;
+    // the text is what is shown or written; the check runs the translation as built
+    let star = print::print(&star_ast);
     let orig = check_text(file, text, order, cat, Some(Model::Sc))?;
-    let r = check_text(&format!("{file} (star)"), &star, order, cat, Some(Model::Sc))?;
+    let r = check_parsed(&format!("{file} (star)"), &star, star_ast, order, cat, Some(Model::Sc), true)?;
     let keys: BTreeSet<String> = orig.outcomes.iter().flat_map(|o| o.keys().cloned()).collect();
     let (a, b) = (project(&orig.sc_outcomes, &keys), project(&r.outcomes, &keys));
     Ok(StarReport {

@@ -5,6 +5,9 @@
 use mowgli_core::{Effect, Library, MethodSig, Related, Role, StampOrder, Variant};
 use mowgli_libs::catalogue::Catalogue;
 
+use crate::lang::ast::CallEx;
+use crate::lang::{edit, print};
+
 use super::Model;
 
 /// The library of the test and of each model.
@@ -147,25 +150,31 @@ impl Vocab {
             |s| matches!(s.effect, Effect::Copies { from, .. } if Self::remote(s, from)),
         )
     }
-    /// A call of `m` with the arguments at the given positions (the rest empty).
-    fn call(&self, m: &str, at: &[(usize, &str)]) -> String {
+    /// A call of `m` with the arguments at the given positions (the rest `_`).
+    fn call(&self, m: &str, at: &[(usize, &str)]) -> CallEx {
         let n = self.methods.iter().find(|s| s.name == m).map_or(at.len(), |s| s.params.len());
-        let args: Vec<&str> = (0..n).map(|i| at.iter().find(|(j, _)| *j == i).map_or("", |(_, a)| *a)).collect();
-        format!("{m}({})", args.join(", "))
+        let args = (0..n).map(|i| edit::arg(at.iter().find(|(j, _)| *j == i).map_or("_", |(_, a)| *a))).collect();
+        edit::call(None, m, args)
     }
     /// A call of copy method `m` from `from` into `to`.
-    pub fn copy_call(&self, m: &str, to: &str, from: &str) -> String {
+    pub fn copy_call(&self, m: &str, to: &str, from: &str) -> CallEx {
         match self.methods.iter().find(|s| s.name == m).map(|s| s.effect) {
             Some(Effect::Copies { from: f, to: t }) => self.call(m, &[(t, to), (f, from)]),
-            _ => format!("{m}({to}, {from})"),
+            _ => edit::call(None, m, vec![edit::arg(to), edit::arg(from)]),
         }
     }
     /// A call of write method `m` of `val` to `loc`.
-    pub fn write_call(&self, m: &str, loc: &str, val: &str) -> String {
+    pub fn write_call(&self, m: &str, loc: &str, val: &str) -> CallEx {
         match self.methods.iter().find(|s| s.name == m).map(|s| s.effect) {
             Some(Effect::Writes { loc: l, val: v }) => self.call(m, &[(l, loc), (v, val)]),
-            _ => format!("{m}({loc}, {val})"),
+            _ => edit::call(None, m, vec![edit::arg(loc), edit::arg(val)]),
         }
+    }
+    /// What call `c` does ([`Vocab::op`] of its method and its arguments as written,
+    /// in `args`).
+    pub fn op_of<'a>(&self, c: &CallEx, args: &'a mut Vec<String>) -> Op<'a> {
+        *args = c.args.iter().map(print::expr).collect();
+        self.op(&c.method.text, args)
     }
     /// The call that completes an operation towards a node (a poll).
     pub fn poll(&self) -> Result<&'static str, String> {

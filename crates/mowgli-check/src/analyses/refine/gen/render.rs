@@ -105,9 +105,15 @@ impl Generator {
     /// it back from its text ([`Generator::render`] prints it): checked without
     /// a text round trip.
     pub fn litmus(&self, class: &SizeClass, i: usize, name: &str) -> Litmus {
+        self.litmus_with(class, i, name, &class.description)
+    }
+
+    /// [`Generator::litmus`] with description `description` (what
+    /// [`Generator::render_with`] prints).
+    pub fn litmus_with(&self, class: &SizeClass, i: usize, name: &str, description: &str) -> Litmus {
         let osigs: &[mowgli_core::MethodSig] = self.observer.as_ref().map(|o| o.1.as_slice()).unwrap_or(&[]);
         let c = decode(&class.keys[i], &self.sigs, osigs);
-        self.client_litmus(&c, name, &class.description)
+        self.client_litmus(&c, name, description)
     }
 
     /// The test of a client (positions are the default: it has no text).
