@@ -395,8 +395,11 @@ impl Lowerer {
                 // before each `break` (see `docs/formats.md`). Otherwise (a body
                 // that assigns no variable declared outside it) its variables are
                 // its own.
-                let rebinds = info.stale.is_disjoint(&info.bound)
-                    && info.breaks.iter().all(|d| info.bound.iter().all(|r| d.get(r).is_some_and(|&l| l >= level)));
+                // (an implementation's variables declared in the body are out of
+                // scope after it: only those declared before the loop count)
+                let outer: BTreeSet<RegId> = info.bound.iter().copied().filter(|&r| self.flat || r < first).collect();
+                let rebinds = info.stale.is_disjoint(&outer)
+                    && info.breaks.iter().all(|d| outer.iter().all(|r| d.get(r).is_some_and(|&l| l >= level)));
                 let traceless = rebinds || (!self.flat && !info.writes_outer);
                 Ok(if traceless && info.read_only {
                     Prog::Spin(Box::new(body), locals)

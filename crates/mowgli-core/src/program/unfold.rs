@@ -409,6 +409,8 @@ impl Unfolder<'_> {
                 let start = st.calls.len();
                 let mut res: Vec<Unfolding> = Vec::new();
                 let mut index: std::collections::HashMap<RunKey, usize> = std::collections::HashMap::new();
+                // per merged run: the one call whose returned values it merged
+                let mut merged_at: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
                 let mut rs = self.buffer();
                 self.go(body, st, &mut rs)?;
                 for mut r in rs.drain(..) {
@@ -428,12 +430,31 @@ impl Unfolder<'_> {
                         }
                     }
                     let key = (r.value.clone(), r.env.clone(), key_calls);
-                    match index.get(&key) {
+                    // One call's alternatives stand for exactly the runs merged; two
+                    // calls' would stand for every combination, also those the
+                    // breaking condition relates (`s1 == s2` of a validation), so
+                    // runs merge only where they differ in one and the same call.
+                    let differing = |m: &Unfolding| -> Vec<usize> {
+                        (start..m.calls.len().min(r.calls.len()))
+                            .filter(|&i| m.calls[i].ret != r.calls[i].ret && !alternative(&m.calls[i].ret, &r.calls[i].ret))
+                            .collect()
+                    };
+                    let mergeable = index.get(&key).and_then(|&i| {
+                        let d = differing(&res[i]);
+                        let at = merged_at.get(&i).copied();
+                        match (d.as_slice(), at) {
+                            ([], _) => Some(i),
+                            ([p], None) => Some(i).filter(|_| merged_at.insert(i, *p).is_none()),
+                            ([p], Some(q)) if *p == q => Some(i),
+                            _ => None,
+                        }
+                    });
+                    match mergeable {
                         None => {
-                            index.insert(key, res.len());
+                            index.entry(key).or_insert(res.len());
                             res.push(r);
                         }
-                        Some(&i) => {
+                        Some(i) => {
                             let m = &mut res[i];
                             for (c, n) in m.calls.iter_mut().zip(&r.calls).skip(start) {
                                 if c.ret != n.ret {
@@ -504,4 +525,9 @@ impl Unfolder<'_> {
         self.recycle(rs);
         Ok(())
     }
+}
+
+/// Whether `n` is already among the alternatives `m` (a merged call's returns).
+fn alternative(m: &Value, n: &Value) -> bool {
+    matches!(m, Value::OneOf(vs) if vs.contains(n))
 }
