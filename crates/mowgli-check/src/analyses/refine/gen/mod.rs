@@ -423,4 +423,5 @@ mod enumerate;
 mod render;
 mod run;
 
+pub use render::{observer_location, DrawnCall};
 pub use run::*;
