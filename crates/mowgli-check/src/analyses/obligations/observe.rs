@@ -73,12 +73,29 @@ pub struct Space {
     pub new_thread: bool,
     /// Observer locations may be homed on one fresh node (located memory).
     pub fresh_node: bool,
+    /// The wide part: a new thread of exactly `wide_thread` observer calls and 1
+    /// to `wide_inserted` calls inserted in the program's threads, every observer
+    /// location written in one thread and read by a call returning a value in
+    /// another (0: no wide part).
+    pub wide_thread: usize,
+    pub wide_inserted: usize,
+    /// The wide part is searched only when it has at most this many candidates.
+    pub wide_cap: usize,
 }
 
 impl Default for Space {
     /// The space `mowgli obligations` searches.
     fn default() -> Space {
-        Space { calls: 3, locs: 2, values: 1, new_thread: true, fresh_node: true }
+        Space {
+            calls: 3,
+            locs: 2,
+            values: 1,
+            new_thread: true,
+            fresh_node: true,
+            wide_thread: 3,
+            wide_inserted: 2,
+            wide_cap: 200_000,
+        }
     }
 }
 
@@ -312,51 +329,109 @@ impl Search {
     }
 
     /// Every candidate, in the search order (the abstract program alone is not
-    /// one of them); stops when `f` says so.
-    fn visit(&self, f: &mut dyn FnMut(&Cand) -> bool) {
-        let any_end = self.ends.iter().any(|e| !e);
+    /// one of them): the narrow part, then the wide part when `wide`; stops when
+    /// `f` says so (then false).
+    fn visit(&self, wide: bool, f: &mut dyn FnMut(&Cand) -> bool) -> bool {
         for n in 1..=self.space.calls {
-            for at_ends in [true, false] {
-                if !at_ends && !any_end {
-                    continue;
+            let most_extra = if self.space.new_thread { n - 1 } else { 0 };
+            if !self.visit_level(n, 0..=most_extra, false, f) {
+                return false;
+            }
+        }
+        if wide && self.space.wide_thread > 0 {
+            let t = self.space.wide_thread;
+            for n in t + 1..=t + self.space.wide_inserted {
+                if !self.visit_level(n, t..=t, true, f) {
+                    return false;
                 }
-                for (ci, cfg) in self.configs.iter().enumerate() {
-                    let most_extra = if self.space.new_thread { n - 1 } else { 0 };
-                    for j in 0..=most_extra {
-                        let extra_nodes: Vec<Option<i64>> =
-                            if j == 0 { vec![None] } else { self.nodes.iter().map(|&n| Some(n)).collect() };
-                        for en in extra_nodes {
-                            let go = multisets(self.slots.len(), n - j, &mut |ss| {
-                                if ss.iter().all(|&s| self.ends[s]) != at_ends {
-                                    return true;
-                                }
-                                let sizes: Vec<usize> = ss
-                                    .iter()
-                                    .map(|&s| cfg.at(self.slots[s].2).len())
-                                    .chain(
-                                        en.map(|m| cfg.at(m).len())
-                                            .into_iter()
-                                            .flat_map(|l| std::iter::repeat(l).take(j)),
-                                    )
-                                    .collect();
-                                product(&sizes, &mut |cs| {
-                                    let c = Cand {
-                                        config: ci,
-                                        slots: ss,
-                                        calls: &cs[..ss.len()],
-                                        extra: en.map(|m| (m, &cs[ss.len()..])),
-                                    };
-                                    !self.canonical(&c) || f(&c)
-                                })
-                            });
-                            if !go {
-                                return;
+            }
+        }
+        true
+    }
+
+    /// The candidates of the wide part (at most `cap + 1` counted).
+    fn count_wide(&self, cap: usize) -> usize {
+        let t = self.space.wide_thread;
+        let mut k = 0;
+        if t == 0 {
+            return 0;
+        }
+        for n in t + 1..=t + self.space.wide_inserted {
+            self.visit_level(n, t..=t, true, &mut |_| {
+                k += 1;
+                k <= cap
+            });
+        }
+        k
+    }
+
+    /// The candidates of `n` observer calls, `extra` of them in a new thread;
+    /// with `talking`, only those in which every observer location used is
+    /// written in one thread and read by a call returning a value in another.
+    fn visit_level(
+        &self,
+        n: usize,
+        extra: std::ops::RangeInclusive<usize>,
+        talking: bool,
+        f: &mut dyn FnMut(&Cand) -> bool,
+    ) -> bool {
+        let any_end = self.ends.iter().any(|e| !e);
+        for at_ends in [true, false] {
+            if !at_ends && !any_end {
+                continue;
+            }
+            for (ci, cfg) in self.configs.iter().enumerate() {
+                for j in extra.clone() {
+                    if j >= n {
+                        continue;
+                    }
+                    let extra_nodes: Vec<Option<i64>> =
+                        if j == 0 { vec![None] } else { self.nodes.iter().map(|&n| Some(n)).collect() };
+                    for en in extra_nodes {
+                        let go = multisets(self.slots.len(), n - j, &mut |ss| {
+                            if ss.iter().all(|&s| self.ends[s]) != at_ends {
+                                return true;
                             }
+                            let sizes: Vec<usize> = ss
+                                .iter()
+                                .map(|&s| cfg.at(self.slots[s].2).len())
+                                .chain(en.map(|m| cfg.at(m).len()).into_iter().flat_map(|l| std::iter::repeat_n(l, j)))
+                                .collect();
+                            product(&sizes, &mut |cs| {
+                                let c = Cand {
+                                    config: ci,
+                                    slots: ss,
+                                    calls: &cs[..ss.len()],
+                                    extra: en.map(|m| (m, &cs[ss.len()..])),
+                                };
+                                !self.canonical(&c) || (talking && !self.talking(&c)) || f(&c)
+                            })
+                        });
+                        if !go {
+                            return false;
                         }
                     }
                 }
             }
         }
+        true
+    }
+
+    /// Whether every observer location the candidate uses is written in one
+    /// thread and read by a call that returns a value in another.
+    fn talking(&self, c: &Cand) -> bool {
+        let cfg = &self.configs[c.config];
+        // (thread: body index, or usize::MAX for the new thread; call)
+        let ins = c.slots.iter().zip(c.calls).map(|(&s, &k)| (self.slots[s].0, &cfg.at(self.slots[s].2)[k]));
+        let extra = c.extra.into_iter().flat_map(|(m, ks)| ks.iter().map(move |&k| (usize::MAX, &cfg.at(m)[k])));
+        let calls: Vec<(usize, &DrawnCall)> = ins.chain(extra).collect();
+        (0..self.space.locs).all(|l| {
+            let named = calls.iter().any(|(_, d)| d.locs.contains(&l));
+            !named
+                || calls.iter().any(|(t, w)| {
+                    w.written.contains(&l) && calls.iter().any(|(u, r)| u != t && r.returns && r.locs.contains(&l))
+                })
+        })
     }
 
     /// The calls of a candidate, each with its thread's node.
@@ -556,12 +631,28 @@ pub fn observe_in(
         }
     };
     obs.bound = search.bound();
+    let wide_n = search.count_wide(space.wide_cap);
+    let wide = wide_n <= space.wide_cap;
     let mut total = 1;
-    search.visit(&mut |_| {
+    search.visit(false, &mut |_| {
         total += 1;
         true
     });
-    obs.candidates = total;
+    obs.candidates = total + if wide { wide_n } else { 0 };
+    if space.wide_thread > 0 {
+        obs.bound += &if wide {
+            format!(
+                "; and with a new thread of {} observer calls on a node of the program and 1 to {} calls inserted in its threads, \
+                 every observer location written in one thread and read by a call returning a value in another ({wide_n} candidates)",
+                space.wide_thread, space.wide_inserted
+            )
+        } else {
+            format!(
+                "; not the wide part (a new thread of {} calls and 1 to {} inserted): more than {} candidates",
+                space.wide_thread, space.wide_inserted, space.wide_cap
+            )
+        };
+    }
     let mut how = ClientCheck::new(loop_bound, true);
     how.deadline = Some(start + budget);
     let try_one = |lit: &Litmus, what: &dyn Fn() -> (String, String), obs: &mut Observation| -> bool {
@@ -595,7 +686,7 @@ pub fn observe_in(
     if !try_one(&bare, &|| ("abstract".into(), "the abstract program alone".into()), &mut obs) {
         return obs;
     }
-    search.visit(&mut |c| {
+    search.visit(wide, &mut |c| {
         let lit = search.build(c, &format!("observe-{}", obs.tried));
         try_one(&lit, &|| (format!("{}calls", c.size()), search.describe(c)), &mut obs)
     });

@@ -238,6 +238,8 @@ pub struct DrawnCall {
     pub returns: bool,
     /// The observer locations it names (indices into the homes given).
     pub locs: Vec<usize>,
+    /// Those it writes (by its declaration: a location parameter `written`).
+    pub written: Vec<usize>,
 }
 
 impl Generator {
@@ -278,11 +280,15 @@ impl Generator {
             .filter_map(|c| {
                 let sig = self.sig_of(c);
                 let mut locs = Vec::new();
+                let mut written = Vec::new();
                 let mut args = Vec::new();
-                for a in &c.args {
+                for (i, a) in c.args.iter().enumerate() {
                     args.push(match a {
                         Arg::OLoc(l) => {
                             locs.push(*l as usize);
+                            if Decl::writes(sig, i) {
+                                written.push(*l as usize);
+                            }
                             Ex::Var(nm(oloc_name(*l)))
                         }
                         Arg::Lit(v) | Arg::Val(v) => int(i64::from(*v)),
@@ -299,7 +305,7 @@ impl Generator {
                     });
                 }
                 let call = CallEx { lib: Some(nm(oname.clone())), method: nm(sig.name.to_string()), args };
-                Some(DrawnCall { call, returns: self.returns(c), locs })
+                Some(DrawnCall { call, returns: self.returns(c), locs, written })
             })
             .collect()
     }
