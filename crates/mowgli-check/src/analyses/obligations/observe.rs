@@ -274,7 +274,8 @@ impl Search {
             .collect();
         let mut prog = program.clone();
         prog.expects.clear();
-        prog.description = Some(format!("observer calls of `{observer}` added to the abstract program {}", program.name));
+        prog.description =
+            Some(format!("observer calls of `{observer}` added to the abstract program {}", program.name));
         for (_, body) in &mut prog.bodies {
             for st in body.iter_mut() {
                 if let Stmt::Call(c) | Stmt::Assign { rhs: Rhs::Call(c), .. } | Stmt::Let { rhs: Rhs::Call(c), .. } = st
