@@ -13,13 +13,20 @@
 //! * the program with 1 to [`Space::calls`] observer calls in all: inserted at any
 //!   positions of its threads (at least one), and the others, if any, in one new
 //!   thread on a node of the program;
+//! * the wide part: a new thread of exactly [`Space::wide_thread`] observer calls
+//!   and 1 to [`Space::wide_inserted`] calls inserted in the program's threads, only
+//!   those in which every observer location used is written in one thread and read
+//!   by a call returning a value in another (store buffering is here), searched
+//!   when it has at most [`Space::wide_cap`] candidates;
 //! * over up to [`Space::locs`] observer locations, each homed (on located memory)
 //!   on a node of the program or on one fresh node; values `1..=values` (a compared
 //!   value also 0); work identifiers `_` (methods that wait for one are left out).
 //!
-//! Candidates come smallest first (by observer calls), and within a size those whose
-//! inserted calls all sit right before or after a call the refutation's reason
-//! names (its endpoints) first. Every candidate is a parsed test checked by
+//! The only reduction is by location names (those used are `a`, then `b`, …; an
+//! unused one sits on the first node). Other libraries the implementation uses are
+//! not drawn from. Candidates come smallest first (by observer calls; the wide part
+//! last), and within a size those whose inserted calls all sit right before or
+//! after a call the refutation's reason names (its endpoints) first. Every candidate is a parsed test checked by
 //! [`refine_parsed_on`]; the first whose implementation reaches an outcome the
 //! specification forbids is the observing client (printed as text only then). The
 //! report says how many were tried of how many, and why it stopped.
