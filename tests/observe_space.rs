@@ -294,18 +294,25 @@ fn agree(file: &str, variant: Option<&str>, bounds: &Bounds, method: &str, locs:
         .find(|f| f.methods.iter().any(|m| m == method))
         .unwrap_or_else(|| panic!("{file}: nothing refuted for {method}"));
     let p = f.test.clone().expect("the parsed abstract program");
+    agree_on(&imp, &order, &p, &f.reason, variant.unwrap_or("Fig. 10"), locs);
+}
+
+/// The search (2 calls, `locs` locations, no wide part) and the brute force agree on
+/// abstract program `p` with reason `reason`.
+fn agree_on(imp: &Implementation, order: &StampOrder, p: &Litmus, reason: &str, what: &str, locs: usize) {
+    let (imp, order, file) = (imp, order, &imp.file);
     let space = observe::Space { calls: 2, locs, wide_thread: 0, ..Default::default() };
     let t = Instant::now();
-    let o = observe::observe_in(&imp, &order, &p, &f.reason, 4, Duration::from_secs(600), &space);
+    let o = observe::observe_in(imp, order, p, reason, 4, Duration::from_secs(600), &space);
     let t_search = t.elapsed();
     assert!(o.note.is_none() && o.errors == 0, "{o:?}");
     let obs = &imp.uses[0];
     assert!(o.bound.contains(&format!("`{obs}` calls")), "{}", o.bound);
     let t = Instant::now();
-    let (found, run, errors) = brute_force(&imp, &order, &p, obs, locs);
+    let (found, run, errors) = brute_force(imp, order, p, obs, locs);
     println!(
-        "{file} ({}): search {} ({} of {} candidates, {:.1} s); brute force {} ({run} clients, {errors} errors, {:.1} s)",
-        variant.unwrap_or("Fig. 10"),
+        "{file} {} ({what}, {locs} location(s)): search {} ({} of {} candidates, {:.1} s); brute force {} ({run} clients, {errors} errors, {:.1} s)",
+        p.name,
         if o.client.is_some() { "observes" } else { "does not observe" },
         o.tried,
         o.candidates,
@@ -340,10 +347,27 @@ fn brute_force_agrees_on_the_i9_refutation_at_two_calls() {
     }
 }
 
-/// The same on the first GF refutation of the two-node bound (more slots, nodes
-/// and node sets; slower).
+/// A correct implementation (I_SV under Fig. 10: every obligation holds, so by Thm.
+/// 3.14 no client observes anything): the first abstract program with two threads
+/// on two nodes, no reason (no endpoints); neither the search nor the brute force
+/// finds an observing client (over one and over two locations).
+fn correct_two_threads(locs: usize) {
+    let order = order_of(None);
+    let imp = load("specs/impls/isv.impl", &order);
+    let programs = obligations::abstract_programs(&imp, &order, &Bounds::new("sv", 2, 2, 1)).expect("programs");
+    let (_, p) = programs
+        .iter()
+        .find(|(_, t)| t.threads.len() == 2 && t.threads[0].1 != t.threads[1].1)
+        .expect("a two-node program");
+    agree_on(&imp, &order, p, "", "Fig. 10", locs);
+}
+
 #[test]
-#[ignore]
-fn brute_force_agrees_on_the_i9_refutation_two_nodes() {
-    agree("specs/impls/isv.impl", Some("fig10-I9-unordered.to"), &Bounds::new("sv", 1, 2, 2), "GF", 2);
+fn brute_force_agrees_on_a_correct_two_thread_program() {
+    correct_two_threads(1);
+}
+
+#[test]
+fn brute_force_agrees_on_a_correct_two_thread_program_two_locations() {
+    correct_two_threads(2);
 }
