@@ -90,7 +90,7 @@ fn calls_of(
     node: i64,
     nodes: &[i64],
     homes: &[(String, i64)],
-) -> Vec<(String, bool, Vec<String>)> {
+) -> Vec<Drawn> {
     let mut out = Vec::new();
     'm: for s in sigs {
         if s.name.starts_with('#') || s.roles.iter().any(|r| matches!(r, Role::Wid { awaited: true })) {
@@ -142,6 +142,13 @@ fn calls_of(
     }
     out
 }
+
+/// A call: its text, whether it returns a value, the locations it names.
+type Drawn = (String, bool, Vec<String>);
+/// A call inserted at a slot (an index into the program's positions).
+type Inserted = (usize, String, bool, Vec<String>);
+/// The inserted calls, and the new thread's node and call.
+type Candidate = (Vec<Inserted>, Option<(i64, Drawn)>);
 
 /// The brute force: every client of the abstract program `p` with 1 or 2 observer
 /// calls of library `obs` (at least one inserted in a thread of `p`, the other
@@ -209,8 +216,7 @@ fn brute_force(
         }
         let alpha = |n: i64| calls_of(obs, &sigs, placed, n, &cn, homes);
         // (slot, call) insertions, and the new thread's (node, call)
-        let mut cands: Vec<(Vec<(usize, String, bool, Vec<String>)>, Option<(i64, (String, bool, Vec<String>))>)> =
-            Vec::new();
+        let mut cands: Vec<Candidate> = Vec::new();
         for (i, &(t, _)) in slots.iter().enumerate() {
             for c in alpha(threads[t].1) {
                 cands.push((vec![(i, c.0.clone(), c.1, c.2.clone())], None));
