@@ -255,7 +255,7 @@ fn cli_writes_the_observing_client() {
     assert_eq!(r.status.code(), Some(1), "{}", String::from_utf8_lossy(&r.stderr));
     let text = String::from_utf8_lossy(&r.stdout);
     assert!(text.contains("O2") && text.contains("observed by client"), "{text}");
-    let file = dir.join("observe-irbl-1-sb.litmus");
+    let file = dir.join("observe-irbl-1-5calls.litmus");
     assert!(file.exists(), "{text}");
     let replay = run(&["refine", "specs/impls/irbl.impl", "--clients", &file.display().to_string()]);
     assert_eq!(replay.status.code(), Some(1), "{}", String::from_utf8_lossy(&replay.stdout));
