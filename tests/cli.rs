@@ -471,8 +471,8 @@ fn obligations_write_nothing_unasked() {
         .expect("runs");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("observed by client observe-irbl-1-sb"), "{text}");
-    assert!(text.contains("    test observe-irbl-1-sb"), "{text}");
+    assert!(text.contains("observed by client observe-irbl-1-5calls"), "{text}");
+    assert!(text.contains("    test observe-irbl-1-5calls"), "{text}");
     let written: Vec<_> = std::fs::read_dir(&dir).expect("dir").collect();
     assert!(written.is_empty(), "files written unasked: {written:?}");
 }

@@ -125,6 +125,13 @@ fn stmt(s: &mut String, st: &Stmt, depth: usize) {
     s.push('\n');
 }
 
+/// A statement as one would write it in a thread body (blocks over several lines).
+pub fn statement(st: &Stmt) -> String {
+    let mut s = String::new();
+    stmt_inline(&mut s, st, 0);
+    s
+}
+
 /// A statement from the current column; blocks end at `depth`.
 fn stmt_inline(s: &mut String, st: &Stmt, depth: usize) {
     match st {

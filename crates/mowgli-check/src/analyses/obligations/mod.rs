@@ -113,6 +113,10 @@ pub struct Failure {
     /// [`dimensions`]).
     #[serde(skip)]
     pub program: (String, (usize, usize, usize, usize)),
+    /// The abstract program as the parsed test that was checked (what
+    /// [`observe::observe_all`] adds observer calls to).
+    #[serde(skip)]
+    pub test: Option<syntax::Litmus>,
     /// The abstract execution, the implementation execution grouped by abstract
     /// call, and g between them.
     pub execution: String,
@@ -550,6 +554,7 @@ fn run(
         let ms = t0.elapsed().as_secs_f64() * 1000.0;
         for f in &mut rep.failures[before.4..] {
             f.program = (name.clone(), dimensions(&test));
+            f.test = Some(test.clone());
         }
         for f in &rep.failures[before.4..] {
             found(f);

@@ -1,33 +1,48 @@
-//! From a refuted obligation to a client (issue 17): an obligation of LOCO Def. 3.13
-//! is sufficient for soundness, not necessary, so a refutation only says that the
-//! proof method fails on one abstract execution. Whether a *client* can tell the
-//! implementation from its specification is a refinement question (Def. 3.10). This
-//! module asks it: it takes the abstract program of a refutation and adds observer
-//! calls around the calls the refutation names, in the shapes that observe an order
-//! between two events:
+//! From a refuted obligation to a client (issue 17, issue 30): an obligation of
+//! LOCO Def. 3.13 is sufficient for soundness, not necessary, so a refutation only
+//! says that the proof method fails on one abstract execution. Whether a *client*
+//! can tell the implementation from its specification is a refinement question
+//! (Def. 3.10). This module asks it: it takes the abstract program of a refutation
+//! (the parsed test) and adds observer calls to it, generated: every method of the
+//! observer library, with arguments drawn by parameter role by the client
+//! generator ([`Generator::observer_calls`]). The space ([`Space`], stated in
+//! [`Observation::bound`]):
 //!
-//! | shape | inserted | observes |
-//! |---|---|---|
-//! | MP | a write of `y` at the first point, a read of `y` at the second (another thread) | the first point hb-before the second |
-//! | LB | a read of `y` at the first point, a write of `y` at the second (another thread) | the same, read the other way |
-//! | SB | a write of `y` at the first point, a read of `z` at the second, and a new thread `W z; fence; R y` | the same, also when both points are in one thread |
+//! * the abstract program alone (its own returned values may already be an outcome
+//!   the specification forbids: a torn read, an O3 refutation);
+//! * the program with 1 to [`Space::calls`] observer calls in all: inserted at any
+//!   positions of its threads (at least one), and the others, if any, in one new
+//!   thread on a node of the program;
+//! * the wide part: a new thread of exactly [`Space::wide_thread`] observer calls
+//!   and 1 to [`Space::wide_inserted`] calls inserted in the program's threads, only
+//!   those in which every observer location used is written in one thread and read
+//!   by a call returning a value in another (store buffering is here), searched
+//!   when it has at most [`Space::wide_cap`] candidates;
+//! * over up to [`Space::locs`] observer locations, each homed (on located memory)
+//!   on a node of the program or on one fresh node; values `1..=values` (a compared
+//!   value also 0); work identifiers `_` (methods that wait for one are left out).
 //!
-//! each also with a fence after the inserted write and before the inserted read (the
-//! observer library's own: `sv`'s `GF` over every node, `rdmawait`'s `Mfence`), and
-//! for `rdmawait` with a `Put` in place of a local write. Every candidate is run
-//! through [`refine_client`]; the first whose implementation reaches an outcome the
-//! specification forbids is the observing client. The candidates are tried with the
-//! refutation's endpoints first (the calls its reason names), then at every other
-//! position; the report always says how many were tried.
+//! The only reduction is by location names (those used are `a`, then `b`, …; an
+//! unused one sits on the first node). Other libraries the implementation uses are
+//! not drawn from. Candidates come smallest first (by observer calls; the wide part
+//! last), and within a size those whose inserted calls all sit right before or
+//! after a call the refutation's reason names (its endpoints) first. Every candidate is a parsed test checked by
+//! [`refine_parsed_on`]; the first whose implementation reaches an outcome the
+//! specification forbids is the observing client (printed as text only then). The
+//! report says how many were tried of how many, and why it stopped.
 
 use std::time::{Duration, Instant};
 
 use mowgli_core::StampOrder;
 use serde::Serialize;
 
-use crate::analyses::refine::gen::{failing_text, Bounds};
-use crate::analyses::refine::refine_client;
+use crate::analyses::refine::gen::{failing_text, Bounds, DrawnCall, Generator};
+use crate::analyses::refine::{refine_parsed_on, ClientCheck, ClientVerdict};
+use crate::lang::ast::{Rhs, Stmt};
 use crate::lang::implementation::Implementation;
+use crate::lang::lex::Name;
+use crate::lang::print;
+use crate::lang::syntax::{Litmus, LocDecl, Pos};
 
 /// What [`observe`] found for one refutation.
 #[derive(Clone, Debug, Serialize)]
@@ -35,12 +50,12 @@ pub struct Observation {
     /// The observing client (a litmus text with the forbidden outcome as an
     /// expectation), if one was found.
     pub client: Option<String>,
-    /// Its name and shape.
+    /// Its name, and where its observer calls are.
     pub name: Option<String>,
     pub shape: Option<String>,
     /// Candidate clients run through `refine`.
     pub tried: usize,
-    /// Candidate clients of the bound (all shapes at all positions).
+    /// Candidate clients of the bound (the whole space of [`Space`]).
     pub candidates: usize,
     /// The bound the candidates cover, in words.
     pub bound: String,
@@ -52,216 +67,72 @@ pub struct Observation {
     pub first_error: Option<String>,
 }
 
-/// One thread of an abstract program: its name, node and call lines.
-#[derive(Clone, Debug)]
-struct Thread {
-    name: String,
-    node: u32,
-    lines: Vec<String>,
+/// The space of candidate clients of one refutation (see the module comment).
+#[derive(Clone, Copy, Debug)]
+pub struct Space {
+    /// Observer calls in all (at most).
+    pub calls: usize,
+    /// Observer locations (at most).
+    pub locs: usize,
+    /// Values `1..=values`.
+    pub values: usize,
+    /// Observer calls may also go to one new thread.
+    pub new_thread: bool,
+    /// Observer locations may be homed on one fresh node (located memory).
+    pub fresh_node: bool,
+    /// The wide part: a new thread of exactly `wide_thread` observer calls and 1
+    /// to `wide_inserted` calls inserted in the program's threads, every observer
+    /// location written in one thread and read by a call returning a value in
+    /// another (0: no wide part).
+    pub wide_thread: usize,
+    pub wide_inserted: usize,
+    /// The wide part is searched only when it has at most this many candidates.
+    pub wide_cap: usize,
 }
 
-/// An abstract program as the generator renders it: header lines, then threads.
-#[derive(Clone, Debug)]
-struct Program {
-    header: Vec<String>,
-    threads: Vec<Thread>,
-    nodes: Vec<u32>,
-}
-
-fn parse(text: &str) -> Option<Program> {
-    let mut header = Vec::new();
-    let mut threads: Vec<Thread> = Vec::new();
-    let mut nodes = Vec::new();
-    let mut placed: Vec<(String, u32)> = Vec::new();
-    let mut current: Option<usize> = None;
-    for line in text.lines() {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') || t.starts_with("expect") {
-            continue;
-        }
-        if let Some(rest) = t.strip_prefix("thread ") {
-            let (name, node) = rest.split_once('@')?;
-            let node: u32 = node.trim().parse().ok()?;
-            placed.push((name.trim().to_string(), node));
-            if !nodes.contains(&node) {
-                nodes.push(node);
-            }
-            header.push(t.to_string());
-            continue;
-        }
-        if let Some(name) = t.strip_suffix(':').filter(|n| placed.iter().any(|(p, _)| p == n)) {
-            let node = placed.iter().find(|(p, _)| p == name)?.1;
-            threads.push(Thread { name: name.to_string(), node, lines: Vec::new() });
-            current = Some(threads.len() - 1);
-            continue;
-        }
-        match current {
-            Some(i) => threads[i].lines.push(t.to_string()),
-            None => header.push(t.to_string()),
+impl Default for Space {
+    /// The space `mowgli obligations` searches.
+    fn default() -> Space {
+        Space {
+            calls: 3,
+            locs: 2,
+            values: 1,
+            new_thread: true,
+            fresh_node: true,
+            wide_thread: 3,
+            wide_inserted: 2,
+            wide_cap: 200_000,
         }
     }
-    nodes.sort();
-    (!threads.is_empty()).then_some(Program { header, threads, nodes })
 }
 
-/// The observer library of the clients built for implementation `imp` (the one
-/// the client generator adds for its library, or else one the implementation
-/// uses), with the methods the shapes need, found by their declared roles: a write
-/// of a value to a location, a read of a location that returns its value, a put
-/// of a local source to a location anywhere (located memory), a fence (a method
-/// whose parameters are all node sets, or none).
-fn observer_of(imp: &Implementation, order: &StampOrder) -> Result<ObsLib, String> {
+/// The observer of the clients built for implementation `imp`: the library the
+/// client generator adds for its library, or else the first one the
+/// implementation uses that the generator accepts as an observer (locations, no
+/// barriers or rings) and that has a method returning a value; as a generator
+/// whose bounds are `space`'s.
+fn observer_of(imp: &Implementation, order: &StampOrder, space: &Space) -> Result<Generator, String> {
     let default = Bounds::in_catalogue(&imp.implements, &imp.catalogue, 1, 1, 1).observer;
     for cand in default.iter().chain(imp.uses.iter()) {
         if *cand == imp.implements {
             continue;
         }
-        let Ok(l) = imp.catalogue.library(cand, order) else { continue };
-        if let Some(o) = ObsLib::of(cand, l.as_ref()) {
-            return Ok(o);
+        let mut b = Bounds::in_catalogue(&imp.implements, &imp.catalogue, 1, 1, 1);
+        b.observer = Some(cand.clone());
+        b.observer_locs = space.locs;
+        b.values = space.values;
+        b.observer_wids = 0;
+        let Ok(g) = Generator::in_catalogue(&imp.implements, order, &imp.catalogue, &b) else { continue };
+        let homes: Vec<i64> = vec![1; space.locs];
+        if g.observer_calls(&[1], 1, &homes).iter().any(|c| c.returns) {
+            return Ok(g);
         }
     }
     Err(format!(
-        "`{}` uses {}, which has no location write and read by their declarations (LOCO App. F.4): a client of it cannot add observer calls",
+        "`{}` uses {}, none of which has locations and a method that returns a value (by their declarations; LOCO App. F.4): a client of it cannot add observer calls",
         imp.name,
         imp.uses.join(", ")
     ))
-}
-
-/// An observer library and the methods the shapes use.
-struct ObsLib {
-    name: String,
-    write: &'static str,
-    read: &'static str,
-    put: Option<&'static str>,
-    /// The work identifiers the put takes (all given as `_`).
-    put_wids: usize,
-    /// The fence and whether it takes the set of every node.
-    fence: Option<(&'static str, bool)>,
-    /// Locations have a home node.
-    placed: bool,
-}
-
-impl ObsLib {
-    fn of(name: &str, l: &dyn mowgli_core::Library) -> Option<ObsLib> {
-        use mowgli_core::{Ret, Role};
-        let sigs = l.methods();
-        let find =
-            |f: &dyn Fn(&mowgli_core::MethodSig) -> bool| sigs.iter().find(|m| !m.extension && f(m)).map(|m| m.name);
-        let write =
-            find(&|m| matches!(m.roles.as_slice(), [Role::Loc { written: true, .. }, Role::Val]) && m.rets.is_empty())?;
-        let read = find(&|m| {
-            matches!(m.roles.as_slice(), [Role::Loc { written: false, .. }]) && m.rets.contains(&Ret::ValueOf(0))
-        })?;
-        let put = find(&|m| {
-            matches!(m.roles.as_slice(), [Role::Loc { local: false, written: true, .. }, Role::Src, ..])
-                && m.roles[2..].iter().all(|r| matches!(r, Role::Wid { awaited: false }))
-        });
-        let fence = find(&|m| m.roles.iter().all(|r| *r == Role::Nodes) && m.rets.is_empty())
-            .map(|f| (f, sigs.iter().any(|m| m.name == f && !m.roles.is_empty())));
-        let placed = !l.memory().replicated;
-        let put_wids = put.and_then(|p| sigs.iter().find(|m| m.name == p)).map_or(0, |m| m.roles.len() - 2);
-        Some(ObsLib { name: name.to_string(), write, read, put: put.filter(|_| placed), put_wids, fence, placed })
-    }
-}
-
-/// An observer location: its name and, on located memory, its home node.
-struct Loc {
-    name: &'static str,
-    home: u32,
-}
-
-/// Builds one candidate client: `ins` lists, per thread, (position, lines) to insert
-/// before the call at that position; `extra` a new thread (node, lines).
-struct Builder<'a> {
-    prog: &'a Program,
-    obs: &'a ObsLib,
-    nodes_text: String,
-    /// The implemented library, whose calls are qualified (`msw.Write`) so that
-    /// they cannot clash with the observer's methods.
-    lib: String,
-}
-
-/// `r = M(args)` or `M(args)` with the method qualified by `lib`.
-fn qualify(line: &str, lib: &str) -> String {
-    let (lhs, call) = match line.split_once(" = ") {
-        Some((l, c)) => (format!("{l} = "), c),
-        None => (String::new(), line),
-    };
-    if call.contains('.') && call.find('.') < call.find('(') {
-        return line.to_string();
-    }
-    format!("{lhs}{lib}.{call}")
-}
-
-impl Builder<'_> {
-    fn write(&self, loc: &Loc, node: u32, put: bool) -> String {
-        let o = self.obs;
-        match o.put {
-            Some(p) if put || (o.placed && loc.home != node) => {
-                let wids = ", _".repeat(o.put_wids);
-                format!("{}.{p}({}, 1{wids})", o.name, loc.name)
-            }
-            _ => format!("{}.{}({}, 1)", o.name, o.write, loc.name),
-        }
-    }
-    fn read(&self, loc: &Loc, reg: &str) -> String {
-        format!("{reg} = {}.{}({})", self.obs.name, self.obs.read, loc.name)
-    }
-    fn fence(&self) -> String {
-        match self.obs.fence {
-            Some((f, true)) => format!("{}.{f}({})", self.obs.name, self.nodes_text),
-            Some((f, false)) => format!("{}.{f}()", self.obs.name),
-            None => String::new(),
-        }
-    }
-
-    fn render(
-        &self,
-        name: &str,
-        locs: &[&Loc],
-        ins: &[(usize, usize, Vec<String>)],
-        extra: Option<(u32, Vec<String>)>,
-    ) -> String {
-        let p = self.prog;
-        let mut s = format!("test {name}\n");
-        for h in &p.header {
-            if let Some(libs) = h.strip_prefix("libraries ") {
-                s += &format!("libraries {libs}, {}\n", self.obs.name);
-            } else if h.starts_with("test ") || h.starts_with('"') {
-                continue;
-            } else {
-                s += &format!("{h}\n");
-            }
-        }
-        let oname = format!("T{}", p.threads.len() + 1);
-        if let Some((n, _)) = &extra {
-            s += &format!("thread {oname} @ {n}\n");
-        }
-        for l in locs {
-            s += &if self.obs.placed { format!("loc {} @ {}\n", l.name, l.home) } else { format!("loc {}\n", l.name) };
-        }
-        for (ti, t) in p.threads.iter().enumerate() {
-            s += &format!("{}:\n", t.name);
-            for pos in 0..=t.lines.len() {
-                for (_, _, lines) in ins.iter().filter(|(i, at, _)| *i == ti && *at == pos) {
-                    for l in lines {
-                        s += &format!("  {l}\n");
-                    }
-                }
-                if let Some(l) = t.lines.get(pos) {
-                    s += &format!("  {}\n", qualify(l, &self.lib));
-                }
-            }
-        }
-        if let Some((_, lines)) = extra {
-            s += &format!("{oname}:\n");
-            for l in lines {
-                s += &format!("  {l}\n");
-            }
-        }
-        s
-    }
 }
 
 /// The calls a refutation's reason names: (thread index, call index) pairs, from
@@ -296,121 +167,450 @@ fn endpoints(reason: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// A candidate: its shape and the text.
-struct Candidate {
-    shape: String,
-    text: String,
-    /// 0 when both points are at the refutation's endpoints, 1 otherwise.
-    rank: u8,
+/// One assignment of homes to the observer locations, and the calls drawn for it
+/// on each node a thread may stand on.
+struct Config {
+    homes: Vec<i64>,
+    /// The client's nodes (the program's, and the fresh node when a location is there).
+    alpha: Vec<(i64, Vec<DrawnCall>)>,
 }
 
-fn candidates(prog: &Program, lib: &str, obs: &ObsLib, reason: &str) -> Vec<Candidate> {
-    let nodes_text = format!("{{{}}}", prog.nodes.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
-    let b = Builder { prog, obs, nodes_text, lib: lib.to_string() };
-    let ends = endpoints(reason);
-    let first = ends.first().copied();
-    let last = ends.last().copied();
-    // a point is (thread, position): insert before the call at `position`
-    let points: Vec<(usize, usize)> =
-        prog.threads.iter().enumerate().flat_map(|(t, th)| (0..=th.lines.len()).map(move |p| (t, p))).collect();
-    // "before the first endpoint's call" / "after the last endpoint's call"
-    let near = |pt: (usize, usize), e: Option<(usize, usize)>, after: bool| {
-        e.is_some_and(|(t, c)| pt.0 == t && pt.1 == c + after as usize)
-    };
-    let puts: &[bool] = if obs.put.is_some() { &[false, true] } else { &[false] };
-    let fences: &[bool] = if obs.fence.is_some() { &[false, true] } else { &[false] };
-    let mut n = 0;
-    // the abstract program itself first: its own returned values may already be an
-    // outcome the specification forbids (e.g. a torn read, an O3 refutation)
-    let bare = Builder { prog, obs, nodes_text: b.nodes_text.clone(), lib: b.lib.clone() };
-    let mut out = vec![Candidate {
-        shape: "the abstract program alone".to_string(),
-        text: bare.render("observe-0", &[], &[], None).replacen(&format!(", {}\n", obs.name), "\n", 1),
-        rank: 0,
-    }];
-    for &a in &points {
-        for &bp in &points {
-            let rank = if near(a, first, false) && near(bp, last, true) { 0 } else { 1 };
-            let (ta, tb) = (&prog.threads[a.0], &prog.threads[bp.0]);
-            for &fenced in fences {
-                for &put in puts {
-                    let fence = |v: Vec<String>, before: bool| -> Vec<String> {
-                        match (fenced, before) {
-                            (false, _) => v,
-                            (true, false) => [v, vec![b.fence()]].concat(),
-                            (true, true) => [vec![b.fence()], v].concat(),
-                        }
-                    };
-                    let tag = format!("{}{}", if fenced { ", fenced" } else { "" }, if put { ", put" } else { "" });
-                    let at = |pt: (usize, usize)| format!("{}@{}", prog.threads[pt.0].name, pt.1);
-                    if a.0 != bp.0 || put {
-                        if a.0 == bp.0 && bp.1 < a.1 {
-                            // the read must come after the write in one thread
-                        } else {
-                            // MP: W y at a, R y at b (y at b's node)
-                            let y = Loc { name: "oy", home: tb.node };
-                            n += 1;
-                            let ins = vec![
-                                (a.0, a.1, fence(vec![b.write(&y, ta.node, put)], false)),
-                                (bp.0, bp.1, fence(vec![b.read(&y, "o0")], true)),
-                            ];
-                            out.push(Candidate {
-                                shape: format!("MP {} → {}{tag}", at(a), at(bp)),
-                                text: b.render(&format!("observe-{n}"), &[&y], &ins, None),
-                                rank,
-                            });
-                        }
+impl Config {
+    fn at(&self, node: i64) -> &[DrawnCall] {
+        self.alpha.iter().find(|(n, _)| *n == node).map_or(&[], |(_, a)| a.as_slice())
+    }
+}
+
+/// A candidate: a home assignment, the inserted calls (slot, call index of the
+/// slot's node), and the new thread's node and calls.
+struct Cand<'a> {
+    config: usize,
+    slots: &'a [usize],
+    calls: &'a [usize],
+    extra: Option<(i64, &'a [usize])>,
+}
+
+impl Cand<'_> {
+    fn size(&self) -> usize {
+        self.slots.len() + self.extra.map_or(0, |e| e.1.len())
+    }
+}
+
+/// The space of one refutation's candidates.
+struct Search {
+    /// The abstract program, its calls of the implemented library qualified.
+    prog: Litmus,
+    observer: String,
+    placed: bool,
+    /// The program's nodes.
+    nodes: Vec<i64>,
+    /// Insertion points: (body, position), and the node of the body's thread.
+    slots: Vec<(usize, usize, i64)>,
+    /// Per slot: right before or after an endpoint.
+    ends: Vec<bool>,
+    configs: Vec<Config>,
+    space: Space,
+}
+
+/// Every sequence of `sizes.len()` indices below `sizes`; stops when `f` says so.
+fn product(sizes: &[usize], f: &mut dyn FnMut(&[usize]) -> bool) -> bool {
+    if sizes.contains(&0) {
+        return true;
+    }
+    let mut cur = vec![0; sizes.len()];
+    loop {
+        if !f(&cur) {
+            return false;
+        }
+        let mut i = sizes.len();
+        loop {
+            if i == 0 {
+                return true;
+            }
+            i -= 1;
+            cur[i] += 1;
+            if cur[i] < sizes[i] {
+                break;
+            }
+            cur[i] = 0;
+        }
+    }
+}
+
+/// Every non-decreasing sequence of `m` indices below `n`.
+fn multisets(n: usize, m: usize, f: &mut dyn FnMut(&[usize]) -> bool) -> bool {
+    fn rec(n: usize, m: usize, from: usize, cur: &mut Vec<usize>, f: &mut dyn FnMut(&[usize]) -> bool) -> bool {
+        if cur.len() == m {
+            return f(cur);
+        }
+        for s in from..n {
+            cur.push(s);
+            if !rec(n, m, s, cur, f) {
+                return false;
+            }
+            cur.pop();
+        }
+        true
+    }
+    rec(n, m, 0, &mut Vec::new(), f)
+}
+
+fn name(text: String) -> Name {
+    Name { text, pos: Pos::default() }
+}
+
+impl Search {
+    fn new(
+        imp: &Implementation,
+        order: &StampOrder,
+        g: &Generator,
+        program: &Litmus,
+        reason: &str,
+        space: &Space,
+    ) -> Result<Search, String> {
+        let observer = g.observer().unwrap_or_default().to_string();
+        let placed = imp.catalogue.library(&observer, order).map_err(|e| e.to_string())?.memory().replicated;
+        let placed = !placed;
+        let lmethods: Vec<String> = imp
+            .catalogue
+            .library(&imp.implements, order)
+            .map_err(|e| e.to_string())?
+            .methods()
+            .iter()
+            .map(|m| m.name.to_string())
+            .collect();
+        let mut prog = program.clone();
+        prog.expects.clear();
+        prog.description =
+            Some(format!("observer calls of `{observer}` added to the abstract program {}", program.name));
+        for (_, body) in &mut prog.bodies {
+            for st in body.iter_mut() {
+                if let Stmt::Call(c) | Stmt::Assign { rhs: Rhs::Call(c), .. } | Stmt::Let { rhs: Rhs::Call(c), .. } = st
+                {
+                    if c.lib.is_none() && lmethods.contains(&c.method.text) {
+                        // qualified, so that it cannot clash with an observer method
+                        c.lib = Some(name(imp.implements.clone()));
                     }
-                    if a.0 != bp.0 {
-                        // LB: R y at a, W y at b (y at a's node)
-                        let y = Loc { name: "oy", home: ta.node };
-                        n += 1;
-                        let ins = vec![
-                            (a.0, a.1, fence(vec![b.read(&y, "o0")], true)),
-                            (bp.0, bp.1, fence(vec![b.write(&y, tb.node, put)], false)),
-                        ];
-                        out.push(Candidate {
-                            shape: format!("LB {} → {}{tag}", at(a), at(bp)),
-                            text: b.render(&format!("observe-{n}"), &[&y], &ins, None),
-                            rank,
+                }
+            }
+        }
+        for l in 0..space.locs {
+            let n = crate::analyses::refine::gen::observer_location(l);
+            if prog.locs.iter().any(|d| d.name.text == n) {
+                return Err(format!("the abstract program already has a location `{n}`"));
+            }
+        }
+        let mut nodes: Vec<i64> = prog.threads.iter().map(|t| t.1).collect();
+        nodes.sort();
+        nodes.dedup();
+        let node_of = |t: &str| prog.threads.iter().find(|(n, _)| n.text == t).map(|t| t.1);
+        let ends_at = endpoints(reason);
+        let mut slots = Vec::new();
+        let mut ends = Vec::new();
+        for (b, (tname, body)) in prog.bodies.iter().enumerate() {
+            let node = node_of(&tname.text).ok_or_else(|| format!("thread `{}` has no node", tname.text))?;
+            // T<k> of the reason is the k-th thread
+            let k = prog.threads.iter().position(|(n, _)| n.text == tname.text).unwrap_or(usize::MAX);
+            for pos in 0..=body.len() {
+                slots.push((b, pos, node));
+                ends.push(ends_at.is_empty() || ends_at.iter().any(|&(t, c)| t == k && (pos == c || pos == c + 1)));
+            }
+        }
+        // homes: nodes of the program, and one fresh node
+        let fresh = nodes.last().copied().unwrap_or(0) + 1;
+        let mut dom = if placed { nodes.clone() } else { vec![nodes.first().copied().unwrap_or(1)] };
+        if placed && space.fresh_node {
+            dom.push(fresh);
+        }
+        let mut configs = Vec::new();
+        product(&vec![dom.len(); space.locs], &mut |h| {
+            let homes: Vec<i64> = h.iter().map(|&i| dom[i]).collect();
+            let mut all = nodes.clone();
+            if homes.contains(&fresh) {
+                all.push(fresh);
+            }
+            let alpha = nodes.iter().map(|&n| (n, g.observer_calls(&all, n, &homes))).collect();
+            configs.push(Config { homes, alpha });
+            true
+        });
+        Ok(Search { prog, observer, placed, nodes, slots, ends, configs, space: *space })
+    }
+
+    /// Every candidate, in the search order (the abstract program alone is not
+    /// one of them): the narrow part, then the wide part when `wide`; stops when
+    /// `f` says so (then false).
+    fn visit(&self, wide: bool, f: &mut dyn FnMut(&Cand) -> bool) -> bool {
+        for n in 1..=self.space.calls {
+            let most_extra = if self.space.new_thread { n - 1 } else { 0 };
+            if !self.visit_level(n, 0..=most_extra, false, f) {
+                return false;
+            }
+        }
+        if wide && self.space.wide_thread > 0 {
+            let t = self.space.wide_thread;
+            for n in t + 1..=t + self.space.wide_inserted {
+                if !self.visit_level(n, t..=t, true, f) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// The candidates of the wide part (at most `cap + 1` counted).
+    fn count_wide(&self, cap: usize) -> usize {
+        let t = self.space.wide_thread;
+        let mut k = 0;
+        if t == 0 {
+            return 0;
+        }
+        for n in t + 1..=t + self.space.wide_inserted {
+            self.visit_level(n, t..=t, true, &mut |_| {
+                k += 1;
+                k <= cap
+            });
+        }
+        k
+    }
+
+    /// The candidates of `n` observer calls, `extra` of them in a new thread;
+    /// with `talking`, only those in which every observer location used is
+    /// written in one thread and read by a call returning a value in another.
+    fn visit_level(
+        &self,
+        n: usize,
+        extra: std::ops::RangeInclusive<usize>,
+        talking: bool,
+        f: &mut dyn FnMut(&Cand) -> bool,
+    ) -> bool {
+        let any_end = self.ends.iter().any(|e| !e);
+        for at_ends in [true, false] {
+            if !at_ends && !any_end {
+                continue;
+            }
+            for (ci, cfg) in self.configs.iter().enumerate() {
+                for j in extra.clone() {
+                    if j >= n {
+                        continue;
+                    }
+                    let extra_nodes: Vec<Option<i64>> =
+                        if j == 0 { vec![None] } else { self.nodes.iter().map(|&n| Some(n)).collect() };
+                    for en in extra_nodes {
+                        let go = multisets(self.slots.len(), n - j, &mut |ss| {
+                            if ss.iter().all(|&s| self.ends[s]) != at_ends {
+                                return true;
+                            }
+                            let sizes: Vec<usize> = ss
+                                .iter()
+                                .map(|&s| cfg.at(self.slots[s].2).len())
+                                .chain(en.map(|m| cfg.at(m).len()).into_iter().flat_map(|l| std::iter::repeat_n(l, j)))
+                                .collect();
+                            product(&sizes, &mut |cs| {
+                                let c = Cand {
+                                    config: ci,
+                                    slots: ss,
+                                    calls: &cs[..ss.len()],
+                                    extra: en.map(|m| (m, &cs[ss.len()..])),
+                                };
+                                !self.canonical(&c) || (talking && !self.talking(&c)) || f(&c)
+                            })
                         });
-                    }
-                    if a.0 != bp.0 || a.1 <= bp.1 {
-                        // SB: W y at a, R z at b, and O: W z; fence; R y
-                        for &on in &prog.nodes {
-                            let y = Loc { name: "oy", home: on };
-                            let z = Loc { name: "oz", home: tb.node };
-                            n += 1;
-                            let ins = vec![
-                                (a.0, a.1, fence(vec![b.write(&y, ta.node, put)], false)),
-                                (bp.0, bp.1, fence(vec![b.read(&z, "o0")], true)),
-                            ];
-                            let o = vec![b.write(&z, on, false), b.fence(), b.read(&y, "o1")];
-                            out.push(Candidate {
-                                shape: format!("SB {} → {}, observer on node {on}{tag}", at(a), at(bp)),
-                                text: b.render(&format!("observe-{n}"), &[&y, &z], &ins, Some((on, o))),
-                                rank,
-                            });
+                        if !go {
+                            return false;
                         }
                     }
                 }
             }
         }
+        true
     }
-    // the refutation's endpoints first; the order is otherwise the generation order
-    out.sort_by_key(|c| c.rank);
-    out
+
+    /// Whether every observer location the candidate uses is written in one
+    /// thread and read by a call that returns a value in another.
+    fn talking(&self, c: &Cand) -> bool {
+        let cfg = &self.configs[c.config];
+        // (thread: body index, or usize::MAX for the new thread; call)
+        let ins = c.slots.iter().zip(c.calls).map(|(&s, &k)| (self.slots[s].0, &cfg.at(self.slots[s].2)[k]));
+        let extra = c.extra.into_iter().flat_map(|(m, ks)| ks.iter().map(move |&k| (usize::MAX, &cfg.at(m)[k])));
+        let calls: Vec<(usize, &DrawnCall)> = ins.chain(extra).collect();
+        (0..self.space.locs).all(|l| {
+            let named = calls.iter().any(|(_, d)| d.locs.contains(&l));
+            !named
+                || calls.iter().any(|(t, w)| {
+                    w.written.contains(&l) && calls.iter().any(|(u, r)| u != t && r.returns && r.locs.contains(&l))
+                })
+        })
+    }
+
+    /// The calls of a candidate, each with its thread's node.
+    fn calls<'a>(&'a self, c: &'a Cand) -> impl Iterator<Item = &'a DrawnCall> + 'a {
+        let cfg = &self.configs[c.config];
+        let ins = c.slots.iter().zip(c.calls).map(move |(&s, &k)| &cfg.at(self.slots[s].2)[k]);
+        let extra = c.extra.into_iter().flat_map(move |(m, ks)| ks.iter().map(move |&k| &cfg.at(m)[k]));
+        ins.chain(extra)
+    }
+
+    /// One candidate per client up to the order of the observer locations: the
+    /// locations used are `a`, then `b`, …, and an unused one is on the first node.
+    fn canonical(&self, c: &Cand) -> bool {
+        let mut used = vec![false; self.space.locs];
+        for call in self.calls(c) {
+            for &l in &call.locs {
+                if let Some(u) = used.get_mut(l) {
+                    *u = true;
+                }
+            }
+        }
+        let homes = &self.configs[c.config].homes;
+        let first = homes.first().map(|_| self.configs[0].homes.first().copied().unwrap_or(0));
+        used.windows(2).all(|w| w[0] || !w[1]) && used.iter().zip(homes).all(|(&u, &h)| u || Some(h) == first)
+    }
+
+    /// The candidate as a test named `test`.
+    fn build(&self, c: &Cand, test: &str) -> Litmus {
+        let cfg = &self.configs[c.config];
+        let mut lit = self.prog.clone();
+        lit.name = test.to_string();
+        let mut used = vec![false; self.space.locs];
+        let mut stmt = |d: &DrawnCall, reg: &mut usize| -> Stmt {
+            for &l in &d.locs {
+                if let Some(u) = used.get_mut(l) {
+                    *u = true;
+                }
+            }
+            if d.returns {
+                *reg += 1;
+                Stmt::Assign { name: name(format!("o{}", *reg - 1)), rhs: Rhs::Call(d.call.clone()) }
+            } else {
+                Stmt::Call(d.call.clone())
+            }
+        };
+        for (b, (_, body)) in lit.bodies.iter_mut().enumerate() {
+            let old = std::mem::take(body);
+            let mut reg = 0;
+            for pos in 0..=old.len() {
+                for (&s, &k) in c.slots.iter().zip(c.calls) {
+                    let (sb, sp, node) = self.slots[s];
+                    if (sb, sp) == (b, pos) {
+                        body.push(stmt(&cfg.at(node)[k], &mut reg));
+                    }
+                }
+                if let Some(st) = old.get(pos) {
+                    body.push(st.clone());
+                }
+            }
+        }
+        if let Some((m, ks)) = c.extra {
+            let mut i = lit.threads.len() + 1;
+            while lit.threads.iter().any(|(n, _)| n.text == format!("T{i}")) {
+                i += 1;
+            }
+            let t = name(format!("T{i}"));
+            let mut reg = 0;
+            let body: Vec<Stmt> = ks.iter().map(|&k| stmt(&cfg.at(m)[k], &mut reg)).collect();
+            lit.threads.push((t.clone(), m));
+            lit.bodies.push((t, body));
+        }
+        for (l, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+            lit.locs.push(LocDecl {
+                name: name(crate::analyses::refine::gen::observer_location(l)),
+                node: self.placed.then_some(cfg.homes[l]),
+                init: None,
+                size: None,
+            });
+        }
+        if c.size() > 0 && !lit.libraries.iter().any(|l| l.text == self.observer) {
+            lit.libraries.push(name(self.observer.clone()));
+        }
+        lit
+    }
+
+    /// Where a candidate's observer calls are, in words.
+    fn describe(&self, c: &Cand) -> String {
+        let cfg = &self.configs[c.config];
+        let mut parts = Vec::new();
+        for (&s, &k) in c.slots.iter().zip(c.calls) {
+            let (b, pos, node) = self.slots[s];
+            let t = &self.prog.bodies[b].0.text;
+            parts.push(format!("`{}` in {t} at {pos}", print::statement(&Stmt::Call(cfg.at(node)[k].call.clone()))));
+        }
+        if let Some((m, ks)) = c.extra {
+            let calls: Vec<String> =
+                ks.iter().map(|&k| print::statement(&Stmt::Call(cfg.at(m)[k].call.clone()))).collect();
+            parts.push(format!("a new thread on node {m}: `{}`", calls.join("; ")));
+        }
+        let mut used = vec![false; self.space.locs];
+        for call in self.calls(c) {
+            for &l in &call.locs {
+                if let Some(u) = used.get_mut(l) {
+                    *u = true;
+                }
+            }
+        }
+        if self.placed {
+            for (l, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+                parts.push(format!("{} @ {}", crate::analyses::refine::gen::observer_location(l), cfg.homes[l]));
+            }
+        }
+        format!("{} observer call{}: {}", c.size(), if c.size() == 1 { "" } else { "s" }, parts.join(", "))
+    }
+
+    /// The space in words.
+    fn bound(&self) -> String {
+        let mut methods: Vec<String> = Vec::new();
+        for cfg in &self.configs {
+            for (_, a) in &cfg.alpha {
+                for d in a {
+                    if !methods.contains(&d.call.method.text) {
+                        methods.push(d.call.method.text.clone());
+                    }
+                }
+            }
+        }
+        let s = &self.space;
+        format!(
+            "the abstract program alone, and with 1 to {} `{}` calls ({}; arguments by role, values 1..={}, work identifiers `_`) \
+             at any positions of its threads (at least one there){}, over up to {} observer location{}{}",
+            s.calls,
+            self.observer,
+            methods.join(", "),
+            s.values,
+            if s.new_thread { " and the others in one new thread on a node of the program" } else { "" },
+            s.locs,
+            if s.locs == 1 { "" } else { "s" },
+            if !self.placed {
+                ""
+            } else if s.fresh_node {
+                " homed on a node of the program or a fresh one"
+            } else {
+                " homed on a node of the program"
+            }
+        )
+    }
 }
 
 /// Tries to observe the refutation whose abstract program is `program` and whose
-/// reason is `reason`, within `budget`.
+/// reason is `reason`, within `budget`, over the default [`Space`].
 pub fn observe(
     imp: &Implementation,
     order: &StampOrder,
-    program: &str,
+    program: &Litmus,
     reason: &str,
     loop_bound: usize,
     budget: Duration,
+) -> Observation {
+    observe_in(imp, order, program, reason, loop_bound, budget, &Space::default())
+}
+
+/// [`observe`] over the candidates of `space`.
+pub fn observe_in(
+    imp: &Implementation,
+    order: &StampOrder,
+    program: &Litmus,
+    reason: &str,
+    loop_bound: usize,
+    budget: Duration,
+    space: &Space,
 ) -> Observation {
     let start = Instant::now();
     let mut obs = Observation {
@@ -424,57 +624,80 @@ pub fn observe(
         errors: 0,
         first_error: None,
     };
-    let observer = match observer_of(imp, order) {
-        Ok(o) => o,
+    let g = match observer_of(imp, order, space) {
+        Ok(g) => g,
         Err(e) => {
             obs.note = Some(e);
             return obs;
         }
     };
-    let Some(prog) = parse(program) else {
-        obs.note = Some("the abstract program could not be read back".into());
-        return obs;
+    let search = match Search::new(imp, order, &g, program, reason, space) {
+        Ok(s) => s,
+        Err(e) => {
+            obs.note = Some(e);
+            return obs;
+        }
     };
-    obs.bound = format!(
-        "the abstract program with `{}` calls ({}, {}{}{}) in the MP, LB and SB shapes at every position{}{}",
-        observer.name,
-        observer.write,
-        observer.read,
-        observer.put.map(|p| format!(", {p}")).unwrap_or_default(),
-        observer.fence.map(|f| format!(", {}", f.0)).unwrap_or_default(),
-        if observer.fence.is_some() { " (fenced or not" } else { " (" },
-        if observer.put.is_some() { ", local write or put)" } else { ")" }
-    );
-    let cands = candidates(&prog, &imp.implements, &observer, reason);
-    obs.candidates = cands.len();
-    for c in cands {
+    obs.bound = search.bound();
+    let wide_n = search.count_wide(space.wide_cap);
+    let wide = wide_n <= space.wide_cap;
+    let mut total = 1;
+    search.visit(false, &mut |_| {
+        total += 1;
+        true
+    });
+    obs.candidates = total + if wide { wide_n } else { 0 };
+    if space.wide_thread > 0 {
+        obs.bound += &if wide {
+            format!(
+                "; and with a new thread of {} observer calls on a node of the program and 1 to {} calls inserted in its threads, \
+                 every observer location written in one thread and read by a call returning a value in another ({wide_n} candidates)",
+                space.wide_thread, space.wide_inserted
+            )
+        } else {
+            format!(
+                "; not the wide part (a new thread of {} calls and 1 to {} inserted): more than {} candidates",
+                space.wide_thread, space.wide_inserted, space.wide_cap
+            )
+        };
+    }
+    let mut how = ClientCheck::new(loop_bound, true);
+    how.deadline = Some(start + budget);
+    let try_one = |lit: &Litmus, what: &dyn Fn() -> (String, String), obs: &mut Observation| -> bool {
         if start.elapsed() >= budget {
             obs.note = Some(format!("the time budget ({:.0} s) ran out", budget.as_secs_f64()));
-            break;
+            return false;
         }
         obs.tried += 1;
-        let r = match refine_client(imp, order, "observe", &c.text, loop_bound, true) {
+        let r = match refine_parsed_on(imp, order, "observe", lit, &|| print::print(lit), &how) {
             Ok(r) => r,
             Err(e) => {
                 obs.errors += 1;
                 obs.first_error.get_or_insert_with(|| e.to_string());
-                continue;
+                return true;
             }
         };
-        if r.verdict == crate::analyses::refine::ClientVerdict::Fail {
-            let kind = if c.shape.starts_with("the abstract") {
-                "abstract"
-            } else {
-                c.shape.split(' ').next().unwrap_or("client")
-            };
-            let name = format!("observe-{}-{}", imp.name, kind.to_lowercase());
-            let text = c.text.replacen(&format!("test {}", first_word_after_test(&c.text)), &format!("test {name}"), 1);
-            obs.client = Some(failing_text(&text, imp, &r));
-            obs.name = Some(name);
-            obs.shape = Some(c.shape);
-            break;
+        if r.verdict != ClientVerdict::Fail {
+            return true;
         }
+        let (kind, shape) = what();
+        let name = format!("observe-{}-{kind}", imp.name);
+        let mut named = lit.clone();
+        named.name = name.clone();
+        obs.client = Some(failing_text(&print::print(&named), imp, &r));
+        obs.name = Some(name);
+        obs.shape = Some(shape);
+        false
+    };
+    // the abstract program itself first
+    let bare = search.build(&Cand { config: 0, slots: &[], calls: &[], extra: None }, "observe-0");
+    if !try_one(&bare, &|| ("abstract".into(), "the abstract program alone".into()), &mut obs) {
+        return obs;
     }
+    search.visit(wide, &mut |c| {
+        let lit = search.build(c, &format!("observe-{}", obs.tried));
+        try_one(&lit, &|| (format!("{}calls", c.size()), search.describe(c)), &mut obs)
+    });
     obs
 }
 
@@ -494,7 +717,26 @@ pub fn observe_all(
         let o = match prior {
             Some(i) => rep.observations[i].clone(),
             None => {
-                let mut o = observe(imp, order, &f.client, &f.reason, loop_bound, budget);
+                // the parsed test that was checked; a failure made elsewhere (none
+                // today) is read back from its text
+                let parsed = match &f.test {
+                    Some(t) => Ok(t.clone()),
+                    None => crate::lang::syntax::parse(&f.client).map_err(|e| e.to_string()),
+                };
+                let mut o = match parsed {
+                    Ok(program) => observe(imp, order, &program, &f.reason, loop_bound, budget),
+                    Err(e) => Observation {
+                        client: None,
+                        name: None,
+                        shape: None,
+                        tried: 0,
+                        candidates: 0,
+                        bound: String::new(),
+                        note: Some(format!("the abstract program could not be read back: {e}")),
+                        errors: 0,
+                        first_error: None,
+                    },
+                };
                 // one file per refutation: the failure's number in the name
                 if let (Some(name), Some(text)) = (&o.name, &o.client) {
                     let numbered = name.replacen(
@@ -513,10 +755,6 @@ pub fn observe_all(
     }
 }
 
-fn first_word_after_test(text: &str) -> &str {
-    text.lines().find_map(|l| l.strip_prefix("test ")).unwrap_or("").trim()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -529,13 +767,20 @@ mod tests {
     }
 
     #[test]
-    fn an_abstract_program_is_read_back() {
-        let p = parse(
-            "# x\ntest t\n\"d\"\nlibraries rbl\nthread T1 @ 1\nthread T2 @ 2\nring q : writer T1 readers T1\nT1:\n  r0 = Submit(q, [1])\n  r1 = Receive(q)\nT2:\n  r0 = Receive(q)\n",
-        )
-        .expect("parses");
-        assert_eq!(p.threads.len(), 2);
-        assert_eq!(p.threads[0].lines, vec!["r0 = Submit(q, [1])", "r1 = Receive(q)"]);
-        assert_eq!(p.nodes, vec![1, 2]);
+    fn products_and_multisets_count() {
+        let mut n = 0;
+        product(&[2, 3], &mut |_| {
+            n += 1;
+            true
+        });
+        assert_eq!(n, 6);
+        // non-decreasing sequences of 2 below 3: C(3 + 2 - 1, 2) = 6
+        let mut seen = Vec::new();
+        multisets(3, 2, &mut |s| {
+            seen.push(s.to_vec());
+            true
+        });
+        assert_eq!(seen.len(), 6);
+        assert!(seen.iter().all(|s| s[0] <= s[1]));
     }
 }

@@ -158,7 +158,7 @@ impl Generator {
 
     /// The calls of library `lib` (0: the implemented one, 1: the observer) a
     /// thread on node `at.node` may make, with arguments by parameter role.
-    fn lib_calls(&self, lib: u8, decl: &Decl, at: &Here, out: &mut Vec<Call>) {
+    pub(super) fn lib_calls(&self, lib: u8, decl: &Decl, at: &Here, out: &mut Vec<Call>) {
         let observer = lib == 1;
         let nlocs = if observer { self.nolocs() } else { self.nlocs() } as u8;
         let loc = |l: u8| if observer { Arg::OLoc(l) } else { Arg::Loc(l) };
@@ -791,9 +791,9 @@ impl Sequences {
 
 /// Where a thread stands when its calls are drawn: nodes `1..=k`, its node, its
 /// roles in the objects, the homes of the locations its calls may name.
-struct Here<'a> {
-    k: u8,
-    node: u8,
-    roles: &'a [u8],
-    homes: &'a [u8],
+pub(super) struct Here<'a> {
+    pub(super) k: u8,
+    pub(super) node: u8,
+    pub(super) roles: &'a [u8],
+    pub(super) homes: &'a [u8],
 }

@@ -430,4 +430,5 @@ mod enumerate;
 mod render;
 mod run;
 
+pub use render::{observer_location, DrawnCall};
 pub use run::*;

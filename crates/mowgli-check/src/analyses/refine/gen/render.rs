@@ -1,6 +1,7 @@
 //! Clients as litmus texts: names of locations, objects and work identifiers.
 
 use super::canon::{decode, used_of};
+use super::enumerate::Here;
 use super::*;
 use crate::lang::ast::{CallEx, Ex, Rhs, Stmt};
 use crate::lang::lex::Name;
@@ -15,6 +16,11 @@ pub(super) const WID_LETTERS: [&str; 6] = ["d", "e", "f", "g", "h", "i"];
 pub(super) fn loc_name(i: u8) -> String {
     LOC_NAMES.get(i as usize).map_or_else(|| format!("x{i}"), |s| s.to_string())
 }
+/// The name of observer location `i` in generated clients (`a`, `b`, …).
+pub fn observer_location(i: usize) -> String {
+    oloc_name(i.min(255) as u8)
+}
+
 pub(super) fn oloc_name(i: u8) -> String {
     OLOC_NAMES.get(i as usize).map_or_else(|| format!("a{i}"), |s| s.to_string())
 }
@@ -226,5 +232,87 @@ impl Generator {
             expects: Vec::new(),
             herd: None,
         }
+    }
+}
+
+/// An observer call as the generator draws it ([`Generator::observer_calls`]).
+#[derive(Clone, Debug)]
+pub struct DrawnCall {
+    /// The call, qualified by the observer library's name.
+    pub call: CallEx,
+    /// It returns a value (a register binds it).
+    pub returns: bool,
+    /// The observer locations it names (indices into the homes given).
+    pub locs: Vec<usize>,
+    /// Those it writes (by its declaration: a location parameter `written`).
+    pub written: Vec<usize>,
+}
+
+impl Generator {
+    /// The observer library's name, if the bounds have one.
+    pub fn observer(&self) -> Option<&str> {
+        self.observer.as_ref().map(|o| o.0.as_str())
+    }
+
+    /// The observer's calls a thread on node `at` may make, drawn by parameter
+    /// role exactly as the generator draws them for its clients (every method of
+    /// the observer's declaration that the bounds keep; work identifiers `_`
+    /// unless `observer_wids`), in a client whose nodes are `nodes` and whose
+    /// observer locations `a`, `b`, … have homes `homes` (ignored on replicated
+    /// memory). Empty without an observer, or when `at` or a home is not in `nodes`.
+    pub fn observer_calls(&self, nodes: &[i64], at: i64, homes: &[i64]) -> Vec<DrawnCall> {
+        let (Some(o), Some((oname, _))) = (&self.odecl, &self.observer) else { return Vec::new() };
+        let index = |n: i64| nodes.iter().position(|&m| m == n).map(|i| i as u8 + 1);
+        let Some(node) = index(at) else { return Vec::new() };
+        let mut h = Vec::new();
+        for &n in homes {
+            match (o.placed, index(n)) {
+                (false, _) => h.push(0),
+                (true, Some(i)) => h.push(i),
+                (true, None) => return Vec::new(),
+            }
+        }
+        if nodes.len() > 8 || h.len() > OLOC_NAMES.len() || self.bounds.observer_wids > 0 {
+            return Vec::new();
+        }
+        let mut calls = Vec::new();
+        let there = Here { k: nodes.len() as u8, node, roles: &[], homes: &h };
+        self.lib_calls(1, o, &there, &mut calls);
+        let nm = |text: String| Name { text, pos: Pos::default() };
+        let int = |v: i64| Ex::Int(v, Pos::default());
+        let node_of = |n: u8| int(nodes[n as usize - 1]);
+        calls
+            .iter()
+            .filter_map(|c| {
+                let sig = self.sig_of(c);
+                let mut locs = Vec::new();
+                let mut written = Vec::new();
+                let mut args = Vec::new();
+                for (i, a) in c.args.iter().enumerate() {
+                    args.push(match a {
+                        Arg::OLoc(l) => {
+                            locs.push(*l as usize);
+                            if Decl::writes(sig, i) {
+                                written.push(*l as usize);
+                            }
+                            Ex::Var(nm(oloc_name(*l)))
+                        }
+                        Arg::Lit(v) | Arg::Val(v) => int(i64::from(*v)),
+                        Arg::Tuple(vs) => Ex::Tuple(vs.iter().map(|v| int(i64::from(*v))).collect(), Pos::default()),
+                        Arg::Wid(0) => Ex::Var(nm("_".into())),
+                        Arg::Node(n) => node_of(*n),
+                        Arg::Nodes(m) => Ex::Set(
+                            (1..=nodes.len() as u8).filter(|n| m & (1 << (n - 1)) != 0).map(node_of).collect(),
+                            Pos::default(),
+                        ),
+                        // the observer has no locations of the implemented library,
+                        // no objects and (observer_wids = 0) no work identifiers
+                        Arg::Loc(_) | Arg::Obj(_) | Arg::Wid(_) => return None,
+                    });
+                }
+                let call = CallEx { lib: Some(nm(oname.clone())), method: nm(sig.name.to_string()), args };
+                Some(DrawnCall { call, returns: self.returns(c), locs, written })
+            })
+            .collect()
     }
 }
