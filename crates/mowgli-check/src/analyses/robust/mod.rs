@@ -43,8 +43,6 @@ mod nofix;
 mod preexec;
 pub mod random;
 mod reference;
-#[cfg(test)]
-mod render_tests;
 mod star;
 mod syntactic;
 mod vocab;
@@ -328,3 +326,6 @@ fn write_output(dir: &Path, name: &str, text: &str) -> Option<String> {
     eprintln!("{d}");
     Some(d)
 }
+
+#[cfg(test)]
+mod render_tests;
