@@ -473,6 +473,88 @@ mod tests {
         assert!(u.bound_hit && u.runs.is_empty());
     }
 
+    /// Symbolic reads (every call returns 0 or 1), and a "failed" call 1 that is
+    /// read-only as made when it returns 0.
+    struct Sym01;
+    impl Hooks for Sym01 {
+        fn returns(&mut self, _l: LibId, _m: MethodId, _a: &[Value], _h: &[CallRecord]) -> Vec<Value> {
+            vec![Value::Int(0), Value::Int(1)]
+        }
+        fn symbolic(&self, _l: LibId, m: MethodId) -> bool {
+            m == 0
+        }
+        fn read_only_call(&self, _l: LibId, m: MethodId, _a: &[Value], ret: &Value) -> bool {
+            m == 0 || *ret == Value::Int(0)
+        }
+    }
+
+    #[test]
+    fn spin_loops_merge_runs_that_differ_in_one_read_only() {
+        // spin { let a = m0() in let b = m0() in if a == b then break_1 () else () }
+        // (registers 0, 1 local to the loop): the breaking runs are a = b = 0 and
+        // a = b = 1. One run with "one of {0, 1}" on both reads would also stand for
+        // a = 0, b = 1, which does not break.
+        let read = || Box::new(Prog::Call { lib: 0, method: 0, args: vec![] });
+        let p = Prog::Spin(
+            Box::new(Prog::Let {
+                first: read(),
+                bind: Some(0),
+                rest: Box::new(Prog::Let {
+                    first: read(),
+                    bind: Some(1),
+                    rest: Box::new(Prog::If(
+                        Expr::Op(Op::Eq, vec![Expr::Reg(0), Expr::Reg(1)]),
+                        Box::new(Prog::Break(1, Expr::Val(Value::Unit))),
+                        Box::new(Prog::Ret(Expr::Val(Value::Unit))),
+                    )),
+                }),
+            }),
+            vec![0, 1],
+        );
+        let u = unfold_with(&p, 0, 2, 3, &mut Sym01).unwrap();
+        let pairs: Vec<(Value, Value)> =
+            u.runs.iter().map(|r| (r.calls[0].ret.clone(), r.calls[1].ret.clone())).collect();
+        assert_eq!(pairs, vec![(Value::Int(0), Value::Int(0)), (Value::Int(1), Value::Int(1))]);
+    }
+
+    #[test]
+    fn retry_loops_drop_attempts_that_only_read() {
+        // retry { let r = m1() in if r == 1 then break_1 () else () }: an attempt
+        // returning 0 is read-only as made and dropped, so one run, with no bound hit
+        let p = Prog::Retry(Box::new(Prog::Let {
+            first: Box::new(Prog::Call { lib: 0, method: 1, args: vec![] }),
+            bind: Some(0),
+            rest: Box::new(Prog::If(
+                Expr::Op(Op::Eq, vec![Expr::Reg(0), Expr::Val(Value::Int(1))]),
+                Box::new(Prog::Break(1, Expr::Val(Value::Unit))),
+                Box::new(Prog::Ret(Expr::Val(Value::Unit))),
+            )),
+        }));
+        let u = unfold_with(&p, 0, 1, 3, &mut Sym01).unwrap();
+        assert!(!u.bound_hit);
+        assert_eq!(u.runs.len(), 1);
+        assert_eq!(u.runs[0].calls.len(), 1);
+        // the same loop breaking on 0: an attempt that returned 1 wrote, so it is
+        // kept and the loop goes on; three attempts that all wrote hit the bound
+        let q = match p {
+            Prog::Retry(b) => match *b {
+                Prog::Let { first, bind, rest } => match *rest {
+                    Prog::If(_, t, e) => Prog::Retry(Box::new(Prog::Let {
+                        first,
+                        bind,
+                        rest: Box::new(Prog::If(Expr::Op(Op::Eq, vec![Expr::Reg(0), Expr::Val(Value::Int(0))]), t, e)),
+                    })),
+                    _ => unreachable!(),
+                },
+                _ => unreachable!(),
+            },
+            _ => unreachable!(),
+        };
+        let u = unfold_with(&q, 0, 1, 3, &mut Sym01).unwrap();
+        assert!(u.bound_hit);
+        assert_eq!(u.runs.iter().map(|r| r.calls.len()).collect::<Vec<_>>(), vec![1, 2, 3]);
+    }
+
     #[test]
     fn spin_loops_keep_the_breaking_iteration() {
         // spin { let v = m() in if v > 0 then break_1 v else () }

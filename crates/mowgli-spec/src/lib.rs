@@ -701,6 +701,24 @@ mod tests {
     }
 
     #[test]
+    fn readonly_if_is_checked_against_the_writes() {
+        let cas = |cond: &str| {
+            format!(
+                "library c\nstamps aCAS aMF aCR\nmemory located\n\
+                 method CAS(x: local loc, e: val, v: val) -> value(x) readonly if ret {cond} e {{\n\
+                 stamps if ret == e then {{ aCAS }} else {{ aMF, aCR }}\n aCAS reads x = ret\n aCAS writes x = v\n aCR reads x = ret\n}}\n"
+            )
+        };
+        // a failed CAS (ret != e) has the stamps aMF, aCR, which do not write
+        let s = parse_text("c.lib", &cas("!="), None).expect("parses");
+        assert!(!s.methods[0].readonly && s.methods[0].readonly_if.is_some());
+        // a successful one writes with aCAS: the claim is refused, at `if`
+        let e = parse_text("c.lib", &cas("=="), None).expect_err("aCAS writes under ret == e");
+        assert!(e.msg.contains("stamp `aCAS` writes"), "{}", e.msg);
+        assert_eq!((e.pos().line, e.pos().col), (4, 63), "{}", e.msg);
+    }
+
+    #[test]
     fn precedence() {
         let s = parse_text("t.lib", LIB, None).expect("parses");
         // rf \ [aCW]; po; [aCR] is rf \ ([aCW]; po; [aCR])

@@ -436,7 +436,9 @@ impl Unfolder<'_> {
                     // runs merge only where they differ in one and the same call.
                     let differing = |m: &Unfolding| -> Vec<usize> {
                         (start..m.calls.len().min(r.calls.len()))
-                            .filter(|&i| m.calls[i].ret != r.calls[i].ret && !alternative(&m.calls[i].ret, &r.calls[i].ret))
+                            .filter(|&i| {
+                                m.calls[i].ret != r.calls[i].ret && !alternative(&m.calls[i].ret, &r.calls[i].ret)
+                            })
                             .collect()
                     };
                     let mergeable = index.get(&key).and_then(|&i| {

@@ -365,7 +365,8 @@ impl Library for FileLibrary {
     }
     fn read_only_as_made(&self, method: usize, args: &[Value], ret: &Value) -> bool {
         self.spec.methods.get(method).is_some_and(|m| {
-            m.readonly || m.readonly_if.as_ref().is_some_and(|c| !matches!(ret, Value::OneOf(_)) && self.cond(args, ret, c))
+            m.readonly
+                || m.readonly_if.as_ref().is_some_and(|c| !matches!(ret, Value::OneOf(_)) && self.cond(args, ret, c))
         })
     }
     fn read_cell(&self, w: &World, t: usize, method: usize, args: &[Value]) -> Option<MemCell> {

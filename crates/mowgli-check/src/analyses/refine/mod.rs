@@ -164,7 +164,9 @@ fn collect_args(p: &Prog, lib: usize, objects: &mut Vec<Value>, wids: &mut Vec<V
             collect_args(first, lib, objects, wids);
             collect_args(rest, lib, objects, wids);
         }
-        Prog::Loop(b) | Prog::Spin(b, _) | Prog::Retry(b) | Prog::For { body: b, .. } => collect_args(b, lib, objects, wids),
+        Prog::Loop(b) | Prog::Spin(b, _) | Prog::Retry(b) | Prog::For { body: b, .. } => {
+            collect_args(b, lib, objects, wids)
+        }
         Prog::If(_, a, b) => {
             collect_args(a, lib, objects, wids);
             collect_args(b, lib, objects, wids);
