@@ -197,9 +197,10 @@ mod minimising {
         let order = default_order();
         // the table covers every mutant but the one equivalent in the model and
         // those of the issue-30 examples (flag, mswb, rtuple), which
-        // tests/examples.rs refutes with no flags but which have no minimised
-        // client yet
-        let examples = ["iflag_", "imswb_", "irtuple_"];
+        // tests/examples.rs refutes with no flags, and the retry-loop locks of
+        // issue 31 (iticket, iseqlock), which `mowgli check`'s entries refute on
+        // their clients; these have no minimised client yet
+        let examples = ["iflag_", "imswb_", "irtuple_", "iticket_", "iseqlock_"];
         let shipped: BTreeSet<String> = std::fs::read_dir(root().join("specs/impls/mutants"))
             .expect("mutants")
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
