@@ -341,69 +341,8 @@ impl Unfolder<'_> {
                 out.extend(frontier.into_iter().map(|s| Unfolding { value: Value::Unit, ..s }));
                 Ok(())
             }
-            Prog::Loop(body) => {
-                let start = out.len();
-                let mut frontier = vec![st];
-                for _ in 0..self.bound {
-                    let mut next = Vec::new();
-                    for s in frontier {
-                        let mut rs = self.buffer();
-                        self.go(body, s, &mut rs)?;
-                        for r in rs.drain(..) {
-                            if r.breaks == 0 {
-                                next.push(r);
-                            } else {
-                                out.push(Unfolding { breaks: r.breaks - 1, ..r });
-                            }
-                        }
-                        self.recycle(rs);
-                        Self::check(next.len() + out.len() - start, next.last().or(out.last()))?;
-                    }
-                    frontier = next;
-                    if frontier.is_empty() {
-                        break;
-                    }
-                }
-                if !frontier.is_empty() {
-                    self.hit = true;
-                }
-                Ok(())
-            }
-            Prog::Retry(body) => {
-                let start = out.len();
-                let mut frontier = vec![st];
-                for _ in 0..self.bound {
-                    let mut next = Vec::new();
-                    for s in frontier {
-                        let from = s.calls.len();
-                        let mut rs = self.buffer();
-                        self.go(body, s, &mut rs)?;
-                        for r in rs.drain(..) {
-                            if r.breaks != 0 {
-                                out.push(Unfolding { breaks: r.breaks - 1, ..r });
-                            } else if !r.calls[from..]
-                                .iter()
-                                .all(|c| self.hooks.read_only_call(c.lib, c.method, &c.args, &c.ret))
-                            {
-                                // an iteration that wrote: the loop goes on from it
-                                next.push(r);
-                            }
-                            // else: an iteration that only read and did not break
-                            // (see `Prog::Retry`): dropped
-                        }
-                        self.recycle(rs);
-                        Self::check(next.len() + out.len() - start, next.last().or(out.last()))?;
-                    }
-                    frontier = next;
-                    if frontier.is_empty() {
-                        break;
-                    }
-                }
-                if !frontier.is_empty() {
-                    self.hit = true;
-                }
-                Ok(())
-            }
+            Prog::Loop(body) => self.unroll(body, st, out, false),
+            Prog::Retry(body) => self.unroll(body, st, out, true),
             Prog::Spin(body, locals) => {
                 // only the iteration that breaks (see `Prog::Spin`)
                 let start = st.calls.len();
@@ -479,6 +418,48 @@ impl Unfolder<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// `loop body` unrolled up to the bound; with `drop_read_only` (a retry loop,
+    /// [`Prog::Retry`]) an iteration that did not break and whose calls were all
+    /// read-only as made is dropped.
+    fn unroll(
+        &mut self,
+        body: &Prog,
+        st: Unfolding,
+        out: &mut Vec<Unfolding>,
+        drop_read_only: bool,
+    ) -> Result<(), UnfoldError> {
+        let start = out.len();
+        let mut frontier = vec![st];
+        for _ in 0..self.bound {
+            let mut next = Vec::new();
+            for s in frontier {
+                let from = s.calls.len();
+                let mut rs = self.buffer();
+                self.go(body, s, &mut rs)?;
+                for r in rs.drain(..) {
+                    if r.breaks != 0 {
+                        out.push(Unfolding { breaks: r.breaks - 1, ..r });
+                    } else if !drop_read_only
+                        || !r.calls[from..].iter().all(|c| self.hooks.read_only_call(c.lib, c.method, &c.args, &c.ret))
+                    {
+                        // the loop goes on from this iteration (in a retry loop: one that wrote)
+                        next.push(r);
+                    }
+                }
+                self.recycle(rs);
+                Self::check(next.len() + out.len() - start, next.last().or(out.last()))?;
+            }
+            frontier = next;
+            if frontier.is_empty() {
+                break;
+            }
+        }
+        if !frontier.is_empty() {
+            self.hit = true;
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
