@@ -160,17 +160,18 @@ impl Diagnostic {
         };
         let prefix = format!("{option}=");
         for (i, w) in words.iter().enumerate() {
+            let q = usize::from(needs_quotes(w));
             if i > 0 && words[i - 1] == option {
-                at = item(w, col);
+                at = item(w, col + q);
             } else if let Some(list) = w.strip_prefix(&prefix) {
-                at = item(list, col + prefix.chars().count());
+                at = item(list, col + q + prefix.chars().count());
             }
             if at.is_some() {
                 break;
             }
-            col += w.chars().count() + 1;
+            col += shown_word(w).chars().count() + 1;
         }
-        let line = words.join(" ");
+        let line = words.iter().map(|w| shown_word(w)).collect::<Vec<_>>().join(" ");
         let (col, len) = match at {
             Some(c) => (c, value.chars().count()),
             None => (1, line.chars().count()),
@@ -185,23 +186,28 @@ impl Diagnostic {
     pub fn command_line_word(args: &[String], word: &str, msg: impl Into<String>) -> Diagnostic {
         let words: Vec<&str> =
             args.iter().enumerate().map(|(i, w)| if i == 0 { "mowgli" } else { w.as_str() }).collect();
-        let line = words.join(" ");
+        let line = words.iter().map(|w| shown_word(w)).collect::<Vec<_>>().join(" ");
         let mut col = 1;
         let mut at = None;
         for (i, w) in words.iter().enumerate() {
-            if i > 0 && !word.is_empty() {
+            let shown = shown_word(w).chars().count();
+            if i > 0 {
+                let q = usize::from(needs_quotes(w));
                 // the word itself, `word=VALUE`, or `OPTION=word`
-                let at_value = w.strip_suffix(word).filter(|o| o.ends_with('=') && o.len() > 1);
-                if *w == word || w.strip_prefix(word).is_some_and(|r| r.starts_with('=')) {
-                    at = Some((col, word.chars().count()));
+                let at_value = w.strip_suffix(word).filter(|o| !word.is_empty() && o.ends_with('=') && o.len() > 1);
+                if *w == word {
+                    // (quoted when empty or blank: the span covers the quotes)
+                    at = Some((col, shown));
+                } else if !word.is_empty() && w.strip_prefix(word).is_some_and(|r| r.starts_with('=')) {
+                    at = Some((col + q, word.chars().count()));
                 } else if let Some(o) = at_value {
-                    at = Some((col + o.chars().count(), word.chars().count()));
+                    at = Some((col + q + o.chars().count(), word.chars().count()));
                 }
                 if at.is_some() {
                     break;
                 }
             }
-            col += w.chars().count() + 1;
+            col += shown + 1;
         }
         let (col, len) = at.unwrap_or((1, line.chars().count()));
         Diagnostic::new(Pos { line: 1, col }, msg).with_span(len).in_file("<command line>", &line)
@@ -430,6 +436,30 @@ fn utf8_error(file: &str, bytes: &[u8], at: usize) -> Diagnostic {
 }
 
 /// This process's command line (arguments that are not Unicode, approximated).
+/// Whether a word of the command line is shown quoted: an empty word, or one with
+/// white space or a quote in it, would otherwise not be seen (or not be one word).
+fn needs_quotes(w: &str) -> bool {
+    w.is_empty() || w.chars().any(|c| c.is_whitespace() || c == '\'' || c == '"' || c.is_control())
+}
+
+/// A word of the command line as shown: quoted as a shell would take it back when
+/// [`needs_quotes`] (`' '`, `''`, `'it'\''s'`), control characters escaped.
+fn shown_word(w: &str) -> std::borrow::Cow<'_, str> {
+    if !needs_quotes(w) {
+        return std::borrow::Cow::Borrowed(w);
+    }
+    let mut s = String::from("'");
+    for c in w.chars() {
+        match c {
+            '\'' => s.push_str("'\\''"),
+            c if c.is_control() => s.extend(c.escape_default()),
+            c => s.push(c),
+        }
+    }
+    s.push('\'');
+    std::borrow::Cow::Owned(s)
+}
+
 fn process_args() -> Vec<String> {
     std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect()
 }
@@ -610,6 +640,20 @@ mod tests {
         assert_eq!((d.col, d.span_len), (27, 7));
         let d = Diagnostic::command_line(&args, "--libs", "bal", "m");
         assert_eq!((d.col, d.span_len), (1, 33), "not found: the whole command line");
+    }
+
+    #[test]
+    fn blank_and_empty_words_are_quoted_where_they_are_shown() {
+        // found by the campaign of seed 4171864703: a path " " was shown past the
+        // end of the (trimmed) command line
+        let args: Vec<String> = ["m", "litmus", "--format", "herd", " "].iter().map(|s| s.to_string()).collect();
+        let d = Diagnostic::command_line_word(&args, " ", "no such file");
+        assert_eq!((d.col, d.span_len), (29, 3));
+        let args: Vec<String> = ["m", "refine", "", "--lib", "it's"].iter().map(|s| s.to_string()).collect();
+        let d = Diagnostic::command_line(&args, "--lib", "it's", "m");
+        assert_eq!((d.col, d.span_len), (25, 4), "after its opening quote");
+        let d = Diagnostic::command_line_word(&args, "", "m");
+        assert_eq!((d.col, d.span_len), (15, 2));
     }
 
     #[test]
