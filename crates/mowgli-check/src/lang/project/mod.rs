@@ -64,9 +64,10 @@ pub enum RefineEngine {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ObligationsEngine {
-    #[default]
     Explicit,
     Z3,
+    /// The default, as `mowgli obligations`'s.
+    #[default]
     Auto,
 }
 

@@ -40,8 +40,8 @@ use mowgli_core::StampOrder;
 use serde::Serialize;
 
 use super::Implementation;
-use super::{refine_client_on, ClientCheck, ClientReport, ClientVerdict};
-use crate::analyses::litmus::check_text;
+use super::{refine_client_on, refine_parsed_on, ClientCheck, ClientReport, ClientVerdict};
+use crate::analyses::litmus::check_parsed;
 use crate::engines::explicit::Backend;
 use crate::lang::ast::{Rhs, Stmt};
 use crate::lang::print::{self, print};
@@ -117,14 +117,9 @@ pub fn check(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound: u
 
 /// [`check`] with `engine` searching the implementation's executions.
 pub fn check_on(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound: usize, engine: Backend) -> Check {
-    let text = print(t);
-    let report = match refine_client_on(
-        imp,
-        order,
-        &t.name,
-        &text,
-        &ClientCheck { engine, ..ClientCheck::new(loop_bound, true) },
-    ) {
+    // the parsed test is checked as it is; its text is printed only for a diagnostic
+    let how = ClientCheck { engine, ..ClientCheck::new(loop_bound, true) };
+    let report = match refine_parsed_on(imp, order, &t.name, t, &|| print(t), &how) {
         Err(e) => return Check::Invalid(e.headline()),
         Ok(r) if r.verdict == ClientVerdict::Skipped => {
             return Check::Invalid(format!("not a client of `{}`", imp.implements))
@@ -153,25 +148,18 @@ pub fn check_on(imp: &Implementation, order: &StampOrder, t: &Litmus, loop_bound
     };
     let mut fixed = t.clone();
     fixed.expects = vec![expect];
-    let fixed_text = print(&fixed);
     // a condition names the locations `refine` compares: when they are not those of
     // `t`, the fixed client is a different check and is run again
     let report = if cond_locations(&fixed) == cond_locations(t) {
         report
     } else {
-        match refine_client_on(
-            imp,
-            order,
-            &t.name,
-            &fixed_text,
-            &ClientCheck { engine, ..ClientCheck::new(loop_bound, true) },
-        ) {
+        match refine_parsed_on(imp, order, &t.name, &fixed, &|| print(&fixed), &how) {
             Ok(r) if r.verdict == ClientVerdict::Fail => r,
             Ok(_) => return Check::Unexpressible("with its outcome as the expectation it passes".into()),
             Err(e) => return Check::Unexpressible(e.headline()),
         }
     };
-    match check_text(&t.name, &fixed_text, order, &imp.catalogue) {
+    match check_parsed(&t.name, &print(&fixed), &fixed, order, &imp.catalogue) {
         Ok(r) if r.expectations.iter().all(|e| e.ok) => {
             Check::Fails { client: Box::new(fixed), report: Box::new(report) }
         }
