@@ -292,14 +292,8 @@ pub(super) fn input_error(file: &str, line: usize, col: usize, msg: String) -> I
 /// The model a test runs under (`model` if given, else its library's own) and the
 /// libraries of its models: the test's one library must declare its SC-local and
 /// TSO-local variants ([`Models::of`]).
-pub(super) fn model_of(
-    file: &str,
-    text: &str,
-    ast: &syntax::Litmus,
-    model: Option<Model>,
-    cat: &Catalogue,
-    order: &StampOrder,
-) -> Result<(Model, Models), InputError> {
+pub(super) fn model_of(s: &Subject, ast: &syntax::Litmus, model: Option<Model>) -> Result<(Model, Models), InputError> {
+    let Subject { file, text, order, cat } = *s;
     let pos = ast.libraries_pos.map(|p| (p.line, p.col)).unwrap_or((1, 1));
     let models = match ast.libraries.as_slice() {
         [one] => Models::of(&one.text, cat, order),
@@ -320,14 +314,11 @@ pub(super) fn model_of(
 /// The test under its model ([`model_of`]): its library renamed to the model's
 /// ([`crate::lang::edit::rename_library`]) when that is another.
 pub(super) fn on_model(
-    file: &str,
-    text: &str,
+    s: &Subject,
     mut ast: syntax::Litmus,
     model: Option<Model>,
-    cat: &Catalogue,
-    order: &StampOrder,
 ) -> Result<(Model, syntax::Litmus), InputError> {
-    let (model, models) = model_of(file, text, &ast, model, cat, order)?;
+    let (model, models) = model_of(s, &ast, model)?;
     if models.from != models.library(model) {
         crate::lang::edit::rename_library(&mut ast, &models.from, models.library(model));
     }
@@ -356,21 +347,18 @@ pub fn check_text_with(
     exact: bool,
 ) -> Result<RobustReport, InputError> {
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    check_impl(file, text, ast, order, cat, model, exact, None)
+    check_impl(&Subject { file, text, order, cat }, ast, model, exact, None)
 }
 
 /// [`check_text_with`] on a parsed test (perhaps edited) whose positions refer to
 /// `text` (for diagnostics).
 pub(super) fn check_parsed(
-    file: &str,
-    text: &str,
+    s: &Subject,
     ast: syntax::Litmus,
-    order: &StampOrder,
-    cat: &Catalogue,
     model: Option<Model>,
     exact: bool,
 ) -> Result<RobustReport, InputError> {
-    check_impl(file, text, ast, order, cat, model, exact, None)
+    check_impl(s, ast, model, exact, None)
 }
 
 /// [`check_text`] and, in the same pass over the consistent executions, the
@@ -384,23 +372,20 @@ pub fn check_with_facts(
 ) -> Result<(RobustReport, TheoremFacts), InputError> {
     let mut facts = TheoremFacts::default();
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let r = check_impl(file, text, ast, order, cat, Some(model), true, Some(&mut facts))?;
+    let r = check_impl(&Subject { file, text, order, cat }, ast, Some(model), true, Some(&mut facts))?;
     Ok((r, facts))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn check_impl(
-    file: &str,
-    text: &str,
+    s: &Subject,
     ast: syntax::Litmus,
-    order: &StampOrder,
-    cat: &Catalogue,
     model: Option<Model>,
     exact: bool,
     mut facts: Option<&mut TheoremFacts>,
 ) -> Result<RobustReport, InputError> {
     let start = std::time::Instant::now();
-    let (model, ast) = on_model(file, text, ast, model, cat, order)?;
+    let Subject { file, text, order, cat } = *s;
+    let (model, ast) = on_model(s, ast, model)?;
     let mut low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, text))?;
     low.shown_locs = low.world.locs.iter().enumerate().filter(|(_, l)| !l.implicit).map(|(i, _)| (i, None)).collect();
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;

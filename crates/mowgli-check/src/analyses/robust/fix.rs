@@ -66,20 +66,16 @@ type Shortfall = Option<Vec<(BTreeMap<String, (usize, usize)>, Option<String>)>>
 /// Checks `ast` (a rendering of the test `text`, its call of line `l` standing at the
 /// original position `pos(l)`: [`Candidates::render`]) against `goal`: `Ok(None)` when
 /// reached, else what falls short.
-#[allow(clippy::too_many_arguments)]
 fn shortfall(
-    file: &str,
-    text: &str,
+    s: &Subject,
     ast: &syntax::Litmus,
     pos: &dyn Fn(usize) -> Option<usize>,
-    order: &StampOrder,
-    cat: &Catalogue,
     model: Model,
     goal: FixGoal,
 ) -> Result<Option<Shortfall>, InputError> {
     match goal {
         FixGoal::Exact => {
-            let (executions, cycles) = sc_cycles_parsed(file, text, ast, order, cat, model, MAX_CYCLES)?;
+            let (executions, cycles) = sc_cycles_parsed(s, ast, model, MAX_CYCLES)?;
             if executions == 0 {
                 return Ok(Some(None));
             }
@@ -101,10 +97,10 @@ fn shortfall(
             Ok(Some(Some(all)))
         }
         FixGoal::Syntactic => {
-            let r = check_parsed(file, text, ast.clone(), order, cat, Some(model), false)?;
+            let r = check_parsed(s, ast.clone(), Some(model), false)?;
             if r.syntactic.sufficient() {
                 // the fixed program must still run (a poll with nothing to complete blocks)
-                return Ok(if has_execution(file, text, ast, order, cat, model)? { None } else { Some(None) });
+                return Ok(if has_execution(s, ast, model)? { None } else { Some(None) });
             }
             // the violations are listed once each, across the pre-executions, up to the
             // cap (the total counts them per pre-execution): below it, all are there
@@ -196,7 +192,7 @@ pub fn fix_why(
     goal: FixGoal,
 ) -> Result<Result<Fix, NoFix>, InputError> {
     let ast = parsed(file, text)?;
-    fix_why_parsed(file, text, &ast, false, order, cat, model, goal)
+    fix_why_parsed(&Subject { file, text, order, cat }, &ast, false, model, goal)
 }
 
 /// The test `text` parsed.
@@ -206,17 +202,14 @@ pub(super) fn parsed(file: &str, text: &str) -> Result<syntax::Litmus, InputErro
 
 /// [`fix_why`] of the test `ast`, whose positions refer to `text` (for diagnostics);
 /// `edited`: `ast` is not `text` as read (the fixed program's text is then printed).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn fix_why_parsed(
-    file: &str,
-    text: &str,
+    s: &Subject,
     ast: &syntax::Litmus,
     edited: bool,
-    order: &StampOrder,
-    cat: &Catalogue,
     model: Model,
     goal: FixGoal,
 ) -> Result<Result<Fix, NoFix>, InputError> {
+    let Subject { file, text, order, cat } = *s;
     let Some(c) = Candidates::of(file, ast, model, cat, order)? else { return Ok(Err(NoFix::ControlFlow)) };
     // a candidate that blocks its thread in every set is left out ([`Candidates::alive`])
     let alive: Vec<usize> = (0..c.cands.len()).filter(|&i| c.alive(i)).collect();
@@ -261,12 +254,12 @@ pub(super) fn fix_why_parsed(
     let mut tried = 1;
     let mut checked: HashSet<Vec<usize>> = HashSet::new();
     let mut unbreakable;
-    match shortfall(file, text, ast, &unedited, order, cat, model, goal)? {
+    match shortfall(s, ast, &unedited, model, goal)? {
         None => {
             let text = if edited { print::print(ast) } else { text.to_string() };
             return Ok(Ok(Fix { goal, insertions: vec![], text, tried }));
         }
-        Some(_) if !has_execution(file, text, ast, order, cat, model)? => return Ok(Err(NoFix::NoExecution)),
+        Some(_) if !has_execution(s, ast, model)? => return Ok(Err(NoFix::NoExecution)),
         Some(s) => unbreakable = learn(s, &[], &mut conflicts),
     }
     'search: for k in 1..=alive.len() {
@@ -285,14 +278,13 @@ pub(super) fn fix_why_parsed(
             }
             tried += 1;
             let (out, at) = c.render(&set);
-            match shortfall(file, text, &out, &|l| at.get(l.wrapping_sub(1)).copied(), order, cat, model, goal) {
+            match shortfall(s, &out, &|l| at.get(l.wrapping_sub(1)).copied(), model, goal) {
                 Ok(None) => {
                     // the learning may have skipped a smaller set: check those of at
                     // most [`FIX_COMPLETE`] insertions first
                     let below = (set.len(), c.cost(&set));
                     let found = Fix { goal, insertions: c.insertions(&set), text: print::print(&out), tried };
-                    let confirmed =
-                        confirm((file, text), &c, &checked, order, cat, model, goal, &mut tried, Some(below))?;
+                    let confirmed = confirm(s, &c, &checked, model, goal, &mut tried, Some(below))?;
                     return Ok(Ok(match confirmed {
                         Some(Ok(f)) => f,
                         _ => Fix { tried, ..found },
@@ -311,7 +303,7 @@ pub(super) fn fix_why_parsed(
             }
         }
     }
-    match confirm((file, text), &c, &checked, order, cat, model, goal, &mut tried, None)? {
+    match confirm(s, &c, &checked, model, goal, &mut tried, None)? {
         Some(Ok(f)) => Ok(Ok(f)),
         Some(Err(())) => Ok(Err(NoFix::Budget { tried })),
         None => Ok(Err(match unbreakable {
@@ -328,11 +320,9 @@ pub(super) fn fix_why_parsed(
 /// `tried` past twice [`FIX_BUDGET`], `None` when none reaches it.
 #[allow(clippy::too_many_arguments)]
 fn confirm(
-    (file, text): (&str, &str),
+    s: &Subject,
     c: &Candidates,
     checked: &HashSet<Vec<usize>>,
-    order: &StampOrder,
-    cat: &Catalogue,
     model: Model,
     goal: FixGoal,
     tried: &mut usize,
@@ -352,9 +342,7 @@ fn confirm(
             }
             *tried += 1;
             let (out, at) = c.render(&set);
-            if let Ok(None) =
-                shortfall(file, text, &out, &|l| at.get(l.wrapping_sub(1)).copied(), order, cat, model, goal)
-            {
+            if let Ok(None) = shortfall(s, &out, &|l| at.get(l.wrapping_sub(1)).copied(), model, goal) {
                 let text = print::print(&out);
                 return Ok(Some(Ok(Fix { goal, insertions: c.insertions(&set), text, tried: *tried })));
             }
@@ -364,15 +352,9 @@ fn confirm(
 }
 
 /// Whether the test has a consistent execution (the search stops at the first).
-fn has_execution(
-    file: &str,
-    text: &str,
-    ast: &syntax::Litmus,
-    order: &StampOrder,
-    cat: &Catalogue,
-    model: Model,
-) -> Result<bool, InputError> {
-    let (_, low) = lowered(file, text, ast, order, cat, model)?;
+fn has_execution(s: &Subject, ast: &syntax::Litmus, model: Model) -> Result<bool, InputError> {
+    let Subject { file, order, .. } = *s;
+    let (_, low) = lowered(s, ast, model)?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let prob = lower::problem(&low, to);
     let mut any = false;
@@ -385,16 +367,9 @@ fn has_execution(
 }
 
 /// The test `ast` under `model` ([`on_model`]), and lowered.
-fn lowered(
-    file: &str,
-    text: &str,
-    ast: &syntax::Litmus,
-    order: &StampOrder,
-    cat: &Catalogue,
-    model: Model,
-) -> Result<(syntax::Litmus, lower::Lowered), InputError> {
-    let (_, ast) = on_model(file, text, ast.clone(), Some(model), cat, order)?;
-    let low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, text))?;
+fn lowered(s: &Subject, ast: &syntax::Litmus, model: Model) -> Result<(syntax::Litmus, lower::Lowered), InputError> {
+    let (_, ast) = on_model(s, ast.clone(), Some(model))?;
+    let low = lower::lower(&ast, s.order, s.cat).map_err(|e| e.in_file(s.file, s.text))?;
     Ok((ast, low))
 }
 
@@ -428,20 +403,18 @@ pub fn sc_cycles(
     model: Model,
     max: usize,
 ) -> Result<(u64, Vec<ScCycle>), InputError> {
-    sc_cycles_parsed(file, text, &parsed(file, text)?, order, cat, model, max)
+    sc_cycles_parsed(&Subject { file, text, order, cat }, &parsed(file, text)?, model, max)
 }
 
 /// [`sc_cycles`] of a parsed test whose positions refer to `text`.
 fn sc_cycles_parsed(
-    file: &str,
-    text: &str,
+    s: &Subject,
     ast: &syntax::Litmus,
-    order: &StampOrder,
-    cat: &Catalogue,
     model: Model,
     max: usize,
 ) -> Result<(u64, Vec<ScCycle>), InputError> {
-    let (ast, low) = lowered(file, text, ast, order, cat, model)?;
+    let Subject { file, order, .. } = *s;
+    let (ast, low) = lowered(s, ast, model)?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let prob = lower::problem(&low, to);
     let (lines, _) = lines_and_places(&ast, &low);

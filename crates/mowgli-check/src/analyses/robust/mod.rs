@@ -58,6 +58,17 @@ pub use star::*;
 pub use syntactic::*;
 use vocab::{Models, Op, Vocab};
 
+/// One test as the robustness checks see it: its file and text (the source its
+/// positions refer to, for diagnostics; an edited test keeps the original's), the
+/// stamp order and the catalogue its libraries are read from.
+#[derive(Clone, Copy)]
+pub(crate) struct Subject<'a> {
+    pub file: &'a str,
+    pub text: &'a str,
+    pub order: &'a StampOrder,
+    pub cat: &'a Catalogue,
+}
+
 /// The two models of the paper.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Model {
@@ -231,7 +242,8 @@ pub fn cli(
         let file = f.display().to_string();
         let checked = mowgli_diag::read_source(f, &file).and_then(|text| {
             let ast = parsed(&file, &text)?;
-            check_parsed(&file, &text, ast.clone(), order, cat, model, exact).map(|r| (r, text, ast))
+            let s = Subject { file: &file, text: &text, order, cat };
+            check_parsed(&s, ast.clone(), model, exact).map(|r| (r, text, ast))
         });
         match checked {
             Ok((r, text, ast)) => {
@@ -241,13 +253,11 @@ pub fn cli(
                 if let Some(out_dir) = fix_out {
                     let mut pair = Vec::new();
                     for goal in [FixGoal::Syntactic, FixGoal::Exact] {
-                        let found = fix_why_parsed(&r.file, &text, &ast, false, order, cat, r.model, goal).and_then(
-                            |w| match w {
-                                Ok(f) => Ok((Some(f), None)),
-                                Err(e) => explain_parsed(&r.file, &text, &ast, order, cat, r.model, goal, e)
-                                    .map(|why| (None, Some(why))),
-                            },
-                        );
+                        let s = Subject { file: &r.file, text: &text, order, cat };
+                        let found = fix_why_parsed(&s, &ast, false, r.model, goal).and_then(|w| match w {
+                            Ok(f) => Ok((Some(f), None)),
+                            Err(e) => explain_parsed(&s, &ast, r.model, goal, e).map(|why| (None, Some(why))),
+                        });
                         match found {
                             Ok((fx, why)) => {
                                 if !json {

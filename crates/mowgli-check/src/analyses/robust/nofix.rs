@@ -116,17 +116,13 @@ pub fn explain(
     goal: FixGoal,
     search: NoFix,
 ) -> Result<NoFixReason, InputError> {
-    explain_parsed(file, text, &parsed(file, text)?, order, cat, model, goal, search)
+    explain_parsed(&Subject { file, text, order, cat }, &parsed(file, text)?, model, goal, search)
 }
 
 /// [`explain`] of the test `ast` as read from `text`.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn explain_parsed(
-    file: &str,
-    text: &str,
+    s: &Subject,
     ast: &syntax::Litmus,
-    order: &StampOrder,
-    cat: &Catalogue,
     model: Model,
     goal: FixGoal,
     search: NoFix,
@@ -138,7 +134,7 @@ pub(super) fn explain_parsed(
         NoFix::Unbreakable { complete, .. } | NoFix::Exhausted { complete, .. } => Some(complete),
         _ => None,
     };
-    let polls = own_polls(ast, cat, order);
+    let polls = own_polls(ast, s.cat, s.order);
     // every choice of where each poll goes (its own line, or after an earlier call of
     // its thread), nearest first; the first choice moves nothing
     let mut choices: Vec<Vec<(usize, usize)>> = vec![vec![]];
@@ -158,7 +154,7 @@ pub(super) fn explain_parsed(
     let mut best: Option<((usize, usize, u32, usize), NoFixReason)> = None;
     for moves in choices.iter().skip(1) {
         let t = moved(ast, moves);
-        let Ok(f) = fix_why_parsed(file, text, &t, true, order, cat, model, goal)? else { continue };
+        let Ok(f) = fix_why_parsed(s, &t, true, model, goal)? else { continue };
         let dist: usize = moves.iter().map(|(l, a)| l - a).sum();
         let key =
             (moves.len() + f.insertions.len(), f.insertions.len(), f.insertions.iter().map(|i| i.cost).sum(), dist);

@@ -119,7 +119,7 @@ pub fn compare_with_reference(
 ) -> Result<(usize, Vec<String>), InputError> {
     let file = "<text>";
     let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let (model, ast) = on_model(file, text, ast0, Some(model), cat, order)?;
+    let (model, ast) = on_model(&Subject { file, text, order, cat }, ast0, Some(model))?;
     let low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, text))?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "no table `to`".into()))?;
     let (_, oppo) =

@@ -75,7 +75,7 @@ pub(super) fn star_litmus(
     cat: &Catalogue,
 ) -> Result<syntax::Litmus, InputError> {
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let (_, models) = model_of(file, text, &ast, None, cat, order)?;
+    let (_, models) = model_of(&Subject { file, text, order, cat }, &ast, None)?;
     // the test's calls are read by its library's declared effects, the translation's
     // written with the methods of the library's SC-local variant
     let (from, to) = (Vocab::named(&models.from, cat, order), Vocab::named(&models.sc, cat, order));
@@ -226,7 +226,8 @@ pub fn to_star(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) -> R
     // the text is what is shown or written; the check runs the translation as built
     let star = print::print(&star_ast);
     let orig = check_text(file, text, order, cat, Some(Model::Sc))?;
-    let r = check_parsed(&format!("{file} (star)"), &star, star_ast, order, cat, Some(Model::Sc), true)?;
+    let star_file = format!("{file} (star)");
+    let r = check_parsed(&Subject { file: &star_file, text: &star, order, cat }, star_ast, Some(Model::Sc), true)?;
     let keys: BTreeSet<String> = orig.outcomes.iter().flat_map(|o| o.keys().cloned()).collect();
     let (a, b) = (project(&orig.sc_outcomes, &keys), project(&r.outcomes, &keys));
     Ok(StarReport {
