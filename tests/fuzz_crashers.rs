@@ -161,3 +161,21 @@ fn the_contract_catches_what_it_is_about() {
     let good = "README.md:1:1: expected x\n   ,-[ README.md:1:1 ]\n";
     assert!(contract::violations(&run(Some(2), good, false), &root).is_empty(), "{good}");
 }
+
+/// The hang criterion: a process that computes past the limit is killed there; one
+/// that only waits (as on a busy machine) is given up to five times the limit, and
+/// one that ends in that time is no hang.
+#[test]
+fn a_hang_is_computing_past_the_limit_not_waiting() {
+    let root = root();
+    let sh = |script: &str| {
+        let args = vec!["-c".to_string(), script.to_string()];
+        contract::run("/bin/sh", &root, &args, contract::Stdout::Null, std::time::Duration::from_secs(1))
+    };
+    let spin = sh("while :; do :; done");
+    assert!(spin.timed_out && spin.secs < 4.0, "{spin:?}");
+    let wait = sh("exec sleep 2");
+    assert!(!wait.timed_out && wait.secs >= 2.0, "{wait:?}");
+    let stuck = sh("exec sleep 30");
+    assert!(stuck.timed_out && (5.0..10.0).contains(&stuck.secs), "{stuck:?}");
+}
