@@ -6,11 +6,13 @@
 //!   is observed by the search itself (docs/sensitivity.md: a client needs a get, a
 //!   GF and a read), and the client it writes fails on replay with `refine`.
 //! * An independent brute force of the stated space at a small bound: every
-//!   insertion of at most 2 observer calls (every method of the observer's
-//!   declaration, every argument its parameter roles allow, built here from the
-//!   signatures, sharing no code with the search) into the refutation's abstract
-//!   program, each run through `refine`; the search finds an observing client
-//!   exactly when the brute force does.
+//!   insertion of at most 2 observer calls (every method of the declaration of
+//!   each observer library in scope, one library per client, every argument its
+//!   parameter roles allow, work identifiers `_` or the thread's own with the
+//!   methods waiting for one, built here from the signatures, sharing no code with
+//!   the search) into the refutation's abstract program, each run through
+//!   `refine`; the search finds an observing client exactly when the brute force
+//!   does.
 
 use mowgli_check::analyses::obligations::{self, observe, Obligation, Options};
 use mowgli_check::analyses::refine::gen::Bounds;
@@ -470,4 +472,25 @@ fn brute_force_agrees_on_a_bal_program_with_two_observer_libraries() {
 #[test]
 fn brute_force_agrees_on_a_bal_refutation_with_two_observer_libraries() {
     agree("specs/impls/mutants/ibal_nolocalgf.impl", None, &Bounds::new("bal", 1, 1, 1), "BAR", 1);
+}
+
+/// Work identifiers widen the space by the calls that name one a later call of
+/// the thread waits for: on I_SV's I9 refutation (one call, one node) the default
+/// space without them is contained in the one with them, counted.
+#[test]
+fn work_identifiers_widen_the_default_space() {
+    let order = order_of(Some("fig10-I9-unordered.to"));
+    let imp = load("specs/impls/isv.impl", &order);
+    let r = refuted(&imp, &order, &Bounds::new("sv", 1, 1, 1));
+    let f = r.failures.iter().find(|f| f.methods == ["GF"]).expect("O1 for GF refuted");
+    let p = f.test.clone().expect("the parsed abstract program");
+    let count = |wids: usize| {
+        let space = observe::Space { wids, ..Default::default() };
+        let o = observe::observe_in(&imp, &order, &p, &f.reason, 4, Duration::ZERO, &space);
+        println!("work identifiers {wids}: {} candidates; {}", o.candidates, o.bound);
+        o
+    };
+    let (without, with) = (count(0), count(1));
+    assert!(with.candidates > without.candidates);
+    assert!(without.bound.contains("work identifiers `_`)") && with.bound.contains("or up to 1 per thread"));
 }
