@@ -6,11 +6,13 @@
 //!   is observed by the search itself (docs/sensitivity.md: a client needs a get, a
 //!   GF and a read), and the client it writes fails on replay with `refine`.
 //! * An independent brute force of the stated space at a small bound: every
-//!   insertion of at most 2 observer calls (every method of the observer's
-//!   declaration, every argument its parameter roles allow, built here from the
-//!   signatures, sharing no code with the search) into the refutation's abstract
-//!   program, each run through `refine`; the search finds an observing client
-//!   exactly when the brute force does.
+//!   insertion of at most 2 observer calls (every method of the declaration of
+//!   each observer library in scope, one library per client, every argument its
+//!   parameter roles allow, work identifiers `_` or the thread's own with the
+//!   methods waiting for one, built here from the signatures, sharing no code with
+//!   the search) into the refutation's abstract program, each run through
+//!   `refine`; the search finds an observing client exactly when the brute force
+//!   does.
 
 use mowgli_check::analyses::obligations::{self, observe, Obligation, Options};
 use mowgli_check::analyses::refine::gen::Bounds;
@@ -80,9 +82,11 @@ fn i9_unordered_gf_refutation_is_observed_by_the_obligations_search() {
 /// An argument list per call, by parameter role (the space the module comment of
 /// `obligations::observe` states): a location the caller's own when the role says
 /// local (located memory), a source its own location or a literal, values `1..=1`,
-/// a compared value `0..=1`, work identifiers `_`, any node, any non-empty node set;
-/// no call copies a location onto itself. Methods that wait for a work identifier,
-/// hidden ones (`#`) and those taking barriers, rings or tuples are left out.
+/// a compared value `0..=1`, a work identifier `_` or the thread's one (written
+/// [`WID`] here, named per thread when the client is built), which a method waiting
+/// for one always takes; any node, any non-empty node set; no call copies a
+/// location onto itself. Hidden methods (`#`) and those taking barriers, rings or
+/// tuples are left out.
 fn calls_of(
     lib: &str,
     sigs: &[MethodSig],
@@ -93,7 +97,7 @@ fn calls_of(
 ) -> Vec<Drawn> {
     let mut out = Vec::new();
     'm: for s in sigs {
-        if s.name.starts_with('#') || s.roles.iter().any(|r| matches!(r, Role::Wid { awaited: true })) {
+        if s.name.starts_with('#') {
             continue;
         }
         let mut lists: Vec<(Vec<String>, Vec<String>)> = vec![(vec![], vec![])];
@@ -111,7 +115,8 @@ fn calls_of(
                     .collect(),
                 Role::Val => vec![("1".into(), None)],
                 Role::Expected => vec![("0".into(), None), ("1".into(), None)],
-                Role::Wid { .. } => vec![("_".into(), None)],
+                Role::Wid { awaited: false } => vec![("_".into(), None), (WID.into(), None)],
+                Role::Wid { awaited: true } => vec![(WID.into(), None)],
                 Role::Node { .. } => nodes.iter().map(|n| (n.to_string(), None)).collect(),
                 Role::Nodes => (1u32..1 << nodes.len())
                     .map(|m| {
@@ -137,23 +142,42 @@ fn calls_of(
             if locs.len() == 2 && locs[0] == locs[1] {
                 continue;
             }
-            out.push((format!("{lib}.{}({})", s.name, args.join(", ")), s.returns, locs));
+            let wid = match args.iter().any(|a| a == WID) {
+                false => Wid::None,
+                true if s.roles.iter().any(|r| matches!(r, Role::Wid { awaited: true })) => Wid::Waits,
+                true => Wid::Names,
+            };
+            out.push((format!("{lib}.{}({})", s.name, args.join(", ")), s.returns, locs, wid));
         }
     }
     out
 }
 
-/// A call: its text, whether it returns a value, the locations it names.
-type Drawn = (String, bool, Vec<String>);
+/// The placeholder of a thread's work identifier in a call's text.
+const WID: &str = "WID";
+
+/// What a call does with its thread's work identifier.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Wid {
+    None,
+    Names,
+    Waits,
+}
+
+/// A call: its text, whether it returns a value, the locations it names, its use
+/// of the work identifier.
+type Drawn = (String, bool, Vec<String>, Wid);
 /// A call inserted at a slot (an index into the program's positions).
-type Inserted = (usize, String, bool, Vec<String>);
+type Inserted = (usize, String, bool, Vec<String>, Wid);
 /// The inserted calls, and the new thread's node and call.
 type Candidate = (Vec<Inserted>, Option<(i64, Drawn)>);
 
 /// The brute force: every client of the abstract program `p` with 1 or 2 observer
 /// calls of library `obs` (at least one inserted in a thread of `p`, the other
 /// inserted too or alone in a new thread on a node of `p`), over `locs` observer
-/// locations homed on a node of `p` or on one fresh node. Returns the first
+/// locations homed on a node of `p` or on one fresh node; a call waiting for the
+/// thread's work identifier only after a call of the thread named it (one named
+/// and never waited for is kept: wider than the search). Returns the first
 /// failing client, the clients run, and the errors.
 fn brute_force(
     imp: &Implementation,
@@ -165,7 +189,7 @@ fn brute_force(
     let l = imp.catalogue.library(obs, order).unwrap_or_else(|e| panic!("{e}"));
     let sigs = l.methods().to_vec();
     let placed = !l.memory().replicated;
-    assert!(p.rings.is_empty() && p.barriers.is_empty());
+    assert!(p.rings.is_empty());
     let lib = &p.libraries[0].text;
     let lmethods: Vec<&str> =
         imp.catalogue.library(lib, order).expect("lib").methods().iter().map(|m| m.name).collect();
@@ -219,20 +243,32 @@ fn brute_force(
         let mut cands: Vec<Candidate> = Vec::new();
         for (i, &(t, _)) in slots.iter().enumerate() {
             for c in alpha(threads[t].1) {
-                cands.push((vec![(i, c.0.clone(), c.1, c.2.clone())], None));
+                let first = (i, c.0.clone(), c.1, c.2.clone(), c.3);
+                cands.push((vec![first.clone()], None));
                 for (j, &(u, _)) in slots.iter().enumerate().skip(i) {
                     for d in alpha(threads[u].1) {
-                        cands.push((vec![(i, c.0.clone(), c.1, c.2.clone()), (j, d.0, d.1, d.2)], None));
+                        cands.push((vec![first.clone(), (j, d.0, d.1, d.2, d.3)], None));
                     }
                 }
                 for &n in &nodes {
                     for d in alpha(n) {
-                        cands.push((vec![(i, c.0.clone(), c.1, c.2.clone())], Some((n, d))));
+                        cands.push((vec![first.clone()], Some((n, d))));
                     }
                 }
             }
         }
         for (ins, extra) in cands {
+            // a wait only after a call of its thread named the identifier
+            let named_first = |t: usize| {
+                let mut named = false;
+                ins.iter().filter(|x| slots[x.0].0 == t).all(|x| {
+                    named |= x.4 == Wid::Names;
+                    x.4 != Wid::Waits || named
+                })
+            };
+            if !(0..threads.len()).all(named_first) || extra.as_ref().is_some_and(|e| e.1 .3 == Wid::Waits) {
+                continue;
+            }
             let mut used: Vec<String> = ins.iter().flat_map(|x| x.3.clone()).collect();
             used.extend(extra.iter().flat_map(|e| e.1 .2.clone()));
             // the fresh node only with a location on it
@@ -250,6 +286,10 @@ fn brute_force(
             for d in &p.locs {
                 s += &format!("loc {}{}\n", d.name.text, d.node.map(|n| format!(" @ {n}")).unwrap_or_default());
             }
+            for (z, ts) in &p.barriers {
+                let ts: Vec<&str> = ts.iter().map(|t| t.text.as_str()).collect();
+                s += &format!("barrier {} : {}\n", z.text, ts.join(", "));
+            }
             for (n, h) in homes.iter().filter(|(n, _)| used.contains(n)) {
                 s += &if placed { format!("loc {n} @ {h}\n") } else { format!("loc {n}\n") };
             }
@@ -257,11 +297,11 @@ fn brute_force(
                 s += &format!("{t}:\n");
                 let mut reg = 0;
                 for pos in 0..=lines.len() {
-                    for (slot, call, returns, _) in &ins {
+                    for (slot, call, returns, _, _) in &ins {
                         if slots[*slot] == (ti, pos) {
                             let lhs = if *returns { format!("q{reg} = ") } else { String::new() };
                             reg += usize::from(*returns);
-                            s += &format!("  {lhs}{call}\n");
+                            s += &format!("  {lhs}{}\n", call.replace(WID, &format!("wz{ti}")));
                         }
                     }
                     if let Some(l) = lines.get(pos) {
@@ -269,7 +309,8 @@ fn brute_force(
                     }
                 }
             }
-            if let Some((_, (call, returns, _))) = &extra {
+            if let Some((_, (call, returns, _, _))) = &extra {
+                let call = call.replace(WID, &format!("wz{}", threads.len()));
                 s += &format!("{extra_name}:\n  {}{call}\n", if *returns { "q0 = " } else { "" });
             }
             run += 1;
@@ -286,6 +327,25 @@ fn brute_force(
         }
     }
     (None, run, errors)
+}
+
+/// The base libraries a client of `imp` may call besides it, by their
+/// declarations: the observer the generator's defaults name for the implemented
+/// library, and every library the implementation uses, that has locations, no
+/// barriers or rings, and a method returning a value.
+fn in_scope(imp: &Implementation, order: &StampOrder) -> Vec<String> {
+    let default = Bounds::in_catalogue(&imp.implements, &imp.catalogue, 1, 1, 1).observer;
+    let mut out: Vec<String> = Vec::new();
+    for l in default.iter().chain(&imp.uses) {
+        let lib = imp.catalogue.library(l, order).unwrap_or_else(|e| panic!("{e}"));
+        let roles = || lib.methods().iter().flat_map(|m| m.roles.iter());
+        let locs = roles().any(|r| matches!(r, Role::Loc { .. } | Role::Src));
+        let objects = roles().any(|r| matches!(r, Role::Barrier(_) | Role::Ring(_)));
+        if *l != imp.implements && locs && !objects && lib.methods().iter().any(|m| m.returns) && !out.contains(l) {
+            out.push(l.clone());
+        }
+    }
+    out
 }
 
 /// The search over `space` and the brute force agree on the refutation of
@@ -312,12 +372,24 @@ fn agree_on(imp: &Implementation, order: &StampOrder, p: &Litmus, reason: &str, 
     let o = observe::observe_in(imp, order, p, reason, 4, Duration::from_secs(600), &space);
     let t_search = t.elapsed();
     assert!(o.note.is_none() && o.errors == 0, "{o:?}");
-    let obs = &imp.uses[0];
-    assert!(o.bound.contains(&format!("`{obs}` calls")), "{}", o.bound);
+    let scope = in_scope(imp, order);
     let t = Instant::now();
-    let (found, run, errors) = brute_force(imp, order, p, obs, locs);
+    let (mut found, mut run, mut errors) = (None, 0, 0);
+    for obs in &scope {
+        assert!(o.bound.contains(&format!("`{obs}` calls")), "{}", o.bound);
+        // a library with a method waiting for a work identifier has it in the space
+        let waits = imp.catalogue.library(obs, order).expect("lib").methods().iter().any(|m| m.awaits());
+        let part = o.bound.split("; or with ").find(|p| p.contains(&format!("`{obs}` calls"))).unwrap_or("");
+        assert_eq!(waits, part.contains("or up to 1 per thread"), "{}", o.bound);
+        let (f, r, e) = brute_force(imp, order, p, obs, locs);
+        (run, errors) = (run + r, errors + e);
+        if f.is_some() {
+            found = f;
+            break;
+        }
+    }
     println!(
-        "{file} {} ({what}, {locs} location(s)): search {} ({} of {} candidates, {:.1} s); brute force {} ({run} clients, {errors} errors, {:.1} s)",
+        "{file} {} ({what}, {locs} location(s), observers {scope:?}): search {} ({} of {} candidates, {:.1} s); brute force {} ({run} clients, {errors} errors, {:.1} s)",
         p.name,
         if o.client.is_some() { "observes" } else { "does not observe" },
         o.tried,
@@ -376,4 +448,45 @@ fn brute_force_agrees_on_a_correct_two_thread_program() {
 #[test]
 fn brute_force_agrees_on_a_correct_two_thread_program_two_locations() {
     correct_two_threads(2);
+}
+
+/// Two observer libraries in scope: I_BAL uses `sv`, and the generator observes
+/// `bal` through `rdmawait`. Its first one-call abstract program (every obligation
+/// holds under Fig. 10): neither the search nor the brute force observes, over
+/// the calls of both libraries.
+#[test]
+fn brute_force_agrees_on_a_bal_program_with_two_observer_libraries() {
+    let order = order_of(None);
+    let imp = load("specs/impls/ibal.impl", &order);
+    assert_eq!(in_scope(&imp, &order).len(), 2, "{:?}", in_scope(&imp, &order));
+    let programs = obligations::abstract_programs(&imp, &order, &Bounds::new("bal", 1, 1, 1)).expect("programs");
+    let (_, p) = programs.first().expect("a program");
+    agree_on(&imp, &order, p, "", "Fig. 10", 1);
+}
+
+/// The same with a refutation: I_BAL without its local GF (O1 for BAR).
+#[test]
+fn brute_force_agrees_on_a_bal_refutation_with_two_observer_libraries() {
+    agree("specs/impls/mutants/ibal_nolocalgf.impl", None, &Bounds::new("bal", 1, 1, 1), "BAR", 1);
+}
+
+/// Work identifiers widen the space by the calls that name one a later call of
+/// the thread waits for: on I_SV's I9 refutation (one call, one node) the default
+/// space without them is contained in the one with them, counted.
+#[test]
+fn work_identifiers_widen_the_default_space() {
+    let order = order_of(Some("fig10-I9-unordered.to"));
+    let imp = load("specs/impls/isv.impl", &order);
+    let r = refuted(&imp, &order, &Bounds::new("sv", 1, 1, 1));
+    let f = r.failures.iter().find(|f| f.methods == ["GF"]).expect("O1 for GF refuted");
+    let p = f.test.clone().expect("the parsed abstract program");
+    let count = |wids: usize| {
+        let space = observe::Space { wids, ..Default::default() };
+        let o = observe::observe_in(&imp, &order, &p, &f.reason, 4, Duration::ZERO, &space);
+        println!("work identifiers {wids}: {} candidates; {}", o.candidates, o.bound);
+        o
+    };
+    let (without, with) = (count(0), count(1));
+    assert!(with.candidates > without.candidates);
+    assert!(without.bound.contains("work identifiers `_`)") && with.bound.contains("or up to 1 per thread"));
 }

@@ -3,10 +3,14 @@
 //! says that the proof method fails on one abstract execution. Whether a *client*
 //! can tell the implementation from its specification is a refinement question
 //! (Def. 3.10). This module asks it: it takes the abstract program of a refutation
-//! (the parsed test) and adds observer calls to it, generated: every method of the
+//! (the parsed test) and adds observer calls to it, generated: every method of an
 //! observer library, with arguments drawn by parameter role by the client
-//! generator ([`Generator::observer_calls`]). The space ([`Space`], stated in
-//! [`Observation::bound`]):
+//! generator ([`Generator::observer_calls`]). The observer libraries are every base
+//! library in scope that a client can call ([`observers_of`]): the one the client
+//! generator adds for the implemented library, then every library the
+//! implementation uses, each kept when its declaration has locations, no barriers
+//! or rings, and a method returning a value. The space of one observer library
+//! ([`Space`], stated in [`Observation::bound`]):
 //!
 //! * the abstract program alone (its own returned values may already be an outcome
 //!   the specification forbids: a torn read, an O3 refutation);
@@ -20,11 +24,28 @@
 //!   when it has at most [`Space::wide_cap`] candidates;
 //! * over up to [`Space::locs`] observer locations, each homed (on located memory)
 //!   on a node of the program or on one fresh node; values `1..=values` (a compared
-//!   value also 0); work identifiers `_` (methods that wait for one are left out).
+//!   value also 0); work identifiers `_` or one of up to [`Space::wids`] per thread,
+//!   with the methods that wait for one (by their declaration: a parameter
+//!   `Wid { awaited }`): per thread, a call waits for an identifier only when an
+//!   earlier observer call of the thread named it since its last wait, every
+//!   identifier named is waited for later in the thread (one never waited for
+//!   behaves as `_`), and identifiers are numbered in the order of their first use
+//!   (with at most 3 observer calls in a thread one identifier covers every use up
+//!   to renaming). Their names are a letter from `d` on and the thread's number
+//!   (`e1` in the first thread), the letter chosen so that no name of the abstract
+//!   program is one of them.
+//!
+//! Several observer libraries: the union of their spaces, one library per client
+//! (the narrow parts level by level across the libraries, then the wide parts). A
+//! client calling two observer libraries at once is not in the space: it is
+//! cheap and sound to search each on its own (each candidate is still a client
+//! `refine` checks), and no shipped implementation has two such libraries in scope
+//! except I_BAL's and I_BAL_ALL's (`rdmawait` added by the generator, `sv` used), whose two-library
+//! clients are left out; [`Observation::bound`] states the union.
 //!
 //! The only reduction is by location names (those used are `a`, then `b`, …; an
-//! unused one sits on the first node). Other libraries the implementation uses are
-//! not drawn from. Candidates come smallest first (by observer calls; the wide part
+//! unused one sits on the first node) and by the numbering of work identifiers.
+//! Candidates come smallest first (by observer calls; the wide part
 //! last), and within a size those whose inserted calls all sit right before or
 //! after a call the refutation's reason names (its endpoints) first. Every candidate is a parsed test checked by
 //! [`refine_parsed_on`]; the first whose implementation reaches an outcome the
@@ -88,6 +109,9 @@ pub struct Space {
     pub wide_inserted: usize,
     /// The wide part is searched only when it has at most this many candidates.
     pub wide_cap: usize,
+    /// Work identifiers per thread besides `_` (at most), each named only when a
+    /// later observer call of the same thread waits for it.
+    pub wids: usize,
 }
 
 impl Default for Space {
@@ -102,37 +126,42 @@ impl Default for Space {
             wide_thread: 3,
             wide_inserted: 2,
             wide_cap: 200_000,
+            wids: 1,
         }
     }
 }
 
-/// The observer of the clients built for implementation `imp`: the library the
-/// client generator adds for its library, or else the first one the
-/// implementation uses that the generator accepts as an observer (locations, no
-/// barriers or rings) and that has a method returning a value; as a generator
-/// whose bounds are `space`'s.
-fn observer_of(imp: &Implementation, order: &StampOrder, space: &Space) -> Result<Generator, String> {
+/// The observers of the clients built for implementation `imp`, each as a
+/// generator whose bounds are `space`'s: the library the client generator adds
+/// for its library, then every library the implementation uses, each kept when the
+/// generator accepts it as an observer (by its declaration: locations, no barriers
+/// or rings) and it has a method returning a value.
+fn observers_of(imp: &Implementation, order: &StampOrder, space: &Space) -> Result<Vec<Generator>, String> {
     let default = Bounds::in_catalogue(&imp.implements, &imp.catalogue, 1, 1, 1).observer;
+    let mut out: Vec<Generator> = Vec::new();
     for cand in default.iter().chain(imp.uses.iter()) {
-        if *cand == imp.implements {
+        if *cand == imp.implements || out.iter().any(|g| g.observer() == Some(cand.as_str())) {
             continue;
         }
         let mut b = Bounds::in_catalogue(&imp.implements, &imp.catalogue, 1, 1, 1);
         b.observer = Some(cand.clone());
         b.observer_locs = space.locs;
         b.values = space.values;
-        b.observer_wids = 0;
+        b.observer_wids = space.wids;
         let Ok(g) = Generator::in_catalogue(&imp.implements, order, &imp.catalogue, &b) else { continue };
         let homes: Vec<i64> = vec![1; space.locs];
         if g.observer_calls(&[1], 1, &homes).iter().any(|c| c.returns) {
-            return Ok(g);
+            out.push(g);
         }
     }
-    Err(format!(
-        "`{}` uses {}, none of which has locations and a method that returns a value (by their declarations; LOCO App. F.4): a client of it cannot add observer calls",
-        imp.name,
-        imp.uses.join(", ")
-    ))
+    if out.is_empty() {
+        return Err(format!(
+            "`{}` uses {}, none of which has locations and a method that returns a value (by their declarations; LOCO App. F.4): a client of it cannot add observer calls",
+            imp.name,
+            imp.uses.join(", ")
+        ));
+    }
+    Ok(out)
 }
 
 /// The calls a refutation's reason names: (thread index, call index) pairs, from
@@ -209,6 +238,10 @@ struct Search {
     /// Per slot: right before or after an endpoint.
     ends: Vec<bool>,
     configs: Vec<Config>,
+    /// The names of the observer's work identifiers: per identifier, its letter
+    /// (the name in thread body `b` is the letter and `b + 1`; in the new thread,
+    /// the letter and the number of bodies + 1), fresh in the abstract program.
+    wid_letters: Vec<String>,
     space: Space,
 }
 
@@ -333,25 +366,43 @@ impl Search {
             configs.push(Config { homes, alpha });
             true
         });
-        Ok(Search { prog, observer, placed, nodes, slots, ends, configs, space: *space })
-    }
-
-    /// Every candidate, in the search order (the abstract program alone is not
-    /// one of them): the narrow part, then the wide part when `wide`; stops when
-    /// `f` says so (then false).
-    fn visit(&self, wide: bool, f: &mut dyn FnMut(&Cand) -> bool) -> bool {
-        for n in 1..=self.space.calls {
-            let most_extra = if self.space.new_thread { n - 1 } else { 0 };
-            if !self.visit_level(n, 0..=most_extra, false, f) {
-                return false;
+        // fresh work identifier names: no identifier of the program is a letter
+        // followed by the number of a thread that may use it
+        let text = print::print(&prog);
+        let words: Vec<&str> = text.split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_')).collect();
+        let bodies = prog.bodies.len();
+        let mut wid_letters = Vec::new();
+        for letter in ('d'..='z').chain('A'..='Z') {
+            if wid_letters.len() == space.wids {
+                break;
+            }
+            let clash = (1..=bodies + 1).any(|t| words.contains(&format!("{letter}{t}").as_str()));
+            if !clash {
+                wid_letters.push(letter.to_string());
             }
         }
-        if wide && self.space.wide_thread > 0 {
-            let t = self.space.wide_thread;
-            for n in t + 1..=t + self.space.wide_inserted {
-                if !self.visit_level(n, t..=t, true, f) {
-                    return false;
-                }
+        if wid_letters.len() < space.wids {
+            return Err("no fresh names for the observer's work identifiers".into());
+        }
+        Ok(Search { prog, observer, placed, nodes, slots, ends, configs, wid_letters, space: *space })
+    }
+
+    /// The candidates of the narrow part with `n` observer calls, in the search
+    /// order; stops when `f` says so (then false).
+    fn visit_narrow(&self, n: usize, f: &mut dyn FnMut(&Cand) -> bool) -> bool {
+        let most_extra = if self.space.new_thread { n - 1 } else { 0 };
+        self.visit_level(n, 0..=most_extra, false, f)
+    }
+
+    /// The candidates of the wide part, in the search order.
+    fn visit_wide(&self, f: &mut dyn FnMut(&Cand) -> bool) -> bool {
+        let t = self.space.wide_thread;
+        if t == 0 {
+            return true;
+        }
+        for n in t + 1..=t + self.space.wide_inserted {
+            if !self.visit_level(n, t..=t, true, f) {
+                return false;
             }
         }
         true
@@ -412,7 +463,7 @@ impl Search {
                                     calls: &cs[..ss.len()],
                                     extra: en.map(|m| (m, &cs[ss.len()..])),
                                 };
-                                !self.canonical(&c) || (talking && !self.talking(&c)) || f(&c)
+                                !self.canonical(&c) || !self.waits_follow(&c) || (talking && !self.talking(&c)) || f(&c)
                             })
                         });
                         if !go {
@@ -440,6 +491,57 @@ impl Search {
                     w.written.contains(&l) && calls.iter().any(|(u, r)| u != t && r.returns && r.locs.contains(&l))
                 })
         })
+    }
+
+    /// Whether the candidate's work identifiers follow the grammar: per thread, a
+    /// call waits for an identifier only when an earlier call of the thread named
+    /// it since its last wait, every identifier named is waited for later, and
+    /// identifiers are numbered in the order of their first use.
+    fn waits_follow(&self, c: &Cand) -> bool {
+        let cfg = &self.configs[c.config];
+        let mut seqs: Vec<Vec<&DrawnCall>> = vec![Vec::new(); self.prog.bodies.len()];
+        for (&s, &k) in c.slots.iter().zip(c.calls) {
+            let (b, _, node) = self.slots[s];
+            seqs[b].push(&cfg.at(node)[k]);
+        }
+        if let Some((m, ks)) = c.extra {
+            seqs.push(ks.iter().map(|&k| &cfg.at(m)[k]).collect());
+        }
+        seqs.iter().all(|seq| {
+            let (mut pending, mut introduced) = (0u64, 0usize);
+            for d in seq {
+                for &(_, w, awaited) in &d.wids {
+                    if w >= 64 {
+                        return false;
+                    }
+                    if awaited {
+                        if pending & (1 << w) == 0 {
+                            return false;
+                        }
+                        pending &= !(1 << w);
+                    } else {
+                        if w > introduced {
+                            return false;
+                        }
+                        introduced = introduced.max(w + 1);
+                        pending |= 1 << w;
+                    }
+                }
+            }
+            pending == 0
+        })
+    }
+
+    /// Drawn call `d` as a call of thread body `b` (the new thread: the number of
+    /// bodies), its work identifiers named.
+    fn call_in(&self, d: &DrawnCall, b: usize) -> crate::lang::ast::CallEx {
+        let mut call = d.call.clone();
+        for &(i, w, _) in &d.wids {
+            if let (Some(a), Some(letter)) = (call.args.get_mut(i), self.wid_letters.get(w)) {
+                *a = crate::lang::ast::Ex::Var(name(format!("{letter}{}", b + 1)));
+            }
+        }
+        call
     }
 
     /// The calls of a candidate, each with its thread's node.
@@ -472,17 +574,19 @@ impl Search {
         let mut lit = self.prog.clone();
         lit.name = test.to_string();
         let mut used = vec![false; self.space.locs];
-        let mut stmt = |d: &DrawnCall, reg: &mut usize| -> Stmt {
+        let bodies = lit.bodies.len();
+        let mut stmt = |d: &DrawnCall, b: usize, reg: &mut usize| -> Stmt {
             for &l in &d.locs {
                 if let Some(u) = used.get_mut(l) {
                     *u = true;
                 }
             }
+            let call = self.call_in(d, b);
             if d.returns {
                 *reg += 1;
-                Stmt::Assign { name: name(format!("o{}", *reg - 1)), rhs: Rhs::Call(d.call.clone()) }
+                Stmt::Assign { name: name(format!("o{}", *reg - 1)), rhs: Rhs::Call(call) }
             } else {
-                Stmt::Call(d.call.clone())
+                Stmt::Call(call)
             }
         };
         for (b, (_, body)) in lit.bodies.iter_mut().enumerate() {
@@ -492,7 +596,7 @@ impl Search {
                 for (&s, &k) in c.slots.iter().zip(c.calls) {
                     let (sb, sp, node) = self.slots[s];
                     if (sb, sp) == (b, pos) {
-                        body.push(stmt(&cfg.at(node)[k], &mut reg));
+                        body.push(stmt(&cfg.at(node)[k], b, &mut reg));
                     }
                 }
                 if let Some(st) = old.get(pos) {
@@ -507,7 +611,7 @@ impl Search {
             }
             let t = name(format!("T{i}"));
             let mut reg = 0;
-            let body: Vec<Stmt> = ks.iter().map(|&k| stmt(&cfg.at(m)[k], &mut reg)).collect();
+            let body: Vec<Stmt> = ks.iter().map(|&k| stmt(&cfg.at(m)[k], bodies, &mut reg)).collect();
             lit.threads.push((t.clone(), m));
             lit.bodies.push((t, body));
         }
@@ -532,11 +636,15 @@ impl Search {
         for (&s, &k) in c.slots.iter().zip(c.calls) {
             let (b, pos, node) = self.slots[s];
             let t = &self.prog.bodies[b].0.text;
-            parts.push(format!("`{}` in {t} at {pos}", print::statement(&Stmt::Call(cfg.at(node)[k].call.clone()))));
+            parts.push(format!(
+                "`{}` in {t} at {pos}",
+                print::statement(&Stmt::Call(self.call_in(&cfg.at(node)[k], b)))
+            ));
         }
         if let Some((m, ks)) = c.extra {
+            let nb = self.prog.bodies.len();
             let calls: Vec<String> =
-                ks.iter().map(|&k| print::statement(&Stmt::Call(cfg.at(m)[k].call.clone()))).collect();
+                ks.iter().map(|&k| print::statement(&Stmt::Call(self.call_in(&cfg.at(m)[k], nb)))).collect();
             parts.push(format!("a new thread on node {m}: `{}`", calls.join("; ")));
         }
         let mut used = vec![false; self.space.locs];
@@ -555,21 +663,35 @@ impl Search {
         format!("{} observer call{}: {}", c.size(), if c.size() == 1 { "" } else { "s" }, parts.join(", "))
     }
 
-    /// The space in words.
+    /// The narrow part of the space in words (after "with").
     fn bound(&self) -> String {
         let mut methods: Vec<String> = Vec::new();
+        let mut waiting: Vec<String> = Vec::new();
         for cfg in &self.configs {
             for (_, a) in &cfg.alpha {
                 for d in a {
                     if !methods.contains(&d.call.method.text) {
                         methods.push(d.call.method.text.clone());
                     }
+                    if d.wids.iter().any(|w| w.2) && !waiting.contains(&d.call.method.text) {
+                        waiting.push(d.call.method.text.clone());
+                    }
                 }
             }
         }
         let s = &self.space;
+        let wids = if waiting.is_empty() || s.wids == 0 {
+            "work identifiers `_`".to_string()
+        } else {
+            format!(
+                "work identifiers `_` or up to {} per thread ({}), one named only when a later call of its thread waits for it ({})",
+                s.wids,
+                self.wid_letters.iter().map(|l| format!("`{l}N`")).collect::<Vec<_>>().join(", "),
+                waiting.join(", ")
+            )
+        };
         format!(
-            "the abstract program alone, and with 1 to {} `{}` calls ({}; arguments by role, values 1..={}, work identifiers `_`) \
+            "1 to {} `{}` calls ({}; arguments by role, values 1..={}, {wids}) \
              at any positions of its threads (at least one there){}, over up to {} observer location{}{}",
             s.calls,
             self.observer,
@@ -624,42 +746,66 @@ pub fn observe_in(
         errors: 0,
         first_error: None,
     };
-    let g = match observer_of(imp, order, space) {
+    let gens = match observers_of(imp, order, space) {
         Ok(g) => g,
         Err(e) => {
             obs.note = Some(e);
             return obs;
         }
     };
-    let search = match Search::new(imp, order, &g, program, reason, space) {
-        Ok(s) => s,
-        Err(e) => {
-            obs.note = Some(e);
-            return obs;
+    // one search per observer library (a client calls one of them)
+    let mut searches = Vec::new();
+    let mut skipped = Vec::new();
+    for g in &gens {
+        match Search::new(imp, order, g, program, reason, space) {
+            Ok(s) => searches.push(s),
+            Err(e) => skipped.push(format!("`{}`: {e}", g.observer().unwrap_or_default())),
         }
-    };
-    obs.bound = search.bound();
-    let wide_n = search.count_wide(space.wide_cap);
-    let wide = wide_n <= space.wide_cap;
+    }
+    if searches.is_empty() {
+        obs.note = Some(skipped.join("; "));
+        return obs;
+    }
     let mut total = 1;
-    search.visit(false, &mut |_| {
-        total += 1;
-        true
-    });
-    obs.candidates = total + if wide { wide_n } else { 0 };
-    if space.wide_thread > 0 {
-        obs.bound += &if wide {
-            format!(
-                "; and with a new thread of {} observer calls on a node of the program and 1 to {} calls inserted in its threads, \
-                 every observer location written in one thread and read by a call returning a value in another ({wide_n} candidates)",
-                space.wide_thread, space.wide_inserted
-            )
-        } else {
-            format!(
-                "; not the wide part (a new thread of {} calls and 1 to {} inserted): more than {} candidates",
-                space.wide_thread, space.wide_inserted, space.wide_cap
-            )
-        };
+    let mut parts = Vec::new();
+    let mut wide = Vec::new();
+    for search in &searches {
+        let mut part = search.bound();
+        for n in 1..=space.calls {
+            search.visit_narrow(n, &mut |_| {
+                total += 1;
+                true
+            });
+        }
+        let wide_n = search.count_wide(space.wide_cap);
+        let w = wide_n <= space.wide_cap;
+        if w {
+            total += wide_n;
+        }
+        wide.push(w);
+        if space.wide_thread > 0 {
+            part += &if w {
+                format!(
+                    "; and with a new thread of {} such calls on a node of the program and 1 to {} inserted in its threads, \
+                     every observer location written in one thread and read by a call returning a value in another ({wide_n} candidates)",
+                    space.wide_thread, space.wide_inserted
+                )
+            } else {
+                format!(
+                    "; not its wide part (a new thread of {} calls and 1 to {} inserted): more than {} candidates",
+                    space.wide_thread, space.wide_inserted, space.wide_cap
+                )
+            };
+        }
+        parts.push(part);
+    }
+    obs.candidates = total;
+    obs.bound = format!("the abstract program alone, and with {}", parts.join("; or with "));
+    if searches.len() > 1 {
+        obs.bound += " (one observer library per client: the searches of each library, smallest first across them)";
+    }
+    if !skipped.is_empty() {
+        obs.bound += &format!("; not drawn from {}", skipped.join(", "));
     }
     let mut how = ClientCheck::new(loop_bound, true);
     how.deadline = Some(start + budget);
@@ -690,14 +836,27 @@ pub fn observe_in(
         false
     };
     // the abstract program itself first
-    let bare = search.build(&Cand { config: 0, slots: &[], calls: &[], extra: None }, "observe-0");
+    let bare = searches[0].build(&Cand { config: 0, slots: &[], calls: &[], extra: None }, "observe-0");
     if !try_one(&bare, &|| ("abstract".into(), "the abstract program alone".into()), &mut obs) {
         return obs;
     }
-    search.visit(wide, &mut |c| {
+    let visit = |search: &Search, c: &Cand, obs: &mut Observation| {
         let lit = search.build(c, &format!("observe-{}", obs.tried));
-        try_one(&lit, &|| (format!("{}calls", c.size()), search.describe(c)), &mut obs)
-    });
+        try_one(&lit, &|| (format!("{}calls", c.size()), search.describe(c)), obs)
+    };
+    // the narrow parts level by level across the libraries, then the wide parts
+    for n in 1..=space.calls {
+        for search in &searches {
+            if !search.visit_narrow(n, &mut |c| visit(search, c, &mut obs)) {
+                return obs;
+            }
+        }
+    }
+    for (search, &w) in searches.iter().zip(&wide) {
+        if w && !search.visit_wide(&mut |c| visit(search, c, &mut obs)) {
+            return obs;
+        }
+    }
     obs
 }
 

@@ -430,5 +430,5 @@ mod enumerate;
 mod render;
 mod run;
 
-pub use render::{observer_location, DrawnCall};
+pub use render::{observer_location, observer_wid, DrawnCall};
 pub use run::*;

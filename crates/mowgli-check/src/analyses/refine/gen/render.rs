@@ -246,6 +246,15 @@ pub struct DrawnCall {
     pub locs: Vec<usize>,
     /// Those it writes (by its declaration: a location parameter `written`).
     pub written: Vec<usize>,
+    /// Its work identifiers other than `_`: (argument index, identifier
+    /// `0..observer_wids`, whether the call waits for it). The argument is a
+    /// placeholder name ([`observer_wid`]) for the caller to rename.
+    pub wids: Vec<(usize, usize, bool)>,
+}
+
+/// The placeholder name of observer work identifier `w` in [`DrawnCall::call`].
+pub fn observer_wid(w: usize) -> String {
+    numbered(WID_LETTERS[0], w + 1)
 }
 
 impl Generator {
@@ -256,8 +265,10 @@ impl Generator {
 
     /// The observer's calls a thread on node `at` may make, drawn by parameter
     /// role exactly as the generator draws them for its clients (every method of
-    /// the observer's declaration that the bounds keep; work identifiers `_`
-    /// unless `observer_wids`), in a client whose nodes are `nodes` and whose
+    /// the observer's declaration that the bounds keep; work identifiers `_`, and
+    /// with `observer_wids` also `0..observer_wids` ([`DrawnCall::wids`]: the
+    /// caller names them and keeps only the calls whose waits follow the grammar
+    /// of the module doc), in a client whose nodes are `nodes` and whose
     /// observer locations `a`, `b`, … have homes `homes` (ignored on replicated
     /// memory). Empty without an observer, or when `at` or a home is not in `nodes`.
     pub fn observer_calls(&self, nodes: &[i64], at: i64, homes: &[i64]) -> Vec<DrawnCall> {
@@ -272,7 +283,7 @@ impl Generator {
                 (true, None) => return Vec::new(),
             }
         }
-        if nodes.len() > 8 || h.len() > OLOC_NAMES.len() || self.bounds.observer_wids > 0 {
+        if nodes.len() > 8 || h.len() > OLOC_NAMES.len() {
             return Vec::new();
         }
         let mut calls = Vec::new();
@@ -281,12 +292,15 @@ impl Generator {
         let nm = |text: String| Name { text, pos: Pos::default() };
         let int = |v: i64| Ex::Int(v, Pos::default());
         let node_of = |n: u8| int(nodes[n as usize - 1]);
+        // the observer's work identifiers follow the implemented library's
+        let first = self.bounds.wids + 1;
         calls
             .iter()
             .filter_map(|c| {
                 let sig = self.sig_of(c);
                 let mut locs = Vec::new();
                 let mut written = Vec::new();
+                let mut wids = Vec::new();
                 let mut args = Vec::new();
                 for (i, a) in c.args.iter().enumerate() {
                     args.push(match a {
@@ -300,18 +314,23 @@ impl Generator {
                         Arg::Lit(v) | Arg::Val(v) => int(i64::from(*v)),
                         Arg::Tuple(vs) => Ex::Tuple(vs.iter().map(|v| int(i64::from(*v))).collect(), Pos::default()),
                         Arg::Wid(0) => Ex::Var(nm("_".into())),
+                        Arg::Wid(w) if (*w as usize) >= first => {
+                            let w = *w as usize - first;
+                            wids.push((i, w, matches!(sig.role(i), Role::Wid { awaited: true })));
+                            Ex::Var(nm(observer_wid(w)))
+                        }
                         Arg::Node(n) => node_of(*n),
                         Arg::Nodes(m) => Ex::Set(
                             (1..=nodes.len() as u8).filter(|n| m & (1 << (n - 1)) != 0).map(node_of).collect(),
                             Pos::default(),
                         ),
                         // the observer has no locations of the implemented library,
-                        // no objects and (observer_wids = 0) no work identifiers
+                        // no objects and no work identifiers of the implemented library
                         Arg::Loc(_) | Arg::Obj(_) | Arg::Wid(_) => return None,
                     });
                 }
                 let call = CallEx { lib: Some(nm(oname.clone())), method: nm(sig.name.to_string()), args };
-                Some(DrawnCall { call, returns: self.returns(c), locs, written })
+                Some(DrawnCall { call, returns: self.returns(c), locs, written, wids })
             })
             .collect()
     }
