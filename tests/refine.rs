@@ -811,7 +811,7 @@ mod generated {
             ("specs/impls/irbl.impl", "rbl", Bounds::new("rbl", 2, 2, 2)),
         ];
         each_generated_setup(&cases, &mut |text, setup| {
-            let (p, unfolded) = setup.impl_problem_unfolded(to, 4).expect("settles");
+            let (p, unfolded) = setup.impl_problem_unfolded(to, 4, None).expect("settles");
             compared += 1;
             let Some(unfolded) = unfolded else { return };
             handed += 1;

@@ -398,6 +398,9 @@ pub enum UnfoldError {
     /// loop bound in force.
     #[error("{}", cut_message(what, *thread, method.as_deref(), *loop_bound))]
     Cut { what: String, thread: ThreadId, method: Option<String>, loop_bound: usize },
+    /// The run asked the unfolding to stop (`Hooks::stopped`: its time limit).
+    #[error("the time limit was reached while the implementation was unfolded")]
+    Stopped,
 }
 
 fn cut_message(what: &str, thread: ThreadId, method: Option<&str>, loop_bound: usize) -> String {
@@ -414,7 +417,10 @@ impl UnfoldError {
     /// Whether a limit of the tool cut the unfolding (the run is inconclusive),
     /// rather than the program being wrong.
     pub fn is_limit(&self) -> bool {
-        matches!(self, UnfoldError::TooMany(_) | UnfoldError::TooLarge(_) | UnfoldError::Cut { .. })
+        matches!(
+            self,
+            UnfoldError::TooMany(_) | UnfoldError::TooLarge(_) | UnfoldError::Cut { .. } | UnfoldError::Stopped
+        )
     }
 }
 
@@ -685,5 +691,27 @@ mod tests {
             }
         }
         assert!(matches!(unfold_with(&m(1), 0, 0, 3, &mut B), Err(UnfoldError::BodyBreaks(..))));
+    }
+
+    #[test]
+    fn an_unfolding_stops_when_its_run_asks() {
+        // a loop of 50 calls unrolled 100 times: more steps than `STOP_EVERY`
+        struct S(bool);
+        impl Hooks for S {
+            fn returns(&mut self, _l: LibId, _m: MethodId, _a: &[Value], _h: &[CallRecord]) -> Vec<Value> {
+                vec![Value::Unit]
+            }
+            fn stopped(&self) -> bool {
+                self.0
+            }
+        }
+        let call = || (None, Prog::Call { lib: 0, method: 0, args: vec![] });
+        let p = Prog::Loop(Box::new(Prog::seq((0..50).map(|_| call()).collect())));
+        let stopped = unfold_with(&p, 0, 0, 100, &mut S(true));
+        assert!(matches!(stopped, Err(UnfoldError::Stopped)), "{stopped:?}");
+        assert!(UnfoldError::Stopped.is_limit());
+        // not asked to stop: the loop never breaks, so the bound cuts its one run
+        let u = unfold_with(&p, 0, 0, 100, &mut S(false)).expect("unfolds");
+        assert!(u.runs.is_empty() && u.bound_hit, "{} runs", u.runs.len());
     }
 }

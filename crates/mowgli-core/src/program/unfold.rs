@@ -60,7 +60,16 @@ pub trait Hooks {
     fn check(&mut self, _lib: LibId, _method: MethodId, _args: &[Value]) -> Result<(), String> {
         Ok(())
     }
+    /// Whether the run that asked for the unfolding is to stop (its time limit
+    /// passed): asked every [`STOP_EVERY`] steps, and the unfolding then ends with
+    /// [`UnfoldError::Stopped`], a limit. By default never.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
+
+/// How many steps of an unfolding pass between two questions to [`Hooks::stopped`].
+pub const STOP_EVERY: u64 = 4096;
 
 struct ReturnsOnly<'a, 'b>(&'a mut ReturnsFn<'b>);
 
@@ -211,6 +220,9 @@ impl Unfolder<'_> {
         self.steps += 1;
         if self.steps > MAX_STEPS {
             return Err(UnfoldError::TooLarge(format!("the unfolding takes more than {MAX_STEPS} steps")));
+        }
+        if self.steps % STOP_EVERY == 0 && self.hooks.stopped() {
+            return Err(UnfoldError::Stopped);
         }
         match p {
             Prog::Ret(e) => {

@@ -282,16 +282,19 @@ impl Setup {
 
     /// ⟦p̃⟧_I over Λ, with the value domains and own cells computed.
     pub fn impl_problem<'a>(&'a self, to: &'a StampTable, loop_bound: usize) -> Result<Problem<'a>, String> {
-        Ok(self.impl_problem_unfolded(to, loop_bound).map_err(|e| e.to_string())?.0)
+        Ok(self.impl_problem_unfolded(to, loop_bound, None).map_err(|e| e.to_string())?.0)
     }
 
     /// [`Setup::impl_problem`], with the threads' unfoldings of the problem when the
     /// value-domain fixpoint's last round computed them on the final domain (then
-    /// a search need not unfold again: `explicit::run_given` and the like).
+    /// a search need not unfold again: `explicit::run_given` and the like). The
+    /// unfoldings stop at `deadline` (a limit: [`DomainError::Cut`]), and the
+    /// problem keeps it.
     pub fn impl_problem_unfolded<'a>(
         &'a self,
         to: &'a StampTable,
         loop_bound: usize,
+        deadline: Option<std::time::Instant>,
     ) -> Result<(Problem<'a>, Option<Vec<explicit::Unfolded>>), DomainError> {
         let mut prob = Problem {
             world: std::borrow::Cow::Borrowed(&self.ctx.world),
@@ -308,7 +311,7 @@ impl Setup {
             backend: Default::default(),
             count_naive: false,
             max_work: u64::MAX,
-            deadline: None,
+            deadline,
         };
         let (domain, own, unfolded) = value_domain(&mut prob, &self.low.domain)?;
         prob.domain = domain;
@@ -410,7 +413,7 @@ fn check_parsed(
     if let Some(why) = &low.domain_cut {
         return Ok(ClientReport::cut(file, &low.name, format!("the client's {why}")));
     }
-    let (mut prob, unfolded) = match setup.impl_problem_unfolded(to, loop_bound) {
+    let (mut prob, unfolded) = match setup.impl_problem_unfolded(to, loop_bound, deadline) {
         Ok(x) => x,
         Err(DomainError::Cut(why)) => {
             return Ok(ClientReport::cut(file, &low.name, format!("the implementation's {}", at_method(imp, why))))
@@ -418,7 +421,6 @@ fn check_parsed(
         Err(DomainError::Input(m)) => return Err(ie(1, 1, m)),
     };
     prob.backend = engine;
-    prob.deadline = deadline;
     let observed = observed_locations(imp, &setup, &prob).map_err(|e| e.in_file(file, &text()))?;
     let observe = !observed.is_empty();
     let key = |o: &explicit::Outcome| -> Observed {

@@ -115,6 +115,9 @@ impl Hooks for EngineHooks<'_, '_, '_> {
     fn read_only_call(&self, lib: usize, method: usize, args: &[Value], ret: &Value) -> bool {
         self.p.libs.get(lib).is_some_and(|l| l.read_only_as_made(method, args, ret))
     }
+    fn stopped(&self) -> bool {
+        self.p.deadline.is_some_and(|d| std::time::Instant::now() >= d)
+    }
     fn returns(&mut self, lib: usize, method: usize, args: &[Value], history: &[CallRecord]) -> Vec<Value> {
         let l = self.p.libs[lib];
         if !self.p.own_cells.is_empty() && l.symbolic_return(method) {
