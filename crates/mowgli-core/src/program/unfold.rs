@@ -221,7 +221,7 @@ impl Unfolder<'_> {
         if self.steps > MAX_STEPS {
             return Err(UnfoldError::TooLarge(format!("the unfolding takes more than {MAX_STEPS} steps")));
         }
-        if self.steps % STOP_EVERY == 0 && self.hooks.stopped() {
+        if self.steps.is_multiple_of(STOP_EVERY) && self.hooks.stopped() {
             return Err(UnfoldError::Stopped);
         }
         match p {
