@@ -189,6 +189,15 @@ impl Explorer<'_> {
             K::Ack => format!("ack_p({})", evn(&e.ev)),
             K::Rf => "rfence".to_string(),
             K::Cn => format!("cn({})", evn(&e.ev)),
+            K::SbRmw | K::Rmw => {
+                let r = &self.rmws[e.a as usize];
+                let op = match r.kind {
+                    crate::RmwKind::Cas { expected, new } => format!("RCAS({}, {})", shv(expected), shv(new)),
+                    crate::RmwKind::Faa { add } => format!("RFAA({add})"),
+                };
+                format!("{}{} := {} {op}", if e.kind == K::SbRmw { "rmw " } else { "" }, name(r.dst), name(r.tgt))
+            }
+            K::RmwW => format!("{} := {} (atomic)", name(e.a), shv(e.b)),
         };
         let list = |v: Vec<E>| format!("[{}]", v.iter().map(show).collect::<Vec<_>>().join(", "));
         let mut out = String::new();
@@ -230,5 +239,5 @@ impl Explorer<'_> {
 
 /// Explores `prog` on one machine.
 pub fn explore(prog: &Program, opts: &Options) -> Result<Explored, MachineError> {
-    Explorer::new(prog, opts.machine, opts.pcie)?.explore(opts)
+    Explorer::with_options(prog, opts)?.explore(opts)
 }

@@ -106,6 +106,14 @@ impl Graph {
                 self.add(ge(0, "nrR", Some(*src), None));
                 self.add(ge(1, "nlW", Some(*dst), None));
             }
+            // a remote RMW (issue 33): the NIC's atomic read of the target, the
+            // local write of the old value (as a get's), and the atomic write of
+            // the target (none for a failed RCAS: it then has no value)
+            Op::Rcas { dst, tgt, .. } | Op::Rfaa { dst, tgt, .. } => {
+                self.add(ge(0, "naR", Some(*tgt), None));
+                self.add(ge(1, "nlW", Some(*dst), None));
+                self.add(ge(2, "naW", Some(*tgt), None));
+            }
         }
         let ids: Vec<usize> = (0..2u8).filter_map(|p| self.index.get(&(ev, p)).copied()).collect();
         if let Some(&first) = ids.first() {
@@ -146,13 +154,14 @@ impl Graph {
     }
 
     /// `T1.2` for the event of the thread's call 2, `T1.2r`/`T1.2w` for the
-    /// read and write event of a put or get.
+    /// read and write event of a put or get, `T1.2r`/`T1.2w`/`T1.2a` for the
+    /// remote read, local write and remote (atomic) write of a remote RMW.
     pub fn name(&self, i: usize) -> String {
         let e = &self.events[i];
         let pair = self.index.contains_key(&(e.ev, 1));
         let base = format!("{}.{}", self.threads[e.ev.0 as usize], e.ev.1);
         if pair {
-            format!("{base}{}", if e.part == 0 { "r" } else { "w" })
+            format!("{base}{}", ["r", "w", "a"][e.part.min(2) as usize])
         } else {
             base
         }

@@ -13,6 +13,13 @@
 //!   without PCIe": the highlighted premises of P1 and G3 replaced by reading
 //!   through wb_L, resp. wb_R).
 //!
+//! * Remote RMWs (issue 33 item 1): `RCAS`/`RFAA` travel as gets (rules
+//!   [`Rule::A1`], [`Rule::A2`]), the remote NIC reads and writes the target in
+//!   one step ([`Rule::A3`], [`Rule::SA13`]) of an atomic unit shared by that
+//!   NIC's RMWs only ([`Atomicity::Hca`]) or by every access
+//!   ([`Atomicity::Global`]), and the old value comes back as a get's (G4-G6).
+//!   See docs/design.md, "Remote RMWs in the machines (issue 33 item 1)".
+//!
 //! Buffers are stored oldest first: index 0 is the head (the paper writes
 //! sequences with the head on the right, `α · e` has head `e`, and adds new
 //! entries on the left).
@@ -54,11 +61,30 @@ pub enum Machine {
     Simplified,
 }
 
+/// The scope of a remote RMW's atomicity (issue 33; verbs' `IBV_ATOMIC_HCA`
+/// and `IBV_ATOMIC_GLOB`). See docs/design.md, "Remote RMWs in the machines".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Atomicity {
+    /// Atomic against the remote RMWs of the same NIC only (the default, and what
+    /// the 2026 follow-up paper calls weak): the RMW's write waits in wb_R like a
+    /// put's, and CPU writes and put writes may land between its read and its write.
+    #[default]
+    Hca,
+    /// Atomic against every access: the RMW's write reaches memory in the same
+    /// step as its read.
+    Global,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
     pub machine: Machine,
     /// With the PCIe guarantee; `None`: from the library (`rdmatso_nopcie` has none).
+    /// [`Explorer::with_options`] also runs a library it does not know by name
+    /// when this is given and the library declares only methods the machine
+    /// knows ([`trie::METHODS`]).
     pub pcie: Option<bool>,
+    /// The atomicity of remote RMWs (RCAS, RFAA); no effect on programs without them.
+    pub atomics: Atomicity,
     /// The partial-order reduction (eager independent transitions).
     pub reduce: bool,
     pub max_states: usize,
@@ -69,7 +95,14 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { machine: Machine::Concrete, pcie: None, reduce: true, max_states: 5_000_000, max_words: 64_000_000 }
+        Options {
+            machine: Machine::Concrete,
+            pcie: None,
+            atomics: Atomicity::Hca,
+            reduce: true,
+            max_states: 5_000_000,
+            max_words: 64_000_000,
+        }
     }
 }
 
@@ -131,6 +164,8 @@ pub enum Rule {
     P,
     /// LOCO App. F.1's set operations: stamp aMF, so `B(t) = ε` as for `F`.
     SetOp,
+    /// `RCAS`/`RFAA` (issue 33): the remote RMW enters the store buffer, as `Get`.
+    Rmw,
     // Fig. 7, silent hardware transitions
     /// `B(t) = b · (x := v)`: the oldest write leaves the store buffer for memory.
     SbW,
@@ -168,6 +203,18 @@ pub enum Rule {
     SG5,
     /// Step G6.
     SG6,
+    // issue 33: remote RMWs (docs/design.md, "Remote RMWs in the machines")
+    /// A1 (as G1): the RMW req_L -> in_R.
+    A1,
+    /// A2 (as G2): the RMW in_R -> out_R, not yet fulfilled.
+    A2,
+    /// A3 (G3's analogue): the NIC of the target's node reads y and, in the same
+    /// step, produces the write (to this queue pair's wb_R, marked atomic, with
+    /// [`Atomicity::Hca`]; to memory with [`Atomicity::Global`]); the entry becomes
+    /// a fulfilled get carrying the old value, which G4-G6 take back.
+    A3,
+    /// A1-A3 in the pipe of the simplified machine (SG14's analogue); then SG5, SG6.
+    SA13,
 }
 
 impl Rule {
@@ -205,6 +252,11 @@ impl Rule {
             Rule::SG14 => "G1-G4: get fulfilled in the pipe (remote read)",
             Rule::SG5 => "G5: fulfilled get at the pipe's head -> wb_L, with its cn",
             Rule::SG6 => "G6: get's write leaves wb_L for local memory",
+            Rule::Rmw => "Rmw: the remote RMW (RCAS/RFAA) enters the store buffer",
+            Rule::A1 => "A1: RMW req_L -> in_R",
+            Rule::A2 => "A2: RMW in_R -> out_R (not yet fulfilled)",
+            Rule::A3 => "A3: RMW fulfilled in out_R (remote read and write in one step of the NIC's atomic unit)",
+            Rule::SA13 => "A1-A3: RMW fulfilled in the pipe (remote read and write in one step)",
         }
     }
 }
@@ -219,7 +271,7 @@ impl fmt::Display for Rule {
 pub type Ev = (u16, u16);
 
 /// One transition: the rule, the thread, the queue pair's node (for queue-pair
-/// rules), a position (G3/SP1/SP2/SG14/G6/SG6: which entry) and a choice (which
+/// rules), a position (G3/SP1/SP2/SG14/G6/SG6/A3/SA13: which entry) and a choice (which
 /// child of the thread's call, for set operations with two possible values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Step {
@@ -237,11 +289,44 @@ pub enum Src {
     Memory,
 }
 
+/// A remote RMW command with interned operands: `dst` (local, receives the old
+/// value), `tgt` (the target, on the node the RMW is issued towards).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct RmwOp {
+    pub(crate) dst: u32,
+    pub(crate) tgt: u32,
+    pub(crate) kind: RmwKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum RmwKind {
+    /// RCAS: expected and new value (interned).
+    Cas { expected: u32, new: u32 },
+    /// RFAA: the increment.
+    Faa { add: i64 },
+}
+
+/// `old + k` for RFAA: integers only (wrapping). `None` (no write, as a failed
+/// RCAS) when the old value is not an integer.
+fn faa_sum(old: &Value, add: i64) -> Option<Value> {
+    match old {
+        Value::Int(i) => Some(Value::Int(i.wrapping_add(add))),
+        _ => None,
+    }
+}
+
 pub struct Explorer<'a> {
     pub prog: &'a Program<'a>,
     pub tries: Vec<Trie>,
     pub machine: Machine,
     pub pcie: bool,
+    /// The atomicity of remote RMWs.
+    pub atomics: Atomicity,
+    /// The remote RMW commands of the program ([`FOp::Rmw`] and RMW entries
+    /// hold an index in it).
+    rmws: Vec<RmwOp>,
+    /// The index of each interned value.
+    ids: HashMap<Value, u32>,
     nodes: Vec<u32>,
     /// The interned values: every value a location, an entry or a call's result can hold.
     vals: Vec<Value>,
@@ -263,12 +348,42 @@ pub fn library_pcie(lib: &dyn Library) -> Option<bool> {
     }
 }
 
+/// Whether every method the library declares is a primitive command of the
+/// machine (by name, [`trie::METHODS`]): such a library's programs run on the
+/// machine with [`Explorer::with_options`] when the PCIe flag is given.
+pub fn library_declares_machine_methods(lib: &dyn Library) -> bool {
+    lib.methods().iter().all(|m| trie::METHODS.contains(&m.name))
+}
+
 impl<'a> Explorer<'a> {
+    /// The machine for a program over `rdmatso`, `rdmatso_f1` or
+    /// `rdmatso_nopcie` (remote RMWs, which these do not declare, would be
+    /// [`Atomicity::Hca`]).
     pub fn new(prog: &'a Program<'a>, machine: Machine, pcie: Option<bool>) -> Result<Self, MachineError> {
+        Self::build(prog, machine, pcie, Atomicity::Hca, false)
+    }
+
+    /// The machine of `opts` (machine, PCIe flag, atomicity of remote RMWs) for a
+    /// program over one of the libraries [`Explorer::new`] takes, or, when
+    /// `opts.pcie` is given, over any library that declares only methods the
+    /// machine knows ([`library_declares_machine_methods`]; e.g. a test library
+    /// with the eleven rdmatso methods and `RCAS`, `RFAA`).
+    pub fn with_options(prog: &'a Program<'a>, opts: &Options) -> Result<Self, MachineError> {
+        Self::build(prog, opts.machine, opts.pcie, opts.atomics, opts.pcie.is_some())
+    }
+
+    fn build(
+        prog: &'a Program<'a>,
+        machine: Machine,
+        pcie: Option<bool>,
+        atomics: Atomicity,
+        by_declaration: bool,
+    ) -> Result<Self, MachineError> {
         let mut flag = None;
         for l in prog.libs {
             match library_pcie(*l) {
                 Some(p) => flag = Some(p),
+                None if by_declaration && library_declares_machine_methods(*l) => {}
                 None => return Err(MachineError::Unsupported(format!("library `{}`", l.name()))),
             }
         }
@@ -294,21 +409,32 @@ impl<'a> Explorer<'a> {
         // only ever hold these
         let mut vals: Vec<Value> = Vec::new();
         let mut ids: HashMap<Value, u32> = HashMap::new();
-        let mut intern = |v: &Value| -> u32 {
+        fn intern_in(vals: &mut Vec<Value>, ids: &mut HashMap<Value, u32>, v: &Value) -> u32 {
             if let Some(&i) = ids.get(v) {
                 return i;
             }
             vals.push(v.clone());
             ids.insert(v.clone(), vals.len() as u32 - 1);
             vals.len() as u32 - 1
-        };
+        }
+        let mut intern = |v: &Value| -> u32 { intern_in(&mut vals, &mut ids, v) };
         for l in &prog.world.locs {
             intern(&l.init);
         }
         let mut fnodes = Vec::new();
+        let mut rmws: Vec<RmwOp> = Vec::new();
+        let mut faa_adds: Vec<i64> = Vec::new();
+        let mut faa_calls = 0usize;
         for tr in &tries {
             let mut fs = Vec::with_capacity(tr.nodes.len());
             for n in &tr.nodes {
+                let mut rmw = |r: RmwOp| -> FOp {
+                    let i = rmws.iter().position(|q| *q == r).unwrap_or_else(|| {
+                        rmws.push(r);
+                        rmws.len() - 1
+                    });
+                    FOp::Rmw(i as u32)
+                };
                 let op = n.call.as_ref().map(|c| match &c.op {
                     Op::Read(x) => FOp::Read(*x as u32),
                     Op::Write(x, v) => FOp::Write(*x as u32, intern(v)),
@@ -319,17 +445,51 @@ impl<'a> Explorer<'a> {
                     Op::Poll(m) => FOp::Poll(*m),
                     Op::Rfence(m) => FOp::Rfence(*m),
                     Op::SetOp(_) => FOp::SetOp,
+                    Op::Rcas { dst, tgt, expected, new } => rmw(RmwOp {
+                        dst: *dst as u32,
+                        tgt: *tgt as u32,
+                        kind: RmwKind::Cas { expected: intern(expected), new: intern(new) },
+                    }),
+                    Op::Rfaa { dst, tgt, add } => {
+                        faa_calls += 1;
+                        if !faa_adds.contains(add) {
+                            faa_adds.push(*add);
+                        }
+                        rmw(RmwOp { dst: *dst as u32, tgt: *tgt as u32, kind: RmwKind::Faa { add: *add } })
+                    }
                 });
                 let kids = n.kids.iter().map(|(v, k)| (intern(v), *k)).collect();
                 fs.push(FNode { op, kids, depth: n.depth, leaf: n.leaf.is_some() });
             }
             fnodes.push(fs);
         }
+        if rmws.len() >= 1 << 24 {
+            return Err(MachineError::Unsupported("that many remote RMW commands".into()));
+        }
+        // the values RFAAs compute: a run makes at most `faa_calls` of them (the
+        // RFAA nodes of all call trees), each adding one of `faa_adds` to a value
+        // held; close the interned values under that many additions
+        for _ in 0..faa_calls {
+            let before = vals.len();
+            for i in 0..before {
+                for &k in &faa_adds {
+                    if let Some(v) = faa_sum(&vals[i], k) {
+                        intern_in(&mut vals, &mut ids, &v);
+                    }
+                }
+            }
+            if vals.len() == before {
+                break;
+            }
+            if vals.len() > 1 << 20 {
+                return Err(MachineError::Unsupported("that many values computed by RFAA".into()));
+            }
+        }
         let nodes = prog.world.nodes.clone();
         let homes = prog.world.locs.iter().map(|l| l.home.unwrap_or(0)).collect();
         let nlocs = prog.world.locs.len();
         let nbufs = tries.len() * (1 + QP_BUFS * nodes.len());
-        Ok(Explorer { prog, tries, machine, pcie, nodes, vals, fnodes, homes, nlocs, nbufs })
+        Ok(Explorer { prog, tries, machine, pcie, atomics, rmws, ids, nodes, vals, fnodes, homes, nlocs, nbufs })
     }
 
     fn qpi(&self, t: usize, n: u32) -> usize {
@@ -380,11 +540,12 @@ impl<'a> Explorer<'a> {
                             out.push(st(Rule::LR, t, None, 0));
                         }
                     }
-                    FOp::Write(..) | FOp::Put { .. } | FOp::Get { .. } | FOp::Rfence(_) => {
+                    FOp::Write(..) | FOp::Put { .. } | FOp::Get { .. } | FOp::Rfence(_) | FOp::Rmw(_) => {
                         let rule = match op {
                             FOp::Write(..) => Rule::LW,
                             FOp::Put { .. } => Rule::Put,
                             FOp::Get { .. } => Rule::Get,
+                            FOp::Rmw(_) => Rule::Rmw,
                             _ => Rule::RF,
                         };
                         for k in 0..n.kids.len() {
@@ -434,6 +595,7 @@ impl<'a> Explorer<'a> {
                 Machine::Concrete => {
                     match head(REQ) {
                         Some(K::Get) => out.push(q(Rule::G1, 0)),
+                        Some(K::Rmw) => out.push(q(Rule::A1, 0)),
                         Some(K::Put) if !self.pcie || wbl_cn => out.push(q(Rule::P1, 0)),
                         Some(K::Rf)
                             if self.len(s, self.qb(i, IN)) == 0
@@ -446,6 +608,7 @@ impl<'a> Explorer<'a> {
                     }
                     match head(IN) {
                         Some(K::Get) => out.push(q(Rule::G2, 0)),
+                        Some(K::Rmw) => out.push(q(Rule::A2, 0)),
                         Some(K::PutV) => out.push(q(Rule::P2, 0)),
                         _ => {}
                     }
@@ -455,6 +618,13 @@ impl<'a> Explorer<'a> {
                             if self.get(s, b, k).kind == K::Get {
                                 out.push(q(Rule::G3, k));
                             }
+                        }
+                    }
+                    let b = self.qb(i, OUT);
+                    for k in 0..self.len(s, b) {
+                        let e = self.get(s, b, k);
+                        if e.kind == K::Rmw && self.rmw_ready(s, i, n, e.a) {
+                            out.push(q(Rule::A3, k));
                         }
                     }
                     match head(OUT) {
@@ -491,6 +661,11 @@ impl<'a> Explorer<'a> {
                             K::Put if only_nic && (!self.pcie || wbl_cn) => out.push(q(Rule::SP1, k)),
                             K::PutV if only_get_ack => out.push(q(Rule::SP2, k)),
                             K::Get if only_get_ack && (!self.pcie || wbr_empty) => out.push(q(Rule::SG14, k)),
+                            // an RMW stands where a get would (nothing but gets and
+                            // acks ahead), with A3's premises
+                            K::Rmw if only_get_ack && self.rmw_ready(s, i, n, self.get(s, b, k).a) => {
+                                out.push(q(Rule::SA13, k))
+                            }
                             _ => {}
                         }
                         match e {
@@ -525,7 +700,7 @@ impl<'a> Explorer<'a> {
         let t = step.thread;
         match step.rule {
             // appends to the thread's own store buffer: only the thread reads its tail
-            Rule::LW | Rule::Put | Rule::Get | Rule::RF => self.fnode(s, t).kids.len() == 1,
+            Rule::LW | Rule::Put | Rule::Get | Rule::RF | Rule::Rmw => self.fnode(s, t).kids.len() == 1,
             // B(t) = ε stays true: only t itself appends to B(t)
             Rule::F | Rule::SetOp => self.fnode(s, t).kids.len() == 1,
             // only t's polls remove cns; appends and G6 behind the head commute
@@ -533,16 +708,29 @@ impl<'a> Explorer<'a> {
             // moves the head of B(t) to the tail of req_L: no read looks at it
             Rule::SbRc => true,
             // internal moves of one queue pair that no other rule observes
-            Rule::G1 | Rule::G2 | Rule::G4 | Rule::P4 | Rule::P5 | Rule::QpRF | Rule::SRF | Rule::SP5 => true,
+            // (A1, A2: as G1, G2; no rule reads req_L or in_R beyond their heads,
+            // and A3 looks at out_R and the wb_R buffers only)
+            Rule::G1
+            | Rule::G2
+            | Rule::G4
+            | Rule::P4
+            | Rule::P5
+            | Rule::QpRF
+            | Rule::SRF
+            | Rule::SP5
+            | Rule::A1
+            | Rule::A2 => true,
             // P2 fills wb_R, which G3 of an earlier get reads (or waits on, with
-            // PCIe); later gets cannot reach out_R before this put leaves in_R
+            // PCIe), and so does A3 of an earlier RMW; later gets and RMWs cannot
+            // reach out_R before this put leaves in_R. (The put's write is not
+            // marked atomic: A3 of other queue pairs does not look at it.)
             Rule::P2 => {
                 let b = self.qb(self.qpi(t, step.node.unwrap_or(0)), OUT);
-                (0..self.len(s, b)).all(|k| self.get(s, b, k).kind != K::Get)
+                (0..self.len(s, b)).all(|k| !matches!(self.get(s, b, k).kind, K::Get | K::Rmw))
             }
             Rule::SP2 => {
                 let b = self.qb(self.qpi(t, step.node.unwrap_or(0)), REQ);
-                (0..step.pos).all(|k| self.get(s, b, k).kind != K::Get)
+                (0..step.pos).all(|k| !matches!(self.get(s, b, k).kind, K::Get | K::Rmw))
             }
             _ => false,
         }
@@ -573,7 +761,7 @@ impl<'a> Explorer<'a> {
                 }
                 s.pc[t] = node.child(v).unwrap_or(0);
             }
-            Rule::LW | Rule::Put | Rule::Get | Rule::RF => {
+            Rule::LW | Rule::Put | Rule::Get | Rule::RF | Rule::Rmw => {
                 let Some(op) = node.op else { return };
                 let (kid, next) = node.kids[step.choice];
                 let e = match op {
@@ -581,6 +769,7 @@ impl<'a> Explorer<'a> {
                     FOp::Put { dst, src } => E::new(K::SbPut, dst, src, kid, ev),
                     FOp::Get { dst, src } => E::new(K::SbGet, dst, src, kid, ev),
                     FOp::Rfence(n) => E::new(K::SbRf, n, 0, 0, ev),
+                    FOp::Rmw(r) => E::new(K::SbRmw, r, 0, kid, ev),
                     _ => return,
                 };
                 if let Some(g) = g.as_deref_mut() {
@@ -644,6 +833,7 @@ impl<'a> Explorer<'a> {
                 let (kind, n) = match e.kind {
                     K::SbPut => (K::Put, self.node_of(e.a)),
                     K::SbGet => (K::Get, self.node_of(e.b)),
+                    K::SbRmw => (K::Rmw, self.node_of(self.rmws[e.a as usize].tgt)),
                     _ => (K::Rf, e.a),
                 };
                 let i = self.qpi(t, n);
@@ -661,11 +851,11 @@ impl<'a> Explorer<'a> {
         let b = |k| self.qb(i, k);
         let val = |v: u32| &self.vals[v as usize];
         match step.rule {
-            Rule::G1 => {
+            Rule::G1 | Rule::A1 => {
                 let e = self.remove(s, b(REQ), 0);
                 self.push(s, b(IN), e);
             }
-            Rule::G2 => {
+            Rule::G2 | Rule::A2 => {
                 let e = self.remove(s, b(IN), 0);
                 self.push(s, b(OUT), e);
             }
@@ -680,6 +870,47 @@ impl<'a> Explorer<'a> {
                     g.read((e.ev, 0), e.b, val(v), from);
                 }
                 self.set(s, buf, step.pos, E { kind: K::GetV, b: v, ..e });
+            }
+            Rule::A3 | Rule::SA13 => {
+                let buf = if step.rule == Rule::A3 { b(OUT) } else { b(REQ) };
+                let e = self.get(s, buf, step.pos);
+                if e.kind != K::Rmw {
+                    return;
+                }
+                let r = self.rmws[e.a as usize];
+                let y = r.tgt;
+                // the read: where G3 reads (memory with PCIe, through this queue
+                // pair's wb_R without it); the global variant reads memory (its
+                // premise: no write to y pending in this wb_R, see `rmw_ready`)
+                let (old, from) = if pcie || self.atomics == Atomicity::Global {
+                    (self.mem(s, y), Src::Memory)
+                } else {
+                    self.lookup_wb(s, b(WBR), y)
+                };
+                let new = match r.kind {
+                    RmwKind::Cas { expected, new } => (old == expected).then_some(new),
+                    RmwKind::Faa { add } => faa_sum(val(old), add).map(|v| self.ids[&v]),
+                };
+                if let Some(g) = g.as_deref_mut() {
+                    g.read((e.ev, 0), y, val(old), from);
+                }
+                // the write, in the same step
+                if let Some(v) = new {
+                    if let Some(g) = g.as_deref_mut() {
+                        g.issue_write((e.ev, 2), y, val(v));
+                    }
+                    match self.atomics {
+                        Atomicity::Hca => self.push(s, b(WBR), E::new(K::RmwW, y, v, e.id, e.ev)),
+                        Atomicity::Global => {
+                            s.w[y as usize] = v;
+                            if let Some(g) = g.as_deref_mut() {
+                                g.write_mem((e.ev, 2), y);
+                            }
+                        }
+                    }
+                }
+                // the old value goes back as a fulfilled get's
+                self.set(s, buf, step.pos, E { kind: K::GetV, a: r.dst, b: old, ..e });
             }
             Rule::G4 | Rule::P4 => {
                 let e = self.remove(s, b(OUT), 0);
@@ -741,7 +972,7 @@ impl<'a> Explorer<'a> {
                 let e = self.remove(s, b(WBR), 0);
                 s.w[e.a as usize] = e.b;
                 if let Some(g) = g {
-                    g.write_mem((e.ev, 1), e.a);
+                    g.write_mem((e.ev, e.write_part()), e.a);
                 }
             }
             Rule::P5 | Rule::SP5 => {
@@ -753,6 +984,45 @@ impl<'a> Explorer<'a> {
             }
             _ => {}
         }
+    }
+
+    /// A3's premises for the RMW number `r` in queue pair `i` (towards node `n`):
+    ///
+    /// * where it reads: with PCIe, this queue pair's wb_R is empty (G3's
+    ///   premise); without PCIe, it reads through wb_R as G3 does (HCA), or, for
+    ///   the global variant, which reads and writes memory in one step, no write
+    ///   to y is pending in this wb_R (otherwise that write would land after the
+    ///   RMW's, which read it: not atomic);
+    /// * the atomic unit of node n's NIC: no write of an earlier RMW to y is
+    ///   pending in any wb_R of a queue pair towards n (none ever is with the
+    ///   global variant).
+    fn rmw_ready(&self, s: &State, i: usize, n: u32, r: u32) -> bool {
+        let y = self.rmws[r as usize].tgt;
+        let wbr = self.qb(i, WBR);
+        let here = if self.pcie {
+            self.len(s, wbr) == 0
+        } else {
+            match self.atomics {
+                Atomicity::Hca => true,
+                Atomicity::Global => (0..self.len(s, wbr)).all(|k| {
+                    let e = self.get(s, wbr, k);
+                    !(e.nic_write() && e.a == y)
+                }),
+            }
+        };
+        here && !self.rmw_write_pending(s, n, y)
+    }
+
+    /// Whether a write of a remote RMW to y (marked atomic) is pending in some
+    /// wb_R of a queue pair towards node n (of any thread, loopback included).
+    fn rmw_write_pending(&self, s: &State, n: u32, y: u32) -> bool {
+        (0..self.tries.len()).any(|t| {
+            let b = self.qb(self.qpi(t, n), WBR);
+            (0..self.len(s, b)).any(|k| {
+                let e = self.get(s, b, k);
+                e.kind == K::RmwW && e.a == y
+            })
+        })
     }
 
     /// Whether every thread has finished and every buffer is drained (pending

@@ -31,6 +31,17 @@ pub(crate) enum K {
     Rf,
     /// `cn`, with the identifier of the operation it completes.
     Cn,
+    /// A remote RMW (RCAS/RFAA, issue 33) in the store buffer (a = its index in
+    /// the explorer's RMW table).
+    SbRmw,
+    /// A remote RMW not yet fulfilled, in a queue pair (a = its RMW table index).
+    /// Once fulfilled (step A3) it becomes a [`K::GetV`] carrying the old value to
+    /// its local destination, and travels back as a fulfilled get.
+    Rmw,
+    /// `ȳ := v` marked atomic: the write of a remote RMW pending in wb_R (a = y,
+    /// b = v). It lands like a put's write (P3); until it has, no other RMW of the
+    /// same NIC reads y (A3's atomic-unit premise).
+    RmwW,
 }
 
 impl K {
@@ -47,6 +58,9 @@ impl K {
             9 => K::GetV,
             10 => K::Rf,
             11 => K::Cn,
+            12 => K::SbRmw,
+            13 => K::Rmw,
+            14 => K::RmwW,
             _ => unreachable!("buffer entries are written by `E::encode` only"),
         }
     }
@@ -77,9 +91,18 @@ impl E {
     pub(crate) fn decode(w: &[u32]) -> E {
         E { kind: K::of(w[0] as u8), a: w[0] >> 8, b: w[1], id: w[2], ev: ((w[3] >> 16) as u16, w[3] as u16) }
     }
-    /// A write in a write-back buffer (`ȳ := v` or `x := v`).
+    /// A write in a write-back buffer (`ȳ := v` of a put or an RMW, or `x := v`).
     pub(crate) fn nic_write(&self) -> bool {
-        matches!(self.kind, K::PutV | K::GetV)
+        matches!(self.kind, K::PutV | K::GetV | K::RmwW)
+    }
+    /// The subevent of the call a NIC write is ([`crate::graph`]): part 1 (a
+    /// put's nrW, a get's or an RMW's nlW), part 2 for an RMW's remote write.
+    pub(crate) fn write_part(&self) -> u8 {
+        if self.kind == K::RmwW {
+            2
+        } else {
+            1
+        }
     }
 }
 
@@ -280,7 +303,7 @@ impl Explorer<'_> {
         for k in (0..self.len(s, b)).rev() {
             let e = self.get(s, b, k);
             if e.nic_write() && e.a == x {
-                return (e.b, Src::Entry(e.ev, 1));
+                return (e.b, Src::Entry(e.ev, e.write_part()));
             }
         }
         (self.mem(s, x), Src::Memory)

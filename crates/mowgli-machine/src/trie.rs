@@ -46,6 +46,23 @@ pub enum Op {
     /// `SetAdd`/`SetRemove`/`SetIsEmpty` of LOCO App. F.1: per-thread bookkeeping
     /// stamped aMF (a memory fence), their values decided by the thread's history.
     SetOp(&'static str),
+    /// `RCAS(x, y, e, v)` (issue 33): a remote compare-and-swap, issued towards the
+    /// node of `y`: the NIC of that node reads `y` and, if it holds `e`, writes
+    /// `v` there in the same atomic step; the old value of `y` lands in local `x`
+    /// as a get's value does. Returns a NIC operation identifier, as `Get` does.
+    Rcas {
+        dst: usize,
+        tgt: usize,
+        expected: Value,
+        new: Value,
+    },
+    /// `RFAA(x, y, k)` (issue 33): a remote fetch-and-add: `y := old + k`, the old
+    /// value to local `x`. `k` is an integer.
+    Rfaa {
+        dst: usize,
+        tgt: usize,
+        add: i64,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -116,8 +133,26 @@ fn node(args: &[Value], what: &str) -> Result<u32, MachineError> {
         .ok_or_else(|| MachineError::Unsupported(format!("{what}: the argument is not a node")))
 }
 
-/// The primitive command of a call, by method name (the eleven methods of
-/// LOCO App. F.1 that `rdmatso`, `rdmatso_nopcie` and `rdmatso_f1` share).
+/// The method names the machine runs: the eleven methods of LOCO App. F.1 that
+/// `rdmatso`, `rdmatso_nopcie` and `rdmatso_f1` share, and the remote RMWs
+/// `RCAS`, `RFAA` of issue 33 (no library of the catalogue declares them yet).
+pub const METHODS: [&str; 13] = [
+    "Read",
+    "Write",
+    "CAS",
+    "Mfence",
+    "Put",
+    "Get",
+    "Poll",
+    "Rfence",
+    "SetAdd",
+    "SetRemove",
+    "SetIsEmpty",
+    "RCAS",
+    "RFAA",
+];
+
+/// The primitive command of a call, by method name (see [`METHODS`]).
 pub fn op_of(lib: &dyn Library, method: usize, args: &[Value]) -> Result<Op, MachineError> {
     let name = lib.methods().get(method).map(|m| m.name).unwrap_or("?");
     let val = |i: usize| args.get(i).cloned().unwrap_or(Value::Unit);
@@ -133,6 +168,11 @@ pub fn op_of(lib: &dyn Library, method: usize, args: &[Value]) -> Result<Op, Mac
         "SetAdd" => Op::SetOp("SetAdd"),
         "SetRemove" => Op::SetOp("SetRemove"),
         "SetIsEmpty" => Op::SetOp("SetIsEmpty"),
+        "RCAS" => Op::Rcas { dst: loc(args, 0, name)?, tgt: loc(args, 1, name)?, expected: val(2), new: val(3) },
+        "RFAA" => match val(2) {
+            Value::Int(add) => Op::Rfaa { dst: loc(args, 0, name)?, tgt: loc(args, 1, name)?, add },
+            v => return Err(MachineError::Unsupported(format!("RFAA: the increment `{v:?}` is not an integer"))),
+        },
         other => return Err(MachineError::Unsupported(format!("method `{}.{other}`", lib.name()))),
     })
 }
@@ -148,6 +188,10 @@ fn touched(op: &Op, out: &mut BTreeSet<usize>) {
         Op::Put { dst, src } | Op::Get { dst, src } => {
             out.insert(*dst);
             out.insert(*src);
+        }
+        Op::Rcas { dst, tgt, .. } | Op::Rfaa { dst, tgt, .. } => {
+            out.insert(*dst);
+            out.insert(*tgt);
         }
         _ => {}
     }
@@ -214,11 +258,19 @@ pub(crate) enum FOp {
     Write(u32, u32),
     Cas(u32, u32, u32),
     Mfence,
-    Put { dst: u32, src: u32 },
-    Get { dst: u32, src: u32 },
+    Put {
+        dst: u32,
+        src: u32,
+    },
+    Get {
+        dst: u32,
+        src: u32,
+    },
     Poll(u32),
     Rfence(u32),
     SetOp,
+    /// A remote RMW: its index in [`crate::Explorer`]'s table of RMW commands.
+    Rmw(u32),
 }
 
 /// A node of a thread's call tree with interned values: the next command and

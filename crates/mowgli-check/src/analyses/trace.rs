@@ -234,7 +234,10 @@ pub fn run(a: &TraceArgs, order: &StampOrder, cat: &Catalogue) -> (String, Decid
         } else {
             String::new()
         };
-        let at = if matches!(st.rule, Rule::G3 | Rule::SP1 | Rule::SP2 | Rule::SG14 | Rule::G6 | Rule::SG6) {
+        let at = if matches!(
+            st.rule,
+            Rule::G3 | Rule::SP1 | Rule::SP2 | Rule::SG14 | Rule::G6 | Rule::SG6 | Rule::A3 | Rule::SA13
+        ) {
             format!(" (entry {} from the head)", st.pos + 1)
         } else {
             String::new()
