@@ -9,6 +9,12 @@
 //! variables fixes a total order on a prefix of the cell's writes). Every relation
 //! derived from a partial assignment is a subset of the one derived from any
 //! completion, which is what lets the engine prune.
+//!
+//! A write may compute its value from a read ([`WriteVal::Rmw`]: a remote
+//! compare-and-swap or fetch-and-add) and may then be *absent* (a failed
+//! compare-and-swap writes nothing). Until its read's value is known, such a write
+//! is left out of mo and rb (its edges would vanish if it turned out absent); an
+//! absent write is never read and never last in mo.
 
 use crate::model::Value;
 use crate::rel::BitRel;
@@ -31,6 +37,45 @@ pub enum WriteVal {
     Known(Value),
     /// The value read by read number `i` (e.g. a put writes what its NIC read read).
     CopyOf(usize),
+    /// What `op` makes of the value read by read number `read`; no write at all
+    /// when `op` gives none (a remote read-modify-write).
+    Rmw {
+        read: usize,
+        op: RmwOp,
+    },
+}
+
+/// What a read-modify-write writes, given the value it read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RmwOp {
+    /// `new` when the value read equals `expected`; nothing otherwise.
+    Cas { expected: Value, new: Value },
+    /// The value read plus `k` (wrapping, as 64-bit integers); nothing when the
+    /// value read is not an integer.
+    Add(i64),
+}
+
+impl RmwOp {
+    /// The value written after reading `old` (`None`: no write).
+    pub fn apply(&self, old: &Value) -> Option<Value> {
+        match self {
+            RmwOp::Cas { expected, new } => (old == expected).then(|| new.clone()),
+            RmwOp::Add(k) => match old {
+                Value::Int(i) => Some(Value::Int(i.wrapping_add(*k))),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// Whether a write happens and with which value, as far as the witness so far says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WriteState {
+    /// Not determined yet.
+    Unknown,
+    /// A read-modify-write that writes nothing.
+    Absent,
+    Value(Value),
 }
 
 #[derive(Clone, Debug)]
@@ -80,7 +125,7 @@ pub struct RfMo {
 fn write_vals<'a>(writes: &'a [WriteSpec], copied: &'a [Vec<Value>], w: usize) -> &'a [Value] {
     match &writes[w].val {
         WriteVal::Known(v) => std::slice::from_ref(v),
-        WriteVal::CopyOf(_) => &copied[w],
+        WriteVal::CopyOf(_) | WriteVal::Rmw { .. } => &copied[w],
     }
 }
 
@@ -142,6 +187,31 @@ impl<T> std::ops::Index<usize> for Ragged<T> {
     }
 }
 
+/// The values read `r` can read, given the values each write can write so far.
+fn read_vals(
+    reads: &[ReadSpec],
+    writes: &[WriteSpec],
+    copied: &[Vec<Value>],
+    init: &[Value],
+    cell_writes: &Ragged<usize>,
+    r: usize,
+) -> Vec<Value> {
+    let rd = &reads[r];
+    match &rd.val {
+        ReadVal::Known(v) => vec![v.clone()],
+        ReadVal::Among(vs) => vs.clone(),
+        ReadVal::Free => {
+            let mut vals = vec![init[rd.cell].clone()];
+            for &w2 in &cell_writes[rd.cell] {
+                if writes[w2].sub != rd.sub {
+                    vals.extend(write_vals(writes, copied, w2).iter().cloned());
+                }
+            }
+            vals
+        }
+    }
+}
+
 impl RfMo {
     pub fn new(n: usize, init: Vec<Value>, reads: Vec<ReadSpec>, writes: Vec<WriteSpec>) -> Self {
         let ncells = init.len();
@@ -151,33 +221,29 @@ impl RfMo {
         // never give a read its value. Sorted without duplicates; a known value is
         // read off the write itself, only copies need room of their own.
         let mut copied: Vec<Vec<Value>> = vec![Vec::new(); writes.len()];
-        loop {
+        // read-modify-writes make new values, so the rounds are bounded: a value
+        // that flows through k writes needs k rounds, and a flow through a write
+        // twice is an rf cycle, which no consistent execution has
+        for _ in 0..=writes.len() {
             let mut changed = false;
             for wi in 0..writes.len() {
-                if let WriteVal::CopyOf(r) = &writes[wi].val {
-                    let rd = &reads[*r];
-                    let mut vals: Vec<Value> = Vec::new();
-                    if let ReadVal::Known(v) = &rd.val {
-                        vals.push(v.clone());
-                    } else if let ReadVal::Among(vs) = &rd.val {
-                        vals.extend(vs.iter().cloned());
-                    } else {
-                        vals.push(init[rd.cell].clone());
-                        for &w2 in &cell_writes[rd.cell] {
-                            if writes[w2].sub != rd.sub {
-                                vals.extend(write_vals(&writes, &copied, w2).iter().cloned());
-                            }
-                        }
-                    }
-                    vals.sort_unstable();
-                    vals.dedup();
-                    let have = &mut copied[wi];
-                    if !vals.iter().all(|v| have.binary_search(v).is_ok()) {
-                        have.extend(vals);
-                        have.sort_unstable();
-                        have.dedup();
-                        changed = true;
-                    }
+                let (r, op) = match &writes[wi].val {
+                    WriteVal::Known(_) => continue,
+                    WriteVal::CopyOf(r) => (*r, None),
+                    WriteVal::Rmw { read, op } => (*read, Some(op)),
+                };
+                let mut vals = read_vals(&reads, &writes, &copied, &init, &cell_writes, r);
+                if let Some(op) = op {
+                    vals = vals.iter().filter_map(|v| op.apply(v)).collect();
+                }
+                vals.sort_unstable();
+                vals.dedup();
+                let have = &mut copied[wi];
+                if !vals.iter().all(|v| have.binary_search(v).is_ok()) {
+                    have.extend(vals);
+                    have.sort_unstable();
+                    have.dedup();
+                    changed = true;
                 }
             }
             if !changed {
@@ -187,7 +253,7 @@ impl RfMo {
         let mut open = Vec::with_capacity(reads.len());
         let mut single = Vec::with_capacity(reads.len());
         let mut cands = Ragged::with_capacity(reads.len());
-        for r in &reads {
+        for (ri, r) in reads.iter().enumerate() {
             let ok = |v: &Value| match &r.val {
                 ReadVal::Known(k) => k == v,
                 ReadVal::Free => true,
@@ -201,7 +267,8 @@ impl RfMo {
                 least = Some(&init[r.cell]);
             }
             for &w in &cell_writes[r.cell] {
-                if writes[w].sub == r.sub {
+                let own = matches!(writes[w].val, WriteVal::Rmw { read, .. } if read == ri);
+                if writes[w].sub == r.sub || own {
                     continue; // a CAS does not read its own write
                 }
                 let vals = write_vals(&writes, &copied, w);
@@ -281,7 +348,7 @@ impl RfMo {
         let mut work: Vec<usize> = (0..reach.len()).filter(|&r| reach[r]).collect();
         while let Some(r) = work.pop() {
             for w in self.cands[r].iter().flatten() {
-                if let WriteVal::CopyOf(r2) = self.writes[*w].val {
+                if let WriteVal::CopyOf(r2) | WriteVal::Rmw { read: r2, .. } = self.writes[*w].val {
                     if !reach[r2] {
                         reach[r2] = true;
                         work.push(r2);
@@ -356,20 +423,53 @@ impl RfMo {
         self.rf[r].map(|i| self.cands[r][i])
     }
 
-    /// The value written by write `w`, if already determined.
+    /// The value written by write `w`, if already determined (`None` also for a
+    /// write that is absent: see [`RfMo::write_state`]).
     pub fn write_value(&self, w: usize) -> Option<Value> {
-        let mut w = w;
-        for _ in 0..=self.writes.len() {
-            match &self.writes[w].val {
-                WriteVal::Known(v) => return Some(v.clone()),
-                WriteVal::CopyOf(r) => match self.source(*r) {
-                    None => return self.single[*r].clone(),
-                    Some(None) => return Some(self.init[self.reads[*r].cell].clone()),
-                    Some(Some(w2)) => w = w2,
-                },
-            }
+        match self.write_state(w) {
+            WriteState::Value(v) => Some(v),
+            _ => None,
         }
-        None // a cycle of copies: no value
+    }
+
+    /// Whether write `w` happens and with which value, as far as the choices so
+    /// far say (writes that copy or compute their value follow their reads' sources).
+    pub fn write_state(&self, w: usize) -> WriteState {
+        self.write_state_within(w, self.writes.len() + 1)
+    }
+
+    /// [`RfMo::write_state`] following at most `depth` writes (a cycle of copies
+    /// has no value).
+    fn write_state_within(&self, w: usize, depth: usize) -> WriteState {
+        if depth == 0 {
+            return WriteState::Unknown;
+        }
+        let (r, op) = match &self.writes[w].val {
+            WriteVal::Known(v) => return WriteState::Value(v.clone()),
+            WriteVal::CopyOf(r) => (*r, None),
+            WriteVal::Rmw { read, op } => (*read, Some(op)),
+        };
+        let read = match self.source(r) {
+            None => self.single[r].clone(),
+            Some(None) => Some(self.init[self.reads[r].cell].clone()),
+            Some(Some(w2)) => match self.write_state_within(w2, depth - 1) {
+                WriteState::Value(v) => Some(v),
+                _ => None,
+            },
+        };
+        match (read, op) {
+            (None, _) => WriteState::Unknown,
+            (Some(v), None) => WriteState::Value(v),
+            (Some(v), Some(op)) => op.apply(&v).map_or(WriteState::Absent, WriteState::Value),
+        }
+    }
+
+    /// Whether write `w` is known to happen (its edges in mo and rb are then final).
+    fn present(&self, w: usize) -> bool {
+        match &self.writes[w].val {
+            WriteVal::Known(_) | WriteVal::CopyOf(_) => true,
+            WriteVal::Rmw { .. } => matches!(self.write_state(w), WriteState::Value(_)),
+        }
     }
 
     /// The value read by the read at subevent `sub`, if already determined: by its
@@ -383,27 +483,21 @@ impl RfMo {
         }
     }
 
-    /// Whether the chosen sources give every read its required value so far.
-    /// With `complete`, also requires every write's value to be determined.
+    /// Whether the chosen sources give every read its required value so far, and
+    /// no read reads from a write that does not happen. With `complete`, also
+    /// requires every write's value (or absence) to be determined.
     pub fn values_ok(&self, complete: bool) -> bool {
         for (i, r) in self.reads.iter().enumerate() {
-            if let (ReadVal::Known(v), Some(Some(w))) = (&r.val, self.source(i)) {
-                if let Some(wv) = self.write_value(w) {
-                    if &wv != v {
-                        return false;
-                    }
-                }
-            }
-            if let (ReadVal::Among(vs), Some(Some(w))) = (&r.val, self.source(i)) {
-                if let Some(wv) = self.write_value(w) {
-                    if !vs.contains(&wv) {
-                        return false;
-                    }
-                }
+            let Some(Some(w)) = self.source(i) else { continue };
+            match (self.write_state(w), &r.val) {
+                (WriteState::Absent, _) => return false,
+                (WriteState::Value(wv), ReadVal::Known(v)) if &wv != v => return false,
+                (WriteState::Value(wv), ReadVal::Among(vs)) if !vs.contains(&wv) => return false,
+                _ => {}
             }
         }
         if complete {
-            return (0..self.writes.len()).all(|w| self.write_value(w).is_some());
+            return (0..self.writes.len()).all(|w| self.write_state(w) != WriteState::Unknown);
         }
         true
     }
@@ -459,6 +553,7 @@ impl RfMo {
         r.reset(self.n);
         for c in 0..self.cell_writes.len() {
             self.mo_order_into(c, order);
+            order.retain(|&w| self.present(w));
             for (i, &a) in order.iter().enumerate() {
                 for &b in &order[i + 1..] {
                     r.add(self.writes[a].sub, self.writes[b].sub);
@@ -483,7 +578,7 @@ impl RfMo {
                 None => {}
                 Some(None) => {
                     for &w in &self.cell_writes[rd.cell] {
-                        if self.writes[w].sub != rd.sub {
+                        if self.writes[w].sub != rd.sub && self.present(w) {
                             r.add(rd.sub, self.writes[w].sub);
                         }
                     }
@@ -492,7 +587,7 @@ impl RfMo {
                     self.mo_order_into(rd.cell, order);
                     if let Some(p) = order.iter().position(|&w| w == src) {
                         for &w in &order[p + 1..] {
-                            if self.writes[w].sub != rd.sub {
+                            if self.writes[w].sub != rd.sub && self.present(w) {
                                 r.add(rd.sub, self.writes[w].sub);
                             }
                         }
@@ -504,8 +599,8 @@ impl RfMo {
 
     /// Final value of a cell (complete assignment): its mo-last write, or its initial value.
     pub fn final_value(&self, cell: usize) -> Option<Value> {
-        match self.mo_order(cell).last() {
-            Some(&w) => self.write_value(w),
+        match self.mo_order(cell).into_iter().rev().find(|&w| self.write_state(w) != WriteState::Absent) {
+            Some(w) => self.write_value(w),
             None => Some(self.init[cell].clone()),
         }
     }
@@ -549,5 +644,65 @@ mod tests {
         assert!(rb.contains(2, 1) && !rb.contains(3, 1));
         assert_eq!(m.final_value(0), Some(Value::Int(2)));
         assert_eq!(m.final_value(1), Some(Value::Int(2)));
+    }
+
+    /// A compare-and-swap writes only when it reads its expected value; an absent
+    /// write is never read, is in no mo or rb edge, and is never the final value.
+    #[test]
+    fn a_failed_compare_and_swap_writes_nothing() {
+        // subevents: 0 = the RMW's read of y, 1 = its write (CAS 0 → 1), 2 = W(y,5),
+        // 3 = R(y) reading 1
+        let reads = vec![
+            ReadSpec { sub: 0, cell: 0, val: ReadVal::Free },
+            ReadSpec { sub: 3, cell: 0, val: ReadVal::Known(Value::Int(1)) },
+        ];
+        let cas = RmwOp::Cas { expected: Value::Int(0), new: Value::Int(1) };
+        let writes = vec![
+            WriteSpec { sub: 1, cell: 0, val: WriteVal::Rmw { read: 0, op: cas } },
+            WriteSpec { sub: 2, cell: 0, val: WriteVal::Known(Value::Int(5)) },
+        ];
+        let mut m = RfMo::new(4, vec![Value::Int(0)], reads, writes);
+        assert_eq!(m.candidates(0), &[None, Some(1)], "the RMW reads the initial value or W(y,5)");
+        assert_eq!(m.candidates(1), &[Some(0)], "only the CAS can write 1");
+        assert_eq!(m.write_state(0), WriteState::Unknown);
+        // the CAS reads W(y,5): it fails
+        m.assign(0, Some(1));
+        assert_eq!(m.write_state(0), WriteState::Absent);
+        m.assign(2, Some(0)); // the CAS's (absent) write mo-after W(y,5)
+        assert!(m.mo_rel().is_empty() && m.rb_rel().is_empty(), "no edge to an absent write");
+        assert_eq!(m.final_value(0), Some(Value::Int(5)), "an absent write is not the final value");
+        m.assign(1, Some(0)); // R(y)=1 from the absent write
+        assert!(!m.values_ok(false));
+        // the CAS reads the initial value: it writes 1
+        m.assign(0, Some(0));
+        assert_eq!(m.write_value(0), Some(Value::Int(1)));
+        assert!(m.values_ok(true));
+        assert!(m.mo_rel().contains(2, 1) && m.rb_rel().contains(0, 2));
+        assert_eq!(m.final_value(0), Some(Value::Int(1)));
+    }
+
+    /// Fetch-and-adds chain their values; the rounds that find what a write can
+    /// write end even though every round could add one more.
+    #[test]
+    fn fetch_and_adds_compute_new_values() {
+        // 0/1: first FAA's read and write (+1), 2/3: second FAA's (+1), 4: R(y)=2
+        let reads = vec![
+            ReadSpec { sub: 0, cell: 0, val: ReadVal::Free },
+            ReadSpec { sub: 2, cell: 0, val: ReadVal::Free },
+            ReadSpec { sub: 4, cell: 0, val: ReadVal::Known(Value::Int(2)) },
+        ];
+        let writes = vec![
+            WriteSpec { sub: 1, cell: 0, val: WriteVal::Rmw { read: 0, op: RmwOp::Add(1) } },
+            WriteSpec { sub: 3, cell: 0, val: WriteVal::Rmw { read: 1, op: RmwOp::Add(1) } },
+        ];
+        let mut m = RfMo::new(5, vec![Value::Int(0)], reads, writes);
+        assert_eq!(m.candidates(2), &[Some(0), Some(1)], "either FAA can write 2");
+        m.assign(0, Some(0)); // first reads 0, writes 1
+        m.assign(1, Some(1)); // second reads the first's write, writes 2
+        m.assign(2, Some(1));
+        m.assign(3, Some(1));
+        assert!(m.values_ok(true));
+        assert_eq!(m.final_value(0), Some(Value::Int(2)));
+        assert_eq!(RmwOp::Add(1).apply(&Value::Bool(true)), None, "no write of a non-integer sum");
     }
 }

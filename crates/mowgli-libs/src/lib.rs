@@ -3,7 +3,7 @@
 //! Library specifications for Mowgli: RDMA^TSO ([`rdmatso`], "Semantics of RDMA"
 //! Def. 4.2-4.4, with and without the PCIe guarantee; [`rdmatsof1`], the same model
 //! as LOCO Def. F.1 formulates it; both with the LOCO App. F.1 methods of
-//! [`tsoext`]), the shipped stamp orders ([`orders`]), coreRMA ([`corerma`], Dan et
+//! [`tsoext`]; RDMA^TSO_RMW, the same with remote RMWs, [`rmw`]), the shipped stamp orders ([`orders`]), coreRMA ([`corerma`], Dan et
 //! al., OOPSLA 2016) with each rule of its Fig. 4 switchable, the built-in libraries by name ([`registry`]) and a run's
 //! catalogue of libraries ([`catalogue`]). RDMA^WAIT, shared variables, msw, the barrier
 //! and the ring-buffer libraries are files (`specs/libs/*.lib`, embedded in the
@@ -16,6 +16,7 @@ pub mod rdma;
 pub mod rdmatso;
 pub mod rdmatsof1;
 pub mod registry;
+pub mod rmw;
 pub mod tsoext;
 
 use thiserror::Error;

@@ -23,6 +23,9 @@ pub struct Kinds {
     pub nlw: u8,
     pub rf: u8,
     pub gf: u8,
+    /// aNAR_n, the NIC atomic read of a remote RMW (issue 33): only the RMW
+    /// libraries need it, so an order without it still serves the others.
+    pub nar: Option<u8>,
 }
 
 impl Kinds {
@@ -50,6 +53,7 @@ impl Kinds {
             nlw: k("aNLW", true)?,
             rf: k("aRF", true)?,
             gf: k("aGF", true)?,
+            nar: to.kind("aNAR").is_some().then(|| k("aNAR", true)).transpose()?,
         })
     }
 
@@ -81,6 +85,15 @@ pub const RFENCE: usize = 7;
 pub const SET_ADD: usize = 8;
 pub const SET_REMOVE: usize = 9;
 pub const SET_IS_EMPTY: usize = 10;
+/// RDMA^TSO_RMW only (issue 33, [`crate::rmw`]): `RCAS(x, y, e, v)`, `RFAA(x, y, k)`.
+pub const RCAS: usize = 11;
+pub const RFAA: usize = 12;
+
+/// Whether `method` is a remote RMW (the numbering is shared, so this holds only
+/// in a library that declares them).
+pub fn is_rmw(method: usize) -> bool {
+    method == RCAS || method == RFAA
+}
 
 fn loc_arg(args: &[Value], i: usize) -> usize {
     args.get(i).and_then(Value::as_loc).unwrap_or(usize::MAX)
@@ -104,7 +117,7 @@ pub fn check_nodes(world: &World, thread: usize, method: usize, args: &[Value]) 
     let local: &[usize] = match method {
         READ | WRITE | CAS => &[0],
         PUT => &[1],
-        GET => &[0],
+        GET | RCAS | RFAA => &[0],
         _ => &[],
     };
     for &i in local {
@@ -167,7 +180,7 @@ pub fn returns(method: usize, args: &[Value], dom: &mowgli_core::ValueDomain) ->
 pub fn locs(e: &Event) -> Vec<usize> {
     match e.method {
         READ | WRITE | CAS => vec![loc_arg(&e.args, 0)],
-        PUT | GET => vec![loc_arg(&e.args, 0), loc_arg(&e.args, 1)],
+        PUT | GET | RCAS | RFAA => vec![loc_arg(&e.args, 0), loc_arg(&e.args, 1)],
         _ => vec![],
     }
 }
@@ -198,6 +211,18 @@ pub fn memory(k: &Kinds, g: &ExecGraph, lib: usize) -> RfMo {
             } else if st.kind == k.nlr {
                 // put: NIC local read of the source y = args[1]
                 reads.push(ReadSpec { sub: s, cell: a1, val: ReadVal::Free });
+            } else if Some(st.kind) == k.nar {
+                // a remote RMW's atomic read of y = args[1]; under global atomicity
+                // the same subevent writes y (`crate::rmw`)
+                reads.push(ReadSpec { sub: s, cell: a1, val: ReadVal::Free });
+                if g.subs_of[ei].len() == 2 {
+                    let val = WriteVal::Rmw { read: reads.len() - 1, op: crate::rmw::op(e) };
+                    writes.push(WriteSpec { sub: s, cell: a1, val });
+                }
+            } else if st.kind == k.nrw && is_rmw(e.method) {
+                // the atomic write of an RMW (HCA): to y, computed from its read
+                let read = reads.iter().rposition(|r| g.subs[r.sub].event == ei).unwrap_or(0);
+                writes.push(WriteSpec { sub: s, cell: a1, val: WriteVal::Rmw { read, op: crate::rmw::op(e) } });
             } else if st.kind == k.nrw {
                 writes.push(WriteSpec { sub: s, cell: a0, val: WriteVal::CopyOf(reads.len() - 1) });
             } else if st.kind == k.nrr {
@@ -233,7 +258,13 @@ pub fn nfo_pairs(k: &Kinds, g: &ExecGraph, lib: usize) -> Vec<(usize, usize)> {
             })
             .collect()
     };
-    let (nic_reads, nic_writes) = (of_kinds(k.nlr, k.nrr), of_kinds(k.nlw, k.nrw));
+    let mut nic_reads = of_kinds(k.nlr, k.nrr);
+    if let Some(nar) = k.nar {
+        // an RMW's atomic read flushes its queue pair's remote writes as a get's does
+        nic_reads.extend(of_kinds(nar, nar));
+        nic_reads.sort_unstable();
+    }
+    let nic_writes = of_kinds(k.nlw, k.nrw);
     let mut pairs = Vec::new();
     for &a in &nic_reads {
         for &b in &nic_writes {
@@ -244,8 +275,8 @@ pub fn nfo_pairs(k: &Kinds, g: &ExecGraph, lib: usize) -> Vec<(usize, usize)> {
             {
                 continue;
             }
-            let pair = (sa.stamp.kind == k.nlr && sb.stamp.kind == k.nlw)
-                || (sa.stamp.kind == k.nrr && sb.stamp.kind == k.nrw);
+            let remote_read = sa.stamp.kind == k.nrr || Some(sa.stamp.kind) == k.nar;
+            let pair = (sa.stamp.kind == k.nlr && sb.stamp.kind == k.nlw) || (remote_read && sb.stamp.kind == k.nrw);
             if pair {
                 pairs.push((a, b));
             }
@@ -256,19 +287,27 @@ pub fn nfo_pairs(k: &Kinds, g: &ExecGraph, lib: usize) -> Vec<(usize, usize)> {
 
 /// The witness variables of the RDMA libraries: rf and mo first ([`RfMo`]), then
 /// one orientation per nfo pair of [`nfo_pairs`] (0: the pair's first subevent
-/// flushes first). Orientations decide consistency only, not values.
+/// flushes first), then one per rao pair of [`crate::rmw::rao_pairs`] (0: the
+/// pair's first atomic read is first). Orientations decide consistency only, not
+/// values.
 pub struct RdmaVars {
     pub mem: RfMo,
     nfo_pairs: Vec<(usize, usize)>,
-    nfo_choice: Vec<Option<usize>>,
+    rao_pairs: Vec<(usize, usize)>,
+    /// The orientations chosen so far: the nfo pairs', then the rao pairs'.
+    choice: Vec<Option<usize>>,
 }
 
 impl RdmaVars {
     pub fn new(mem: RfMo, nfo_pairs: Vec<(usize, usize)>) -> RdmaVars {
-        RdmaVars { mem, nfo_choice: vec![None; nfo_pairs.len()], nfo_pairs }
+        Self::with_rao(mem, nfo_pairs, Vec::new())
+    }
+    /// With rao pairs too (RDMA^TSO_RMW under HCA atomicity).
+    pub fn with_rao(mem: RfMo, nfo_pairs: Vec<(usize, usize)>, rao_pairs: Vec<(usize, usize)>) -> RdmaVars {
+        RdmaVars { mem, choice: vec![None; nfo_pairs.len() + rao_pairs.len()], nfo_pairs, rao_pairs }
     }
     pub fn num_vars(&self) -> usize {
-        self.mem.num_vars() + self.nfo_pairs.len()
+        self.mem.num_vars() + self.choice.len()
     }
     pub fn domain(&self, var: usize) -> usize {
         if var < self.mem.num_vars() {
@@ -281,23 +320,31 @@ impl RdmaVars {
         if var < self.mem.num_vars() {
             self.mem.assign(var, val)
         } else {
-            self.nfo_choice[var - self.mem.num_vars()] = val;
+            self.choice[var - self.mem.num_vars()] = val;
         }
     }
-    /// The pairs the orientations are about.
+    /// The pairs the nfo orientations are about.
     pub fn nfo_pairs(&self) -> &[(usize, usize)] {
         &self.nfo_pairs
     }
-    /// Whether `var` orients an nfo pair.
+    /// Whether `var` orients an nfo or rao pair.
     pub fn is_orientation(&self, var: usize) -> bool {
         var >= self.mem.num_vars()
+    }
+    /// The oriented pair of orientation `i` (counted after the memory's variables).
+    fn pair(&self, i: usize) -> (usize, usize) {
+        if i < self.nfo_pairs.len() {
+            self.nfo_pairs[i]
+        } else {
+            self.rao_pairs[i - self.nfo_pairs.len()]
+        }
     }
     /// The subevents variable `var` is about.
     pub fn subevents(&self, var: usize) -> Vec<usize> {
         if var < self.mem.num_vars() {
             vec![self.mem.var_subevent(var)]
         } else {
-            let (a, b) = self.nfo_pairs[var - self.mem.num_vars()];
+            let (a, b) = self.pair(var - self.mem.num_vars());
             vec![a, b]
         }
     }
@@ -309,18 +356,26 @@ impl RdmaVars {
     }
     /// [`RdmaVars::nfo`] into `nfo`'s storage.
     pub fn nfo_into(&self, n: usize, nfo: &mut BitRel) {
-        nfo.reset(n);
-        for (&(a, b), c) in self.nfo_pairs.iter().zip(&self.nfo_choice) {
-            match c {
-                Some(0) => nfo.add(a, b),
-                Some(_) => nfo.add(b, a),
+        self.oriented_into(n, 0..self.nfo_pairs.len(), nfo);
+    }
+    /// rao as oriented so far, into `rao`'s storage.
+    pub fn rao_into(&self, n: usize, rao: &mut BitRel) {
+        self.oriented_into(n, self.nfo_pairs.len()..self.choice.len(), rao);
+    }
+    fn oriented_into(&self, n: usize, which: std::ops::Range<usize>, r: &mut BitRel) {
+        r.reset(n);
+        for i in which {
+            let (a, b) = self.pair(i);
+            match self.choice[i] {
+                Some(0) => r.add(a, b),
+                Some(_) => r.add(b, a),
                 None => {}
             }
         }
     }
     /// Every assignment, valid or not.
     pub fn naive_count(&self) -> f64 {
-        self.mem.naive_unfiltered() * 2f64.powi(self.nfo_pairs.len() as i32)
+        self.mem.naive_unfiltered() * 2f64.powi(self.choice.len() as i32)
     }
 }
 

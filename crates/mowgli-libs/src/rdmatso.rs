@@ -37,6 +37,7 @@ use mowgli_core::{
 };
 
 use crate::rdma::{self, Kinds};
+use crate::rmw::{self, RemoteAtomics, RmwEvent};
 use crate::tsoext::{self, Extras};
 use crate::LibError;
 
@@ -60,6 +61,10 @@ pub struct RdmaTso {
     methods: Vec<MethodSig>,
     /// The variants it declares (see [`RdmaTso::variants_of`]).
     variants: Vec<(Variant, Related)>,
+    /// RDMA^TSO_RMW: remote RMWs and their atomicity ([`crate::rmw`]).
+    rmw: Option<RemoteAtomics>,
+    /// The aNAR_n kind's index in the ippo/oppo tables (RDMA^TSO_RMW only).
+    nar: u8,
 }
 
 impl RdmaTso {
@@ -126,7 +131,53 @@ impl RdmaTso {
             (Cpu::Tso, false) => "rdmatso_nopcie",
         };
         let variants = Self::variants_of(cpu, pcie);
-        Ok(RdmaTso { name, pcie, cpu, kinds, ippo, oppo, conv, methods, variants })
+        Ok(RdmaTso { name, pcie, cpu, kinds, ippo, oppo, conv, methods, variants, rmw: None, nar: u8::MAX })
+    }
+
+    /// RDMA^TSO_RMW (issue 33; [`crate::rmw`]): RDMA^TSO with `RCAS` and `RFAA`,
+    /// their atomic reads stamped aNAR_n, which `order` must hold in `to` and in
+    /// the ippo/oppo tables.
+    pub fn rmw(order: &StampOrder, pcie: bool, atomics: RemoteAtomics) -> Result<Self, LibError> {
+        if atomics == RemoteAtomics::Global && !pcie {
+            // A3 would then read memory only once no write to y is pending in its
+            // queue pair's wb_R: a per-location order no table cell states (not modelled)
+            return Err(LibError::Other(
+                "global remote atomicity without the PCIe guarantee is not modelled (docs/design.md)".into(),
+            ));
+        }
+        let mut l = Self::with_cpu(order, pcie, Cpu::Tso)?;
+        let nar = l.kinds.nar.ok_or(LibError::MissingStamp { table: "to".into(), stamp: "aNAR_n".into() })?;
+        l.nar = l.conv[nar as usize];
+        if l.nar == u8::MAX {
+            return Err(LibError::MissingStamp { table: "ippo".into(), stamp: "aNAR_n".into() });
+        }
+        l.methods.extend(rmw::methods());
+        l.rmw = Some(atomics);
+        l.name = match (atomics, pcie) {
+            (RemoteAtomics::Hca, true) => "rdmatso_rmw",
+            (RemoteAtomics::Hca, false) => "rdmatso_rmw_nopcie",
+            (RemoteAtomics::Global, _) => "rdmatso_rmw_glob",
+        };
+        let named = |n: &str| Related::Named(n.to_string());
+        l.variants = match (atomics, pcie) {
+            (RemoteAtomics::Hca, true) => vec![
+                (Variant::TsoLocal, Related::Itself),
+                (Variant::OrderedPath, Related::Itself),
+                (Variant::UnorderedPath, named("rdmatso_rmw_nopcie")),
+            ],
+            (RemoteAtomics::Hca, false) => vec![
+                (Variant::TsoLocal, Related::Itself),
+                (Variant::OrderedPath, named("rdmatso_rmw")),
+                (Variant::UnorderedPath, Related::Itself),
+            ],
+            (RemoteAtomics::Global, _) => vec![(Variant::TsoLocal, Related::Itself)],
+        };
+        Ok(l)
+    }
+
+    /// Against what its remote RMWs are atomic (`None`: it has none).
+    pub fn atomics(&self) -> Option<RemoteAtomics> {
+        self.rmw
     }
 
     /// The related libraries of the family: RDMA^sc and RDMA^TSO are each other's
@@ -176,6 +227,11 @@ impl RdmaTso {
     fn table_stamp(&self, s: Stamp) -> Stamp {
         Stamp { kind: self.conv[s.kind as usize], node: s.node }
     }
+
+    /// Whether `method` is one of its remote RMWs.
+    fn is_rmw(&self, method: usize) -> bool {
+        self.rmw.is_some() && rdma::is_rmw(method)
+    }
 }
 
 impl Library for RdmaTso {
@@ -195,7 +251,32 @@ impl Library for RdmaTso {
         tsoext::locs(e)
     }
     fn stamps(&self, world: &World, e: &Event) -> Vec<Stamp> {
-        tsoext::stamps(&self.kinds, world, e)
+        match (self.rmw, self.kinds.nar) {
+            (Some(atomics), Some(nar)) if rdma::is_rmw(e.method) => {
+                let node = e.args.get(1).and_then(Value::as_loc).and_then(|l| world.loc_node(l)).unwrap_or(0);
+                rmw::stamps(&self.kinds, nar, node, atomics)
+            }
+            _ => tsoext::stamps(&self.kinds, world, e),
+        }
+    }
+    fn writes(
+        &self,
+        _world: &World,
+        _thread: usize,
+        method: usize,
+        args: &[Value],
+        dom: &ValueDomain,
+        out: &mut Vec<mowgli_core::Written>,
+    ) {
+        if let Some(sig) = self.methods.get(method) {
+            mowgli_core::library::writes_by_signature(&sig.params, args, dom, out);
+        }
+        if self.is_rmw(method) {
+            rmw::writes(method, args, dom, out);
+        }
+    }
+    fn computes_values(&self) -> bool {
+        self.rmw.is_some()
     }
     fn returns(&self, _w: &World, t: usize, method: usize, args: &[Value], dom: &ValueDomain) -> Vec<Value> {
         tsoext::returns(t, method, args, dom)
@@ -252,6 +333,8 @@ struct TsoSearch<'a> {
     sqp: BitRel,
     inst: Vec<bool>,
     is: Vec<u8>,
+    /// The remote RMWs (RDMA^TSO_RMW), for rao and the atomicity axiom.
+    rmws: Vec<RmwEvent>,
     /// The relations [`WitnessSearch::check`] rebuilds at every candidate.
     scratch: Scratch,
 }
@@ -264,6 +347,9 @@ struct Scratch {
     ob: BitRel,
     third: BitRel,
     order: Vec<usize>,
+    /// rao and aw as oriented so far (RDMA^TSO_RMW).
+    rao: BitRel,
+    aw: BitRel,
 }
 
 impl<'a> TsoSearch<'a> {
@@ -286,7 +372,9 @@ impl<'a> TsoSearch<'a> {
             if g.events[sa.event].lib != me {
                 continue;
             }
-            let inside = &g.subs_of[sa.event][sa.pos + 1..];
+            // an RMW's own subevents are ordered by iso (below), not by the tables
+            let own = if lib.is_rmw(g.events[sa.event].method) { &[][..] } else { &g.subs_of[sa.event][..] };
+            let inside = own.get(sa.pos + 1..).unwrap_or(&[]);
             let later = g.po.successors(a).filter(|&b| g.events[g.subs[b].event].lib == me);
             for b in inside.iter().copied().chain(later) {
                 if lib.ippo.ordered(table[a], table[b]) {
@@ -303,8 +391,12 @@ impl<'a> TsoSearch<'a> {
         // RDMA^sc: CPU writes are issued and observed at once (robustness §3.2)
         let inst = (0..n).map(|s| k.inst(g.subs[s].stamp) || (lib.cpu == Cpu::Sc && kind_of(s) == k.cw)).collect();
         let is = (0..n).map(kind_of).collect();
-        let vars = rdma::RdmaVars::new(mem, nfo_pairs);
-        TsoSearch { lib, g, vars, ippo, oppo, ext, sthd, sqp, inst, is, scratch: Scratch::default() }
+        let rmws = if lib.rmw.is_some() { rmw::events(&k, g, me, &mem) } else { Vec::new() };
+        rmw::iso(&rmws, g, &mut ippo);
+        rmw::iso(&rmws, g, &mut oppo);
+        let rao_pairs = if lib.rmw == Some(RemoteAtomics::Hca) { rmw::rao_pairs(&rmws, g) } else { Vec::new() };
+        let vars = rdma::RdmaVars::with_rao(mem, nfo_pairs, rao_pairs);
+        TsoSearch { lib, g, vars, ippo, oppo, ext, sthd, sqp, inst, is, rmws, scratch: Scratch::default() }
     }
 }
 
@@ -324,6 +416,14 @@ struct Base {
 }
 
 impl TsoSearch<'_> {
+    /// rao and aw (RDMA^TSO_RMW, [`crate::rmw`]) as oriented so far; empty for RDMA^TSO.
+    fn atomic_into(&self, rao: &mut BitRel, aw: &mut BitRel) {
+        let n = self.g.len();
+        self.vars.rao_into(n, rao);
+        aw.reset(n);
+        rmw::aw_into(&self.rmws, rao, &self.vars.mem, aw);
+    }
+
     fn base(&self) -> Base {
         let mut b = Base::default();
         self.base_into(&mut b, &mut Vec::new());
@@ -362,12 +462,15 @@ impl TsoSearch<'_> {
     /// adds ob to `so` when they hold.
     fn check_with(&self, sc: &mut Scratch, so: &mut BitRel) -> bool {
         self.base_into(&mut sc.base, &mut sc.order);
+        self.atomic_into(&mut sc.rao, &mut sc.aw);
         let (b, ib, ob) = (&sc.base, &mut sc.ib, &mut sc.ob);
         ib.assign(&self.ippo);
         ib.union_with(&b.rf);
         ib.union_with(&self.ext.pf);
         ib.union_with(&b.nfo);
         ib.union_with(&b.rb_b);
+        ib.union_with(&sc.rao);
+        ib.union_with(&sc.aw);
         ib.close_transitively();
         if !ib.is_irreflexive() {
             return false;
@@ -378,6 +481,8 @@ impl TsoSearch<'_> {
         ob.union_with(&b.nfo);
         ob.union_with(&b.rb);
         ob.union_with(&b.mo);
+        ob.union_with(&sc.rao);
+        ob.union_with(&sc.aw);
         ob.close_transitively();
         if !ob.is_irreflexive() {
             return false;
@@ -424,15 +529,26 @@ impl WitnessSearch for TsoSearch<'_> {
             return Some(Candidate::IllFormed);
         }
         let b = self.base();
-        let ib_parts: [(&str, &BitRel); 5] =
-            [("ippo", &self.ippo), ("rf", &b.rf), ("pf", &self.ext.pf), ("nfo", &b.nfo), ("rb_b", &b.rb_b)];
-        let ob_parts: [(&str, &BitRel); 6] = [
+        let (mut rao, mut aw) = (BitRel::default(), BitRel::default());
+        self.atomic_into(&mut rao, &mut aw);
+        let ib_parts: [(&str, &BitRel); 7] = [
+            ("ippo", &self.ippo),
+            ("rf", &b.rf),
+            ("pf", &self.ext.pf),
+            ("nfo", &b.nfo),
+            ("rb_b", &b.rb_b),
+            ("rao", &rao),
+            ("aw", &aw),
+        ];
+        let ob_parts: [(&str, &BitRel); 8] = [
             ("oppo", &self.oppo),
             ("rf_b̄", &b.rf_nb),
             ("[nlW];pf", &self.ext.nlw_pf),
             ("nfo", &b.nfo),
             ("rb", &b.rb),
             ("mo", &b.mo),
+            ("rao", &rao),
+            ("aw", &aw),
         ];
         let violation = |rank: usize, axiom: &str, cycle| {
             Some(Candidate::Inconsistent(Violation { axiom: axiom.into(), rank, cycle }))
@@ -495,12 +611,18 @@ impl WitnessSearch for TsoSearch<'_> {
     }
     fn relations(&self) -> Vec<(String, BitRel)> {
         let nfo = self.vars.nfo(self.g.len());
-        vec![
+        let mut rels = vec![
             ("rf".into(), self.vars.mem.rf_rel()),
             ("mo".into(), self.vars.mem.mo_rel()),
             ("rb".into(), self.vars.mem.rb_rel()),
             ("pf".into(), self.ext.pf.clone()),
             ("nfo".into(), nfo),
-        ]
+        ];
+        if self.lib.rmw == Some(RemoteAtomics::Hca) {
+            let (mut rao, mut aw) = (BitRel::default(), BitRel::default());
+            self.atomic_into(&mut rao, &mut aw);
+            rels.push(("rao".into(), rao));
+        }
+        rels
     }
 }

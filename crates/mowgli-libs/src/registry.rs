@@ -18,6 +18,7 @@ use mowgli_spec::{FileLibrary, Spec};
 use crate::corerma::CoreRma;
 use crate::rdmatso::RdmaTso;
 use crate::rdmatsof1::RdmaTsoF1;
+use crate::rmw::RemoteAtomics;
 use crate::LibError;
 
 /// The library files embedded in the binary, (file name, text): the built-in
@@ -70,6 +71,9 @@ pub const KNOWN: &[&str] = &[
     "rdmatso_nopcie",
     "rdmasc",
     "rdmatso_f1",
+    "rdmatso_rmw",
+    "rdmatso_rmw_nopcie",
+    "rdmatso_rmw_glob",
     "rdmawait",
     "sv",
     "bal",
@@ -137,6 +141,10 @@ fn build(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibError> {
         "rdmatso_nopcie" => Box::new(RdmaTso::new(order, false)?),
         "rdmasc" => Box::new(RdmaTso::sc(order)?),
         "rdmatso_f1" => Box::new(RdmaTsoF1::new(order)?),
+        // RDMA^TSO_RMW (issue 33): remote RCAS/RFAA, HCA or global atomicity
+        "rdmatso_rmw" => Box::new(RdmaTso::rmw(order, true, RemoteAtomics::Hca)?),
+        "rdmatso_rmw_nopcie" => Box::new(RdmaTso::rmw(order, false, RemoteAtomics::Hca)?),
+        "rdmatso_rmw_glob" => Box::new(RdmaTso::rmw(order, true, RemoteAtomics::Global)?),
         // coreRMA customised for VPI Verbs (coreRMA paper §7)
         "corerma_vpi" => Box::new(CoreRma::vpi(order)?),
         // coreRMA, stock or with rules of its Fig. 4 switched off (`corerma_noir`, `corerma_nor1`, …)

@@ -51,7 +51,7 @@
 use mowgli_core::program::CallRecord;
 use mowgli_core::{BitRel, Event, ExecGraph, MethodSig, Stamp, Value, ValueDomain, World};
 
-use crate::rdma::{self, Kinds, GET, POLL_OR_WAIT, PUT, SET_ADD, SET_IS_EMPTY, SET_REMOVE};
+use crate::rdma::{self, is_rmw, Kinds, GET, POLL_OR_WAIT, PUT, SET_ADD, SET_IS_EMPTY, SET_REMOVE};
 
 /// The largest k of an identifier `[t, k]`: how many puts/gets a thread may issue.
 pub const ID_BOUND: usize = 4;
@@ -90,6 +90,10 @@ pub fn methods() -> Vec<MethodSig> {
 pub fn check_call(world: &World, thread: usize, method: usize, args: &[Value]) -> Result<(), String> {
     match method {
         SET_ADD | SET_REMOVE | SET_IS_EMPTY => Ok(()),
+        m if is_rmw(m) => {
+            crate::rmw::check_call(method, args)?;
+            rdma::check_nodes(world, thread, method, args)
+        }
         _ => rdma::check_nodes(world, thread, method, args),
     }
 }
@@ -115,6 +119,7 @@ pub fn locs(e: &Event) -> Vec<usize> {
 pub fn returns(thread: usize, method: usize, args: &[Value], dom: &ValueDomain) -> Vec<Value> {
     match method {
         PUT | GET | POLL_OR_WAIT => (1..=ID_BOUND).map(|k| nic_id(thread, k)).collect(),
+        m if is_rmw(m) => (1..=ID_BOUND).map(|k| nic_id(thread, k)).collect(),
         SET_IS_EMPTY => vec![Value::Bool(true), Value::Bool(false)],
         _ => rdma::returns(method, args, dom),
     }
@@ -146,7 +151,7 @@ pub fn returns_given_history(
     // the puts/gets so far, with their identifiers and target nodes
     let nic: Vec<(Value, Option<u32>)> = earlier
         .iter()
-        .filter(|c| c.method == PUT || c.method == GET)
+        .filter(|c| is_nic_op(c.method))
         .enumerate()
         .map(|(i, c)| {
             let node = if c.method == PUT { loc_node(c.args.first()) } else { loc_node(c.args.get(1)) };
@@ -154,7 +159,7 @@ pub fn returns_given_history(
         })
         .collect();
     match method {
-        PUT | GET => vec![nic_id(thread, nic.len() + 1)],
+        m if is_nic_op(m) => vec![nic_id(thread, nic.len() + 1)],
         POLL_OR_WAIT => {
             let n = args.first().and_then(Value::as_node);
             let polled = earlier
@@ -183,6 +188,12 @@ pub fn returns_given_history(
         }
         _ => rdma::returns(method, args, dom),
     }
+}
+
+/// The operations a poll completes, which return an identifier: puts, gets and
+/// (in RDMA^TSO_RMW) remote RMWs.
+fn is_nic_op(method: usize) -> bool {
+    method == PUT || method == GET || is_rmw(method)
 }
 
 /// Reads, puts, gets and polls leave their value open (one search for all of them).
@@ -216,7 +227,7 @@ impl Extras {
         for t in 0..g.world.threads.len() {
             let mut count = 0;
             for (ei, e) in g.events.iter().enumerate() {
-                if e.lib == me && e.thread == t && (e.method == PUT || e.method == GET) {
+                if e.lib == me && e.thread == t && is_nic_op(e.method) {
                     count += 1;
                     ids[ei] = Some(nic_id(t, count));
                 }
@@ -233,7 +244,9 @@ impl Extras {
             if e.lib != me {
                 continue;
             }
-            if kind_of(s) == k.nlw || kind_of(s) == k.nrw {
+            // an operation's completion: a put's remote write, a get's or an RMW's
+            // local write (an RMW's atomic write is not what a poll sees)
+            if kind_of(s) == k.nlw || (kind_of(s) == k.nrw && !is_rmw(e.method)) {
                 if let Some(node) = sub.stamp.node {
                     nic_writes.push((e.thread, node, s));
                 }
@@ -261,7 +274,7 @@ impl Extras {
         }
         // returned values fixed in the plain execution must be the fixed identifiers
         for (ei, e) in g.events.iter().enumerate() {
-            if e.lib == me && matches!(e.method, PUT | GET | POLL_OR_WAIT) && !g.sym_ret[ei] {
+            if e.lib == me && (is_nic_op(e.method) || e.method == POLL_OR_WAIT) && !g.sym_ret[ei] {
                 if let Some(id) = &ids[ei] {
                     if *id != e.ret {
                         stuck = true;

@@ -261,6 +261,11 @@ impl Encoding {
                 match &ws.val {
                     WriteVal::Known(v) => solver.assert(val[w].eq(Int::from_i64(value_id(&mut ids, v)))),
                     WriteVal::CopyOf(r) => solver.assert(val[w].eq(&read_values[*r])),
+                    // a write that may be absent (a remote RMW of RDMA^TSO_RMW) is not
+                    // encoded: no library with such writes gives a `RelSpec` (only
+                    // library files do, and their writes are known or copies), so
+                    // this arm is never reached; it refuses rather than guess
+                    WriteVal::Rmw { .. } => solver.assert(Bool::from_bool(false)),
                 }
             }
             for (r, rd) in reads.iter().enumerate() {

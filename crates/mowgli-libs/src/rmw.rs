@@ -1,0 +1,162 @@
+//! What remote read-modify-writes add to RDMA^TSO (issue 33, RDMA^TSO_RMW): the
+//! methods `RCAS(x, y, e, v)` and `RFAA(x, y, k)`, their subevents, what they
+//! write, and the remote atomic order rao with the atomicity axiom. The model is
+//! our reconstruction from the machine (crate `mowgli-machine`, rules A1-A3) and
+//! the InfiniBand verbs contract; every choice is argued in docs/design.md, "The
+//! declarative RDMA^TSO_RMW".
+//!
+//! An RMW of thread t towards the node n of y is, under HCA atomicity (atomic
+//! against the RMWs of n's NIC only; the default):
+//!
+//! * `aNAR_n` — the NIC atomic read of y (instantaneous: the machine's A3);
+//! * `aNLW_n` — the old value's write to local x (as a get's);
+//! * `aNRW_n` — the atomic write of y (none when a CAS fails), issued at A3 into
+//!   the queue pair's wb_R and landing later, in order with the puts' writes.
+//!
+//! Under global atomicity (atomic against every access) the write happens at A3
+//! itself: the `aNAR_n` subevent both reads and writes y, as a CPU CAS's aCAS does,
+//! and the event is `aNAR_n; aNLW_n`.
+//!
+//! iso orders the read before the event's other subevents. rao, a witness, orders
+//! the atomic reads of each node totally (the order of the machine's A3 steps);
+//! it is part of ib and ob. The atomicity axiom (HCA): when a rao b on the same
+//! location and a writes, a's write lands before b reads — the edge
+//! `aNRW(a) → aNAR(b)` ("aw") in ib and ob. That is the machine's atomic-unit
+//! premise (A3 waits until no earlier RMW write to y is pending in any wb_R
+//! towards n); CPU writes and puts' writes to y may still land between an RMW's
+//! read and its write.
+
+use mowgli_core::memory::{RfMo, RmwOp, WriteState};
+use mowgli_core::model::LibId;
+use mowgli_core::{BitRel, Event, ExecGraph, MethodSig, Ret, Role, Stamp, Value, ValueDomain, Written};
+
+use crate::rdma::{Kinds, RCAS, RFAA};
+
+/// Against what a remote RMW is atomic (InfiniBand's `IBV_ATOMIC_HCA` and
+/// `IBV_ATOMIC_GLOB`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemoteAtomics {
+    /// Against the other RMWs of the same NIC only: its write lands later.
+    Hca,
+    /// Against every access: it reads and writes in one step.
+    Global,
+}
+
+/// `RCAS` and `RFAA`, numbered after the eleven methods of [`crate::tsoext`].
+pub fn methods() -> Vec<MethodSig> {
+    let here = Role::Loc { local: true, written: true, sized_like: None };
+    let there = Role::Loc { local: false, written: true, sized_like: None };
+    vec![
+        MethodSig::new("RCAS", vec![here, there, Role::Expected, Role::Val], vec![Ret::Id]),
+        MethodSig::new("RFAA", vec![here, there, Role::Val], vec![Ret::Id]),
+    ]
+}
+
+/// What the RMW event `e` writes to y given what it read.
+pub fn op(e: &Event) -> RmwOp {
+    let arg = |i: usize| e.args.get(i).cloned().unwrap_or(Value::Unit);
+    match (e.method, arg(2)) {
+        (RFAA, Value::Int(k)) => RmwOp::Add(k),
+        // a non-integer increment is refused by `check_call`
+        (RFAA, _) => RmwOp::Add(0),
+        _ => RmwOp::Cas { expected: arg(2), new: arg(3) },
+    }
+}
+
+/// The increment of an `RFAA` must be an integer (the machine's too).
+pub fn check_call(method: usize, args: &[Value]) -> Result<(), String> {
+    match (method, args.get(2)) {
+        (RFAA, Some(Value::Int(_))) | (RCAS, _) => Ok(()),
+        (RFAA, Some(v)) => Err(format!("RFAA adds an integer, not `{v}`")),
+        _ => Ok(()),
+    }
+}
+
+/// The subevents of an RMW towards the node of its target (see the module).
+pub fn stamps(k: &Kinds, nar: u8, node: u32, atomics: RemoteAtomics) -> Vec<Stamp> {
+    match atomics {
+        RemoteAtomics::Hca => vec![k.fam(nar, node), k.fam(k.nlw, node), k.fam(k.nrw, node)],
+        RemoteAtomics::Global => vec![k.fam(nar, node), k.fam(k.nlw, node)],
+    }
+}
+
+/// What an RMW may write (the value domain): the signature's over-approximation,
+/// plus, for `RFAA(x, y, k)`, every value of y plus k to y.
+pub fn writes(method: usize, args: &[Value], dom: &ValueDomain, out: &mut Vec<Written>) {
+    if let (RFAA, Some(Value::Loc(y)), Some(Value::Int(k))) = (method, args.get(1), args.get(2)) {
+        for v in dom.at(*y) {
+            if let Value::Int(i) = v {
+                out.push(Written { loc: Some(*y), value: Value::Int(i.wrapping_add(*k)), derived: true });
+            }
+        }
+    }
+}
+
+/// One RMW of the library in an execution.
+#[derive(Clone, Debug)]
+pub struct RmwEvent {
+    /// Its aNAR subevent.
+    pub read: usize,
+    /// Its separate atomic write (HCA): subevent and index among the memory's writes.
+    pub write: Option<(usize, usize)>,
+    /// The location it targets.
+    pub cell: usize,
+}
+
+/// The RMWs of library `me` in `g`, with their place in `mem`.
+pub fn events(k: &Kinds, g: &ExecGraph, me: LibId, mem: &RfMo) -> Vec<RmwEvent> {
+    let Some(nar) = k.nar else { return vec![] };
+    let mut out = Vec::new();
+    for (ei, subs) in g.subs_of.iter().enumerate() {
+        if g.events[ei].lib != me {
+            continue;
+        }
+        let Some(&read) = subs.iter().find(|&&s| g.subs[s].stamp.kind == nar) else { continue };
+        let Some(cell) = g.events[ei].args.get(1).and_then(Value::as_loc) else { continue };
+        let write = subs
+            .iter()
+            .find(|&&s| g.subs[s].stamp.kind == k.nrw)
+            .and_then(|&s| mem.writes.iter().position(|w| w.sub == s).map(|i| (s, i)));
+        out.push(RmwEvent { read, write, cell });
+    }
+    out
+}
+
+/// iso of the RMWs: the atomic read before the event's other subevents.
+pub fn iso(rmws: &[RmwEvent], g: &ExecGraph, into: &mut BitRel) {
+    for r in rmws {
+        for &s in &g.subs_of[g.subs[r.read].event] {
+            if s != r.read {
+                into.add(r.read, s);
+            }
+        }
+    }
+}
+
+/// The pairs rao orients (HCA): the atomic reads of two RMWs towards the same node.
+pub fn rao_pairs(rmws: &[RmwEvent], g: &ExecGraph) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for (i, a) in rmws.iter().enumerate() {
+        for b in &rmws[i + 1..] {
+            if g.subs[a.read].stamp.node == g.subs[b.read].stamp.node {
+                pairs.push((a.read, b.read));
+            }
+        }
+    }
+    pairs
+}
+
+/// aw for `rao` as oriented so far: a's write before b's read when a rao b on the
+/// same location and a's write is known to happen (an edge added only once it
+/// is final, so partial witnesses give subsets).
+pub fn aw_into(rmws: &[RmwEvent], rao: &BitRel, mem: &RfMo, into: &mut BitRel) {
+    for a in rmws {
+        let Some((wa, wi)) = a.write else { continue };
+        if !matches!(mem.write_state(wi), WriteState::Value(_)) {
+            continue;
+        }
+        for b in rmws.iter().filter(|b| b.cell == a.cell && rao.contains(a.read, b.read)) {
+            into.add(wa, b.read);
+        }
+    }
+}
