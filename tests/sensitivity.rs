@@ -197,12 +197,15 @@ fn the_heat_map_is_well_formed_with_one_labelled_cell_per_table_cell() {
         partition: mowgli_check::analyses::refine::gen::Partition::ALL,
     };
     let s = sensitivity::cells(&order, &[], &[], &opts, &|_| {}, &Catalogue::builtins()).expect("runs");
-    assert_eq!(s.cells.len(), 121);
+    // Fig. 10's 11 stamps and issue 33's aNAR_n, aNAW_n
+    let n = order.table("to").map_or(0, |t| t.kinds.len());
+    assert_eq!(n, 13);
+    assert_eq!(s.cells.len(), n * n);
     let svg = sensitivity::heat_map_svg(&s, "Fig. 10 & <test>");
     balanced(&svg).unwrap_or_else(|e| panic!("{e}"));
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert!(svg.contains("Fig. 10 &amp; &lt;test&gt;"));
-    assert_eq!(svg.matches("<g class=\"cell\"").count(), 121);
+    assert_eq!(svg.matches("<g class=\"cell\"").count(), n * n);
     for r in 'A'..='K' {
         for c in 1..=11 {
             let id = format!("id=\"cell-{r}{c}\"");

@@ -61,7 +61,7 @@ mod tests {
     fn shipped_tables_parse() {
         let o = default_order();
         let to = o.table("to").unwrap();
-        assert_eq!(to.kinds.len(), 12, "Fig. 10 and aNAR_n (issue 33)");
+        assert_eq!(to.kinds.len(), 13, "Fig. 10, aNAR_n and aNAW_n (issue 33)");
         // cells the LOCO prose fixes as unordered (App. F.2)
         for cell in ["B1", "B5", "G10", "I10"] {
             let r = cell.as_bytes()[0] - b'A';

@@ -26,6 +26,8 @@ pub struct Kinds {
     /// aNAR_n, the NIC atomic read of a remote RMW (issue 33): only the RMW
     /// libraries need it, so an order without it still serves the others.
     pub nar: Option<u8>,
+    /// aNAW_n, a remote RMW's atomic write under HCA atomicity (issue 33).
+    pub naw: Option<u8>,
 }
 
 impl Kinds {
@@ -54,6 +56,7 @@ impl Kinds {
             rf: k("aRF", true)?,
             gf: k("aGF", true)?,
             nar: to.kind("aNAR").is_some().then(|| k("aNAR", true)).transpose()?,
+            naw: to.kind("aNAW").is_some().then(|| k("aNAW", true)).transpose()?,
         })
     }
 
@@ -65,9 +68,10 @@ impl Kinds {
         Stamp { kind, node: Some(n) }
     }
 
-    /// Instantaneous subevents: all but aCW, aNLW, aNRW (their start and end differ).
+    /// Instantaneous subevents: all but aCW, aNLW, aNRW and aNAW (their start
+    /// and end differ).
     pub fn inst(&self, s: Stamp) -> bool {
-        s.kind != self.cw && s.kind != self.nlw && s.kind != self.nrw
+        s.kind != self.cw && s.kind != self.nlw && s.kind != self.nrw && Some(s.kind) != self.naw
     }
 }
 
@@ -219,7 +223,7 @@ pub fn memory(k: &Kinds, g: &ExecGraph, lib: usize) -> RfMo {
                     let val = WriteVal::Rmw { read: reads.len() - 1, op: crate::rmw::op(e) };
                     writes.push(WriteSpec { sub: s, cell: a1, val });
                 }
-            } else if st.kind == k.nrw && is_rmw(e.method) {
+            } else if Some(st.kind) == k.naw {
                 // the atomic write of an RMW (HCA): to y, computed from its read
                 let read = reads.iter().rposition(|r| g.subs[r.sub].event == ei).unwrap_or(0);
                 writes.push(WriteSpec { sub: s, cell: a1, val: WriteVal::Rmw { read, op: crate::rmw::op(e) } });
@@ -264,7 +268,12 @@ pub fn nfo_pairs(k: &Kinds, g: &ExecGraph, lib: usize) -> Vec<(usize, usize)> {
         nic_reads.extend(of_kinds(nar, nar));
         nic_reads.sort_unstable();
     }
-    let nic_writes = of_kinds(k.nlw, k.nrw);
+    let mut nic_writes = of_kinds(k.nlw, k.nrw);
+    if let Some(naw) = k.naw {
+        // an RMW's atomic write waits in wb_R as a put's does
+        nic_writes.extend(of_kinds(naw, naw));
+        nic_writes.sort_unstable();
+    }
     let mut pairs = Vec::new();
     for &a in &nic_reads {
         for &b in &nic_writes {
@@ -276,7 +285,8 @@ pub fn nfo_pairs(k: &Kinds, g: &ExecGraph, lib: usize) -> Vec<(usize, usize)> {
                 continue;
             }
             let remote_read = sa.stamp.kind == k.nrr || Some(sa.stamp.kind) == k.nar;
-            let pair = (sa.stamp.kind == k.nlr && sb.stamp.kind == k.nlw) || (remote_read && sb.stamp.kind == k.nrw);
+            let remote_write = sb.stamp.kind == k.nrw || Some(sb.stamp.kind) == k.naw;
+            let pair = (sa.stamp.kind == k.nlr && sb.stamp.kind == k.nlw) || (remote_read && remote_write);
             if pair {
                 pairs.push((a, b));
             }
@@ -294,17 +304,26 @@ pub struct RdmaVars {
     pub mem: RfMo,
     nfo_pairs: Vec<(usize, usize)>,
     rao_pairs: Vec<(usize, usize)>,
-    /// The orientations chosen so far: the nfo pairs', then the rao pairs'.
+    /// wb_R entry order of an RMW's atomic write and a later put's write
+    /// ([`crate::rmw::fifo_pairs`]).
+    fifo_pairs: Vec<(usize, usize)>,
+    /// The orientations chosen so far: the nfo pairs', the rao pairs', the fifo pairs'.
     choice: Vec<Option<usize>>,
 }
 
 impl RdmaVars {
     pub fn new(mem: RfMo, nfo_pairs: Vec<(usize, usize)>) -> RdmaVars {
-        Self::with_rao(mem, nfo_pairs, Vec::new())
+        Self::with_rao(mem, nfo_pairs, Vec::new(), Vec::new())
     }
-    /// With rao pairs too (RDMA^TSO_RMW under HCA atomicity).
-    pub fn with_rao(mem: RfMo, nfo_pairs: Vec<(usize, usize)>, rao_pairs: Vec<(usize, usize)>) -> RdmaVars {
-        RdmaVars { mem, choice: vec![None; nfo_pairs.len() + rao_pairs.len()], nfo_pairs, rao_pairs }
+    /// With rao and fifo pairs too (RDMA^TSO_RMW under HCA atomicity).
+    pub fn with_rao(
+        mem: RfMo,
+        nfo_pairs: Vec<(usize, usize)>,
+        rao_pairs: Vec<(usize, usize)>,
+        fifo_pairs: Vec<(usize, usize)>,
+    ) -> RdmaVars {
+        let choice = vec![None; nfo_pairs.len() + rao_pairs.len() + fifo_pairs.len()];
+        RdmaVars { mem, choice, nfo_pairs, rao_pairs, fifo_pairs }
     }
     pub fn num_vars(&self) -> usize {
         self.mem.num_vars() + self.choice.len()
@@ -333,10 +352,13 @@ impl RdmaVars {
     }
     /// The oriented pair of orientation `i` (counted after the memory's variables).
     fn pair(&self, i: usize) -> (usize, usize) {
-        if i < self.nfo_pairs.len() {
+        let (n, r) = (self.nfo_pairs.len(), self.rao_pairs.len());
+        if i < n {
             self.nfo_pairs[i]
+        } else if i < n + r {
+            self.rao_pairs[i - n]
         } else {
-            self.rao_pairs[i - self.nfo_pairs.len()]
+            self.fifo_pairs[i - n - r]
         }
     }
     /// The subevents variable `var` is about.
@@ -360,7 +382,13 @@ impl RdmaVars {
     }
     /// rao as oriented so far, into `rao`'s storage.
     pub fn rao_into(&self, n: usize, rao: &mut BitRel) {
-        self.oriented_into(n, self.nfo_pairs.len()..self.choice.len(), rao);
+        let start = self.nfo_pairs.len();
+        self.oriented_into(n, start..start + self.rao_pairs.len(), rao);
+    }
+    /// The fifo pairs as oriented so far (aNAR of the RMW first: its write entered
+    /// wb_R before the put's), into `fifo`'s storage.
+    pub fn fifo_into(&self, n: usize, fifo: &mut BitRel) {
+        self.oriented_into(n, self.nfo_pairs.len() + self.rao_pairs.len()..self.choice.len(), fifo);
     }
     fn oriented_into(&self, n: usize, which: std::ops::Range<usize>, r: &mut BitRel) {
         r.reset(n);

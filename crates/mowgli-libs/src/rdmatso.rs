@@ -63,8 +63,6 @@ pub struct RdmaTso {
     variants: Vec<(Variant, Related)>,
     /// RDMA^TSO_RMW: remote RMWs and their atomicity ([`crate::rmw`]).
     rmw: Option<RemoteAtomics>,
-    /// The aNAR_n kind's index in the ippo/oppo tables (RDMA^TSO_RMW only).
-    nar: u8,
 }
 
 impl RdmaTso {
@@ -131,7 +129,7 @@ impl RdmaTso {
             (Cpu::Tso, false) => "rdmatso_nopcie",
         };
         let variants = Self::variants_of(cpu, pcie);
-        Ok(RdmaTso { name, pcie, cpu, kinds, ippo, oppo, conv, methods, variants, rmw: None, nar: u8::MAX })
+        Ok(RdmaTso { name, pcie, cpu, kinds, ippo, oppo, conv, methods, variants, rmw: None })
     }
 
     /// RDMA^TSO_RMW (issue 33; [`crate::rmw`]): RDMA^TSO with `RCAS` and `RFAA`,
@@ -146,10 +144,11 @@ impl RdmaTso {
             ));
         }
         let mut l = Self::with_cpu(order, pcie, Cpu::Tso)?;
-        let nar = l.kinds.nar.ok_or(LibError::MissingStamp { table: "to".into(), stamp: "aNAR_n".into() })?;
-        l.nar = l.conv[nar as usize];
-        if l.nar == u8::MAX {
-            return Err(LibError::MissingStamp { table: "ippo".into(), stamp: "aNAR_n".into() });
+        for (kind, name) in [(l.kinds.nar, "aNAR_n"), (l.kinds.naw, "aNAW_n")] {
+            let k = kind.ok_or(LibError::MissingStamp { table: "to".into(), stamp: name.into() })?;
+            if l.conv[k as usize] == u8::MAX {
+                return Err(LibError::MissingStamp { table: "ippo".into(), stamp: name.into() });
+            }
         }
         l.methods.extend(rmw::methods());
         l.rmw = Some(atomics);
@@ -251,10 +250,10 @@ impl Library for RdmaTso {
         tsoext::locs(e)
     }
     fn stamps(&self, world: &World, e: &Event) -> Vec<Stamp> {
-        match (self.rmw, self.kinds.nar) {
-            (Some(atomics), Some(nar)) if rdma::is_rmw(e.method) => {
+        match (self.rmw, self.kinds.nar, self.kinds.naw) {
+            (Some(atomics), Some(nar), Some(naw)) if rdma::is_rmw(e.method) => {
                 let node = e.args.get(1).and_then(Value::as_loc).and_then(|l| world.loc_node(l)).unwrap_or(0);
-                rmw::stamps(&self.kinds, nar, node, atomics)
+                rmw::stamps(&self.kinds, (nar, naw), node, atomics)
             }
             _ => tsoext::stamps(&self.kinds, world, e),
         }
@@ -350,6 +349,7 @@ struct Scratch {
     /// rao and aw as oriented so far (RDMA^TSO_RMW).
     rao: BitRel,
     aw: BitRel,
+    fifo: BitRel,
 }
 
 impl<'a> TsoSearch<'a> {
@@ -394,8 +394,12 @@ impl<'a> TsoSearch<'a> {
         let rmws = if lib.rmw.is_some() { rmw::events(&k, g, me, &mem) } else { Vec::new() };
         rmw::iso(&rmws, g, &mut ippo);
         rmw::iso(&rmws, g, &mut oppo);
-        let rao_pairs = if lib.rmw == Some(RemoteAtomics::Hca) { rmw::rao_pairs(&rmws, g) } else { Vec::new() };
-        let vars = rdma::RdmaVars::with_rao(mem, nfo_pairs, rao_pairs);
+        let (rao_pairs, fifo_pairs) = if lib.rmw == Some(RemoteAtomics::Hca) {
+            (rmw::rao_pairs(&rmws, g), rmw::fifo_pairs(&rmws, &k, g, me))
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let vars = rdma::RdmaVars::with_rao(mem, nfo_pairs, rao_pairs, fifo_pairs);
         TsoSearch { lib, g, vars, ippo, oppo, ext, sthd, sqp, inst, is, rmws, scratch: Scratch::default() }
     }
 }
@@ -416,12 +420,15 @@ struct Base {
 }
 
 impl TsoSearch<'_> {
-    /// rao and aw (RDMA^TSO_RMW, [`crate::rmw`]) as oriented so far; empty for RDMA^TSO.
-    fn atomic_into(&self, rao: &mut BitRel, aw: &mut BitRel) {
+    /// rao, aw and the wb_R entry order fifo (RDMA^TSO_RMW, [`crate::rmw`]) as
+    /// oriented so far; empty for RDMA^TSO. fifo orders issues only (ib): which
+    /// write entered wb_R first, not when either landed.
+    fn atomic_into(&self, rao: &mut BitRel, aw: &mut BitRel, fifo: &mut BitRel) {
         let n = self.g.len();
+        self.vars.fifo_into(n, fifo);
         self.vars.rao_into(n, rao);
         aw.reset(n);
-        rmw::aw_into(&self.rmws, rao, &self.vars.mem, aw);
+        rmw::aw_into(&self.rmws, rao, fifo, &self.vars.mem, self.g, aw);
     }
 
     fn base(&self) -> Base {
@@ -462,7 +469,7 @@ impl TsoSearch<'_> {
     /// adds ob to `so` when they hold.
     fn check_with(&self, sc: &mut Scratch, so: &mut BitRel) -> bool {
         self.base_into(&mut sc.base, &mut sc.order);
-        self.atomic_into(&mut sc.rao, &mut sc.aw);
+        self.atomic_into(&mut sc.rao, &mut sc.aw, &mut sc.fifo);
         let (b, ib, ob) = (&sc.base, &mut sc.ib, &mut sc.ob);
         ib.assign(&self.ippo);
         ib.union_with(&b.rf);
@@ -471,6 +478,7 @@ impl TsoSearch<'_> {
         ib.union_with(&b.rb_b);
         ib.union_with(&sc.rao);
         ib.union_with(&sc.aw);
+        ib.union_with(&sc.fifo);
         ib.close_transitively();
         if !ib.is_irreflexive() {
             return false;
@@ -529,9 +537,9 @@ impl WitnessSearch for TsoSearch<'_> {
             return Some(Candidate::IllFormed);
         }
         let b = self.base();
-        let (mut rao, mut aw) = (BitRel::default(), BitRel::default());
-        self.atomic_into(&mut rao, &mut aw);
-        let ib_parts: [(&str, &BitRel); 7] = [
+        let (mut rao, mut aw, mut fifo) = (BitRel::default(), BitRel::default(), BitRel::default());
+        self.atomic_into(&mut rao, &mut aw, &mut fifo);
+        let ib_parts: [(&str, &BitRel); 8] = [
             ("ippo", &self.ippo),
             ("rf", &b.rf),
             ("pf", &self.ext.pf),
@@ -539,6 +547,7 @@ impl WitnessSearch for TsoSearch<'_> {
             ("rb_b", &b.rb_b),
             ("rao", &rao),
             ("aw", &aw),
+            ("fifo", &fifo),
         ];
         let ob_parts: [(&str, &BitRel); 8] = [
             ("oppo", &self.oppo),
@@ -619,8 +628,8 @@ impl WitnessSearch for TsoSearch<'_> {
             ("nfo".into(), nfo),
         ];
         if self.lib.rmw == Some(RemoteAtomics::Hca) {
-            let (mut rao, mut aw) = (BitRel::default(), BitRel::default());
-            self.atomic_into(&mut rao, &mut aw);
+            let (mut rao, mut aw, mut fifo) = (BitRel::default(), BitRel::default(), BitRel::default());
+            self.atomic_into(&mut rao, &mut aw, &mut fifo);
             rels.push(("rao".into(), rao));
         }
         rels

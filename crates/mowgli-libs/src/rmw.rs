@@ -10,8 +10,10 @@
 //!
 //! * `aNAR_n` — the NIC atomic read of y (instantaneous: the machine's A3);
 //! * `aNLW_n` — the old value's write to local x (as a get's);
-//! * `aNRW_n` — the atomic write of y (none when a CAS fails), issued at A3 into
-//!   the queue pair's wb_R and landing later, in order with the puts' writes.
+//! * `aNAW_n` — the atomic write of y (none when a CAS fails), made at A3 into
+//!   the queue pair's wb_R and landing later, in order with the puts' writes that
+//!   entered wb_R before it (not a put's aNRW_n: later puts' writes may enter
+//!   wb_R first, see specs/stamp-orders/rdma-fig9.to).
 //!
 //! Under global atomicity (atomic against every access) the write happens at A3
 //! itself: the `aNAR_n` subevent both reads and writes y, as a CPU CAS's aCAS does,
@@ -21,7 +23,7 @@
 //! the atomic reads of each node totally (the order of the machine's A3 steps);
 //! it is part of ib and ob. The atomicity axiom (HCA): when a rao b on the same
 //! location and a writes, a's write lands before b reads — the edge
-//! `aNRW(a) → aNAR(b)` ("aw") in ib and ob. That is the machine's atomic-unit
+//! `aNAW(a) → aNAR(b)` ("aw") in ib and ob. That is the machine's atomic-unit
 //! premise (A3 waits until no earlier RMW write to y is pending in any wb_R
 //! towards n); CPU writes and puts' writes to y may still land between an RMW's
 //! read and its write.
@@ -73,9 +75,9 @@ pub fn check_call(method: usize, args: &[Value]) -> Result<(), String> {
 }
 
 /// The subevents of an RMW towards the node of its target (see the module).
-pub fn stamps(k: &Kinds, nar: u8, node: u32, atomics: RemoteAtomics) -> Vec<Stamp> {
+pub fn stamps(k: &Kinds, (nar, naw): (u8, u8), node: u32, atomics: RemoteAtomics) -> Vec<Stamp> {
     match atomics {
-        RemoteAtomics::Hca => vec![k.fam(nar, node), k.fam(k.nlw, node), k.fam(k.nrw, node)],
+        RemoteAtomics::Hca => vec![k.fam(nar, node), k.fam(k.nlw, node), k.fam(naw, node)],
         RemoteAtomics::Global => vec![k.fam(nar, node), k.fam(k.nlw, node)],
     }
 }
@@ -115,7 +117,7 @@ pub fn events(k: &Kinds, g: &ExecGraph, me: LibId, mem: &RfMo) -> Vec<RmwEvent> 
         let Some(cell) = g.events[ei].args.get(1).and_then(Value::as_loc) else { continue };
         let write = subs
             .iter()
-            .find(|&&s| g.subs[s].stamp.kind == k.nrw)
+            .find(|&&s| Some(g.subs[s].stamp.kind) == k.naw)
             .and_then(|&s| mem.writes.iter().position(|w| w.sub == s).map(|i| (s, i)));
         out.push(RmwEvent { read, write, cell });
     }
@@ -146,17 +148,54 @@ pub fn rao_pairs(rmws: &[RmwEvent], g: &ExecGraph) -> Vec<(usize, usize)> {
     pairs
 }
 
-/// aw for `rao` as oriented so far: a's write before b's read when a rao b on the
-/// same location and a's write is known to happen (an edge added only once it
-/// is final, so partial witnesses give subsets).
-pub fn aw_into(rmws: &[RmwEvent], rao: &BitRel, mem: &RfMo, into: &mut BitRel) {
-    for a in rmws {
-        let Some((wa, wi)) = a.write else { continue };
-        if !matches!(mem.write_state(wi), WriteState::Value(_)) {
-            continue;
+/// The pairs whose orientation says which of two writes entered a queue pair's
+/// wb_R first (HCA): an RMW's atomic read and the remote write of a put po-after
+/// it on the same queue pair. The put's write enters wb_R when the put leaves
+/// in_R, the RMW's when it reads (A3, at any time while it waits in out_R), so
+/// either may come first; wb_R then lands them in that order.
+pub fn fifo_pairs(rmws: &[RmwEvent], k: &Kinds, g: &ExecGraph, me: LibId) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for a in rmws.iter().filter(|a| a.write.is_some()) {
+        for (b, sb) in g.subs.iter().enumerate() {
+            let same_qp = g.events[sb.event].thread == g.events[g.subs[a.read].event].thread
+                && sb.stamp.node == g.subs[a.read].stamp.node;
+            if sb.stamp.kind == k.nrw && g.events[sb.event].lib == me && same_qp && g.po.contains(a.read, b) {
+                pairs.push((a.read, b));
+            }
         }
-        for b in rmws.iter().filter(|b| b.cell == a.cell && rao.contains(a.read, b.read)) {
-            into.add(wa, b.read);
+    }
+    pairs
+}
+
+/// Whether the RMW's atomic write is known to happen.
+fn present_write(a: &RmwEvent, mem: &RfMo) -> Option<usize> {
+    let (wa, wi) = a.write?;
+    matches!(mem.write_state(wi), WriteState::Value(_)).then_some(wa)
+}
+
+/// aw for `rao` and `fifo` as oriented so far (edges added only once final, so
+/// partial witnesses give subsets):
+/// * a's write before b's read when a rao b on the same location (atomicity);
+/// * wb_R's order: a's write before b's when a rao b on the same queue pair, and
+///   an RMW's write before or after a later put's write as `fifo` orients them.
+pub fn aw_into(rmws: &[RmwEvent], rao: &BitRel, fifo: &BitRel, mem: &RfMo, g: &ExecGraph, into: &mut BitRel) {
+    let thread = |s: usize| g.events[g.subs[s].event].thread;
+    for a in rmws {
+        let Some(wa) = present_write(a, mem) else { continue };
+        for b in rmws.iter().filter(|b| rao.contains(a.read, b.read)) {
+            if b.cell == a.cell {
+                into.add(wa, b.read);
+            }
+            if let (true, Some(wb)) = (thread(a.read) == thread(b.read), present_write(b, mem)) {
+                into.add(wa, wb);
+            }
+        }
+        for p in 0..g.len() {
+            if fifo.contains(a.read, p) && g.subs[p].stamp.kind != g.subs[a.read].stamp.kind {
+                into.add(wa, p);
+            } else if fifo.contains(p, a.read) {
+                into.add(p, wa);
+            }
         }
     }
 }
