@@ -105,6 +105,60 @@ fn litmus_tests_agree_with_the_machines() {
     assert!(errs.is_empty(), "{}", errs.join("\n"));
 }
 
+/// The declarative outcome set of `text` (any library of the catalogue).
+fn outcomes(text: &str) -> Result<BTreeSet<Outcome>, String> {
+    let order = default_order();
+    let to = order.table("to").ok_or("no table `to`")?;
+    let ast = syntax::parse(text).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
+    let low =
+        lower::lower(&ast, &order, &Catalogue::builtins()).map_err(|e| format!("{}:{}: {}", e.line, e.col, e.msg))?;
+    let res = engine::run(&lower::problem(&low, to), false).map_err(|e| e.to_string())?;
+    Ok(res.outcomes.keys().cloned().collect())
+}
+
+/// RDMA^TSO_RMW extends RDMA^TSO conservatively: every paper test over `rdmatso`
+/// or `rdmatso_nopcie` (no RMW) has the same outcomes over `rdmatso_rmw` or
+/// `rdmatso_rmw_nopcie`, and the same as the machines'.
+#[test]
+fn paper_tests_keep_their_outcomes() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../specs/litmus");
+    let mut checked = 0;
+    let mut errs = Vec::new();
+    for dir in ["rdma", "rdmatso-ext"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+            .expect("a suite folder")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+            .collect();
+        files.sort();
+        for f in files {
+            let text = std::fs::read_to_string(&f).expect("readable");
+            let Some(line) = text.lines().find(|l| l.starts_with("libraries ")) else { continue };
+            let (to, pcie) = match line.trim() {
+                "libraries rdmatso" => ("rdmatso_rmw", true),
+                "libraries rdmatso_nopcie" => ("rdmatso_rmw_nopcie", false),
+                _ => continue,
+            };
+            let swapped: String = text
+                .lines()
+                .map(|l| if l.starts_with("libraries ") { format!("libraries {to}") } else { l.to_string() })
+                .collect::<Vec<_>>()
+                .join("\n");
+            let name = f.display().to_string();
+            match (outcomes(&text), outcomes(&swapped)) {
+                (Ok(a), Ok(b)) if a == b => {}
+                (a, b) => errs.push(format!("{name}: rdmatso {a:?}\n  vs {to} {b:?}")),
+            }
+            if let Err(e) = agree(&name, &swapped, pcie, Atomicity::Hca) {
+                errs.push(e);
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 50, "{checked} paper tests");
+    assert!(errs.is_empty(), "{}", errs.join("\n"));
+}
+
 /// Every generated program with an RCAS or RFAA up to `instrs` instructions per thread.
 fn generated_agree(instrs: usize) -> usize {
     let order = default_order();

@@ -10,10 +10,11 @@
 //! RMWs) and that no run deadlocks.
 //!
 //! The programs are over a test library, [`RmwLib`]: the eleven methods of
-//! rdmatso (LOCO App. F.1) and `RCAS(x, y, e, v)`, `RFAA(x, y, k)`. It is not in
-//! the catalogue and has no declarative model (issue 33 item 2 comes later):
-//! the machine accepts it by what it declares ([`Explorer::with_options`] with
-//! the PCIe flag given).
+//! rdmatso (LOCO App. F.1) and `RCAS(x, y, e, v)`, `RFAA(x, y, k)`, declared here
+//! because this crate does not depend on the catalogue's libraries (whose
+//! `rdmatso_rmw` declares the same methods; its declarative model is checked
+//! against these machines in `tests/rmw_model.rs`): the machine accepts it by what
+//! it declares ([`Explorer::with_options`] with the PCIe flag given).
 
 use std::collections::BTreeSet;
 use std::time::Instant;

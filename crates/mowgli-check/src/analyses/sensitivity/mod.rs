@@ -440,7 +440,7 @@ mod tests {
         let to = o.table("to").expect("to");
         assert_eq!(parse_cell(to, "F11"), Some((5, 10)));
         assert_eq!(parse_cell(to, "a1"), Some((0, 0)));
-        for bad in ["", "L1", "A0", "A12", "11", "A", "Ax"] {
+        for bad in ["", "N1", "A0", "A14", "11", "A", "Ax"] {
             assert_eq!(parse_cell(to, bad), None, "{bad}");
         }
         let (r, c) = parse_cell(to, "I9").expect("I9");
