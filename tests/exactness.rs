@@ -8,7 +8,7 @@
 //!
 //! **The space searched.** For every library the tool ships — every built-in name
 //! of the registry (`rdmatso`, `rdmatso_nopcie`, `rdmasc`, `rdmatso_f1`,
-//! `rdmawait`, `sv`, `bal`, `bal_all`, `rbl`, `rbl_weak`, `rbl_rfe`, `msw`,
+//! `rdmatso_rmw`, `rdmatso_rmw_nopcie`, `rdmatso_rmw_glob`, `rdmawait`, `sv`, `bal`, `bal_all`, `rbl`, `rbl_weak`, `rbl_rfe`, `msw`,
 //! `corerma`, `corerma_noir`), every library file of `specs/libs/*.lib` (loaded as
 //! `--lib` does, through a registry override) and a library file written here
 //! whose method writes a literal of the specification (`flag.lib`) — [`CASES`]
@@ -851,10 +851,17 @@ fn builtin(lib: &str) -> Case {
         candidate_budget: CANDIDATE_BUDGET,
         max_skipped_pct: MAX_SKIPPED_PCT,
     };
+    // a remote fetch-and-add computes values (the wide range of values)
+    c.computes = registry_computes(lib);
     if lib != "rdmawait" && !signatures(&c).iter().any(|s| s.3) {
         c.libs.push("rdmawait".to_string());
     }
     c
+}
+
+/// Whether the built-in `lib` declares that it computes values (read off the library).
+fn registry_computes(lib: &str) -> bool {
+    registry::builtin(lib, &default_order()).is_ok_and(|l| l.computes_values())
 }
 
 /// The library file `specs/libs/<file>` under its own name, observed like a built-in.
@@ -907,11 +914,14 @@ fn from_spec(label: &str, spec: mowgli_spec::Spec, text: &str) -> Case {
 }
 
 /// Built-ins other than coreRMA (whose programs are smaller: `corerma`).
-const BUILTINS: [&str; 12] = [
+const BUILTINS: [&str; 15] = [
     "rdmatso",
     "rdmatso_nopcie",
     "rdmasc",
     "rdmatso_f1",
+    "rdmatso_rmw",
+    "rdmatso_rmw_nopcie",
+    "rdmatso_rmw_glob",
     "rdmawait",
     "sv",
     "bal",
