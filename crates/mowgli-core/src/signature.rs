@@ -153,6 +153,11 @@ pub enum Variant {
     OrderedPath,
     /// The same library without it.
     UnorderedPath,
+    /// The same library with read-modify-writes atomic against one another only
+    /// (other accesses may come between one's read and its write).
+    IsolatedRmw,
+    /// The same library with read-modify-writes atomic against every access.
+    GlobalRmw,
 }
 
 /// What a library declares of one of its [`Variant`]s.

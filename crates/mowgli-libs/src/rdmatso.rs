@@ -163,13 +163,23 @@ impl RdmaTso {
                 (Variant::TsoLocal, Related::Itself),
                 (Variant::OrderedPath, Related::Itself),
                 (Variant::UnorderedPath, named("rdmatso_rmw_nopcie")),
+                (Variant::IsolatedRmw, Related::Itself),
+                (Variant::GlobalRmw, named("rdmatso_rmw_glob")),
             ],
             (RemoteAtomics::Hca, false) => vec![
                 (Variant::TsoLocal, Related::Itself),
                 (Variant::OrderedPath, named("rdmatso_rmw")),
                 (Variant::UnorderedPath, Related::Itself),
+                (Variant::IsolatedRmw, Related::Itself),
+                (Variant::GlobalRmw, Related::Lacks),
             ],
-            (RemoteAtomics::Global, _) => vec![(Variant::TsoLocal, Related::Itself)],
+            (RemoteAtomics::Global, _) => vec![
+                (Variant::TsoLocal, Related::Itself),
+                (Variant::OrderedPath, Related::Itself),
+                (Variant::UnorderedPath, Related::Lacks),
+                (Variant::IsolatedRmw, named("rdmatso_rmw")),
+                (Variant::GlobalRmw, Related::Itself),
+            ],
         };
         Ok(l)
     }

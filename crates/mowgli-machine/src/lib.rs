@@ -47,7 +47,7 @@ use state::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mowgli_core::program::Prog;
-use mowgli_core::{Library, Value, ValueDomain, World};
+use mowgli_core::{Library, Related, Value, ValueDomain, Variant, World};
 
 use graph::Graph;
 use trie::{FNode, FOp, Op, Trie};
@@ -214,12 +214,30 @@ pub struct Explorer<'a> {
     nbufs: usize,
 }
 
-/// Whether the library is one whose programs the machine runs, and its PCIe flag.
+/// Whether the library is one whose programs the machine runs, and its PCIe flag,
+/// read off its declaration: every method a primitive command of the machine
+/// ([`library_declares_machine_methods`]) and a declared path to memory, in order
+/// (PCIe, [`Variant::OrderedPath`]) or not ([`Variant::UnorderedPath`]).
 pub fn library_pcie(lib: &dyn Library) -> Option<bool> {
-    match lib.name() {
-        "rdmatso" | "rdmatso_f1" => Some(true),
-        "rdmatso_nopcie" => Some(false),
-        _ => None,
+    if !library_declares_machine_methods(lib) {
+        return None;
+    }
+    if lib.variant(Variant::OrderedPath) == Related::Itself {
+        Some(true)
+    } else if lib.variant(Variant::UnorderedPath) == Related::Itself {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The atomicity of the library's remote RMWs, as it declares it
+/// ([`Variant::GlobalRmw`]; by default HCA, atomic against RMWs only).
+pub fn library_atomics(lib: &dyn Library) -> Atomicity {
+    if lib.variant(Variant::GlobalRmw) == Related::Itself {
+        Atomicity::Global
+    } else {
+        Atomicity::Hca
     }
 }
 
@@ -231,11 +249,12 @@ pub fn library_declares_machine_methods(lib: &dyn Library) -> bool {
 }
 
 impl<'a> Explorer<'a> {
-    /// The machine for a program over `rdmatso`, `rdmatso_f1` or
-    /// `rdmatso_nopcie` (remote RMWs, which these do not declare, would be
-    /// [`Atomicity::Hca`]).
+    /// The machine for a program over a library it runs ([`library_pcie`]: the
+    /// rdmatso libraries and the `rdmatso_rmw` ones), with the PCIe flag and the
+    /// RMWs' atomicity the library declares ([`library_atomics`]).
     pub fn new(prog: &'a Program<'a>, machine: Machine, pcie: Option<bool>) -> Result<Self, MachineError> {
-        Self::build(prog, machine, pcie, Atomicity::Hca, false)
+        let atomics = prog.libs.first().map_or(Atomicity::Hca, |l| library_atomics(*l));
+        Self::build(prog, machine, pcie, atomics, false)
     }
 
     /// The machine of `opts` (machine, PCIe flag, atomicity of remote RMWs) for a
