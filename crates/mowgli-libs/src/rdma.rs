@@ -2,7 +2,7 @@
 //! stamping function stmp_RL (LOCO App. F.2), "respects nodes", and the read /
 //! write roles of subevents (𝒢.R and 𝒢.W).
 
-use mowgli_core::memory::{ReadSpec, ReadVal, RfMo, WriteSpec, WriteVal};
+use mowgli_core::memory::{ReadSpec, ReadVal, RfMo, RmwOp, WriteSpec, WriteVal};
 use mowgli_core::model::LibId;
 use mowgli_core::BitRel;
 use mowgli_core::{Event, ExecGraph, NodeId, Stamp, StampTable, Value, World};
@@ -92,6 +92,18 @@ pub const SET_IS_EMPTY: usize = 10;
 /// RDMA^TSO_RMW only (issue 33, [`crate::rmw`]): `RCAS(x, y, e, v)`, `RFAA(x, y, k)`.
 pub const RCAS: usize = 11;
 pub const RFAA: usize = 12;
+
+/// What the RMW event `e` (`RCAS(x, y, e, v)` or `RFAA(x, y, k)`) writes to y
+/// given what it read.
+pub fn rmw_op(e: &Event) -> RmwOp {
+    let arg = |i: usize| e.args.get(i).cloned().unwrap_or(Value::Unit);
+    match (e.method, arg(2)) {
+        (RFAA, Value::Int(k)) => RmwOp::Add(k),
+        // a non-integer increment is refused by the library's `check_call`
+        (RFAA, _) => RmwOp::Add(0),
+        _ => RmwOp::Cas { expected: arg(2), new: arg(3) },
+    }
+}
 
 /// Whether `method` is a remote RMW (the numbering is shared, so this holds only
 /// in a library that declares them).
@@ -220,13 +232,13 @@ pub fn memory(k: &Kinds, g: &ExecGraph, lib: usize) -> RfMo {
                 // the same subevent writes y (`crate::rmw`)
                 reads.push(ReadSpec { sub: s, cell: a1, val: ReadVal::Free });
                 if g.subs_of[ei].len() == 2 {
-                    let val = WriteVal::Rmw { read: reads.len() - 1, op: crate::rmw::op(e) };
+                    let val = WriteVal::Rmw { read: reads.len() - 1, op: rmw_op(e) };
                     writes.push(WriteSpec { sub: s, cell: a1, val });
                 }
             } else if Some(st.kind) == k.naw {
                 // the atomic write of an RMW (HCA): to y, computed from its read
                 let read = reads.iter().rposition(|r| g.subs[r.sub].event == ei).unwrap_or(0);
-                writes.push(WriteSpec { sub: s, cell: a1, val: WriteVal::Rmw { read, op: crate::rmw::op(e) } });
+                writes.push(WriteSpec { sub: s, cell: a1, val: WriteVal::Rmw { read, op: rmw_op(e) } });
             } else if st.kind == k.nrw {
                 writes.push(WriteSpec { sub: s, cell: a0, val: WriteVal::CopyOf(reads.len() - 1) });
             } else if st.kind == k.nrr {

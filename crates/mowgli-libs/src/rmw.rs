@@ -28,9 +28,9 @@
 //! towards n); CPU writes and puts' writes to y may still land between an RMW's
 //! read and its write.
 
-use mowgli_core::memory::{RfMo, RmwOp, WriteState};
+use mowgli_core::memory::{RfMo, WriteState};
 use mowgli_core::model::LibId;
-use mowgli_core::{BitRel, Event, ExecGraph, MethodSig, Ret, Role, Stamp, Value, ValueDomain, Written};
+use mowgli_core::{BitRel, ExecGraph, MethodSig, Ret, Role, Stamp, Value, ValueDomain, Written};
 
 use crate::rdma::{Kinds, RCAS, RFAA};
 
@@ -52,17 +52,6 @@ pub fn methods() -> Vec<MethodSig> {
         MethodSig::new("RCAS", vec![here, there, Role::Expected, Role::Val], vec![Ret::Id]),
         MethodSig::new("RFAA", vec![here, there, Role::Val], vec![Ret::Id]),
     ]
-}
-
-/// What the RMW event `e` writes to y given what it read.
-pub fn op(e: &Event) -> RmwOp {
-    let arg = |i: usize| e.args.get(i).cloned().unwrap_or(Value::Unit);
-    match (e.method, arg(2)) {
-        (RFAA, Value::Int(k)) => RmwOp::Add(k),
-        // a non-integer increment is refused by `check_call`
-        (RFAA, _) => RmwOp::Add(0),
-        _ => RmwOp::Cas { expected: arg(2), new: arg(3) },
-    }
 }
 
 /// The increment of an `RFAA` must be an integer (the machine's too).
