@@ -152,41 +152,8 @@ impl RdmaTso {
         }
         l.methods.extend(rmw::methods());
         l.rmw = Some(atomics);
-        l.name = match (atomics, pcie) {
-            (RemoteAtomics::Hca, true) => "rdmatso_rmw",
-            (RemoteAtomics::Hca, false) => "rdmatso_rmw_nopcie",
-            (RemoteAtomics::Global, _) => "rdmatso_rmw_glob",
-        };
-        let named = |n: &str| Related::Named(n.to_string());
-        l.variants = match (atomics, pcie) {
-            (RemoteAtomics::Hca, true) => vec![
-                (Variant::TsoLocal, Related::Itself),
-                (Variant::OrderedPath, Related::Itself),
-                (Variant::UnorderedPath, named("rdmatso_rmw_nopcie")),
-                (Variant::IsolatedRmw, Related::Itself),
-                (Variant::GlobalRmw, named("rdmatso_rmw_glob")),
-            ],
-            (RemoteAtomics::Hca, false) => vec![
-                (Variant::TsoLocal, Related::Itself),
-                (Variant::OrderedPath, named("rdmatso_rmw")),
-                (Variant::UnorderedPath, Related::Itself),
-                (Variant::IsolatedRmw, Related::Itself),
-                (Variant::GlobalRmw, Related::Lacks),
-            ],
-            (RemoteAtomics::Global, _) => vec![
-                (Variant::TsoLocal, Related::Itself),
-                (Variant::OrderedPath, Related::Itself),
-                (Variant::UnorderedPath, Related::Lacks),
-                (Variant::IsolatedRmw, named("rdmatso_rmw")),
-                (Variant::GlobalRmw, Related::Itself),
-            ],
-        };
+        (l.name, l.variants) = rmw::family(atomics, pcie);
         Ok(l)
-    }
-
-    /// Against what its remote RMWs are atomic (`None`: it has none).
-    pub fn atomics(&self) -> Option<RemoteAtomics> {
-        self.rmw
     }
 
     /// The related libraries of the family: RDMA^sc and RDMA^TSO are each other's

@@ -30,7 +30,7 @@
 
 use mowgli_core::memory::{RfMo, WriteState};
 use mowgli_core::model::LibId;
-use mowgli_core::{BitRel, ExecGraph, MethodSig, Ret, Role, Stamp, Value, ValueDomain, Written};
+use mowgli_core::{BitRel, ExecGraph, MethodSig, Related, Ret, Role, Stamp, Value, ValueDomain, Variant, Written};
 
 use crate::rdma::{Kinds, RCAS, RFAA};
 
@@ -42,6 +42,36 @@ pub enum RemoteAtomics {
     Hca,
     /// Against every access: it reads and writes in one step.
     Global,
+}
+
+/// The name and the declared variants of RDMA^TSO_RMW with `atomics` and the
+/// PCIe guarantee or not: the PCIe pair are each other's path variants, HCA and
+/// global atomicity each other's RMW variants (global without PCIe is not built).
+pub fn family(atomics: RemoteAtomics, pcie: bool) -> (&'static str, Vec<(Variant, Related)>) {
+    let named = |n: &str| Related::Named(n.to_string());
+    let (name, path, rmw) = match (atomics, pcie) {
+        (RemoteAtomics::Hca, true) => (
+            "rdmatso_rmw",
+            [Related::Itself, named("rdmatso_rmw_nopcie")],
+            [Related::Itself, named("rdmatso_rmw_glob")],
+        ),
+        (RemoteAtomics::Hca, false) => {
+            ("rdmatso_rmw_nopcie", [named("rdmatso_rmw"), Related::Itself], [Related::Itself, Related::Lacks])
+        }
+        (RemoteAtomics::Global, _) => {
+            ("rdmatso_rmw_glob", [Related::Itself, Related::Lacks], [named("rdmatso_rmw"), Related::Itself])
+        }
+    };
+    let [ordered, unordered] = path;
+    let [isolated, global] = rmw;
+    let variants = vec![
+        (Variant::TsoLocal, Related::Itself),
+        (Variant::OrderedPath, ordered),
+        (Variant::UnorderedPath, unordered),
+        (Variant::IsolatedRmw, isolated),
+        (Variant::GlobalRmw, global),
+    ];
+    (name, variants)
 }
 
 /// `RCAS` and `RFAA`, numbered after the eleven methods of [`crate::tsoext`].
