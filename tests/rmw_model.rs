@@ -186,6 +186,7 @@ fn generated_agree(instrs: usize) -> usize {
             errs.extend(results.into_iter().flatten());
             index += class.distinct();
         }
+        eprintln!("{lib}: {checked} programs with RMWs so far, {} differ", errs.len());
     }
     let shown: Vec<&String> = errs.iter().take(5).collect();
     assert!(errs.is_empty(), "{} of {checked} programs differ; the first:\n{shown:#?}", errs.len());
