@@ -213,8 +213,14 @@ fn the_heat_map_is_well_formed_with_one_labelled_cell_per_table_cell() {
             assert!(svg.contains(&format!(">{r}{c}</text>")), "label {r}{c}");
         }
     }
-    // the SN cells of Fig. 10 show the flip SN → ✗
-    assert_eq!(svg.matches(">SN→✗</text>").count(), 21);
+    // the SN cells show the flip SN → ✗: Fig. 10's 21 and the 9 of aNAR_n, aNAW_n
+    let to = order.table("to").expect("to");
+    let sn = |rows: usize| {
+        to.cells[..rows].iter().map(|r| r[..rows].iter().filter(|c| **c == Cell::SameNode).count()).sum::<usize>()
+    };
+    assert_eq!(sn(11), 21, "Fig. 10");
+    assert_eq!(svg.matches(">SN→✗</text>").count(), sn(n));
+    assert_eq!(sn(n), 30);
 }
 
 #[test]
