@@ -1036,6 +1036,76 @@ fn exact_with_a_library_writing_a_literal() {
     check(&[c], CASES, 4);
 }
 
+/// A library file not shipped with read-modify-write writes (`cas(e, v)`,
+/// `add(k)`, issue 33): sequentially consistent memory with an atomic
+/// fetch-and-add and a compare-and-swap that return nothing; a failed CAS writes
+/// nothing.
+const COUNTER_LIB: &str = "\
+library counter
+stamps aCR aCW aCAS
+memory located
+method Read(x: local loc) -> value(x) readonly {
+  stamps aCR
+  aCR reads x = ret
+}
+method Write(x: local loc, v: val) {
+  stamps aCW
+  aCW writes x = v
+}
+method Faa(x: local loc, k: val) {
+  stamps aCAS
+  aCAS reads x
+  aCAS writes x = add(k)
+}
+method Cas(x: local loc, e: val, v: val) {
+  stamps aCAS
+  aCAS reads x
+  aCAS writes x = cas(e, v)
+}
+acyclic po | rf | mo | rb as sc
+so = rf | mo | rb
+";
+
+/// The counter library: its computed values are in the domain (brute force
+/// against the engine), two fetch-and-adds never lose one, and a CAS writes only
+/// when it reads its expected value.
+#[test]
+fn exact_with_read_modify_write_writes() {
+    let spec = mowgli_spec::parse_text("counter.lib", COUNTER_LIB, None).unwrap_or_else(|d| panic!("{}", d.render()));
+    let mut c = from_spec("counter.lib (test-local)", spec, COUNTER_LIB);
+    // fetch-and-add computes values: the wide brute-force range, which makes more
+    // programs too big for the brute force (as for coreRMA)
+    c.computes = true;
+    c.max_skipped_pct = 20;
+    let two_faa = "test faa\nlibraries counter\nthread T1 @ 1\nthread T2 @ 1\nloc x @ 1\n\
+                   T1:\n  Faa(x, 2)\nT2:\n  Faa(x, 3)\n  a = Read(x)\n";
+    let m = mismatch(&c, two_faa);
+    assert!(m.is_none(), "{two_faa}{}", m.unwrap_or_default());
+    let engine_outcomes = |text: &str| -> Vec<String> {
+        let shown = engine(&c.cat(), text).expect("lowers");
+        shown.iter().map(|o| o.iter().map(|(k, v)| format!("{k}={v} ")).collect()).collect()
+    };
+    let outs = engine_outcomes(two_faa);
+    assert!(outs.iter().all(|o| o.contains("x=5")), "an increment lost: {outs:?}");
+    assert!(outs.iter().any(|o| o.contains("a=3")) && outs.iter().any(|o| o.contains("a=5")), "{outs:?}");
+    // Cas(x, 0, 1) against Write(x, 3): read 0 and write 1 before the 3 (x = 3), or
+    // read 3 and fail (x = 3); a failed CAS that wrote back would give no other
+    let cas = |e: i64| {
+        format!(
+            "test cas\nlibraries counter\nthread T1 @ 1\nthread T2 @ 1\nloc x @ 1\n\
+             T1:\n  Write(x, 3)\nT2:\n  Cas(x, {e}, 1)\n"
+        )
+    };
+    assert_eq!(engine_outcomes(&cas(0)), vec!["x=3 ".to_string()]);
+    // Cas(x, 3, 1): succeeds after the write (x = 1) or fails before it (x = 3)
+    assert_eq!(engine_outcomes(&cas(3)), vec!["x=1 ".to_string(), "x=3 ".to_string()]);
+    for e in [0, 3] {
+        let m = mismatch(&c, &cas(e));
+        assert!(m.is_none(), "{}{}", cas(e), m.unwrap_or_default());
+    }
+    check(&[c], CASES, 5);
+}
+
 /// Chained get-accumulates (`Rga`) on one cell: sums of more terms than any
 /// program literal (before the domain fix, sums were capped at three terms: the
 /// read of the first program below missed 4).

@@ -215,6 +215,33 @@ pub enum AccVal {
     Int(i64),
     /// A computed value (memory with `undefined`): `val(aX.k) + …`, `if … then … else …`.
     Expr(ValExpr),
+    /// A read-modify-write's write, computed from what the call's latest read (in
+    /// stamp order) read: `cas(e, v)` writes parameter v when the read value
+    /// equals parameter e and nothing otherwise; `add(k)` writes the read value
+    /// plus parameter k (an integer). Not with `undefined` memory.
+    Rmw(RmwVal),
+}
+
+/// The operation of an [`AccVal::Rmw`] write, over parameter indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmwVal {
+    Cas { expected: usize, new: usize },
+    Add(usize),
+}
+
+impl RmwVal {
+    /// The operation for a call with arguments `args`.
+    pub fn op(self, args: &[mowgli_core::Value]) -> mowgli_core::memory::RmwOp {
+        use mowgli_core::Value;
+        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Unit);
+        match self {
+            RmwVal::Cas { expected, new } => mowgli_core::memory::RmwOp::Cas { expected: arg(expected), new: arg(new) },
+            RmwVal::Add(k) => mowgli_core::memory::RmwOp::Add(match arg(k) {
+                Value::Int(i) => i,
+                _ => 0,
+            }),
+        }
+    }
 }
 
 /// The subevents of one call a name in a method body stands for: every

@@ -187,6 +187,12 @@ impl Memory {
                                 let val = match &a.val {
                                     AccVal::Param(i) => WriteVal::Known(e.args.get(*i).cloned().unwrap_or(Value::Unit)),
                                     AccVal::Int(v) => WriteVal::Known(Value::Int(*v)),
+                                    // a read-modify-write's write, from the call's latest read
+                                    AccVal::Rmw(op) => match rs.iter().rposition(|r| g.subs[r.sub].event == ei) {
+                                        Some(read) => WriteVal::Rmw { read, op: op.op(&e.args) },
+                                        // the parser asks for a read before the write
+                                        None => WriteVal::Known(Value::Unit),
+                                    },
                                     _ if rs.is_empty() => WriteVal::Known(Value::Unit),
                                     _ => WriteVal::CopyOf(rs.len() - 1),
                                 };

@@ -31,6 +31,18 @@ pub(super) fn writes(m: &Method, args: &[Value], dom: &ValueDomain, out: &mut Ve
                     out.push(Written { loc: Some(l), value, derived });
                 }
             }
+            AccVal::Rmw(crate::RmwVal::Cas { new, .. }) => out.extend(args.get(*new).cloned().map(fixed)),
+            AccVal::Rmw(crate::RmwVal::Add(k)) => {
+                // what some read of the same call read, plus k
+                let Some(Value::Int(k)) = args.get(*k) else { continue };
+                for r in m.accesses.iter().filter(|r| !r.write) {
+                    for v in loc(r.loc).map_or(&[][..], |rl| dom.at(rl)) {
+                        if let Value::Int(i) = v {
+                            out.push(Written { loc: Some(l), value: Value::Int(i.wrapping_add(*k)), derived: true });
+                        }
+                    }
+                }
+            }
             // a write's value is never the call's result, nor free
             AccVal::Ret | AccVal::Free => {}
         }
@@ -128,5 +140,7 @@ pub(super) fn computes(spec: &Spec) -> bool {
             ValExpr::Param(_) | ValExpr::Int(_) | ValExpr::Read(_) => false,
         }
     }
-    spec.methods.iter().flat_map(|m| &m.accesses).any(|a| a.write && matches!(&a.val, AccVal::Expr(e) if adds(e)))
+    spec.methods.iter().flat_map(|m| &m.accesses).any(|a| {
+        a.write && (matches!(&a.val, AccVal::Expr(e) if adds(e)) || matches!(a.val, AccVal::Rmw(crate::RmwVal::Add(_))))
+    })
 }

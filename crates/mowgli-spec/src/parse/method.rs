@@ -81,6 +81,10 @@ impl P<'_> {
                         let msg = format!("this subevent already {what} this location in method `{name}`");
                         return self.err(apos, alen, msg);
                     }
+                    Ok(a) if matches!(a.val, AccVal::Rmw(_)) && !accesses.iter().any(|b| !b.write) => {
+                        let msg = "a `cas`/`add` write computes from the call's read: declare the read first";
+                        return self.err(apos, alen, msg);
+                    }
                     Ok(a) => accesses.push(a),
                     Err(t) => tags.push(t),
                 }
@@ -459,7 +463,11 @@ impl P<'_> {
                 let v = self.val_expr(params)?;
                 return Ok(Ok(Access { stamp, occ, write, loc, node, val: AccVal::Expr(v) }));
             }
-            let (v, vpos) = self.ident("`ret`, `copy`, an integer or a parameter")?;
+            let call = matches!(self.toks.get(self.i + 1).map(|t| &t.t), Some(T::P("(")));
+            if write && call && (self.is_kw("cas") || self.is_kw("add")) {
+                return self.rmw_access(params, mem.undefined, (stamp, occ, loc, node));
+            }
+            let (v, vpos) = self.ident("`ret`, `copy`, `cas(e, v)`, `add(k)`, an integer or a parameter")?;
             match v.as_str() {
                 "ret" if !write => AccVal::Ret,
                 "copy" if write => AccVal::Copy,
@@ -486,6 +494,45 @@ impl P<'_> {
         };
         let _ = &s;
         Ok(Ok(Access { stamp, occ, write, loc, node, val }))
+    }
+
+    /// `cas(e, v)` or `add(k)` after `writes x =`: a read-modify-write's write
+    /// (parameters named; memory without `undefined`).
+    fn rmw_access(
+        &mut self,
+        params: &[(String, Kind)],
+        undefined: bool,
+        (stamp, occ, loc, node): (usize, Option<usize>, usize, Option<NodeExpr>),
+    ) -> R<Result<Access, (SubRef, usize)>> {
+        let (op, pos) = self.ident("`cas` or `add`")?;
+        if undefined {
+            return self.err(
+                pos,
+                op.len(),
+                "`cas`/`add` writes need memory without `undefined` (the write may not happen)",
+            );
+        }
+        if !self.eat_p("(") {
+            return self.expected("`(`");
+        }
+        let mut names = Vec::new();
+        loop {
+            let p = self.param(params, "a value parameter", |k| matches!(k, Kind::Val))?;
+            names.push(p);
+            if !self.eat_p(",") {
+                break;
+            }
+        }
+        if !self.eat_p(")") {
+            return self.expected("`,` or `)`");
+        }
+        let val = match (op.as_str(), names.as_slice()) {
+            ("cas", [e, v]) => RmwVal::Cas { expected: *e, new: *v },
+            ("add", [k]) => RmwVal::Add(*k),
+            ("cas", _) => return self.err(pos, op.len(), "`cas` takes two parameters: `cas(expected, new)`"),
+            _ => return self.err(pos, op.len(), "`add` takes one parameter: `add(k)`"),
+        };
+        Ok(Ok(Access { stamp, occ, write: true, loc, node, val: AccVal::Rmw(val) }))
     }
 
     /// A computed value: `val(aX.k)`, a parameter, an integer, `a + b`,

@@ -19,10 +19,13 @@ impl FileSearch<'_> {
         let n = self.n;
         let spec = &self.lib.spec;
         let plan = &self.lib.shared.plan;
-        // not compiled to SMT (yet): computed values, least fixpoints, and the
-        // three-way and splitting witnesses (coreRMA's); Z3 declines the library
+        // not compiled to SMT (yet): computed values, read-modify-write writes
+        // (which may not happen), least fixpoints, and the three-way and
+        // splitting witnesses (coreRMA's); Z3 declines the library
         let plain = |k: &AxiomKind| matches!(k, AxiomKind::Acyclic | AxiomKind::Irreflexive | AxiomKind::Empty);
+        let rmw = spec.methods.iter().flat_map(|m| &m.accesses).any(|a| matches!(a.val, crate::AccVal::Rmw(_)));
         if self.vals.is_some()
+            || rmw
             || plan.rec.iter().any(|r| *r)
             || spec.axioms.iter().any(|a| !plain(&a.kind))
             || self.wits.iter().any(|w| matches!(w, WState::OrientsOpt { .. } | WState::Splits { .. }))
