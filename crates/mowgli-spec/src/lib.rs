@@ -821,6 +821,32 @@ mod tests {
         assert!(!s.axioms[0].expr.monotone(&s.lets));
     }
 
+    /// `cas(e, v)` and `add(k)` writes (issue 33): parsed over parameters, refused
+    /// without a read before them, with the wrong arguments, or on `undefined` memory.
+    #[test]
+    fn read_modify_write_writes() {
+        let head = "library r\nstamps aCR aCAS\nmemory located\n";
+        let ok = format!(
+            "{head}method Cas(x: loc, e: val, v: val) {{ stamps aCAS\n aCAS reads x\n aCAS writes x = cas(e, v) }}\n\
+             method Faa(x: loc, k: val) {{ stamps aCAS\n aCAS reads x\n aCAS writes x = add(k) }}\nso = po\n"
+        );
+        let s = parse_text("r.lib", &ok, None).unwrap_or_else(|d| panic!("{}", d.render()));
+        assert_eq!(s.methods[0].accesses[1].val, AccVal::Rmw(RmwVal::Cas { expected: 1, new: 2 }));
+        assert_eq!(s.methods[1].accesses[1].val, AccVal::Rmw(RmwVal::Add(1)));
+        let bad = |text: String, want: &str| {
+            let d = parse_text("r.lib", &text, None).expect_err("rejected");
+            assert!(d.render().contains(want), "{}", d.render());
+        };
+        let m = |body: &str| format!("{head}method M(x: loc, e: val, v: val) {{ stamps aCAS\n {body} }}\n");
+        bad(m("aCAS writes x = cas(e, v)"), "declare the read first");
+        bad(m("aCAS reads x\n aCAS writes x = cas(e)"), "`cas` takes two parameters");
+        bad(m("aCAS reads x\n aCAS writes x = add(e, v)"), "`add` takes one parameter");
+        bad(m("aCAS reads x\n aCAS writes x = add(x)"), "is not a value parameter");
+        let undef = "library r\nstamps aCAS\nmemory located undefined\n\
+                     method M(x: loc, k: val) { stamps aCAS\n aCAS reads x\n aCAS writes x = add(k) }\n";
+        bad(undef.to_string(), "need memory without `undefined`");
+    }
+
     #[test]
     fn errors_of_the_value_language() {
         let bad = |text: &str, want: &str| {
