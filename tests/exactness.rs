@@ -969,7 +969,7 @@ const EXAMPLES: [&str; 3] = ["mswb.lib", "rtuple.lib", "flag.lib"];
 #[test]
 fn every_library_file_is_covered() {
     let mut listed: BTreeSet<String> = FILES.iter().map(|f| f.to_string()).collect();
-    listed.extend(["corerma.lib", "corerma_noir.lib", "lock.lib"].map(String::from));
+    listed.extend(["corerma.lib", "corerma_noir.lib", "lock.lib", "rdmawait_rmw.lib"].map(String::from));
     listed.extend(EXAMPLES.map(String::from));
     let on_disk: BTreeSet<String> = std::fs::read_dir(root().join("specs/libs"))
         .expect("specs/libs")
@@ -1104,6 +1104,17 @@ fn exact_with_read_modify_write_writes() {
         assert!(m.is_none(), "{}{}", cas(e), m.unwrap_or_default());
     }
     check(&[c], CASES, 5);
+}
+
+/// RDMA^WAIT with remote atomics (`specs/libs/rdmawait_rmw.lib`, issue 33): its
+/// fetch-and-adds compute values, so the wide range (and more programs over the
+/// brute force's budgets, as for the counter above).
+#[test]
+fn exact_on_rdmawait_rmw() {
+    let mut c = file("rdmawait_rmw.lib");
+    c.computes = true;
+    c.max_skipped_pct = 20;
+    check(&[c], CASES, 6);
 }
 
 /// Chained get-accumulates (`Rga`) on one cell: sums of more terms than any
