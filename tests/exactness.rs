@@ -969,7 +969,7 @@ const EXAMPLES: [&str; 3] = ["mswb.lib", "rtuple.lib", "flag.lib"];
 #[test]
 fn every_library_file_is_covered() {
     let mut listed: BTreeSet<String> = FILES.iter().map(|f| f.to_string()).collect();
-    listed.extend(["corerma.lib", "corerma_noir.lib", "lock.lib", "rdmawait_rmw.lib"].map(String::from));
+    listed.extend(["corerma.lib", "corerma_noir.lib", "lock.lib", "rlock.lib", "rdmawait_rmw.lib"].map(String::from));
     listed.extend(EXAMPLES.map(String::from));
     let on_disk: BTreeSet<String> = std::fs::read_dir(root().join("specs/libs"))
         .expect("specs/libs")
@@ -992,6 +992,7 @@ fn exact_on_builtin_libraries() {
 fn exact_on_library_files() {
     let mut cases: Vec<Case> = FILES.iter().map(|f| file(f)).collect();
     cases.push(file("lock.lib"));
+    cases.push(file("rlock.lib"));
     cases.extend(EXAMPLES.map(file));
     check(&cases, CASES, 2);
 }
