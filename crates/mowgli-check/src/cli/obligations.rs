@@ -236,7 +236,8 @@ pub fn run(a: &Args, cat: &Catalogue) -> ExitCode {
     // from each refutation to a client that observes it, or what was tried (issue 17)
     if *observe_budget > 0.0 && !rep.failures.is_empty() {
         let budget = std::time::Duration::from_secs_f64(*observe_budget);
-        obligations::observe::observe_all(&imp, &order, &mut rep, *loop_bound, budget);
+        let until = limit.map(|t| started + t);
+        obligations::observe::observe_all_until(&imp, &order, &mut rep, *loop_bound, budget, until);
         for o in &rep.observations {
             let (Some(dir), Some(name), Some(text)) = (observe_out, &o.name, &o.client) else { continue };
             let path = dir.join(format!("{name}.litmus"));

@@ -245,7 +245,10 @@ pub fn observe_in(
     let mut skipped = Vec::new();
     for g in &gens {
         match Search::new(imp, order, g, program, reason, space) {
-            Ok(s) => searches.push(s),
+            Ok(mut s) => {
+                s.deadline = Some(start + budget);
+                searches.push(s)
+            }
             Err(e) => skipped.push(format!("`{}`: {e}", g.observer().unwrap_or_default())),
         }
     }
@@ -259,12 +262,25 @@ pub fn observe_in(
     for search in &searches {
         let mut part = search.bound();
         for n in 1..=space.calls {
-            search.visit_narrow(n, &mut |_| {
+            let counted = search.visit_narrow(n, &mut |_| {
                 total += 1;
                 true
             });
+            if !counted {
+                // the visit stops only at the deadline
+                obs.note = Some(format!(
+                    "the time budget ({:.0} s) ran out while counting the candidates",
+                    budget.as_secs_f64()
+                ));
+                return obs;
+            }
         }
         let wide_n = search.count_wide(space.wide_cap);
+        if start.elapsed() >= budget {
+            obs.note =
+                Some(format!("the time budget ({:.0} s) ran out while counting the candidates", budget.as_secs_f64()));
+            return obs;
+        }
         let w = wide_n <= space.wide_cap;
         if w {
             total += wide_n;
@@ -356,9 +372,24 @@ pub fn observe_all(
     loop_bound: usize,
     budget: Duration,
 ) {
+    observe_all_until(imp, order, rep, loop_bound, budget, None)
+}
+
+/// [`observe_all`], every search ending by `until` too (a run's time limit): the
+/// searches after it are not made, and say so.
+pub fn observe_all_until(
+    imp: &Implementation,
+    order: &StampOrder,
+    rep: &mut super::Report,
+    loop_bound: usize,
+    budget: Duration,
+    until: Option<Instant>,
+) {
     let mut seen: Vec<(String, String, usize)> = Vec::new();
     rep.observations.clear();
     for f in &rep.failures {
+        let left = until.map(|u| u.saturating_duration_since(Instant::now()));
+        let budget = left.map_or(budget, |l| l.min(budget));
         let prior = seen.iter().find(|(p, r, _)| *p == f.client && *r == f.reason).map(|x| x.2);
         let o = match prior {
             Some(i) => rep.observations[i].clone(),
@@ -370,6 +401,17 @@ pub fn observe_all(
                     None => crate::lang::syntax::parse(&f.client).map_err(|e| e.to_string()),
                 };
                 let mut o = match parsed {
+                    _ if budget.is_zero() => Observation {
+                        client: None,
+                        name: None,
+                        shape: None,
+                        tried: 0,
+                        candidates: 0,
+                        bound: String::new(),
+                        note: Some("the run's time limit was reached before this search".into()),
+                        errors: 0,
+                        first_error: None,
+                    },
                     Ok(program) => observe(imp, order, &program, &f.reason, loop_bound, budget),
                     Err(e) => Observation {
                         client: None,

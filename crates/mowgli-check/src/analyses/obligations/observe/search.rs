@@ -44,6 +44,9 @@ impl Cand<'_> {
 
 /// The space of one refutation's candidates.
 pub(super) struct Search {
+    /// When the visits stop, however few candidates they handed out (most
+    /// candidates can be filtered out before any reaches the caller).
+    pub(super) deadline: Option<std::time::Instant>,
     /// The abstract program, its calls of the implemented library qualified.
     prog: Litmus,
     observer: String,
@@ -201,7 +204,7 @@ impl Search {
         if wid_letters.len() < space.wids {
             return Err("no fresh names for the observer's work identifiers".into());
         }
-        Ok(Search { prog, observer, placed, nodes, slots, ends, configs, wid_letters, space: *space })
+        Ok(Search { deadline: None, prog, observer, placed, nodes, slots, ends, configs, wid_letters, space: *space })
     }
 
     /// The candidates of the narrow part with `n` observer calls, in the search
@@ -252,6 +255,13 @@ impl Search {
         f: &mut dyn FnMut(&Cand) -> bool,
     ) -> bool {
         let any_end = self.ends.iter().any(|e| !e);
+        // every so many candidates, filtered out or not, the deadline is asked
+        let mut seen = 0u32;
+        let deadline = self.deadline;
+        let mut past = move || {
+            seen = seen.wrapping_add(1);
+            seen % 4096 == 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d)
+        };
         for at_ends in [true, false] {
             if !at_ends && !any_end {
                 continue;
@@ -274,6 +284,9 @@ impl Search {
                                 .chain(en.map(|m| cfg.at(m).len()).into_iter().flat_map(|l| std::iter::repeat_n(l, j)))
                                 .collect();
                             product(&sizes, &mut |cs| {
+                                if past() {
+                                    return false;
+                                }
                                 let c = Cand {
                                     config: ci,
                                     slots: ss,
