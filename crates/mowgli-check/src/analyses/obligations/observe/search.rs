@@ -260,7 +260,7 @@ impl Search {
         let deadline = self.deadline;
         let mut past = move || {
             seen = seen.wrapping_add(1);
-            seen % 4096 == 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d)
+            seen.is_multiple_of(4096) && deadline.is_some_and(|d| std::time::Instant::now() >= d)
         };
         for at_ends in [true, false] {
             if !at_ends && !any_end {
