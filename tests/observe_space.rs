@@ -482,7 +482,7 @@ fn work_identifiers_widen_the_default_space() {
     let p = f.test.clone().expect("the parsed abstract program");
     let count = |wids: usize| {
         let space = observe::Space { wids, ..Default::default() };
-        let o = observe::observe_in(&imp, &order, &p, &f.reason, 4, Duration::ZERO, &space);
+        let o = observe::count_in(&imp, &order, &p, &f.reason, &space).expect("a search");
         println!("work identifiers {wids}: {} candidates; {}", o.candidates, o.bound);
         o
     };

@@ -90,6 +90,24 @@ pub struct Observation {
     pub first_error: Option<String>,
 }
 
+impl Observation {
+    /// An observation with no client and no candidate, only `note`: why nothing
+    /// was searched.
+    fn note_only(note: String) -> Observation {
+        Observation {
+            client: None,
+            name: None,
+            shape: None,
+            tried: 0,
+            candidates: 0,
+            bound: String::new(),
+            note: Some(note),
+            errors: 0,
+            first_error: None,
+        }
+    }
+}
+
 /// The space of candidate clients of one refutation (see the module comment).
 #[derive(Clone, Copy, Debug)]
 pub struct Space {
@@ -198,6 +216,109 @@ fn endpoints(reason: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// One search per observer library (a client calls one of them), each ending by
+/// `deadline`, and the libraries no search could be made for, with the reason.
+fn searches_of(
+    imp: &Implementation,
+    order: &StampOrder,
+    program: &Litmus,
+    reason: &str,
+    space: &Space,
+    deadline: Option<Instant>,
+) -> Result<(Vec<Search>, Vec<String>), String> {
+    let gens = observers_of(imp, order, space)?;
+    let mut searches = Vec::new();
+    let mut skipped = Vec::new();
+    for g in &gens {
+        let name = g.observer().unwrap_or_default().to_string();
+        match Search::new(imp, order, g, program, reason, space) {
+            Ok(mut s) => {
+                s.deadline = deadline;
+                searches.push(s)
+            }
+            Err(e) => skipped.push(format!("`{name}`: {e}")),
+        }
+    }
+    if searches.is_empty() {
+        return Err(skipped.join("; "));
+    }
+    Ok((searches, skipped))
+}
+
+/// The candidates of a space, counted, and the bound they cover in words.
+pub struct Counted {
+    pub candidates: usize,
+    pub bound: String,
+    /// Per search: whether its wide part is searched (within the cap).
+    wide: Vec<bool>,
+}
+
+/// Counts the candidates of `searches`; `None` when a search's deadline passed
+/// first.
+fn count(searches: &[Search], skipped: &[String], space: &Space, deadline: Option<Instant>) -> Option<Counted> {
+    let mut total = 1;
+    let mut parts = Vec::new();
+    let mut wide = Vec::new();
+    for search in searches {
+        let mut part = search.bound();
+        for n in 1..=space.calls {
+            // the visit stops only at the deadline
+            let counted = search.visit_narrow(n, &mut |_| {
+                total += 1;
+                true
+            });
+            if !counted {
+                return None;
+            }
+        }
+        let wide_n = search.count_wide(space.wide_cap);
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
+        let w = wide_n <= space.wide_cap;
+        if w {
+            total += wide_n;
+        }
+        wide.push(w);
+        if space.wide_thread > 0 {
+            part += &if w {
+                format!(
+                    "; and with a new thread of {} such calls on a node of the program and 1 to {} inserted in its threads, \
+                     every observer location written in one thread and read by a call returning a value in another ({wide_n} candidates)",
+                    space.wide_thread, space.wide_inserted
+                )
+            } else {
+                format!(
+                    "; not its wide part (a new thread of {} calls and 1 to {} inserted): more than {} candidates",
+                    space.wide_thread, space.wide_inserted, space.wide_cap
+                )
+            };
+        }
+        parts.push(part);
+    }
+    let mut bound = format!("the abstract program alone, and with {}", parts.join("; or with "));
+    if searches.len() > 1 {
+        bound += " (one observer library per client: the searches of each library, smallest first across them)";
+    }
+    if !skipped.is_empty() {
+        bound += &format!("; not drawn from {}", skipped.join(", "));
+    }
+    Some(Counted { candidates: total, bound, wide })
+}
+
+/// The candidates [`observe_in`] would try for this refutation over `space`,
+/// counted without a time limit and without running any.
+pub fn count_in(
+    imp: &Implementation,
+    order: &StampOrder,
+    program: &Litmus,
+    reason: &str,
+    space: &Space,
+) -> Result<Counted, String> {
+    let (searches, skipped) = searches_of(imp, order, program, reason, space, None)?;
+    count(&searches, &skipped, space, None).ok_or_else(|| "no deadline, yet the count stopped".to_string())
+}
+
 /// Tries to observe the refutation whose abstract program is `program` and whose
 /// reason is `reason`, within `budget`, over the default [`Space`].
 pub fn observe(
@@ -222,96 +343,27 @@ pub fn observe_in(
     space: &Space,
 ) -> Observation {
     let start = Instant::now();
-    let mut obs = Observation {
-        client: None,
-        name: None,
-        shape: None,
-        tried: 0,
-        candidates: 0,
-        bound: String::new(),
-        note: None,
-        errors: 0,
-        first_error: None,
+    let deadline = start + budget;
+    let (searches, skipped) = match searches_of(imp, order, program, reason, space, Some(deadline)) {
+        Ok(s) => s,
+        Err(e) => return Observation::note_only(e),
     };
-    let gens = match observers_of(imp, order, space) {
-        Ok(g) => g,
-        Err(e) => {
-            obs.note = Some(e);
-            return obs;
+    let counted = match count(&searches, &skipped, space, Some(deadline)) {
+        Some(c) => c,
+        None => {
+            return Observation::note_only(format!(
+                "the time budget ({:.0} s) ran out while counting the candidates",
+                budget.as_secs_f64()
+            ))
         }
     };
-    // one search per observer library (a client calls one of them)
-    let mut searches = Vec::new();
-    let mut skipped = Vec::new();
-    for g in &gens {
-        match Search::new(imp, order, g, program, reason, space) {
-            Ok(mut s) => {
-                s.deadline = Some(start + budget);
-                searches.push(s)
-            }
-            Err(e) => skipped.push(format!("`{}`: {e}", g.observer().unwrap_or_default())),
-        }
-    }
-    if searches.is_empty() {
-        obs.note = Some(skipped.join("; "));
-        return obs;
-    }
-    let mut total = 1;
-    let mut parts = Vec::new();
-    let mut wide = Vec::new();
-    for search in &searches {
-        let mut part = search.bound();
-        for n in 1..=space.calls {
-            let counted = search.visit_narrow(n, &mut |_| {
-                total += 1;
-                true
-            });
-            if !counted {
-                // the visit stops only at the deadline
-                obs.note = Some(format!(
-                    "the time budget ({:.0} s) ran out while counting the candidates",
-                    budget.as_secs_f64()
-                ));
-                return obs;
-            }
-        }
-        let wide_n = search.count_wide(space.wide_cap);
-        if start.elapsed() >= budget {
-            obs.note =
-                Some(format!("the time budget ({:.0} s) ran out while counting the candidates", budget.as_secs_f64()));
-            return obs;
-        }
-        let w = wide_n <= space.wide_cap;
-        if w {
-            total += wide_n;
-        }
-        wide.push(w);
-        if space.wide_thread > 0 {
-            part += &if w {
-                format!(
-                    "; and with a new thread of {} such calls on a node of the program and 1 to {} inserted in its threads, \
-                     every observer location written in one thread and read by a call returning a value in another ({wide_n} candidates)",
-                    space.wide_thread, space.wide_inserted
-                )
-            } else {
-                format!(
-                    "; not its wide part (a new thread of {} calls and 1 to {} inserted): more than {} candidates",
-                    space.wide_thread, space.wide_inserted, space.wide_cap
-                )
-            };
-        }
-        parts.push(part);
-    }
-    obs.candidates = total;
-    obs.bound = format!("the abstract program alone, and with {}", parts.join("; or with "));
-    if searches.len() > 1 {
-        obs.bound += " (one observer library per client: the searches of each library, smallest first across them)";
-    }
-    if !skipped.is_empty() {
-        obs.bound += &format!("; not drawn from {}", skipped.join(", "));
-    }
+    let mut obs = Observation::note_only(String::new());
+    obs.note = None;
+    obs.candidates = counted.candidates;
+    obs.bound = counted.bound;
+    let wide = counted.wide;
     let mut how = ClientCheck::new(loop_bound, true);
-    how.deadline = Some(start + budget);
+    how.deadline = Some(deadline);
     let try_one = |lit: &Litmus, what: &dyn Fn() -> (String, String), obs: &mut Observation| -> bool {
         if start.elapsed() >= budget {
             obs.note = Some(format!("the time budget ({:.0} s) ran out", budget.as_secs_f64()));
@@ -401,29 +453,11 @@ pub fn observe_all_until(
                     None => crate::lang::syntax::parse(&f.client).map_err(|e| e.to_string()),
                 };
                 let mut o = match parsed {
-                    _ if budget.is_zero() => Observation {
-                        client: None,
-                        name: None,
-                        shape: None,
-                        tried: 0,
-                        candidates: 0,
-                        bound: String::new(),
-                        note: Some("the run's time limit was reached before this search".into()),
-                        errors: 0,
-                        first_error: None,
-                    },
+                    _ if budget.is_zero() => {
+                        Observation::note_only("the run's time limit was reached before this search".into())
+                    }
                     Ok(program) => observe(imp, order, &program, &f.reason, loop_bound, budget),
-                    Err(e) => Observation {
-                        client: None,
-                        name: None,
-                        shape: None,
-                        tried: 0,
-                        candidates: 0,
-                        bound: String::new(),
-                        note: Some(format!("the abstract program could not be read back: {e}")),
-                        errors: 0,
-                        first_error: None,
-                    },
+                    Err(e) => Observation::note_only(format!("the abstract program could not be read back: {e}")),
                 };
                 // one file per refutation: the failure's number in the name
                 if let (Some(name), Some(text)) = (&o.name, &o.client) {
