@@ -456,6 +456,7 @@ impl TsoSearch<'_> {
         ib.union_with(&sc.rao);
         ib.union_with(&sc.aw);
         ib.union_with(&sc.fifo);
+        rmw::issued_with_read_into(&self.rmws, &self.vars.mem, ib);
         ib.close_transitively();
         if !ib.is_irreflexive() {
             return false;
