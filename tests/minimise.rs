@@ -100,7 +100,7 @@ mod minimising {
     /// `tests/refine.rs` where it has them: isv_gf_nowait with an rdmawait observer
     /// 1 × 3, irbl_nowait 4 calls, imsw_nohash 2, ibal_nolocalgf 3), and its failing
     /// client.
-    const MUTANTS: [(&str, (usize, usize), Source); 11] = [
+    const MUTANTS: [(&str, (usize, usize), Source); 16] = [
         ("isv_gf_nowait.impl", (1, 3), Source::File("specs/litmus/loco/LOCO-Fig5-SB-put-GF.litmus")),
         // caught by the same paper test (`mowgli refine … --clients specs/litmus`)
         ("isv_gf_puts.impl", (1, 3), Source::File("specs/litmus/loco/LOCO-Fig5-SB-put-GF.litmus")),
@@ -118,6 +118,12 @@ mod minimising {
         // threads hold the lock at once, seen by the message-passing client
         ("ilock_test_then_set.impl", (2, 5), Source::File("specs/clients/lock/lock-mp.litmus")),
         ("ilock_trylock.impl", (2, 5), Source::File("specs/clients/lock/lock-mp.litmus")),
+        // the atomic variable of specs/libs/ratomic.lib over RDMA^WAIT_RMW (issue 33)
+        ("iratomic_faa_nowait.impl", (2, 2), Source::File("specs/clients/ratomic/ratomic-faa-faa.litmus")),
+        ("iratomic_load_nowait.impl", (2, 4), Source::File("specs/clients/ratomic/ratomic-mp.litmus")),
+        ("iratomic_faa_split.impl", (2, 2), Source::File("specs/clients/ratomic/ratomic-faa-faa.litmus")),
+        ("iratomic_local_cas.impl", (2, 2), Source::File("specs/clients/ratomic/ratomic-cas-mx.litmus")),
+        ("iratomic_faa_noflush.impl", (2, 5), Source::File("specs/clients/ratomic/ratomic-faa-flush.litmus")),
     ];
 
     /// The client's file name and text.

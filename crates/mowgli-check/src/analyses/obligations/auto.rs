@@ -111,11 +111,21 @@ pub struct CostModel {
     /// A shape's mean explicit time above which Z3 is tried ([`TRY_Z3_MS`]).
     pub try_z3_ms: f64,
     pub split: EngineSplit,
+    /// Z3 cannot encode a library in scope (`rdmawait_rmw`'s read-modify-writes):
+    /// every program runs explicit, and a run stopped at its budget is retried
+    /// explicit with twice the budget.
+    pub z3_unavailable: bool,
 }
 
 impl Default for CostModel {
     fn default() -> CostModel {
-        CostModel { shapes: HashMap::new(), sizes: HashMap::new(), try_z3_ms: TRY_Z3_MS, split: EngineSplit::default() }
+        CostModel {
+            shapes: HashMap::new(),
+            sizes: HashMap::new(),
+            try_z3_ms: TRY_Z3_MS,
+            split: EngineSplit::default(),
+            z3_unavailable: false,
+        }
     }
 }
 
@@ -154,6 +164,9 @@ pub fn shape(t: &syntax::Litmus) -> Shape {
 impl CostModel {
     /// The engine for a program of shape `sh`.
     pub fn choose(&self, sh: &Shape) -> Backend {
+        if self.z3_unavailable {
+            return Backend::Explicit;
+        }
         let c = match self.shapes.get(sh) {
             Some(c) => c,
             // a shape not met yet: what its size's programs measured
@@ -289,7 +302,18 @@ pub(super) fn portfolio(
         let (snapshot, inferred_before) = (rep.clone(), inferred.clone());
         let t0 = Instant::now();
         let until = t0 + Duration::from_secs_f64(budget / 1000.0);
-        attempt(engine, Some(deadline.map_or(until, |d| d.min(until))), rep, inferred)?;
+        match attempt(engine, Some(deadline.map_or(until, |d| d.min(until))), rep, inferred) {
+            Err(e) if engine == Backend::Z3 && crate::engines::z3::Z3Error::is_unsupported(&e) => {
+                // not a verdict: the program again, explicit, and no Z3 from now on
+                costs.z3_unavailable = true;
+                *rep = snapshot;
+                *inferred = inferred_before;
+                rep.programs = programs;
+                engine = Backend::Explicit;
+                continue;
+            }
+            r => r?,
+        }
         let ms = t0.elapsed().as_secs_f64() * 1000.0;
         let overall = deadline.is_some_and(|d| Instant::now() >= d);
         if rep.complete || !snapshot.complete || overall {
@@ -309,7 +333,9 @@ pub(super) fn portfolio(
         *inferred = inferred_before;
         rep.programs = programs;
         switches += 1;
-        engine = other(engine);
+        if !costs.z3_unavailable {
+            engine = other(engine);
+        }
         budget *= 2.0;
     }
 }

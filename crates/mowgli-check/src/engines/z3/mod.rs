@@ -106,6 +106,14 @@ pub enum Z3Error {
     Unknown(String),
 }
 
+impl Z3Error {
+    /// Whether a message is [`Z3Error::Unsupported`]'s: an engine's limit, not a
+    /// verdict on the program (carried as text through the analyses).
+    pub fn is_unsupported(msg: &str) -> bool {
+        msg.contains("has no symbolic description of its consistency predicate")
+    }
+}
+
 fn value_id(ids: &mut HashMap<Value, i64>, v: &Value) -> i64 {
     let n = ids.len() as i64;
     *ids.entry(v.clone()).or_insert(n)
