@@ -206,9 +206,11 @@ mod minimising {
         // tests/examples.rs refutes with no flags, and the retry-loop locks of
         // issue 31 (iticket, iseqlock), which `mowgli check`'s entries refute on
         // their clients, and the remote-atomics mutants of issue 33 (iw_rmw,
-        // irlock), which `mowgli check`'s entries refute on their hand-written
-        // clients; these have no minimised client yet
-        let examples = ["iflag_", "imswb_", "irtuple_", "iticket_", "iseqlock_", "iw_rmw_", "irlock_"];
+        // irlock, irticket), which `mowgli check`'s entries refute on their
+        // hand-written clients (the locks' spins reach the minimiser's loop bound
+        // of 4, where irticket's unfoldings pass their limit: issue 31); these
+        // have no minimised client yet
+        let examples = ["iflag_", "imswb_", "irtuple_", "iticket_", "iseqlock_", "iw_rmw_", "irlock_", "irticket_"];
         let shipped: BTreeSet<String> = std::fs::read_dir(root().join("specs/impls/mutants"))
             .expect("mutants")
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())

@@ -336,6 +336,34 @@ mod obligations_on_z3 {
         }
     }
 
+    /// `--engine auto` with Z3 tried on every shape, on an implementation over a
+    /// library Z3 cannot encode (`rdmawait_rmw`'s read-modify-writes): every
+    /// program runs explicit and the verdict is the explicit engine's, with no
+    /// W refutation made of the engine's limit (before, each program Z3 was
+    /// tried on became "W refuted: no symbolic description").
+    #[test]
+    fn auto_runs_explicit_where_z3_cannot_encode() {
+        let order = default_order();
+        let mut cat = mowgli_libs::catalogue::Catalogue::builtins();
+        for lib in ["specs/libs/rdmawait_rmw.lib", "specs/libs/ratomic.lib"] {
+            cat.add_spec(&mowgli_spec::parse_file(&root().join(lib)).expect("the library file"));
+        }
+        let i = Implementation::load(&root().join("specs/impls/iratomic.impl"), &order, &cat)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let b = Bounds::in_catalogue("ratomic", &cat, 2, 1, 1);
+        let clients = obligations::abstract_programs(&i, &order, &b).unwrap_or_else(|e| panic!("{e}"));
+        let opts = Options { loop_bound: 4, auto: true, auto_try_z3_ms: Some(0.0), ..Default::default() };
+        let a = obligations::check_clients(&i, &order, &clients, &i.map, &opts).unwrap_or_else(|e| panic!("{e}"));
+        let reasons: Vec<&str> = a.failures.iter().map(|f| f.reason.as_str()).collect();
+        assert!(a.failures.is_empty() && a.complete, "{reasons:?}");
+        let split = a.split.clone().expect("auto reports its split");
+        assert_eq!((split.explicit_programs, split.z3_programs), (a.programs.len(), 0), "{split:?}");
+        // `--engine z3` on it is an error, not a verdict
+        let z = Options { loop_bound: 4, backend: Backend::Z3, ..Default::default() };
+        let Err(err) = obligations::check_clients(&i, &order, &clients, &i.map, &z) else { panic!("no error") };
+        assert!(err.contains("no symbolic description"), "{err}");
+    }
+
     /// I_SV at 2 × 2 × 2 under both engines: about 25 minutes before the Z3
     /// engine's relation analysis, 7 minutes with it (with the test above), 76 s
     /// with the witness tree (docs/obligations.md).
