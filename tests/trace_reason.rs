@@ -79,6 +79,30 @@ fn consistent_candidates_have_the_engines_outcomes() {
     assert!(compared >= 60, "{compared} compared");
 }
 
+/// The same on the remote-atomics tests (`specs/litmus/rdmatso-rmw`) under the
+/// three RDMA^TSO_RMW libraries: the explanation's parts of ib include an RMW's
+/// write issued with its read (without that part, a candidate the engine rejects
+/// would be explained as consistent).
+#[test]
+fn consistent_candidates_have_the_engines_outcomes_with_rmws() {
+    let files = litmus::collect(&[root().join("specs/litmus/rdmatso-rmw")]).expect("the RMW tests");
+    let (mut compared, mut skipped) = (0, 0);
+    for f in files {
+        let rel = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
+        for variant in ["rdmatso_rmw", "rdmatso_rmw_nopcie", "rdmatso_rmw_glob"] {
+            let (r, decl) = reasons_of(&rel, Some(variant), 200_000);
+            if r.truncated {
+                skipped += 1;
+                continue;
+            }
+            assert_eq!(r.consistent_outcomes, decl, "{rel} as {variant}");
+            compared += 1;
+        }
+    }
+    eprintln!("{compared} test variants compared, {skipped} over the budget");
+    assert!(compared >= 12, "{compared} compared");
+}
+
 /// App. A.3: "This behaviour can be prevented with an rfence or a poll instruction
 /// between the two remote operations". The one candidate with a = 1 ∧ b = 0 (the
 /// first get reads y = 1 from T1's write, the second reads x's initial 0) breaks

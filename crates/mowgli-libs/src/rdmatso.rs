@@ -456,7 +456,9 @@ impl TsoSearch<'_> {
         ib.union_with(&sc.rao);
         ib.union_with(&sc.aw);
         ib.union_with(&sc.fifo);
-        rmw::issued_with_read_into(&self.rmws, &self.vars.mem, ib);
+        for (w, y) in rmw::issued_with_read(&self.rmws, &self.vars.mem, ib) {
+            ib.add(w, y);
+        }
         ib.close_transitively();
         if !ib.is_irreflexive() {
             return false;
@@ -517,7 +519,15 @@ impl WitnessSearch for TsoSearch<'_> {
         let b = self.base();
         let (mut rao, mut aw, mut fifo) = (BitRel::default(), BitRel::default(), BitRel::default());
         self.atomic_into(&mut rao, &mut aw, &mut fifo);
-        let ib_parts: [(&str, &BitRel); 8] = [
+        let mut issued = BitRel::new(self.g.len());
+        let mut gens = issued.clone();
+        for r in [&self.ippo, &b.rf, &self.ext.pf, &b.nfo, &b.rb_b, &rao, &aw, &fifo] {
+            gens.union_with(r);
+        }
+        for (w, y) in rmw::issued_with_read(&self.rmws, &self.vars.mem, &gens) {
+            issued.add(w, y);
+        }
+        let ib_parts: [(&str, &BitRel); 9] = [
             ("ippo", &self.ippo),
             ("rf", &b.rf),
             ("pf", &self.ext.pf),
@@ -526,6 +536,7 @@ impl WitnessSearch for TsoSearch<'_> {
             ("rao", &rao),
             ("aw", &aw),
             ("fifo", &fifo),
+            ("aNAW with its aNAR", &issued),
         ];
         let ob_parts: [(&str, &BitRel); 8] = [
             ("oppo", &self.oppo),

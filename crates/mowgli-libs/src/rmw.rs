@@ -194,23 +194,20 @@ fn present_write(a: &RmwEvent, mem: &RfMo) -> Option<usize> {
 
 /// An RMW's write enters wb_R in the step that reads (the machine's A3 under
 /// HCA): in ib it is issued with the read, so it goes before whatever the read
-/// goes before. Adds, for each RMW whose write is present (a failed CAS writes
-/// nothing; edges only once the presence is known), an edge from the write to
-/// every direct ib successor of the read other than the write; `ib` holds ib's
-/// generators, not yet closed (a path from the read starts with one of them).
-/// Without it, a get of the same queue pair after the RMW's completion could read
-/// before the write (specs/litmus/rdmatso-rmw/RMW-FAA-polled-then-get.litmus).
-pub fn issued_with_read_into(rmws: &[RmwEvent], mem: &RfMo, ib: &mut BitRel) {
+/// goes before. The edges from each RMW's write whose presence is known (a failed
+/// CAS writes nothing) to every direct successor of its read in `gens` (ib's
+/// generators, not closed: a path from the read starts with one of them) other
+/// than the write. Without them, a get of the same queue pair after the RMW's
+/// completion could read before the write
+/// (specs/litmus/rdmatso-rmw/RMW-FAA-polled-then-get.litmus).
+pub fn issued_with_read(rmws: &[RmwEvent], mem: &RfMo, gens: &BitRel) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
     for e in rmws {
-        let Some((w, wi)) = e.write else { continue };
-        if !matches!(mem.write_state(wi), WriteState::Value(_)) {
-            continue;
-        }
-        let after: Vec<usize> = (0..ib.size()).filter(|&y| y != w && ib.contains(e.read, y)).collect();
-        for y in after {
-            ib.add(w, y);
+        if let Some(w) = present_write(e, mem) {
+            out.extend((0..gens.size()).filter(|&y| y != w && gens.contains(e.read, y)).map(|y| (w, y)));
         }
     }
+    out
 }
 
 /// aw for `rao` and `fifo` as oriented so far (edges added only once final, so

@@ -357,11 +357,13 @@ pub fn observe_in(
             ))
         }
     };
-    let mut obs = Observation::note_only(String::new());
-    obs.note = None;
-    obs.candidates = counted.candidates;
-    obs.bound = counted.bound;
     let wide = counted.wide;
+    let mut obs = Observation {
+        candidates: counted.candidates,
+        bound: counted.bound,
+        note: None,
+        ..Observation::note_only(String::new())
+    };
     let mut how = ClientCheck::new(loop_bound, true);
     how.deadline = Some(deadline);
     let try_one = |lit: &Litmus, what: &dyn Fn() -> (String, String), obs: &mut Observation| -> bool {
