@@ -31,6 +31,12 @@ pub fn jobs(s: &str) -> Result<usize, String> {
     }
 }
 
+/// `--partition K/N`, checked by the argument parser so that a bad one is shown at
+/// its word of the command line (the commands parse it again from the text).
+pub fn partition(s: &str) -> Result<String, String> {
+    mowgli_check::analyses::refine::gen::Partition::parse(s).map(|_| s.to_string())
+}
+
 /// A command line the argument parser refused: help and version requests are
 /// printed as the parser does; an error becomes a diagnostic at its word of the
 /// command line (`<command line>:1:COLUMN: …`), then the verdict `error` (exit 2).

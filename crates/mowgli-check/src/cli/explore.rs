@@ -73,7 +73,7 @@ pub struct SearchArgs {
     pub jobs: Option<usize>,
     /// Search only the programs whose index (smallest first) is K-1 modulo N (1 ≤ K
     /// ≤ N); `mowgli merge` combines the shards' `--json` reports.
-    #[arg(long, value_name = "K/N", visible_alias = "shard", help_heading = "Distinguishing-test search")]
+    #[arg(long, value_name = "K/N", visible_alias = "shard", value_parser = super::common::partition, help_heading = "Distinguishing-test search")]
     pub partition: Option<String>,
 }
 

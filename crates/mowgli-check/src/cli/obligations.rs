@@ -94,7 +94,7 @@ pub struct Args {
     /// Check only the abstract programs (and, with `--check-specs`, the
     /// libraries) whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli merge`
     /// combines the `--json` reports of shards 1..N into the whole run's.
-    #[arg(long, value_name = "K/N", visible_alias = "shard")]
+    #[arg(long, value_name = "K/N", visible_alias = "shard", value_parser = super::common::partition)]
     pub partition: Option<String>,
 }
 

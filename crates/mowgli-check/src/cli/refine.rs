@@ -116,7 +116,7 @@ pub struct GenArgs {
     pub no_symmetry: bool,
     /// Check only the clients whose index is K-1 modulo N (1 ≤ K ≤ N); `mowgli
     /// merge` combines the `--json` reports of shards 1..N into the whole run's.
-    #[arg(long, value_name = "K/N", visible_alias = "shard", help_heading = "Generated clients")]
+    #[arg(long, value_name = "K/N", visible_alias = "shard", value_parser = super::common::partition, help_heading = "Generated clients")]
     pub partition: Option<String>,
     /// Stop at the first failing client.
     #[arg(long, help_heading = "Generated clients")]
