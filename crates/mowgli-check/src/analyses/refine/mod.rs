@@ -310,6 +310,7 @@ impl Setup {
             regs_only: true,
             backend: Default::default(),
             count_naive: false,
+            narrow_above: explicit::NARROW_ABOVE,
             max_work: u64::MAX,
             deadline,
         };

@@ -7,6 +7,7 @@
 //!
 //! Since every library predicate is monotone (Def. 3.5), a Λ-consistent execution
 //! exists iff one exists with the least hb, (ppo ∪ so)⁺; that is the hb used here.
+mod domains;
 mod problem;
 mod search;
 mod whole;

@@ -3,6 +3,7 @@
 //! witnesses (or Z3, [`crate::engines::z3`]), the discharge of goals, and the
 //! outcome of a complete witness.
 
+use super::domains::Domains;
 use super::*;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -82,6 +83,28 @@ pub(super) fn search_plain<'d>(
             res.stats.naive += searches.iter().map(|s| s.naive_count()).product::<f64>();
         }
     }
+    // a read whose value no write (nor the initial value) can supply: this plain
+    // execution has no witness at all, and a naive rf-first enumerator never builds it
+    if vars.iter().any(|&(l, v)| searches[l].domain(v) == 0) {
+        return;
+    }
+    let mut discharge = discharge;
+    let mut dom = Domains::full(&searches);
+    if p.prune && p.backend != Backend::Z3 && p.narrow_above.is_finite() && dom.candidates() >= p.narrow_above {
+        let mut checks = 0;
+        let deadline = p.deadline;
+        let mut stop = || {
+            deadline.is_some_and(|d| std::time::Instant::now() >= d)
+                || discharge.as_deref_mut().is_some_and(|d| d.stop())
+        };
+        let viable = dom.narrow(&g, &mut searches, &mut stop, &mut checks);
+        res.stats.candidates += checks;
+        res.work = res.work.saturating_add(checks.saturating_mul(work_of_check(g.len())));
+        if !viable {
+            return;
+        }
+    }
+    let dom = dom;
     // smallest domains first: binary choices (nfo orientations, the second write of a
     // cell) are often decided by the fixed part of the order (e.g. ippo), and checking
     // them near the root prunes the largest subtrees
@@ -95,25 +118,16 @@ pub(super) fn search_plain<'d>(
             searches[l].existential(v)
         }
     };
-    vars.sort_by_key(|&(l, v)| (existential(l, v), searches[l].domain(v)));
+    vars.sort_by_key(|&(l, v)| (existential(l, v), dom.len((l, v))));
     let boundary = vars.iter().position(|&(l, v)| existential(l, v)).unwrap_or(vars.len());
-    // a read whose value no write (nor the initial value) can supply: this plain
-    // execution has no witness at all, and a naive rf-first enumerator never builds it
-    if vars.iter().any(|&(l, v)| searches[l].domain(v) == 0) {
-        return;
-    }
     // with a discharge test: first the variables with a single value consistent on
     // their own (forced, e.g. by ppo: no branching, and their edges prune the rest),
     // then those that can change a returned value (the test needs the plain
     // execution decided) or are about a subevent the test names relevant, then the
     // others — a subtree is discharged as soon as the first two parts are fixed
     let mut relevant_end = vars.len();
-    let mut discharge = discharge;
-    let deciding: f64 = vars
-        .iter()
-        .filter(|&&(l, v)| searches[l].affects_returns(v))
-        .map(|&(l, v)| searches[l].domain(v) as f64)
-        .product();
+    let deciding: f64 =
+        vars.iter().filter(|&&(l, v)| searches[l].affects_returns(v)).map(|&(l, v)| dom.len((l, v)) as f64).product();
     if let Some(d) = discharge.as_deref_mut().filter(|_| deciding <= MAX_DECIDING) {
         let mut relevant = vec![false; g.len()];
         // the relevant subevents of every unfolding of the group (each thread's
@@ -142,9 +156,9 @@ pub(super) fn search_plain<'d>(
                 res.stopped = true;
                 return;
             }
-            let forced = searches[l].domain(v) < 2 || {
+            let forced = dom.len((l, v)) < 2 || {
                 let mut ok = 0;
-                for val in 0..searches[l].domain(v) {
+                for &val in dom.values((l, v)) {
                     searches[l].assign(v, Some(val));
                     res.work = res.work.saturating_add(work_of_check(g.len()));
                     if check_all(&g, &mut searches) {
@@ -155,7 +169,7 @@ pub(super) fn search_plain<'d>(
                 ok <= 1
             };
             let early = forced || searches[l].affects_returns(v) || about_relevant(searches[l].var_subevents(v));
-            keyed.push(((!forced, !early, searches[l].domain(v)), (l, v)));
+            keyed.push(((!forced, !early, dom.len((l, v))), (l, v)));
         }
         keyed.sort_by_key(|k| k.0);
         relevant_end = keyed.iter().position(|k| k.0 .1).unwrap_or(keyed.len());
@@ -183,6 +197,7 @@ pub(super) fn search_plain<'d>(
             discharge: None,
             decided,
             reordered: None,
+            dom: &dom,
         };
         z3_search(&mut st, &mut searches, &vars, p);
         return;
@@ -191,7 +206,7 @@ pub(super) fn search_plain<'d>(
     let mut subtree = vec![1f64; vars.len() + 1];
     for i in (0..vars.len()).rev() {
         let (l, v) = vars[i];
-        subtree[i] = subtree[i + 1] * searches[l].domain(v) as f64;
+        subtree[i] = subtree[i + 1] * dom.len((l, v)) as f64;
     }
     let boundary = if p.all_executions || !p.prune || matches!(goal, Goal::Visit) { vars.len() } else { boundary };
     let boundary = if matches!(goal, Goal::Any(_)) { 0 } else { boundary };
@@ -214,6 +229,7 @@ pub(super) fn search_plain<'d>(
         discharge,
         decided,
         reordered: Some(relevant_end.max(decided)),
+        dom: &dom,
     };
     dfs(&mut st, &mut searches, &vars, 0);
 }
@@ -298,6 +314,8 @@ struct SearchState<'s, 'g, 'q, 'v, 'd> {
     /// nor able to change a returned value, nor about a relevant subevent; the
     /// test is asked at every choice from here on (and at [`SearchState::decided`]).
     reordered: Option<usize>,
+    /// The values to try per variable ([`Domains::narrow`]).
+    dom: &'s Domains,
 }
 
 /// Partial-outcome pruning for [`Goal::Outside`]: the return values the partial
@@ -352,10 +370,7 @@ fn dfs(
     // one consistency check per node that follows a real choice (a variable with a
     // single value is forced, so its check is left to the next choice) and roots a
     // subtree big enough for pruning to pay, and at every leaf
-    let after_choice = i > 0 && {
-        let (l, v) = vars[i - 1];
-        searches[l].domain(v) > 1
-    };
+    let after_choice = i > 0 && { st.dom.len(vars[i - 1]) > 1 };
     let at_boundary = i == st.boundary && i < vars.len();
     if (after_choice && st.prune && (st.subtree[i] >= CHECK_MIN_SUBTREE || at_boundary)) || i == vars.len() {
         st.res.stats.candidates += 1;
@@ -428,7 +443,8 @@ fn dfs(
     }
     let (l, v) = vars[i];
     let mut found = false;
-    for val in 0..searches[l].domain(v) {
+    let dom = st.dom;
+    for &val in dom.values((l, v)) {
         searches[l].assign(v, Some(val));
         found |= dfs(st, searches, vars, i + 1);
         if st.res.stopped {
@@ -473,7 +489,7 @@ fn try_discharge(
     if !discharge.holds(&v) {
         return None;
     }
-    let found = exists_completion(st.g, searches, vars, i);
+    let found = exists_completion(st.g, st.dom, searches, vars, i);
     if found {
         st.res.stats.discharged += 1;
         discharge.record(&v);
@@ -485,6 +501,7 @@ fn try_discharge(
 /// backtracking search that stops at the first).
 fn exists_completion(
     g: &ExecGraph,
+    dom: &Domains,
     searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>],
     vars: &[(usize, usize)],
     i: usize,
@@ -497,9 +514,9 @@ fn exists_completion(
     }
     let (l, v) = vars[i];
     let mut found = false;
-    for val in 0..searches[l].domain(v) {
+    for &val in dom.values((l, v)) {
         searches[l].assign(v, Some(val));
-        if exists_completion(g, searches, vars, i + 1) {
+        if exists_completion(g, dom, searches, vars, i + 1) {
             found = true;
             break;
         }

@@ -549,6 +549,7 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         regs_only: false,
         backend: Default::default(),
         count_naive: true,
+        narrow_above: crate::engines::explicit::NARROW_ABOVE,
         // a test read from a file: its search is bounded (a limit, see `EngineError::Limit`)
         max_work: MAX_WORK,
         deadline: None,
