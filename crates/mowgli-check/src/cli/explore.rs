@@ -100,12 +100,12 @@ fn print_difference<T: std::fmt::Display>(what: &str, base: (&str, usize, &[T]),
 }
 
 fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool, cat: &Catalogue) -> ExitCode {
-    use mowgli_check::analyses::explore::{self, Model};
+    use mowgli_check::analyses::explore;
     let default = orders::default_order();
     let cat = &mut cat.clone();
-    let (b, v) = match Model::pair(base, variant, &default, cat) {
-        (Ok(b), Ok(v)) => (b, v),
-        (Err(e), _) | (_, Err(e)) => return input_error(json, e),
+    let (b, v) = match models(base, variant, &default, cat, json) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
     let progress = Progress::spinner("explore", "running the corpus under both models");
     let cmp = explore::compare(paths, &b, &v, &default, cat);
@@ -160,6 +160,36 @@ fn explore(base: &str, variant: &str, paths: &[PathBuf], json: bool, cat: &Catal
     conclude(&decided, None)
 }
 
+/// The two models of `--base` and `--variant`, both libraries or both stamp-order
+/// files; else the diagnostic at `--variant`'s word of the command line.
+fn models(
+    base: &str,
+    variant: &str,
+    default: &mowgli_core::StampOrder,
+    cat: &mut Catalogue,
+    json: bool,
+) -> Result<(mowgli_check::analyses::explore::Model, mowgli_check::analyses::explore::Model), ExitCode> {
+    use mowgli_check::analyses::explore::Model;
+    let (b, v) = match Model::pair(base, variant, default, cat) {
+        (Ok(b), Ok(v)) => (b, v),
+        (Err(e), _) | (_, Err(e)) => return Err(input_error(json, e)),
+    };
+    if matches!(b, Model::Library(_)) != matches!(v, Model::Library(_)) {
+        let d = mowgli_diag::Diagnostic::on_option(
+            "--variant",
+            variant,
+            "--base and --variant must both be libraries or both stamp-order files",
+        );
+        let kind = if matches!(b, Model::Library(_)) {
+            "a library, like `--base`"
+        } else {
+            "a stamp-order file, like `--base`"
+        };
+        return Err(input_error(json, d.with_help(format!("give --variant {kind}"))));
+    }
+    Ok((b, v))
+}
+
 /// `mowgli explore --base A --variant B --impls [PATHS]`: the corpus comparison (when
 /// paths are given) and the implementation checks under both stamp orders.
 fn explore_impls(
@@ -174,12 +204,17 @@ fn explore_impls(
     use mowgli_check::analyses::sensitivity;
     let default = orders::default_order();
     let cat = &mut cat.clone();
-    let (b, v) = match Model::pair(base, variant, &default, cat) {
-        (Ok(b), Ok(v)) => (b, v),
-        (Err(e), _) | (_, Err(e)) => return input_error(json, e),
+    let (b, v) = match models(base, variant, &default, cat, json) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
     let (Model::Order { order: bo, .. }, Model::Order { order: vo, .. }) = (&b, &v) else {
-        return input_error(json, format!("{base}:0:0: `--impls` needs --base and --variant to be stamp-order files"));
+        let d = mowgli_diag::Diagnostic::on_option(
+            "--base",
+            base,
+            "`--impls` needs --base and --variant to be stamp-order files",
+        );
+        return input_error(json, d.with_help("give two `.to` files, e.g. `--base specs/stamp-orders/loco-fig10.to`"));
     };
     if !dir.is_dir() {
         return input_error(
@@ -326,9 +361,9 @@ fn explore_search(
     }
     let default = orders::default_order();
     let cat = &mut cat.clone();
-    let (b, v) = match Model::pair(base, variant, &default, cat) {
-        (Ok(b), Ok(v)) => (b, v),
-        (Err(e), _) | (_, Err(e)) => return input_error(json, e),
+    let (b, v) = match models(base, variant, &default, cat, json) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
     // a library file where a name is expected: read as `--lib FILE` would be
     let lib_file = Some(std::path::Path::new(&args.lib)).filter(|p| p.is_file());

@@ -23,7 +23,7 @@ pub struct Args {
     /// The implementation file (`specs/impls/*.impl`).
     pub implementation: PathBuf,
     /// Client litmus files or directories over the implemented library.
-    #[arg(long, value_name = "PATH", num_args = 1..)]
+    #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with_all = ["calls", "size"])]
     pub clients: Vec<PathBuf>,
     #[command(flatten)]
     pub gen: Box<GenArgs>,
