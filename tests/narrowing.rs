@@ -19,23 +19,16 @@ use mowgli_check::lang::{lower, syntax};
 use mowgli_libs::catalogue::Catalogue;
 use mowgli_libs::orders::default_order;
 
+#[path = "common/libraries.rs"]
+mod libraries;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// The built-ins and every library file of `specs/libs`, as `--lib` adds them.
 fn catalogue() -> Catalogue {
-    let mut cat = Catalogue::builtins();
-    for e in std::fs::read_dir(root().join("specs/libs")).expect("specs/libs") {
-        let p = e.expect("entry").path();
-        if p.extension().is_some_and(|x| x == "lib") {
-            let spec = mowgli_spec::parse_file(&p).expect("the library file");
-            if !cat.knows(&spec.name) {
-                cat.add_spec(&spec);
-            }
-        }
-    }
-    cat
+    libraries::catalogue(&root())
 }
 
 /// A run visiting every consistent execution: its outcomes, how many consistent
