@@ -70,8 +70,8 @@ pub struct Problem<'a> {
 /// candidates the search prunes well enough on its own, and narrowing's checks
 /// (every value of every variable, again after each forced one) cost more than
 /// they save: measured on `obligations imsw.impl` at its default bound, 1.13×
-/// slower with narrowing from 512 candidates on, none from 10^6 on, while the
-/// RCAS lock's searches (10^20 candidates and more) gain as much either way.
+/// slower with narrowing from 512 candidates on, not slower from 10^6 on, while
+/// the RCAS lock's obligations gain as much either way (`docs/design.md`).
 pub const NARROW_ABOVE: f64 = 1e6;
 
 /// The work of one consistency check of a partial witness over `n` subevents,
