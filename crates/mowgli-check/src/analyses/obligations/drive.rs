@@ -27,9 +27,19 @@ pub(super) fn check_one(
     deadline: Option<std::time::Instant>,
     rep: &mut Report,
 ) -> Result<(), String> {
-    let mut p = setup.impl_problem(to, opts.loop_bound)?;
+    // the value domain's rounds search too: they keep the time limit
+    let mut p = match setup.impl_problem_unfolded(to, opts.loop_bound, deadline) {
+        Ok((p, _)) => p,
+        Err(_) if deadline.is_some_and(|d| std::time::Instant::now() >= d) => {
+            rep.complete = false;
+            return Ok(());
+        }
+        Err(e) => return Err(e.to_string()),
+    };
     p.all_executions = true;
     p.regs_only = false;
+    // the engine keeps the time limit between and inside plain executions too
+    p.deadline = deadline;
     p.backend = opts.backend;
     let abs_lib = &setup.low.libs[setup.lidx];
     let abs_world = &setup.low.world;
@@ -134,8 +144,11 @@ pub(super) fn check_one(
         explicit::for_each_execution_discharging(&p, &mut visit, &mut discharge).map(|_| ()).map_err(|e| e.to_string())
     };
     let (rep, _, _) = state.into_inner();
+    let over = deadline.is_some_and(|d| std::time::Instant::now() >= d);
     match res {
         Err(e) if e == symbolic::Z3_STOPPED => late.set(true),
+        // stopped by the engine at the time limit: not a failure of W
+        Err(_) if over => late.set(true),
         // Z3 cannot take a library in scope: no obligation is refuted by that
         Err(e) if crate::engines::z3::Z3Error::is_unsupported(&e) => {
             return Err(format!("implementation `{}` on {name}: {e}", imp.name))

@@ -398,6 +398,7 @@ pub fn check_clients(
         let mut current = map.clone();
         current.entries.extend(pinned.iter().cloned());
         // the time limit covers the whole check, repairs included
+        let outer = opts;
         let left = Options { time_limit: opts.time_limit.map(|t| t.saturating_sub(start.elapsed())), ..opts.clone() };
         let opts = &left;
         let stop: Option<&dyn Fn(&Failure) -> bool> = if last_round { None } else { Some(&repairable) };
@@ -449,11 +450,20 @@ pub fn check_clients(
                         .filter(|p| !choice.iter().any(|c| c.method == p.method && c.stamp == p.stamp))
                         .cloned(),
                 );
-                let one = run(imp, order, &mut std::iter::once(client.clone()), &trial, opts, None, &|_| {})?;
+                // each trial within what is left of the run's time limit (not
+                // the round's: the trials of one round are many)
+                let remaining = outer.time_limit.map(|t| t.saturating_sub(start.elapsed()));
+                if remaining.is_some_and(|r| r.is_zero()) {
+                    break;
+                }
+                let trial_opts = Options { time_limit: remaining, ..opts.clone() };
+                let one = run(imp, order, &mut std::iter::once(client.clone()), &trial, &trial_opts, None, &|_| {})?;
                 // progress: this program discharged, or its first refutation now
-                // involves other entries (repaired in the next round)
+                // involves other entries (repaired in the next round); a trial
+                // stopped by the time limit tells neither
                 let keys = |f: &Failure| f.involved.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
                 match one.failures.first() {
+                    None if !one.complete => break,
                     None => {
                         found = Some(choice);
                         break;

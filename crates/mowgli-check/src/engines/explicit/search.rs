@@ -480,16 +480,26 @@ fn try_discharge(
     vars: &[(usize, usize)],
     i: usize,
 ) -> Option<bool> {
-    let v = partial(st, searches)?;
-    let discharge = st.discharge.as_deref_mut()?;
-    if discharge.stop() {
+    // the time limit first: a partial witness's consistency check below is as
+    // costly as a candidate's, and many nodes can fail it without one being counted
+    if st.discharge.as_deref_mut()?.stop() {
         st.res.stopped = true;
         return Some(false);
     }
+    st.res.work = st.res.work.saturating_add(work_of_check(st.g.len()));
+    let v = partial(st, searches)?;
+    let discharge = st.discharge.as_deref_mut()?;
     if !discharge.holds(&v) {
         return None;
     }
-    let found = exists_completion(st.g, st.dom, searches, vars, i);
+    // the time limit inside this search too (a partial witness of a large
+    // execution whose completions are rare can take seconds)
+    let mut stopped = false;
+    let found = exists_completion(st.g, st.dom, searches, vars, i, &mut || discharge.stop(), &mut stopped);
+    if stopped {
+        st.res.stopped = true;
+        return Some(false);
+    }
     if found {
         st.res.stats.discharged += 1;
         discharge.record(&v);
@@ -498,14 +508,22 @@ fn try_discharge(
 }
 
 /// Whether the current partial witness has a consistent completion (a plain
-/// backtracking search that stops at the first).
+/// backtracking search that stops at the first). `stop` is asked at every node;
+/// once it says stop, `stopped` is set and the answer is `false` (the caller
+/// must not take it as one).
 fn exists_completion(
     g: &ExecGraph,
     dom: &Domains,
     searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>],
     vars: &[(usize, usize)],
     i: usize,
+    stop: &mut dyn FnMut() -> bool,
+    stopped: &mut bool,
 ) -> bool {
+    if *stopped || stop() {
+        *stopped = true;
+        return false;
+    }
     if !check_all(g, searches) {
         return false;
     }
@@ -516,8 +534,11 @@ fn exists_completion(
     let mut found = false;
     for &val in dom.values((l, v)) {
         searches[l].assign(v, Some(val));
-        if exists_completion(g, dom, searches, vars, i + 1) {
+        if exists_completion(g, dom, searches, vars, i + 1, stop, stopped) {
             found = true;
+            break;
+        }
+        if *stopped {
             break;
         }
     }
