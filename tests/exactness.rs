@@ -974,7 +974,7 @@ const EXAMPLES: [&str; 3] = ["mswb.lib", "rtuple.lib", "flag.lib"];
 fn every_library_file_is_covered() {
     let mut listed: BTreeSet<String> = FILES.iter().map(|f| f.to_string()).collect();
     listed.extend(
-        ["corerma.lib", "corerma_noir.lib", "lock.lib", "rlock.lib", "rdmawait_rmw.lib", "ratomic.lib"]
+        ["corerma.lib", "corerma_noir.lib", "lock.lib", "rlock.lib", "rslock.lib", "rdmawait_rmw.lib", "ratomic.lib"]
             .map(String::from),
     );
     listed.extend(EXAMPLES.map(String::from));
@@ -1003,6 +1003,9 @@ fn exact_on_library_files() {
     // an RMW of two subevents whose write reads its own event's read (add, cas)
     cases.push(file("ratomic.lib"));
     cases.extend(EXAMPLES.map(file));
+    // a family of fences in one event, and so through them (`[aGF] ; int ; [aCW] ;
+    // rf`); last, so that the cases before it keep their seeds
+    cases.push(file("rslock.lib"));
     check(&cases, CASES, 2);
 }
 

@@ -93,7 +93,7 @@ mod minimising {
     /// `tests/refine.rs` where it has them: isv_gf_nowait with an rdmawait observer
     /// 1 × 3, irbl_nowait 4 calls, imsw_nohash 2, ibal_nolocalgf 3), and its failing
     /// client.
-    const MUTANTS: [(&str, (usize, usize), Source); 18] = [
+    const MUTANTS: [(&str, (usize, usize), Source); 21] = [
         ("isv_gf_nowait.impl", (1, 3), Source::File("specs/litmus/loco/LOCO-Fig5-SB-put-GF.litmus")),
         // caught by the same paper test (`mowgli refine … --clients specs/litmus`)
         ("isv_gf_puts.impl", (1, 3), Source::File("specs/litmus/loco/LOCO-Fig5-SB-put-GF.litmus")),
@@ -122,6 +122,11 @@ mod minimising {
         // the engine narrows its searches' domains, session s36)
         ("irlock_local_cas.impl", (2, 7), Source::File("specs/clients/rlock/rlock-mx.litmus")),
         ("irlock_trylock.impl", (2, 7), Source::File("specs/clients/rlock/rlock-mx.litmus")),
+        // the strong lock (issue 33): a put of the critical section, unflushed
+        // by the Release, missed by the next holder
+        ("irslock_noflush.impl", (2, 5), Source::File("specs/clients/rslock/rslock-mx-put.litmus")),
+        ("irslock_flush_lock_node.impl", (2, 5), Source::File("specs/clients/rslock/rslock-mx-put.litmus")),
+        ("irslock_flush_nowait.impl", (2, 5), Source::File("specs/clients/rslock/rslock-mx-put.litmus")),
     ];
 
     /// The client's file name and text.
