@@ -29,7 +29,19 @@ pub(super) fn check_one(
 ) -> Result<(), String> {
     // the value domain's rounds search too: they keep the time limit
     let mut p = match setup.impl_problem_unfolded(to, opts.loop_bound, deadline) {
-        Ok((p, _)) => p,
+        Ok((p, unfolded)) => {
+            // a loop cut at the unrolling bound: the verdict says so (the
+            // unfoldings of the value domain's last round are the search's)
+            rep.bounded |= match unfolded {
+                Some(us) => us.iter().any(|u| u.bound_hit),
+                None => (0..p.threads.len())
+                    .map(|t| explicit::unfold_thread(&p, t).map(|u| u.bound_hit))
+                    .collect::<Result<Vec<bool>, _>>()
+                    .map_err(|e| e.to_string())?
+                    .contains(&true),
+            };
+            p
+        }
         Err(_) if deadline.is_some_and(|d| std::time::Instant::now() >= d) => {
             rep.complete = false;
             return Ok(());
