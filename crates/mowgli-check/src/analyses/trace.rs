@@ -37,7 +37,7 @@ pub enum OnOff {
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct TraceArgs {
-    /// The litmus test (libraries rdmatso, rdmatso_nopcie or rdmatso_f1, or a herd7 x86 test).
+    /// The litmus test (libraries rdmatso, rdmatso_nopcie, rdmatso_f1, or with remote atomics rdmatso_rmw, rdmatso_rmw_nopcie, rdmatso_rmw_glob; or a herd7 x86 test).
     pub file: PathBuf,
     /// The outcome to reach, as a litmus condition, e.g. `T1:a = 0 /\ T2:b = 0`.
     #[arg(long)]

@@ -11,7 +11,8 @@ use super::progress::Progress;
 #[derive(clap::Args)]
 pub struct Args {
     /// Libraries (comma-separated; one suite each): rdmatso, rdmatso_nopcie,
-    /// rdmatso_f1, rdmasc, rdmawait, sv.
+    /// rdmatso_f1, rdmasc, rdmawait, sv; with remote atomics rdmatso_rmw,
+    /// rdmatso_rmw_nopcie, rdmatso_rmw_glob; or any library given with `--lib`.
     #[arg(long, value_name = "LIBS", value_delimiter = ',', default_value = "rdmatso")]
     pub libs: Vec<String>,
     #[command(flatten)]
