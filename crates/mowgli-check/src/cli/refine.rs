@@ -153,10 +153,8 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
         engine,
         junit,
     } = a;
-    if gen.calls.is_some() || gen.size.is_some() || clients.is_empty() {
-        if !clients.is_empty() {
-            return input_error(json, "give either `--clients` or generated clients (`--calls`), not both");
-        }
+    // (`--clients` with `--calls` or `--size` is refused by the argument parser)
+    if clients.is_empty() {
         refine_generated(
             &implementation,
             &gen,

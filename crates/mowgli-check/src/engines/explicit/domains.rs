@@ -19,29 +19,51 @@ use mowgli_core::{ExecGraph, WitnessSearch};
 /// value): narrowing less is sound, only slower later.
 const MAX_PASSES: usize = 16;
 
-/// Per library and variable: the values to try, in increasing order.
+/// Per library and variable: the values to try, in increasing order. Until
+/// [`Domains::narrow`] runs, every variable's values are all of `0..domain`,
+/// answered from one shared `0..max` list (most plain executions are too small
+/// to narrow, and this is built for every one of them).
 pub(super) struct Domains {
-    vals: Vec<Vec<Vec<usize>>>,
+    /// Per library and variable: the size of its full domain.
+    sizes: Vec<Vec<usize>>,
+    /// `0..max` of `sizes`.
+    iota: Vec<usize>,
+    /// Per library and variable: the values kept, once narrowed.
+    narrowed: Option<Vec<Vec<Vec<usize>>>>,
 }
 
 impl Domains {
     /// Every value of every variable.
     pub(super) fn full(searches: &[Box<dyn WitnessSearch + '_>]) -> Domains {
-        let vals = searches.iter().map(|s| (0..s.num_vars()).map(|v| (0..s.domain(v)).collect()).collect()).collect();
-        Domains { vals }
+        let sizes: Vec<Vec<usize>> =
+            searches.iter().map(|s| (0..s.num_vars()).map(|v| s.domain(v)).collect()).collect();
+        let max = sizes.iter().flatten().copied().max().unwrap_or(0);
+        Domains { sizes, iota: (0..max).collect(), narrowed: None }
     }
 
     pub(super) fn len(&self, (l, v): (usize, usize)) -> usize {
-        self.vals[l][v].len()
+        match &self.narrowed {
+            Some(n) => n[l][v].len(),
+            None => self.sizes[l][v],
+        }
     }
 
     pub(super) fn values(&self, (l, v): (usize, usize)) -> &[usize] {
-        &self.vals[l][v]
+        match &self.narrowed {
+            Some(n) => &n[l][v],
+            None => &self.iota[..self.sizes[l][v]],
+        }
+    }
+
+    /// Whether [`Domains::narrow`] has run.
+    pub(super) fn is_narrowed(&self) -> bool {
+        self.narrowed.is_some()
     }
 
     /// The product of the domains' sizes: complete candidates.
     pub(super) fn candidates(&self) -> f64 {
-        self.vals.iter().flatten().map(|d| d.len() as f64).product()
+        let lens = self.sizes.iter().enumerate().flat_map(|(l, s)| (0..s.len()).map(move |v| (l, v)));
+        lens.map(|k| self.len(k) as f64).product()
     }
 
     /// Narrows every domain (see the module comment); `false` when some variable
@@ -56,8 +78,10 @@ impl Domains {
         stop: &mut dyn FnMut() -> bool,
         checks: &mut u64,
     ) -> bool {
-        let vars: Vec<(usize, usize)> =
-            (0..self.vals.len()).flat_map(|l| (0..self.vals[l].len()).map(move |v| (l, v))).collect();
+        let vals = self
+            .narrowed
+            .get_or_insert_with(|| self.sizes.iter().map(|s| s.iter().map(|&n| (0..n).collect()).collect()).collect());
+        let vars: Vec<(usize, usize)> = (0..vals.len()).flat_map(|l| (0..vals[l].len()).map(move |v| (l, v))).collect();
         let mut fixed = vec![false; vars.len()];
         let mut ok = true;
         'passes: for _ in 0..MAX_PASSES {
@@ -66,9 +90,9 @@ impl Domains {
                 if fixed[k] {
                     continue;
                 }
-                let mut kept = Vec::with_capacity(self.vals[l][v].len());
+                let mut kept = Vec::with_capacity(vals[l][v].len());
                 let mut stopped = false;
-                for &val in &self.vals[l][v] {
+                for &val in &vals[l][v] {
                     if stop() {
                         stopped = true;
                         break;
@@ -83,16 +107,16 @@ impl Domains {
                 if stopped {
                     break 'passes;
                 }
-                if kept.len() < self.vals[l][v].len() {
-                    self.vals[l][v] = kept;
+                if kept.len() < vals[l][v].len() {
+                    vals[l][v] = kept;
                 }
-                match self.vals[l][v].len() {
+                match vals[l][v].len() {
                     0 => {
                         ok = false;
                         break 'passes;
                     }
                     1 => {
-                        searches[l].assign(v, Some(self.vals[l][v][0]));
+                        searches[l].assign(v, Some(vals[l][v][0]));
                         fixed[k] = true;
                         changed = true;
                     }

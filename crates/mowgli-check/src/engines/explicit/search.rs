@@ -156,18 +156,11 @@ pub(super) fn search_plain<'d>(
                 res.stopped = true;
                 return;
             }
-            let forced = dom.len((l, v)) < 2 || {
-                let mut ok = 0;
-                for &val in dom.values((l, v)) {
-                    searches[l].assign(v, Some(val));
-                    res.work = res.work.saturating_add(work_of_check(g.len()));
-                    if check_all(&g, &mut searches) {
-                        ok += 1;
-                    }
-                }
-                searches[l].assign(v, None);
-                ok <= 1
-            };
+            // after narrowing, every value left passed a check under at least
+            // the assignments of this one (none), so each passes alone too
+            // (monotonicity): forced is then exactly one value left
+            let forced =
+                dom.len((l, v)) < 2 || (!dom.is_narrowed() && at_most_one_alone(&g, &mut searches, &dom, (l, v), res));
             let early = forced || searches[l].affects_returns(v) || about_relevant(searches[l].var_subevents(v));
             keyed.push(((!forced, !early, dom.len((l, v))), (l, v)));
         }
@@ -359,6 +352,27 @@ const STOP_EVERY: u64 = 1024;
 /// Nor more [`work_of_check`] units apart (about a tenth of a second: the checks
 /// of a large execution are slow, and a time limit must still be kept).
 const STOP_EVERY_WORK: u64 = 100_000_000;
+
+/// Whether at most one value of variable `(l, v)` gives a consistent partial
+/// witness with every other variable unassigned.
+fn at_most_one_alone(
+    g: &ExecGraph,
+    searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>],
+    dom: &Domains,
+    (l, v): (usize, usize),
+    res: &mut Results,
+) -> bool {
+    let mut ok = 0;
+    for &val in dom.values((l, v)) {
+        searches[l].assign(v, Some(val));
+        res.work = res.work.saturating_add(work_of_check(g.len()));
+        if check_all(g, searches) {
+            ok += 1;
+        }
+    }
+    searches[l].assign(v, None);
+    ok <= 1
+}
 
 /// Returns whether a consistent complete witness was found below this node.
 fn dfs(
