@@ -390,11 +390,33 @@ pub fn check_clients(
             cb(f, ms);
         }
     };
+    // the report of a run: the entries pinned by repairs are inferred ones
+    let finish = |mut rep: Report, pinned: &[MapEntry]| -> Report {
+        for e in pinned {
+            if !rep.inferred.contains(e) {
+                rep.inferred.push(e.clone());
+            }
+        }
+        rep.map = map.entries.clone();
+        rep.millis = start.elapsed().as_secs_f64() * 1000.0;
+        rep.first_failure_ms = told.lock().ok().and_then(|t| t.1);
+        rep
+    };
     // a repair round stops at its first repairable refutation (the bound is checked
     // whole once the map no longer changes); after a repair that found nothing,
     // one last round checks the whole bound with the refutation as final
     let mut last_round = false;
+    // the report of the last round that stopped at a repairable refutation: how
+    // far the run got, should the time limit pass during its repair
+    let mut repaired: Option<Report> = None;
     loop {
+        if opts.time_limit.is_some_and(|t| start.elapsed() >= t) {
+            if let Some(mut rep) = repaired.take() {
+                drop_failures(&mut rep, &repairable);
+                rep.complete = false;
+                return Ok(finish(rep, &pinned));
+            }
+        }
         let mut current = map.clone();
         current.entries.extend(pinned.iter().cloned());
         // the time limit covers the whole check, repairs included
@@ -402,7 +424,7 @@ pub fn check_clients(
         let left = Options { time_limit: opts.time_limit.map(|t| t.saturating_sub(start.elapsed())), ..opts.clone() };
         let opts = &left;
         let stop: Option<&dyn Fn(&Failure) -> bool> = if last_round { None } else { Some(&repairable) };
-        let mut rep = run(imp, order, &mut clients.iter().cloned(), &current, opts, stop, &|f: &Failure| {
+        let rep = run(imp, order, &mut clients.iter().cloned(), &current, opts, stop, &|f: &Failure| {
             if last_round || !repairable(f) {
                 tell(f)
             }
@@ -414,16 +436,9 @@ pub fn check_clients(
                 last_round = true;
                 continue;
             }
-            for e in pinned {
-                if !rep.inferred.contains(&e) {
-                    rep.inferred.push(e);
-                }
-            }
-            rep.map = map.entries.clone();
-            rep.millis = start.elapsed().as_secs_f64() * 1000.0;
-            rep.first_failure_ms = told.lock().ok().and_then(|t| t.1);
-            return Ok(rep);
+            return Ok(finish(rep, &pinned));
         };
+        repaired = Some(rep.clone());
         repairs += 1;
         let client = clients.iter().find(|(n, _)| f.client.starts_with(&format!("# {n}\n"))).cloned();
         let open: Vec<&((String, String), Vec<MapEntry>)> =
@@ -487,6 +502,28 @@ pub fn check_clients(
             // no choice of the entries discharges it: the refutation is final
             None => last_round = true,
         }
+    }
+}
+
+/// Drops from `rep` the failures `drop` says are not final (a repair would have
+/// tried another map entry), with the cells' and programs' references to them.
+fn drop_failures(rep: &mut Report, drop: &dyn Fn(&Failure) -> bool) {
+    let mut new_index = Vec::with_capacity(rep.failures.len());
+    let mut kept = 0;
+    for f in &rep.failures {
+        new_index.push((!drop(f)).then(|| {
+            kept += 1;
+            kept - 1
+        }));
+    }
+    rep.failures.retain(|f| !drop(f));
+    for row in rep.cells.values_mut() {
+        for c in row.values_mut() {
+            c.failure = c.failure.and_then(|i| new_index.get(i).copied().flatten());
+        }
+    }
+    for p in &mut rep.programs {
+        p.failures = p.failures.iter().filter_map(|&i| new_index.get(i).copied().flatten()).collect();
     }
 }
 
