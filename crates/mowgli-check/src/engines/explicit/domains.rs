@@ -68,14 +68,15 @@ impl Domains {
 
     /// Narrows every domain (see the module comment); `false` when some variable
     /// has no value left (no consistent witness). `stop` is asked before each
-    /// consistency check (a time limit): when it says stop, the domains narrowed
-    /// so far are kept, which is sound. `checks` counts the checks made. Every
+    /// consistency check with the number of checks made so far (a time or work
+    /// limit): when it says stop, the domains narrowed so far are kept, which is
+    /// sound. `checks` counts the checks made. Every
     /// variable is unassigned on return.
     pub(super) fn narrow(
         &mut self,
         g: &ExecGraph,
         searches: &mut [Box<dyn WitnessSearch + '_>],
-        stop: &mut dyn FnMut() -> bool,
+        stop: &mut dyn FnMut(u64) -> bool,
         checks: &mut u64,
     ) -> bool {
         let vals = self
@@ -93,7 +94,7 @@ impl Domains {
                 let mut kept = Vec::with_capacity(vals[l][v].len());
                 let mut stopped = false;
                 for &val in &vals[l][v] {
-                    if stop() {
+                    if stop(*checks) {
                         stopped = true;
                         break;
                     }

@@ -93,13 +93,23 @@ pub(super) fn search_plain<'d>(
     if p.prune && p.backend != Backend::Z3 && p.narrow_above.is_finite() && dom.candidates() >= p.narrow_above {
         let mut checks = 0;
         let deadline = p.deadline;
-        let mut stop = || {
-            deadline.is_some_and(|d| std::time::Instant::now() >= d)
+        // narrowing's checks count towards the work bound as the search's do: a
+        // plain execution of a thousand subevents can spend a minute narrowing
+        let (done, per_check, max_work) = (res.work, work_of_check(g.len()), p.max_work);
+        let over = |checks: u64| done.saturating_add(checks.saturating_mul(per_check)) > max_work;
+        let mut stop = |checks: u64| {
+            over(checks)
+                || deadline.is_some_and(|d| std::time::Instant::now() >= d)
                 || discharge.as_deref_mut().is_some_and(|d| d.stop())
         };
         let viable = dom.narrow(&g, &mut searches, &mut stop, &mut checks);
         res.stats.candidates += checks;
-        res.work = res.work.saturating_add(checks.saturating_mul(work_of_check(g.len())));
+        res.work = res.work.saturating_add(checks.saturating_mul(per_check));
+        if over(checks) {
+            res.limit = Some(over_work(max_work));
+            res.stopped = true;
+            return;
+        }
         if !viable {
             return;
         }
@@ -390,10 +400,7 @@ fn dfs(
         st.res.stats.candidates += 1;
         st.res.work = st.res.work.saturating_add(work_of_check(st.g.len()));
         if st.res.work > st.max_work {
-            st.res.limit = Some(format!(
-                "the witness search did more than {} units of work (`mowgli litmus --max-work` sets the bound)",
-                st.max_work
-            ));
+            st.res.limit = Some(over_work(st.max_work));
             st.res.stopped = true;
             return false;
         }
@@ -688,4 +695,9 @@ fn witness(g: &ExecGraph, to: &StampTable, searches: &[Box<dyn mowgli_core::Witn
         relations,
         subevents: g.subs.iter().map(|s| (s.event, to.stamp_name(s.stamp))).collect(),
     }
+}
+
+/// Why a search stopped at the work bound `max_work`.
+fn over_work(max_work: u64) -> String {
+    format!("the witness search did more than {max_work} units of work (`mowgli litmus --max-work` sets the bound)")
 }
