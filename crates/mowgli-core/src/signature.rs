@@ -138,6 +138,11 @@ pub enum Effect {
     /// Completes the caller's oldest outstanding operation towards node
     /// parameter `node`.
     Completes { node: usize },
+    /// Reads and writes location parameter `target` as one atomic update (a
+    /// remote read-modify-write) and copies its old value into location parameter
+    /// `into`, asynchronously as [`Effect::Copies`] does: a later call that
+    /// completes operations towards the remote side finishes it.
+    Updates { target: usize, into: usize },
 }
 
 /// A library related to another one by what differs between them, as the

@@ -142,4 +142,35 @@ mod tests {
         }
         assert_eq!(diff, vec!["G10", "I10"]);
     }
+
+    /// RDMA^SC_RMW's tables (`rmw::sc_tables`): App. B.1's rule alone (no Fig. 4
+    /// cell given) turns Fig. 9 into Fig. 4 on the ten stamps they share, so the
+    /// rule the RMW cells follow is the one the paper's transcribed tables obey;
+    /// with Fig. 4 given, its cells are kept and the RMW rows and columns are
+    /// RDMA^TSO_RMW's (A11-E12 are ✓ there already).
+    #[test]
+    fn rdmasc_rmw_tables_follow_app_b1() {
+        let o = default_order();
+        let (ippo, oppo) = (o.table("ippo").unwrap(), o.table("oppo").unwrap());
+        let (ippo_sc, oppo_sc) = (o.table("ippo_sc").unwrap(), o.table("oppo_sc").unwrap());
+        let none = mowgli_core::StampTable { name: "none".into(), kinds: vec![], family: vec![], cells: vec![] };
+        let (ri, ro) = crate::rmw::sc_tables((&none, &none), (ippo, oppo));
+        for r in 0..10 {
+            assert_eq!(ri.cells[r][..10], ippo_sc.cells[r][..], "ippo_sc row {r} by the rule");
+            assert_eq!(ro.cells[r][..10], oppo_sc.cells[r][..], "oppo_sc row {r} by the rule");
+        }
+        let (si, so) = crate::rmw::sc_tables((ippo_sc, oppo_sc), (ippo, oppo));
+        assert_eq!((si.kinds.len(), so.kinds.len()), (12, 12));
+        for r in 0..12 {
+            for c in 0..12 {
+                if r < 10 && c < 10 {
+                    assert_eq!(si.cells[r][c], ippo_sc.cells[r][c]);
+                    assert_eq!(so.cells[r][c], oppo_sc.cells[r][c]);
+                } else {
+                    assert_eq!(si.cells[r][c], ippo.cells[r][c], "{}", ippo.cell_name(r as u8, c as u8));
+                    assert_eq!(so.cells[r][c], oppo.cells[r][c], "{}", oppo.cell_name(r as u8, c as u8));
+                }
+            }
+        }
+    }
 }

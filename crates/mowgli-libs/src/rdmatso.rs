@@ -69,7 +69,7 @@ impl RdmaTso {
     /// `order` must hold `to`; its `ippo`/`oppo`(`_nopcie`) tables, when present,
     /// replace those of Fig. 9.
     pub fn new(order: &StampOrder, pcie: bool) -> Result<Self, LibError> {
-        Self::with_cpu(order, pcie, Cpu::Tso)
+        Self::with_cpu(order, pcie, Cpu::Tso, false)
     }
 
     /// RDMA^sc ("Sufficient Conditions for Robustness of RDMA Programs", Def. 4): the
@@ -78,7 +78,7 @@ impl RdmaTso {
     /// before later CPU reads and polls), CPU writes are instantaneous (Inst = E \
     /// (nlW ∪ nrW)), ob has all of rf (no rf_b: no store buffer) and ib has no rb_b.
     pub fn sc(order: &StampOrder) -> Result<Self, LibError> {
-        Self::with_cpu(order, true, Cpu::Sc)
+        Self::with_cpu(order, true, Cpu::Sc, false)
     }
 
     /// The CPU model in force.
@@ -86,7 +86,9 @@ impl RdmaTso {
         self.cpu
     }
 
-    fn with_cpu(order: &StampOrder, pcie: bool, cpu: Cpu) -> Result<Self, LibError> {
+    /// The library with `cpu` CPUs; with `rmw`, its tables have RDMA^TSO_RMW's
+    /// rows and columns (the SC ones derived by [`rmw::sc_tables`]).
+    fn with_cpu(order: &StampOrder, pcie: bool, cpu: Cpu, rmw: bool) -> Result<Self, LibError> {
         let to = order.table("to").ok_or(LibError::MissingTable("to".into()))?;
         let kinds = Kinds::of(to)?;
         let pick = |name: &str| -> StampTable {
@@ -103,9 +105,12 @@ impl RdmaTso {
                 .cloned()
                 .expect("Fig. 4 tables are built in")
         };
-        let (ippo, oppo) = match cpu {
-            Cpu::Tso => (pick("ippo"), pick(if pcie { "oppo" } else { "oppo_nopcie" })),
-            Cpu::Sc => (pick_sc("ippo_sc"), pick_sc("oppo_sc")),
+        let (ippo, oppo) = match (cpu, rmw) {
+            (Cpu::Tso, _) => (pick("ippo"), pick(if pcie { "oppo" } else { "oppo_nopcie" })),
+            (Cpu::Sc, false) => (pick_sc("ippo_sc"), pick_sc("oppo_sc")),
+            (Cpu::Sc, true) => {
+                rmw::sc_tables((&pick_sc("ippo_sc"), &pick_sc("oppo_sc")), (&pick("ippo"), &pick("oppo")))
+            }
         };
         let mut conv = Vec::new();
         for name in &to.kinds {
@@ -136,6 +141,17 @@ impl RdmaTso {
     /// their atomic reads stamped aNAR_n, which `order` must hold in `to` and in
     /// the ippo/oppo tables.
     pub fn rmw(order: &StampOrder, pcie: bool, atomics: RemoteAtomics) -> Result<Self, LibError> {
+        Self::rmw_on(order, pcie, atomics, Cpu::Tso)
+    }
+
+    /// RDMA^SC_RMW: [`RdmaTso::rmw`] with SC CPUs (with PCIe), the strong model
+    /// `mowgli robust` checks RDMA^TSO_RMW programs against: its tables are
+    /// [`rmw::sc_tables`], its CPU as [`RdmaTso::sc`]'s.
+    pub fn rmw_sc(order: &StampOrder, atomics: RemoteAtomics) -> Result<Self, LibError> {
+        Self::rmw_on(order, true, atomics, Cpu::Sc)
+    }
+
+    fn rmw_on(order: &StampOrder, pcie: bool, atomics: RemoteAtomics, cpu: Cpu) -> Result<Self, LibError> {
         if atomics == RemoteAtomics::Global && !pcie {
             // A3 would then read memory only once no write to y is pending in its
             // queue pair's wb_R: a per-location order no table cell states (not modelled)
@@ -143,7 +159,7 @@ impl RdmaTso {
                 "global remote atomicity without the PCIe guarantee is not modelled (docs/design.md)".into(),
             ));
         }
-        let mut l = Self::with_cpu(order, pcie, Cpu::Tso)?;
+        let mut l = Self::with_cpu(order, pcie, cpu, true)?;
         for (kind, name) in [(l.kinds.nar, "aNAR_n"), (l.kinds.naw, "aNAW_n")] {
             let k = kind.ok_or(LibError::MissingStamp { table: "to".into(), stamp: name.into() })?;
             if l.conv[k as usize] == u8::MAX {
@@ -152,7 +168,7 @@ impl RdmaTso {
         }
         l.methods.extend(rmw::methods());
         l.rmw = Some(atomics);
-        (l.name, l.variants) = rmw::family(atomics, pcie);
+        (l.name, l.variants) = rmw::family(atomics, pcie, cpu == Cpu::Sc);
         Ok(l)
     }
 
@@ -620,6 +636,14 @@ impl WitnessSearch for TsoSearch<'_> {
             let (mut rao, mut aw, mut fifo) = (BitRel::default(), BitRel::default(), BitRel::default());
             self.atomic_into(&mut rao, &mut aw, &mut fifo);
             rels.push(("rao".into(), rao));
+            // herd's `rmw`: an RMW's atomic read to its own separate atomic write
+            let mut rmw = BitRel::new(self.g.len());
+            for r in &self.rmws {
+                if let Some((w, _)) = r.write {
+                    rmw.add(r.read, w);
+                }
+            }
+            rels.push(("rmw".into(), rmw));
         }
         rels
     }

@@ -74,6 +74,8 @@ pub const KNOWN: &[&str] = &[
     "rdmatso_rmw",
     "rdmatso_rmw_nopcie",
     "rdmatso_rmw_glob",
+    "rdmasc_rmw",
+    "rdmasc_rmw_glob",
     "rdmawait",
     "sv",
     "bal",
@@ -145,6 +147,9 @@ fn build(name: &str, order: &StampOrder) -> Result<Box<dyn Library>, LibError> {
         "rdmatso_rmw" => Box::new(RdmaTso::rmw(order, true, RemoteAtomics::Hca)?),
         "rdmatso_rmw_nopcie" => Box::new(RdmaTso::rmw(order, false, RemoteAtomics::Hca)?),
         "rdmatso_rmw_glob" => Box::new(RdmaTso::rmw(order, true, RemoteAtomics::Global)?),
+        // RDMA^SC_RMW: the same with SC CPUs (the strong model of `mowgli robust`)
+        "rdmasc_rmw" => Box::new(RdmaTso::rmw_sc(order, RemoteAtomics::Hca)?),
+        "rdmasc_rmw_glob" => Box::new(RdmaTso::rmw_sc(order, RemoteAtomics::Global)?),
         // coreRMA customised for VPI Verbs (coreRMA paper §7)
         "corerma_vpi" => Box::new(CoreRma::vpi(order)?),
         // coreRMA, stock or with rules of its Fig. 4 switched off (`corerma_noir`, `corerma_nor1`, …)

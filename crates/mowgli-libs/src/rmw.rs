@@ -30,7 +30,10 @@
 
 use mowgli_core::memory::{RfMo, WriteState};
 use mowgli_core::model::LibId;
-use mowgli_core::{BitRel, ExecGraph, MethodSig, Related, Ret, Role, Stamp, Value, ValueDomain, Variant, Written};
+use mowgli_core::{
+    BitRel, Cell, Effect, ExecGraph, MethodSig, Related, Ret, Role, Stamp, StampTable, Value, ValueDomain, Variant,
+    Written,
+};
 
 use crate::rdma::{Kinds, RCAS, RFAA};
 
@@ -45,33 +48,89 @@ pub enum RemoteAtomics {
 }
 
 /// The name and the declared variants of RDMA^TSO_RMW with `atomics` and the
-/// PCIe guarantee or not: the PCIe pair are each other's path variants, HCA and
-/// global atomicity each other's RMW variants (global without PCIe is not built).
-pub fn family(atomics: RemoteAtomics, pcie: bool) -> (&'static str, Vec<(Variant, Related)>) {
+/// PCIe guarantee or not, with TSO CPUs (`sc` false) or SC ones (`sc` true, the
+/// strong model RDMA^SC_RMW that `mowgli robust` compares against, always with
+/// PCIe). The PCIe pair are each other's path variants, HCA and global atomicity
+/// each other's RMW variants, TSO and SC CPUs each other's TSO-local and SC-local
+/// variants (global without PCIe is not built; RDMA^TSO_RMW without PCIe has no SC
+/// variant, as RDMA^TSO without PCIe has none).
+pub fn family(atomics: RemoteAtomics, pcie: bool, sc: bool) -> (&'static str, Vec<(Variant, Related)>) {
     let named = |n: &str| Related::Named(n.to_string());
-    let (name, path, rmw) = match (atomics, pcie) {
-        (RemoteAtomics::Hca, true) => (
+    let (name, path, rmw, cpu) = match (atomics, pcie, sc) {
+        (RemoteAtomics::Hca, true, false) => (
             "rdmatso_rmw",
             [Related::Itself, named("rdmatso_rmw_nopcie")],
             [Related::Itself, named("rdmatso_rmw_glob")],
+            [named("rdmasc_rmw"), Related::Itself],
         ),
-        (RemoteAtomics::Hca, false) => {
-            ("rdmatso_rmw_nopcie", [named("rdmatso_rmw"), Related::Itself], [Related::Itself, Related::Lacks])
-        }
-        (RemoteAtomics::Global, _) => {
-            ("rdmatso_rmw_glob", [Related::Itself, Related::Lacks], [named("rdmatso_rmw"), Related::Itself])
-        }
+        (RemoteAtomics::Hca, false, _) => (
+            "rdmatso_rmw_nopcie",
+            [named("rdmatso_rmw"), Related::Itself],
+            [Related::Itself, Related::Lacks],
+            [Related::Lacks, Related::Itself],
+        ),
+        (RemoteAtomics::Global, _, false) => (
+            "rdmatso_rmw_glob",
+            [Related::Itself, Related::Lacks],
+            [named("rdmatso_rmw"), Related::Itself],
+            [named("rdmasc_rmw_glob"), Related::Itself],
+        ),
+        (RemoteAtomics::Hca, true, true) => (
+            "rdmasc_rmw",
+            [Related::Unrelated, Related::Unrelated],
+            [Related::Itself, named("rdmasc_rmw_glob")],
+            [Related::Itself, named("rdmatso_rmw")],
+        ),
+        (RemoteAtomics::Global, _, true) => (
+            "rdmasc_rmw_glob",
+            [Related::Unrelated, Related::Unrelated],
+            [named("rdmasc_rmw"), Related::Itself],
+            [Related::Itself, named("rdmatso_rmw_glob")],
+        ),
     };
     let [ordered, unordered] = path;
     let [isolated, global] = rmw;
-    let variants = vec![
-        (Variant::TsoLocal, Related::Itself),
+    let [sc_local, tso_local] = cpu;
+    let mut variants = vec![
+        (Variant::ScLocal, sc_local),
+        (Variant::TsoLocal, tso_local),
         (Variant::OrderedPath, ordered),
         (Variant::UnorderedPath, unordered),
         (Variant::IsolatedRmw, isolated),
         (Variant::GlobalRmw, global),
     ];
+    // as `rdmasc`, the SC models declare no path variant
+    variants.retain(|(_, r)| *r != Related::Unrelated);
     (name, variants)
+}
+
+/// The ippo and oppo of RDMA^SC_RMW over the stamps of RDMA^TSO_RMW's tables
+/// `tso` (ippo, oppo): a cell between two stamps of RDMA^sc's tables `sc`
+/// (ippo_sc, oppo_sc, Fig. 4 of the robustness paper) is theirs; a cell naming
+/// aNAR_n or aNAW_n follows App. B.1 of that paper, which derives RDMA^sc from
+/// RDMA^TSO: "ippo is unchanged" (the cell of `tso`'s ippo), and oppo_sc = oppo ∪
+/// (E^cpu × E) with E^cpu = 1R ∪ 1W ∪ CAS ∪ F ∪ P (✓ in a row of a CPU stamp,
+/// else the cell of `tso`'s oppo). Rows aCR…aWT of the RMW columns are ✓ in
+/// RDMA^TSO_RMW already (A11-E12, specs/stamp-orders/rdma-fig9.to), so the RMW
+/// rows and columns are RDMA^TSO_RMW's; `orders::tests` checks that the same
+/// rule gives Fig. 4 from Fig. 9 on the stamps they share.
+pub fn sc_tables(sc: (&StampTable, &StampTable), tso: (&StampTable, &StampTable)) -> (StampTable, StampTable) {
+    const CPU: [&str; 5] = ["aCR", "aCW", "aCAS", "aMF", "aWT"];
+    let derive = |own: &StampTable, base: &StampTable, cpu_row_ordered: bool| {
+        let mut t = base.clone();
+        t.name = own.name.clone();
+        for (i, a) in base.kinds.iter().enumerate() {
+            for (j, b) in base.kinds.iter().enumerate() {
+                t.cells[i][j] = match (own.kind(a), own.kind(b)) {
+                    (Some(x), Some(y)) => own.cells[x as usize][y as usize],
+                    _ if cpu_row_ordered && CPU.contains(&a.as_str()) => Cell::Ordered,
+                    _ => base.cells[i][j],
+                };
+            }
+        }
+        t
+    };
+    (derive(sc.0, tso.0, false), derive(sc.1, tso.1, true))
 }
 
 /// `RCAS` and `RFAA`, numbered after the eleven methods of [`crate::tsoext`].
@@ -79,8 +138,10 @@ pub fn methods() -> Vec<MethodSig> {
     let here = Role::Loc { local: true, written: true, sized_like: None };
     let there = Role::Loc { local: false, written: true, sized_like: None };
     vec![
-        MethodSig::new("RCAS", vec![here, there, Role::Expected, Role::Val], vec![Ret::Id]),
-        MethodSig::new("RFAA", vec![here, there, Role::Val], vec![Ret::Id]),
+        MethodSig::new("RCAS", vec![here, there, Role::Expected, Role::Val], vec![Ret::Id])
+            .effect(Effect::Updates { target: 1, into: 0 }),
+        MethodSig::new("RFAA", vec![here, there, Role::Val], vec![Ret::Id])
+            .effect(Effect::Updates { target: 1, into: 0 }),
     ]
 }
 

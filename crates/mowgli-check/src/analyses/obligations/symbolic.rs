@@ -267,7 +267,7 @@ pub(super) fn check_groups(
                     }
                 }
             }
-            let v = Visited { g, so, runs, relations };
+            let v = Visited { g, so, runs, relations, outcome: None };
             let before = refuted.get();
             let go_on = visit(&v);
             if !go_on {
@@ -375,7 +375,7 @@ impl Judge<'_> {
         let abs = abstract_events_of(runs);
         let stmp = |e: &Event| self.abs_lib.stamps(self.abs_world, e);
         let abs_g = ExecGraph::new(self.abs_world, abs.clone(), &stmp, to);
-        let probe = Visited { g, so: BitRel::new(g.len()), runs: runs.to_vec(), relations: vec![] };
+        let probe = Visited { g, so: BitRel::new(g.len()), runs: runs.to_vec(), relations: vec![], outcome: None };
         if o0_violation(&probe, &abs, &abs_g).is_some() {
             return None;
         }

@@ -7,8 +7,7 @@
 use mowgli_libs::catalogue::Catalogue;
 use std::collections::{BTreeMap, BTreeSet};
 
-use mowgli_core::program::CallRecord;
-use mowgli_core::{BitRel, Event, ExecGraph, Stamp, StampOrder, StampTable, Value};
+use mowgli_core::{BitRel, Event, Stamp, StampOrder, StampTable};
 use mowgli_libs::rdma::Kinds;
 use serde::Serialize;
 
@@ -24,12 +23,38 @@ pub(super) fn relation(v: &Visited, name: &str) -> BitRel {
 }
 
 /// sc = po ∪ rf ∪ rb ∪ mo over the events (subevents) of a visited execution (Def. 5).
+/// A remote RMW whose atomic read and atomic write are two subevents (the
+/// library's `rmw` relation pairs them: RDMA^TSO_RMW with HCA atomicity) is one
+/// step of an SC run, at the read's place in program order, and so one node of
+/// sc: the write's rf, rb and mo edges are the read's, its po edges are dropped
+/// (the read's stand for them; po is transitive). A write that lands between the
+/// two (rb to it from the read, mo from it to the write) then closes a cycle.
+/// Without such pairs this is Def. 5's sc itself.
 pub fn sc_of(v: &Visited) -> BitRel {
+    let rep = atomic_steps(v);
+    let merged = rep.iter().enumerate().any(|(s, &r)| s != r);
     let mut sc = v.g.po_with_internal();
+    if merged {
+        sc = sc.filter(|a, b| rep[a] == a && rep[b] == b);
+    }
     for n in ["rf", "rb", "mo"] {
-        sc.union_with(&relation(v, n));
+        for (a, b) in relation(v, n).pairs() {
+            if rep[a] != rep[b] {
+                sc.add(rep[a], rep[b]);
+            }
+        }
     }
     sc
+}
+
+/// The subevent that stands for each subevent in sc ([`sc_of`]): the atomic read
+/// for an RMW's atomic write (the library's `rmw` relation), itself otherwise.
+pub fn atomic_steps(v: &Visited) -> Vec<usize> {
+    let mut rep: Vec<usize> = (0..v.g.len()).collect();
+    for (r, w) in relation(v, "rmw").pairs() {
+        rep[w] = r;
+    }
+    rep
 }
 
 /// The robustness paper's ob (Def. 4) / ob_tso (Def. 10) of a visited execution,
@@ -139,69 +164,6 @@ pub fn shortest_cycle(r: &BitRel) -> Option<Vec<usize>> {
     best
 }
 
-/// Values written and final memory of a visited execution (the engine's outcome
-/// with registers from the unfoldings the execution takes).
-pub(super) fn outcome_of(v: &Visited, k: &Kinds) -> Outcome {
-    let g = v.g;
-    let rf = relation(v, "rf");
-    let mo = relation(v, "mo");
-    let call = |s: usize| -> &CallRecord {
-        let e = g.event_of(s);
-        &v.runs[e.thread].calls[e.index]
-    };
-    fn written(
-        s: usize,
-        g: &ExecGraph,
-        k: &Kinds,
-        rf: &BitRel,
-        call: &dyn Fn(usize) -> CallRecord,
-        depth: usize,
-    ) -> Value {
-        if depth > g.len() {
-            return Value::Bot;
-        }
-        let c = call(s);
-        let kd = g.subs[s].stamp.kind;
-        if kd == k.cw {
-            return c.args.get(1).cloned().unwrap_or(Value::Bot);
-        }
-        if kd == k.cas {
-            return c.args.get(2).cloned().unwrap_or(Value::Bot);
-        }
-        // nrW / nlW copy what their event's first subevent read
-        let ev = g.subs[s].event;
-        let Some(&r) = g.subs_of[ev].first() else { return Value::Bot };
-        match (0..g.len()).find(|&w| rf.contains(w, r)) {
-            Some(w) => written(w, g, k, rf, call, depth + 1),
-            None => {
-                let l = loc_arg(&c.args, 1);
-                l.map(|l| g.world.locs[l].init.clone()).unwrap_or(Value::Bot)
-            }
-        }
-    }
-    let callc = |s: usize| call(s).clone();
-    let mut finals = BTreeMap::new();
-    for (l, li) in g.world.locs.iter().enumerate() {
-        if !li.implicit {
-            finals.insert((l, None), li.init.clone());
-        }
-    }
-    for s in 0..g.len() {
-        let kd = g.subs[s].stamp.kind;
-        let writes = kd == k.cw || kd == k.cas || kd == k.nrw || kd == k.nlw;
-        if !writes {
-            continue;
-        }
-        let last = !(0..g.len()).any(|w| mo.contains(s, w));
-        if let (true, Some(l)) = (last, loc_arg(&call(s).args, 0)) {
-            if let Some(slot) = finals.get_mut(&(l, None)) {
-                *slot = written(s, g, k, &rf, &callc, 0);
-            }
-        }
-    }
-    Outcome { regs: v.runs.iter().map(|r| r.env.clone()).collect(), finals }
-}
-
 pub(super) fn witness_of(v: &Visited, to: &StampTable) -> Witness {
     let mut events: Vec<Event> = v.g.events.clone();
     for e in &mut events {
@@ -237,6 +199,9 @@ pub struct RobustReport {
     pub file: String,
     pub name: String,
     pub model: Model,
+    /// The library the test ran under: the model's in the test's family
+    /// (`rdmasc`, `rdmatso`, `rdmasc_rmw`, …).
+    pub library: String,
     /// The exact check ran (without it, `robust` is Thm. 5's sufficient verdict).
     pub exact: bool,
     /// Def. 5 / 11: every consistent execution is SC-consistent.
@@ -271,6 +236,8 @@ struct Found {
     cycle: Vec<usize>,
     witness: Witness,
     relations: Vec<(String, BitRel)>,
+    /// The sc node of each subevent ([`atomic_steps`]).
+    steps: Vec<usize>,
 }
 
 /// An error of the engine on a test: a limit of the tool (the test is cut,
@@ -408,7 +375,8 @@ fn check_impl(
     let (mut executions, mut cyclic) = (0u64, 0u64);
     let mut visit = |v: &Visited| -> bool {
         executions += 1;
-        let o = outcome_of(v, &k);
+        // the engine visits complete executions only, each with its outcome
+        let Some(o) = v.outcome.clone() else { return true };
         let sc = sc_of(v);
         if let Some(f) = facts.as_deref_mut() {
             theorem_facts_of(v, &sc, model, &k, (ippo_t, oppo_t, oppo_sc, to), &places, f);
@@ -424,7 +392,8 @@ fn check_impl(
                 let cycle = shortest_cycle(&sc).unwrap_or_default();
                 let mut relations = v.relations.clone();
                 relations.push(("po".into(), po));
-                found.insert(o.clone(), Found { outcome: o, cycle, witness: witness_of(v, to), relations });
+                let steps = atomic_steps(v);
+                found.insert(o.clone(), Found { outcome: o, cycle, witness: witness_of(v, to), relations, steps });
             }
         }
         true
@@ -442,6 +411,7 @@ fn check_impl(
         file: file.to_string(),
         name: low.name.clone(),
         model,
+        library: ast.libraries.first().map(|l| l.text.clone()).unwrap_or_default(),
         exact,
         robust: if exact { cyclic == 0 } else { sufficient },
         outcome_robust: if exact { non_sc.is_empty() } else { sufficient },
@@ -461,12 +431,15 @@ fn check_impl(
     };
     if let Some(f) = pick {
         let w = &f.witness;
+        let members = |x: usize| f.steps.iter().enumerate().filter(move |&(_, &r)| r == x).map(|(m, _)| m);
         let label = |s: usize| {
             let e = &w.events[w.subevents[s].0];
             let place = places.at(&PEv { thread: e.thread, call: e.index, ty: Ty::F, loc: None, rnode: None, sub: s });
             let m = low.libs[e.lib].methods()[e.method].name;
             let args: Vec<String> = e.args.iter().map(|a| low.world.show(a)).collect();
-            format!("{} {place} {m}({}) {}", low.world.threads[e.thread].name, args.join(", "), w.subevents[s].1)
+            // an RMW's atomic read and write are one node of sc: both stamps
+            let stamps: Vec<&str> = members(s).map(|m| w.subevents.get(m).map_or("?", |x| x.1.as_str())).collect();
+            format!("{} {place} {m}({}) {}", low.world.threads[e.thread].name, args.join(", "), stamps.join("+"))
         };
         let mut steps = Vec::new();
         let cyc = &f.cycle;
@@ -474,7 +447,11 @@ fn check_impl(
             let b = cyc[(i + 1) % cyc.len()];
             let edge = ["rf", "rb", "mo", "po"]
                 .iter()
-                .find(|n| f.relations.iter().any(|(rn, r)| rn == *n && r.contains(a, b)))
+                .find(|n| {
+                    f.relations
+                        .iter()
+                        .any(|(rn, r)| rn == *n && members(a).any(|a2| members(b).any(|b2| r.contains(a2, b2))))
+                })
                 .map(|n| n.to_string())
                 .unwrap_or_else(|| "?".into());
             steps.push(CycleStep { event: label(a), edge });

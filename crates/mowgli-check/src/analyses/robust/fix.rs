@@ -170,6 +170,9 @@ pub enum NoFix {
     ControlFlow,
     /// The test has no consistent execution.
     NoExecution,
+    /// The goal is the sufficient conditions, and the test has calls they do not
+    /// cover (remote RMWs, [`super::Syntactic::outside`]): no insertion removes them.
+    Uncovered { calls: Vec<String> },
     /// A counterexample no candidate can break: per thread, the original lines it
     /// spans (`T1 4..6`); a thread whose span is one line has no place between its
     /// events for an insertion. Every set of at most `complete` insertions was checked
@@ -211,6 +214,12 @@ pub(super) fn fix_why_parsed(
 ) -> Result<Result<Fix, NoFix>, InputError> {
     let Subject { file, text, order, cat } = *s;
     let Some(c) = Candidates::of(file, ast, model, cat, order)? else { return Ok(Err(NoFix::ControlFlow)) };
+    if goal == FixGoal::Syntactic {
+        let calls = check_parsed(s, ast.clone(), Some(model), false)?.syntactic.outside;
+        if !calls.is_empty() {
+            return Ok(Err(NoFix::Uncovered { calls }));
+        }
+    }
     // a candidate that blocks its thread in every set is left out ([`Candidates::alive`])
     let alive: Vec<usize> = (0..c.cands.len()).filter(|&i| c.alive(i)).collect();
     // per counterexample found, the candidates that can break it

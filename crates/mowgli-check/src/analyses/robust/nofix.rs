@@ -127,7 +127,7 @@ pub(super) fn explain_parsed(
     goal: FixGoal,
     search: NoFix,
 ) -> Result<NoFixReason, InputError> {
-    if matches!(search, NoFix::ControlFlow | NoFix::NoExecution) {
+    if matches!(search, NoFix::ControlFlow | NoFix::NoExecution | NoFix::Uncovered { .. }) {
         return Ok(NoFixReason::Search(search));
     }
     let complete = match search {
@@ -210,6 +210,11 @@ pub fn render_no_fix(r: &NoFixReason, goal: FixGoal) -> String {
             let why = match s {
                 NoFix::ControlFlow => "a thread has control flow (only straight-line threads are fixed)".to_string(),
                 NoFix::NoExecution => "the test has no consistent execution".to_string(),
+                NoFix::Uncovered { calls } => format!(
+                    "the sufficient conditions do not cover remote read-modify-writes ({}), and no insertion \
+                     removes one; the exact check's fix is the one to use",
+                    calls.join(", ")
+                ),
                 NoFix::Unbreakable { tried, spans, complete } => format!(
                     "no set of at most {complete} {FIX_SPACE} makes it (every such set checked); no candidate \
                      insertion can break a counterexample spanning {spans} ({tried} programs checked), and moving \

@@ -81,6 +81,10 @@ pub struct PreExec {
     pub loc_nodes: Vec<Option<u32>>,
     /// Per thread, per event: the poll that polls it (pf), by index in the thread.
     pub pf: Vec<Vec<Option<usize>>>,
+    /// The calls (thread, index) with a subevent the paper's event types do not
+    /// cover (a remote RMW's atomic read and write, aNAR_n and aNAW_n): the
+    /// sufficient conditions know nothing of them ([`super::Syntactic::outside`]).
+    pub outside: Vec<(usize, usize)>,
 }
 
 pub(super) fn loc_arg(args: &[Value], i: usize) -> Option<usize> {
@@ -110,6 +114,7 @@ impl PreExec {
         let mut order: Vec<usize> = (0..events.len()).collect();
         order.sort_by_key(|&i| (events[i].thread, events[i].index));
         let subs = order.into_iter().flat_map(|i| (0..stamps[i].len()).map(move |pos| (i, pos)));
+        let mut outside = Vec::new();
         for (i, pos) in subs {
             let e = &events[i];
             let s = first[i] + pos;
@@ -135,6 +140,9 @@ impl PreExec {
             } else if st.kind == k.rf {
                 Ty::NF
             } else {
+                if !outside.contains(&(e.thread, e.index)) {
+                    outside.push((e.thread, e.index));
+                }
                 continue;
             };
             let loc = match ty {
@@ -176,6 +184,7 @@ impl PreExec {
             thread_nodes: (0..nt).map(|t| world.thread_node(t)).collect(),
             loc_nodes: (0..world.locs.len()).map(|l| world.loc_node(l)).collect(),
             pf,
+            outside,
         }
     }
 

@@ -63,7 +63,8 @@ pub(super) enum Op<'a> {
     },
     /// A full fence.
     Fence,
-    /// A copy between the caller's memory and location `remote` (a put or a get).
+    /// A copy between the caller's memory and location `remote` (a put or a get),
+    /// or a remote read-modify-write of `remote` (its old value copied back).
     Copy {
         remote: &'a str,
     },
@@ -111,6 +112,8 @@ impl Vocab {
                 None => Op::Other,
             },
             Effect::Completes { node } => Op::Complete { node: &args[node] },
+            // a remote RMW is a remote operation a poll completes, as a get is
+            Effect::Updates { target, .. } => Op::Copy { remote: &args[target] },
             Effect::FenceTowards { .. } | Effect::Other => Op::Other,
         }
     }

@@ -120,6 +120,9 @@ pub struct Visited<'v> {
     pub runs: Vec<&'v Unfolding>,
     /// Named witness relations (rf, mo, nfo, …) for reports.
     pub relations: Vec<(String, BitRel)>,
+    /// The outcome of a complete execution (registers of the unfoldings taken and
+    /// the final memory the libraries report); `None` for a partial witness.
+    pub outcome: Option<Outcome>,
 }
 
 /// Shows every consistent execution of `p` (every witness: rf, mo, nfo, …) to

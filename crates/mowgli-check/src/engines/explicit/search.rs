@@ -146,7 +146,7 @@ pub(super) fn search_plain<'d>(
             for (_, r) in &groups[t].by_values {
                 let runs_t: Vec<&Unfolding> =
                     (0..groups.len()).map(|u| runs[u][if u == t { *r } else { groups[u].rep }]).collect();
-                let v = Visited { g: &g, so: BitRel::new(g.len()), runs: runs_t, relations: Vec::new() };
+                let v = Visited { g: &g, so: BitRel::new(g.len()), runs: runs_t, relations: Vec::new(), outcome: None };
                 for s in d.relevant(&v) {
                     if s < relevant.len() && g.event_of(s).thread == t {
                         relevant[s] = true;
@@ -489,7 +489,7 @@ fn partial<'s>(
     let so = mowgli_core::library::lambda_consistent(st.g, searches)?;
     let chosen = chosen_runs(st, searches)?;
     let runs: Vec<&Unfolding> = chosen.iter().enumerate().map(|(t, &r)| st.runs[t][r]).collect();
-    Some(Visited { g: st.g, so, runs, relations: Vec::new() })
+    Some(Visited { g: st.g, so, runs, relations: Vec::new(), outcome: None })
 }
 
 /// The discharge test at a node below [`SearchState::decided`]: `Some(found)` when
@@ -636,7 +636,7 @@ fn leaf(st: &mut SearchState, searches: &mut [Box<dyn mowgli_core::WitnessSearch
             }
         }
         let runs: Vec<&Unfolding> = chosen.iter().enumerate().map(|(t, &r)| st.runs[t][r]).collect();
-        let v = Visited { g: st.g, so, runs, relations };
+        let v = Visited { g: st.g, so, runs, relations, outcome: Some(o) };
         let go_on = visit(&v);
         if !go_on {
             st.res.stopped = true;
