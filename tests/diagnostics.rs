@@ -101,7 +101,7 @@ fn an_unknown_library_suggests_a_known_one() {
     rejects(
         &d,
         &["litmus", "lib.litmus"],
-        "lib.litmus:2:11: unknown library `rdmatos` (known: rdmatso, rdmatso_nopcie, rdmasc, rdmatso_f1, rdmatso_rmw, rdmatso_rmw_nopcie, rdmatso_rmw_glob, rdmawait, sv, bal, \
+        "lib.litmus:2:11: unknown library `rdmatos` (known: rdmatso, rdmatso_nopcie, rdmasc, rdmatso_f1, rdmatso_rmw, rdmatso_rmw_nopcie, rdmatso_rmw_glob, rdmasc_rmw, rdmasc_rmw_glob, rdmawait, sv, bal, \
          bal_all, rbl, rbl_weak, rbl_rfe, msw, corerma, corerma_noir)
    ,-[ lib.litmus:2:11 ]
    |
@@ -299,7 +299,7 @@ help: did you mean `dummy`?
     );
     refine(
         "uses.impl",
-        "uses.impl:8:6: unknown library `rdmawiat` (known: rdmatso, rdmatso_nopcie, rdmasc, rdmatso_f1, rdmatso_rmw, rdmatso_rmw_nopcie, rdmatso_rmw_glob, rdmawait, sv, bal, \
+        "uses.impl:8:6: unknown library `rdmawiat` (known: rdmatso, rdmatso_nopcie, rdmasc, rdmatso_f1, rdmatso_rmw, rdmatso_rmw_nopcie, rdmatso_rmw_glob, rdmasc_rmw, rdmasc_rmw_glob, rdmawait, sv, bal, \
          bal_all, rbl, rbl_weak, rbl_rfe, msw, corerma, corerma_noir)
    ,-[ uses.impl:8:6 ]
    |
@@ -411,7 +411,7 @@ fn a_library_on_the_command_line_is_shown_in_the_command_line() {
         &d,
         &["refine", "isv.impl", "--clients", "client.litmus", "--spec", "svx"],
         "<command line>:1:55: --spec svx: unknown library `svx` (known: rdmatso, rdmatso_nopcie, rdmasc, rdmatso_f1, \
-         rdmatso_rmw, rdmatso_rmw_nopcie, rdmatso_rmw_glob, rdmawait, sv, bal, bal_all, rbl, rbl_weak, rbl_rfe, msw, corerma, corerma_noir)
+         rdmatso_rmw, rdmatso_rmw_nopcie, rdmatso_rmw_glob, rdmasc_rmw, rdmasc_rmw_glob, rdmawait, sv, bal, bal_all, rbl, rbl_weak, rbl_rfe, msw, corerma, corerma_noir)
    ,-[ <command line>:1:55 ]
    |
  1 | mowgli refine isv.impl --clients client.litmus --spec svx

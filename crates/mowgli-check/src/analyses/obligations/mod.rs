@@ -438,7 +438,9 @@ pub fn check_clients(
             }
             return Ok(finish(rep, &pinned));
         };
-        repaired = Some(rep.clone());
+        // the refutation to repair is kept, the round's report moved (not copied)
+        let f = f.clone();
+        repaired = Some(rep);
         repairs += 1;
         let client = clients.iter().find(|(n, _)| f.client.starts_with(&format!("# {n}\n"))).cloned();
         let open: Vec<&((String, String), Vec<MapEntry>)> =
@@ -485,7 +487,7 @@ pub fn check_clients(
                     }
                     Some(g) => {
                         if progress_choice.is_none()
-                            && keys(g) != keys(f)
+                            && keys(g) != keys(&f)
                             && g.involved.iter().any(|((m, k), _)| map.get(m, k).is_none())
                         {
                             progress_choice = Some(choice);
