@@ -918,7 +918,7 @@ fn from_spec(label: &str, spec: mowgli_spec::Spec, text: &str) -> Case {
 }
 
 /// Built-ins other than coreRMA (whose programs are smaller: `corerma`).
-const BUILTINS: [&str; 15] = [
+const BUILTINS: [&str; 17] = [
     "rdmatso",
     "rdmatso_nopcie",
     "rdmasc",
@@ -934,6 +934,9 @@ const BUILTINS: [&str; 15] = [
     "rbl_weak",
     "rbl_rfe",
     "msw",
+    // RDMA^SC_RMW (issue 33 item 5), last so the cases above keep their seeds
+    "rdmasc_rmw",
+    "rdmasc_rmw_glob",
 ];
 
 /// Library files other than coreRMA's and lock.lib.
