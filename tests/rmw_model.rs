@@ -200,7 +200,14 @@ fn generated_agree(threads: usize, min_threads: usize, instrs: usize) -> usize {
                 })
                 .collect();
             checked += results.len();
+            let before = errs.len();
             errs.extend(results.into_iter().flatten());
+            // a long run shows each disagreement as it is found
+            if parts > 1 || instrs > 2 {
+                for e in &errs[before..] {
+                    eprintln!("DIFFERS: {e}");
+                }
+            }
             index += class.distinct();
             if parts > 1 || instrs > 2 {
                 eprintln!(
