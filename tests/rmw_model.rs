@@ -159,16 +159,13 @@ fn paper_tests_keep_their_outcomes() {
     assert!(errs.is_empty(), "{}", errs.join("\n"));
 }
 
-/// `MOWGLI_RMW_SHARD=k/n`: this run checks the programs whose index is k modulo n
-/// (so the 2 × 3 differential can run in parts, on several machines or sessions);
-/// all of them otherwise.
+#[path = "common/shard.rs"]
+mod shard_var;
+
+/// This run's part of the generated programs: `MOWGLI_RMW_SHARD=k/n` takes those whose
+/// index is k modulo n (default: all).
 fn shard() -> (usize, usize) {
-    let v = std::env::var("MOWGLI_RMW_SHARD").unwrap_or_default();
-    let parsed = v.split_once('/').and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
-    match parsed {
-        Some((k, n)) if n > 0 && k < n => (k, n),
-        _ => (0, 1),
-    }
+    shard_var::shard("MOWGLI_RMW_SHARD")
 }
 
 /// Every generated program with an RCAS or RFAA of `threads` threads (at least

@@ -265,15 +265,13 @@ impl Counts {
     }
 }
 
-/// The shard of the generated programs this run takes: `MOWGLI_ROBUST_SHARD=k/n`
-/// takes the programs whose index is k mod n (default: all).
+#[path = "common/shard.rs"]
+mod shard_var;
+
+/// This run's part of the generated programs: `MOWGLI_ROBUST_SHARD=k/n` takes those whose
+/// index is k modulo n (default: all).
 fn shard() -> (usize, usize) {
-    let v = std::env::var("MOWGLI_ROBUST_SHARD").unwrap_or_default();
-    let parsed = v.split_once('/').and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
-    match parsed {
-        Some((k, n)) if n > 0 && k < n => (k, n),
-        _ => (0, 1),
-    }
+    shard_var::shard("MOWGLI_ROBUST_SHARD")
 }
 
 /// The generated programs up to 2 threads × `instrs` instructions (2 nodes, 2
