@@ -397,6 +397,10 @@ impl<'a> TsoSearch<'a> {
     }
 }
 
+/// The name explanations give the edges of [`rmw::pending_reads_into`]: a read
+/// before an RMW's read, as its write was still pending in wb_R.
+const PEND: &str = "read before aNAR (aNAW pending)";
+
 /// The witness-dependent parts of ib and ob (Def. 4.3-4.4) for the current assignment.
 #[derive(Default)]
 struct Base {
@@ -410,6 +414,9 @@ struct Base {
     rf_b: BitRel,
     /// rf_b̄ = rf \ rf_b.
     rf_nb: BitRel,
+    /// A remote read of a queue pair before an RMW's read, since it reads before
+    /// the RMW's write lands ([`rmw::pending_reads_into`]).
+    pend: BitRel,
 }
 
 impl TsoSearch<'_> {
@@ -456,6 +463,10 @@ impl TsoSearch<'_> {
         }
         b.rf_nb.assign(&b.rf);
         b.rf_nb.minus_with(&b.rf_b);
+        // a read of the queue pair before an RMW's write lands: nfo with PCIe, rb without
+        let landed_after = if self.lib.pcie { &b.nfo } else { &b.rb };
+        let remote_read = |s: usize| is[s] == k.nrr || Some(is[s]) == k.nar;
+        rmw::pending_reads_into(&self.rmws, &self.vars.mem, landed_after, &self.sqp, remote_read, &mut b.pend);
     }
 
     /// Def. 4.4's three conditions on the current assignment, in `sc`'s storage;
@@ -469,6 +480,7 @@ impl TsoSearch<'_> {
         ib.union_with(&self.ext.pf);
         ib.union_with(&b.nfo);
         ib.union_with(&b.rb_b);
+        ib.union_with(&b.pend);
         ib.union_with(&sc.rao);
         ib.union_with(&sc.aw);
         ib.union_with(&sc.fifo);
@@ -485,6 +497,7 @@ impl TsoSearch<'_> {
         ob.union_with(&b.nfo);
         ob.union_with(&b.rb);
         ob.union_with(&b.mo);
+        ob.union_with(&b.pend);
         ob.union_with(&sc.rao);
         ob.union_with(&sc.aw);
         ob.close_transitively();
@@ -537,30 +550,32 @@ impl WitnessSearch for TsoSearch<'_> {
         self.atomic_into(&mut rao, &mut aw, &mut fifo);
         let mut issued = BitRel::new(self.g.len());
         let mut gens = issued.clone();
-        for r in [&self.ippo, &b.rf, &self.ext.pf, &b.nfo, &b.rb_b, &rao, &aw, &fifo] {
+        for r in [&self.ippo, &b.rf, &self.ext.pf, &b.nfo, &b.rb_b, &b.pend, &rao, &aw, &fifo] {
             gens.union_with(r);
         }
         for (w, y) in rmw::issued_with_read(&self.rmws, &self.vars.mem, &gens) {
             issued.add(w, y);
         }
-        let ib_parts: [(&str, &BitRel); 9] = [
+        let ib_parts: [(&str, &BitRel); 10] = [
             ("ippo", &self.ippo),
             ("rf", &b.rf),
             ("pf", &self.ext.pf),
             ("nfo", &b.nfo),
             ("rb_b", &b.rb_b),
+            (PEND, &b.pend),
             ("rao", &rao),
             ("aw", &aw),
             ("fifo", &fifo),
             ("aNAW with its aNAR", &issued),
         ];
-        let ob_parts: [(&str, &BitRel); 8] = [
+        let ob_parts: [(&str, &BitRel); 9] = [
             ("oppo", &self.oppo),
             ("rf_b̄", &b.rf_nb),
             ("[nlW];pf", &self.ext.nlw_pf),
             ("nfo", &b.nfo),
             ("rb", &b.rb),
             ("mo", &b.mo),
+            (PEND, &b.pend),
             ("rao", &rao),
             ("aw", &aw),
         ];

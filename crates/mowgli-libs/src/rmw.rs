@@ -271,6 +271,37 @@ pub fn issued_with_read(rmws: &[RmwEvent], mem: &RfMo, gens: &BitRel) -> Vec<(us
     out
 }
 
+/// A remote read of a queue pair that reads before an RMW's atomic write of that
+/// queue pair lands reads before the RMW reads too (HCA): the write waits in
+/// wb_R from the RMW's read (A3) until it lands, and meanwhile a get or RMW of the
+/// queue pair cannot read past it. With PCIe, G3 and A3 wait for an empty wb_R
+/// (nfo orients the read before the write); without, they read through wb_R and
+/// see the pending write (so reading an older write, rb to the RMW's write, means
+/// reading before A3). Adds (g, aNAR) to `into` for every (g, aNAW) in
+/// `landed_after` with g a remote read (`remote_read`) of the same queue pair
+/// (`sqp`) and the write known to happen (a failed CAS leaves nothing in wb_R).
+/// Without it, a get could read between an RMW's read and the landing of its
+/// write (specs/litmus/rdmatso-rmw/RMW-get-waits-for-CAS-write.litmus).
+pub fn pending_reads_into(
+    rmws: &[RmwEvent],
+    mem: &RfMo,
+    landed_after: &BitRel,
+    sqp: &BitRel,
+    remote_read: impl Fn(usize) -> bool,
+    into: &mut BitRel,
+) {
+    into.reset(landed_after.size());
+    for e in rmws {
+        if let Some(w) = present_write(e, mem) {
+            for g in (0..into.size()).filter(|&g| g != e.read && remote_read(g) && sqp.contains(g, w)) {
+                if landed_after.contains(g, w) {
+                    into.add(g, e.read);
+                }
+            }
+        }
+    }
+}
+
 /// aw for `rao` and `fifo` as oriented so far (edges added only once final, so
 /// partial witnesses give subsets):
 /// * a's write before b's read when a rao b on the same location (atomicity);
