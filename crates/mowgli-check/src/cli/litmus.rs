@@ -66,6 +66,12 @@ pub struct Args {
     /// inconclusive (exit 3).
     #[arg(long, value_name = "N", default_value_t = mowgli_check::lang::lower::MAX_WORK)]
     pub max_work: u64,
+    /// Iterations per loop that is no spin loop. A test where a loop reaches it
+    /// lost the runs that stay in the loop longer: what an outcome found decides
+    /// holds, the rest is undecided (inconclusive, exit 3).
+    #[arg(long, value_name = "N", default_value_t = mowgli_check::lang::lower::LOOP_BOUND,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
+    pub loop_bound: usize,
 }
 
 /// `--show`: which executions are drawn.
@@ -94,10 +100,24 @@ pub enum LitmusFormat {
 }
 
 pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
-    let Args { paths, json, stats, stamp_order, dot, html, show, engine, format, max_values, max_work, junit } = a;
+    let Args {
+        paths,
+        json,
+        stats,
+        stamp_order,
+        dot,
+        html,
+        show,
+        engine,
+        format,
+        max_values,
+        max_work,
+        junit,
+        loop_bound,
+    } = a;
     let draw = dot.is_some() || html.is_some();
     let quiet = super::progress::quiet();
-    let limits = mowgli_check::lang::lower::DomainLimits { max_values, max_work, ..Default::default() };
+    let limits = mowgli_check::lang::lower::DomainLimits { max_values, max_work, loop_bound, ..Default::default() };
     let order = match load_order(&stamp_order) {
         Ok(o) => o,
         Err(e) => return input_error(json, e),

@@ -35,7 +35,8 @@ pub struct ExpectReport {
     /// The expectation holds.
     pub ok: bool,
     /// Whether the run decides it: a run whose value domain or unfolding a limit
-    /// cut ([`TestReport::inconclusive`]) found only real outcomes, but maybe not
+    /// cut ([`TestReport::inconclusive`]), or where a loop reached the unrolling
+    /// bound ([`TestReport::bounded`]), found only real outcomes, but maybe not
     /// all: it decides an `allowed` line it reached and a `forbidden` line it
     /// reached (a real counterexample), not the others.
     pub decided: bool,
@@ -103,7 +104,9 @@ pub struct TestReport {
     pub outcomes: Vec<BTreeMap<String, String>>,
     pub expectations: Vec<ExpectReport>,
     pub stats: Stats,
-    /// A loop reached the unrolling bound (results are bounded).
+    /// A loop reached the unrolling bound: runs that stay in it longer were not
+    /// explored, so outcomes may be missing (what the outcomes found decide holds;
+    /// the rest is undecided: [`TestReport::bound_open`]).
     pub bounded: bool,
     /// Why the run is inconclusive: a limit (the value domain's, the number of
     /// unfoldings) cut it, so some outcomes may be missing.
@@ -132,6 +135,7 @@ impl TestReport {
             && self.engine_differences.is_empty()
             && self.inconclusive.is_none()
             && self.no_outcome.is_none()
+            && !self.bound_open()
     }
 }
 
@@ -266,8 +270,8 @@ fn declarative_parsed(
                 condition: e.text.clone(),
                 line: e.pos.line,
                 ok: sat == e.allowed,
-                // a cut run decides what it reached (every outcome found is real)
-                decided: inconclusive.is_none() || sat,
+                // a cut or bounded run decides what it reached (every outcome found is real)
+                decided: (inconclusive.is_none() && !res.bound_hit) || sat,
                 known: disagreement_note(text, e.pos.line),
                 execution: cex.map(|(o, w)| render_execution(&low, o, w)),
                 dot: cex.map(|(o, w)| dot_execution(&low, o, w)),
@@ -360,7 +364,8 @@ pub fn check_text_engine(
             condition: e.text.clone(),
             line: e.pos.line,
             ok: outs.iter().any(|o| e.cond.holds(o)) == e.allowed,
-            decided: true,
+            // a bounded run decides what it reached (every outcome found is real)
+            decided: !ex.bounded || outs.iter().any(|o| e.cond.holds(o)),
             known: disagreement_note(text, e.pos.line),
             execution: None,
             dot: None,
@@ -573,7 +578,8 @@ pub fn render(r: &TestReport, stats: bool) -> String {
         s += &format!("  EMPTY no outcome: {why}; its expectations are not checked\n");
     }
     if r.bounded {
-        s += "  note: a loop reached the unrolling bound; outcomes are bounded\n";
+        s += "  note: a loop reached the unrolling bound (--loop-bound); runs that stay in it longer were not \
+              explored, so outcomes may be missing: only what an outcome found decides is decided\n";
     }
     if let Some(why) = &r.inconclusive {
         s += &format!("  INCONCLUSIVE: {why}; outcomes may be missing\n");

@@ -43,6 +43,16 @@ impl TestReport {
     pub fn empty_bounded(&self) -> bool {
         self.no_outcome.is_some() && self.bounded
     }
+
+    /// A loop reached the unrolling bound in a test with outcomes, and they do not
+    /// decide all it claims: an undecided expectation, or none at all (its outcome
+    /// list is the claim, and it may be missing some). Inconclusive.
+    pub fn bound_open(&self) -> bool {
+        self.bounded
+            && self.inconclusive.is_none()
+            && self.no_outcome.is_none()
+            && (self.expectations.is_empty() || self.expectations.iter().any(|e| !e.decided))
+    }
 }
 
 /// Why the declarative engine found no outcome, from what its search saw.

@@ -59,7 +59,7 @@ pub fn libs_of(low: &Lowered) -> Vec<&dyn Library> {
 
 /// A lowered test as a machine program (its libraries from [`libs_of`]).
 pub fn program<'a>(low: &'a Lowered, libs: &'a [&'a dyn Library]) -> Program<'a> {
-    Program { world: &low.world, libs, threads: &low.threads, domain: &low.domain, loop_bound: lower::LOOP_BOUND }
+    Program { world: &low.world, libs, threads: &low.threads, domain: &low.domain, loop_bound: low.loop_bound }
 }
 
 /// Runs a lowered test on a machine.

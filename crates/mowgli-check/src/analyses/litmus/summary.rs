@@ -27,6 +27,11 @@ pub struct Summary {
     pub empty: usize,
     /// Tests with no outcome within the unrolling bound (undecided).
     pub empty_bounded: usize,
+    /// Tests with outcomes where a loop reached the unrolling bound and what they
+    /// claim is not all decided ([`TestReport::bound_open`]).
+    pub bound_open: usize,
+    /// Of `undecided`, the expectations of `bound_open` tests.
+    pub undecided_bounded: usize,
     /// Inputs unreadable, malformed or unwritable.
     pub errors: usize,
     /// Some loop reached the unrolling bound.
@@ -51,6 +56,12 @@ impl Summary {
             differences: reports.iter().map(|r| r.engine_differences.len()).sum(),
             empty: reports.iter().filter(|r| r.empty()).count(),
             empty_bounded: reports.iter().filter(|r| r.empty_bounded()).count(),
+            bound_open: reports.iter().filter(|r| r.bound_open()).count(),
+            undecided_bounded: reports
+                .iter()
+                .filter(|r| r.bound_open())
+                .map(|r| r.expectations.iter().filter(|e| !e.decided).count())
+                .sum(),
             errors,
             bounded: reports.iter().any(|r| r.bounded),
         }
@@ -65,7 +76,7 @@ impl Summary {
         Verdict::of(
             self.errors > 0,
             self.failed + self.differences + self.empty > 0,
-            self.empty_bounded + self.cut == 0,
+            self.empty_bounded + self.cut + self.bound_open == 0,
         )
     }
 
@@ -90,7 +101,15 @@ impl Summary {
         if self.cut > 0 {
             undecided.push(format!(
                 "{} tests cut by a limit, {} of {nexp} expectations undecided (see INCONCLUSIVE above)",
-                self.cut, self.undecided
+                self.cut,
+                self.undecided - self.undecided_bounded
+            ));
+        }
+        if self.bound_open > 0 {
+            undecided.push(format!(
+                "{} tests where a loop reached the unrolling bound, {} of {nexp} expectations undecided: runs \
+                 that stay in the loop longer were not explored (raise --loop-bound)",
+                self.bound_open, self.undecided_bounded
             ));
         }
         if self.empty_bounded > 0 {

@@ -46,10 +46,9 @@ pub fn decide_refine(doc: &Value, write_errors: usize) -> Decided {
             g["first_error"].as_str().unwrap_or("?")
         ),
         _ => format!(
-            "all {} clients of the bound{} checked, none reaches an outcome the specification forbids{}",
+            "all {} clients of the bound{} checked, none reaches an outcome the specification forbids",
             u(g, "checked"),
             of_partition(doc),
-            if u(g, "bounded") > 0 { BOUNDED } else { "" }
         ),
     };
     Decided::new(verdict, why)
@@ -63,7 +62,10 @@ pub fn decide_obligations(doc: &Value) -> Decided {
         arr(doc, "specs").iter().any(|d| !d["not_monotone"].is_null() || !d["not_decomposable_sup"].is_null());
     let specs_complete = arr(doc, "specs").iter().all(|d| b(d, "complete"));
     let complete = b(doc, "complete");
-    let verdict = Verdict::of(false, failures > 0 || d_fails, complete && specs_complete);
+    // a loop of the implementation cut at the unrolling bound: its longer runs were
+    // not explored, so an obligation that holds on the runs found is undecided
+    let bounded = b(doc, "bounded");
+    let verdict = Verdict::of(false, failures > 0 || d_fails, complete && specs_complete && !bounded);
     let why = match verdict {
         Verdict::Counterexample => {
             format!("{failures} obligations refuted{}", if d_fails { ", D fails" } else { "" })
@@ -78,12 +80,18 @@ pub fn decide_obligations(doc: &Value) -> Decided {
             of_partition(doc),
             if doc["run"]["time_limit"].is_null() { "" } else { " (time limit)" }
         ),
-        Verdict::Inconclusive => "D (--check-specs) stopped early (time limit): the bound was not covered".to_string(),
-        _ => format!(
-            "every obligation holds on the {} abstract programs of the bound{}{}",
+        Verdict::Inconclusive if bounded && specs_complete => format!(
+            "every obligation holds on the runs found for the {} abstract programs{}, but a loop of the \
+             implementation reached the unrolling bound: runs that stay in it longer were not explored (raise \
+             --loop-bound)",
             u(doc, "clients"),
             of_partition(doc),
-            if b(doc, "bounded") { BOUNDED } else { "" }
+        ),
+        Verdict::Inconclusive => "D (--check-specs) stopped early (time limit): the bound was not covered".to_string(),
+        _ => format!(
+            "every obligation holds on the {} abstract programs of the bound{}",
+            u(doc, "clients"),
+            of_partition(doc)
         ),
     };
     Decided::new(verdict, why)

@@ -3,8 +3,8 @@
 //! expects, and the run's verdict from those comparisons.
 //!
 //! An entry's status is `ok` (the expected verdict), `FAIL` (the other of
-//! `verified`/`counterexample`), `inconclusive` (a limit stopped it before it
-//! decided) or `error` (bad input). The run's verdict is the strongest status:
+//! `verified`/`counterexample`; for an entry expecting `inconclusive`, either),
+//! `inconclusive` (a limit stopped it before it decided) or `error` (bad input). The run's verdict is the strongest status:
 //! `error` (exit 2) over `FAIL` (exit 1, `counterexample`) over `inconclusive`
 //! (exit 3) over all `ok` (exit 0, `verified`).
 
@@ -36,6 +36,7 @@ impl Status {
     fn of(expect: Expect, verdict: Verdict) -> Status {
         match (expect, verdict) {
             (_, Verdict::Error) => Status::Error,
+            (Expect::Inconclusive, Verdict::Inconclusive) => Status::Ok,
             (_, Verdict::Inconclusive) => Status::Inconclusive,
             (Expect::Verified, Verdict::Verified) | (Expect::Counterexample, Verdict::Counterexample) => Status::Ok,
             _ => Status::Fail,

@@ -520,10 +520,11 @@ fn check_parsed(
             None => (false, true),
         }
     };
+    let (verdict, inconclusive) = verdict_within_bound(cex.is_some(), res.bound_hit, spec.bound_hit);
     Ok(ClientReport {
         file: file.to_string(),
         name: low.name.clone(),
-        verdict: if cex.is_some() { ClientVerdict::Fail } else { ClientVerdict::Ok },
+        verdict,
         spec_outcomes: spec_keys.len(),
         spec_outcomes_complete: candidates.is_none(),
         spec_vacuous,
@@ -542,10 +543,35 @@ fn check_parsed(
         stuck: res.stats.stuck,
         stuck_msg: res.stuck_msg.clone(),
         counterexample: cex,
-        inconclusive: None,
+        inconclusive,
         spec_stats: spec.stats,
         impl_stats: res.stats,
     })
+}
+
+/// A client's verdict when a loop may have reached the unrolling bound on the
+/// implementation's side (`impl_cut`) or the specification's (`spec_cut`, the
+/// client's own loops): runs that stay in a loop longer were not explored, so
+/// either side may lack outcomes. An implementation outcome the specification
+/// lacks refutes only when the specification's outcomes are complete; no such
+/// outcome shows refinement only when the implementation's are.
+fn verdict_within_bound(found: bool, impl_cut: bool, spec_cut: bool) -> (ClientVerdict, Option<String>) {
+    const MORE: &str = "runs that stay in the loop longer were not explored (raise --loop-bound)";
+    match (found, impl_cut, spec_cut) {
+        (true, _, false) => (ClientVerdict::Fail, None),
+        (true, _, true) => (
+            ClientVerdict::Inconclusive,
+            Some(format!(
+                "the implementation reaches an outcome the specification did not reach within the unrolling \
+                 bound of the client's loops: {MORE}"
+            )),
+        ),
+        (false, true, _) => (
+            ClientVerdict::Inconclusive,
+            Some(format!("a loop of the implementation reached the unrolling bound: {MORE}")),
+        ),
+        (false, false, _) => (ClientVerdict::Ok, None),
+    }
 }
 
 /// A compared outcome: the registers, and the final values of the observed locations.

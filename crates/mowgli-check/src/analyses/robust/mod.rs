@@ -188,7 +188,11 @@ pub fn render(r: &RobustReport) -> String {
         s += &format!("    … {} violations in all, the first {} shown\n", syn.violations_total, syn.violations.len());
     }
     if r.bounded {
-        s += "  note: a loop reached the unrolling bound; the check covers the bounded program\n";
+        s += &format!(
+            "  note: a loop reached the unrolling bound ({} iterations); runs that stay in it longer were not \
+             explored, so only a non-SC execution found decides\n",
+            crate::lang::lower::LOOP_BOUND
+        );
     }
     s
 }
@@ -320,13 +324,14 @@ pub fn cli(
     // is undecided, not refuted (Thm. 5 is sound, not complete)
     let not_robust = reports.iter().filter(|r| r.exact && !r.robust).count();
     let not_shown = reports.iter().filter(|r| !r.exact && !r.robust).count();
-    let bounded = reports.iter().any(|r| r.bounded);
-    // the unrolling bound is part of the stated bound, as in `litmus` (the reason
-    // says `bounded`); a limit of the tool that cut a test is not
-    let verdict = Verdict::of(!errors.is_empty(), not_robust > 0, limits == 0 && not_shown == 0);
+    // a loop cut at the unrolling bound: its longer runs were not explored, so a
+    // test found robust is robust only on the runs found (undecided); a non-SC
+    // execution found is real
+    let bounded = reports.iter().filter(|r| r.bounded && r.robust).count();
+    let verdict = Verdict::of(!errors.is_empty(), not_robust > 0, limits == 0 && not_shown == 0 && bounded == 0);
     let why = format!(
         "{} of {} tests robust, {} not robust{}{}{}{}",
-        reports.len() - not_robust - not_shown,
+        reports.len() - not_robust - not_shown - bounded,
         reports.len(),
         not_robust,
         if not_shown == 0 {
@@ -336,7 +341,15 @@ pub fn cli(
         },
         if errors.is_empty() { String::new() } else { format!(", {} malformed", errors.len()) },
         if limits > 0 { format!(", {limits} cut by a limit of the tool (see above)") } else { String::new() },
-        if bounded { "; bounded: a loop reached the unrolling bound" } else { "" }
+        if bounded > 0 {
+            format!(
+                ", {bounded} robust only on the runs within the unrolling bound ({} iterations per loop; a loop \
+                 reached it, and runs that stay in it longer were not explored: bound the loop in the test)",
+                crate::lang::lower::LOOP_BOUND
+            )
+        } else {
+            String::new()
+        }
     );
     let doc = json.then(|| serde_json::json!({ "tests": reports, "fixes": fixes, "errors": errors }));
     (Decided::new(verdict, why), doc)

@@ -82,18 +82,20 @@ pub const MAX_VALUES: usize = 64;
 /// [`crate::engines::explicit::work_of_check`] units (a few seconds).
 pub const MAX_WORK: u64 = 3_000_000_000;
 
-/// The bounds of a computed value domain (`mowgli litmus --max-values`), and of
-/// the witness search of a test (`--max-work`).
+/// The bounds of a computed value domain (`mowgli litmus --max-values`), of the
+/// witness search of a test (`--max-work`), and of the unrolling of loops that
+/// are no spin loops (`--loop-bound`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DomainLimits {
     pub max_values: usize,
     pub max_rounds: usize,
     pub max_work: u64,
+    pub loop_bound: usize,
 }
 
 impl Default for DomainLimits {
     fn default() -> Self {
-        DomainLimits { max_values: MAX_VALUES, max_rounds: MAX_ROUNDS, max_work: MAX_WORK }
+        DomainLimits { max_values: MAX_VALUES, max_rounds: MAX_ROUNDS, max_work: MAX_WORK, loop_bound: LOOP_BOUND }
     }
 }
 
@@ -121,7 +123,7 @@ pub(super) fn computed_domain(
         let mut max_writes = 0;
         for (t, (prog, nregs)) in threads.iter().enumerate() {
             let mut h = DomainHooks { world, libs, thread: t, dom: &vd, calls: Vec::new(), dependent: BTreeSet::new() };
-            match unfold_with(prog, t, *nregs, LOOP_BOUND, &mut h) {
+            match unfold_with(prog, t, *nregs, limits.loop_bound, &mut h) {
                 Ok(_) => {}
                 // a limit, not a malformed test: the domain so far, with the reason
                 Err(e) if e.is_limit() => {

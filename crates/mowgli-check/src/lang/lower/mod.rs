@@ -85,6 +85,9 @@ pub struct Lowered {
     /// Why the value domain is incomplete, when a limit stopped its fixpoint:
     /// outcomes found are real, but some may be missing (the run is inconclusive).
     pub domain_cut: Option<String>,
+    /// The unrolling bound of loops that are no spin loops (`mowgli litmus
+    /// --loop-bound`, default [`LOOP_BOUND`]).
+    pub loop_bound: usize,
 }
 
 fn lit_value(l: &Lit) -> Value {
@@ -348,6 +351,7 @@ pub fn lower_with(t: &Litmus, order: &StampOrder, cat: &Catalogue, limits: Domai
         shown_locs: shown.into_iter().collect(),
         domain,
         domain_cut,
+        loop_bound: limits.loop_bound,
     })
 }
 
@@ -540,7 +544,7 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         libs: l.libs.iter().map(|b| b.as_ref()).collect(),
         threads: std::borrow::Cow::Borrowed(&l.threads),
         to,
-        loop_bound: LOOP_BOUND,
+        loop_bound: l.loop_bound,
         domain: l.domain.clone(),
         prune: true,
         all_executions: false,

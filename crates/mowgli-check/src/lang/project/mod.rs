@@ -28,6 +28,10 @@ pub enum Expect {
     Verified,
     /// Refuted: a mutant, a client that must fail.
     Counterexample,
+    /// Undecided within the bound, as known (a loop the unrolling bound cuts):
+    /// the entry still fails when it is refuted, and when it becomes verified
+    /// (the expectation is then stale).
+    Inconclusive,
 }
 
 impl Expect {
@@ -35,6 +39,7 @@ impl Expect {
         match self {
             Expect::Verified => "verified",
             Expect::Counterexample => "counterexample",
+            Expect::Inconclusive => "inconclusive",
         }
     }
 }
