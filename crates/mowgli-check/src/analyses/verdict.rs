@@ -18,10 +18,11 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 
-/// Appended to the reason of a verified run where a loop reached the unrolling
-/// bound: the unrolling bound is part of the stated bound (docs/user-guide.md,
+/// Appended to the reason of a verified litmus run where a loop reached the
+/// unrolling bound but the outcomes found decide every expectation (an `allowed`
+/// line they satisfy); otherwise such a run is inconclusive (docs/user-guide.md,
 /// "Verdicts and exit codes").
-pub const BOUNDED: &str = "; bounded: a loop reached the unrolling bound";
+pub const BOUNDED: &str = "; a loop reached the unrolling bound, and the outcomes found decide every expectation";
 
 /// The verdict of a run. The variants are ordered by strength (see the module
 /// documentation): `a.max(b)` is the verdict of a run that has both.

@@ -114,8 +114,6 @@ fn of_partition(doc: &Value) -> String {
     }
 }
 
-pub use crate::analyses::verdict::BOUNDED;
-
 /// How a generated run's first unchecked client is labelled: a limit that cut its
 /// check (inconclusive) is not an error of the client.
 pub fn first_error_label(inconclusive: bool) -> &'static str {

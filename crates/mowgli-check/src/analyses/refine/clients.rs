@@ -2,7 +2,7 @@
 //! --clients`, and the clients of a `[[refine]]` entry of `mowgli check`).
 
 use super::{ClientReport, ClientVerdict};
-use crate::analyses::verdict::{Decided, Verdict, BOUNDED};
+use crate::analyses::verdict::{Decided, Verdict};
 
 /// The verdict on the clients checked (`reports`, skipped ones left out), with
 /// `errors` inputs that could not be read or written, out of `files` tests given,
@@ -29,12 +29,14 @@ pub fn decide_clients(reports: &[ClientReport], errors: usize, files: usize, imp
             }
         ),
         Verdict::Inconclusive => {
-            format!("a limit cut the check of {cut} of {} clients (see `inconclusive:` above)", reports.len())
+            format!(
+                "a limit or the unrolling bound cut the check of {cut} of {} clients (see `inconclusive:` above)",
+                reports.len()
+            )
         }
         Verdict::Verified => format!(
-            "every outcome of the implementation on the {} clients is an outcome of the specification{}",
+            "every outcome of the implementation on the {} clients is an outcome of the specification",
             reports.len(),
-            if reports.iter().any(|r| r.bounded) { BOUNDED } else { "" }
         ),
     };
     Decided::new(verdict, why)
