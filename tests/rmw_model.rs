@@ -45,7 +45,9 @@ fn agree(name: &str, text: &str, pcie: bool, atomics: Atomicity) -> Result<usize
     let ast = syntax::parse(text).map_err(|e| err(format!("{}:{}: {}", e.line, e.col, e.msg)))?;
     let low = lower::lower(&ast, &order, &Catalogue::builtins())
         .map_err(|e| err(format!("{}:{}: {}", e.line, e.col, e.msg)))?;
-    let res = engine::run(&lower::problem(&low, to), false).map_err(|e| err(e.to_string()))?;
+    // a search the work bound stops is undecided, not a difference: named `CUT` with its program
+    let res =
+        engine::run(&lower::problem(&low, to), false).map_err(|e| format!("CUT {}\n{text}", err(e.to_string())))?;
     let decl: BTreeSet<Outcome> = res.outcomes.keys().cloned().collect();
     let libs: Vec<&dyn Library> = low.libs.iter().map(|b| b.as_ref()).collect();
     let prog = Program {
@@ -202,7 +204,11 @@ fn generated_agree(threads: usize, min_threads: usize, instrs: usize) -> usize {
             // a long run shows each disagreement as it is found
             if parts > 1 || instrs > 2 {
                 for e in &errs[before..] {
-                    eprintln!("DIFFERS: {e}");
+                    if e.starts_with("CUT ") {
+                        eprintln!("{e}");
+                    } else {
+                        eprintln!("DIFFERS: {e}");
+                    }
                 }
             }
             index += class.distinct();
