@@ -45,9 +45,12 @@ fn agree(name: &str, text: &str, pcie: bool, atomics: Atomicity) -> Result<usize
     let ast = syntax::parse(text).map_err(|e| err(format!("{}:{}: {}", e.line, e.col, e.msg)))?;
     let low = lower::lower(&ast, &order, &Catalogue::builtins())
         .map_err(|e| err(format!("{}:{}: {}", e.line, e.col, e.msg)))?;
-    // a search the work bound stops is undecided, not a difference: named `CUT` with its program
-    let res =
-        engine::run(&lower::problem(&low, to), false).map_err(|e| format!("CUT {}\n{text}", err(e.to_string())))?;
+    // five RMWs on one location take seconds (gen-rdmatso_rmw-603637: 1.5M candidates,
+    // 9 s): ten times the default work bound; a search that still stops is undecided,
+    // not a difference, named `CUT` with its program
+    let mut p = lower::problem(&low, to);
+    p.max_work = 10 * lower::MAX_WORK;
+    let res = engine::run(&p, false).map_err(|e| format!("CUT {}\n{text}", err(e.to_string())))?;
     let decl: BTreeSet<Outcome> = res.outcomes.keys().cloned().collect();
     let libs: Vec<&dyn Library> = low.libs.iter().map(|b| b.as_ref()).collect();
     let prog = Program {
