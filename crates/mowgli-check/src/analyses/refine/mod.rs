@@ -521,6 +521,8 @@ fn check_parsed(
         }
     };
     let (verdict, inconclusive) = verdict_within_bound(cex.is_some(), res.bound_hit, spec.bound_hit);
+    // an outcome the specification may reach beyond the bound is no counterexample
+    let cex = if verdict == ClientVerdict::Inconclusive { None } else { cex };
     Ok(ClientReport {
         file: file.to_string(),
         name: low.name.clone(),
@@ -762,5 +764,22 @@ pub fn at_method(imp: &Implementation, why: String) -> String {
         format!("{why} (at {}:{}:{})", d.file, d.line, d.col)
     } else {
         why
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{verdict_within_bound as v, ClientVerdict::*};
+
+    /// A found outcome refutes unless the specification's side was cut; nothing
+    /// found verifies unless the implementation's side was cut.
+    #[test]
+    fn a_loop_cut_decides_only_what_it_found() {
+        let got: Vec<_> = [(true, false, false), (true, true, false), (true, false, true), (false, true, false)]
+            .into_iter()
+            .chain([(false, false, true), (false, false, false)])
+            .map(|(f, i, s)| v(f, i, s).0)
+            .collect();
+        assert_eq!(got, [Fail, Fail, Inconclusive, Inconclusive, Ok, Ok]);
     }
 }
