@@ -480,7 +480,9 @@ impl TsoSearch<'_> {
         ib.union_with(&self.ext.pf);
         ib.union_with(&b.nfo);
         ib.union_with(&b.rb_b);
-        ib.union_with(&b.pend);
+        if !self.rmws.is_empty() {
+            ib.union_with(&b.pend); // empty without remote RMWs: spare the hot path
+        }
         ib.union_with(&sc.rao);
         ib.union_with(&sc.aw);
         ib.union_with(&sc.fifo);
@@ -497,7 +499,9 @@ impl TsoSearch<'_> {
         ob.union_with(&b.nfo);
         ob.union_with(&b.rb);
         ob.union_with(&b.mo);
-        ob.union_with(&b.pend);
+        if !self.rmws.is_empty() {
+            ob.union_with(&b.pend);
+        }
         ob.union_with(&sc.rao);
         ob.union_with(&sc.aw);
         ob.close_transitively();
