@@ -875,4 +875,22 @@ mod generated {
         assert_eq!(out.status.code(), Some(0), "{text}");
         assert!(text.contains("clients generated") && text.contains("after symmetry reduction"), "{text}");
     }
+
+    /// Generated clients a loop cut are counted as inconclusive, not as clients that
+    /// could not be checked (the remote lock's failed attempts write its buffer, so
+    /// its Acquire loop is unrolled and cut at `--loop-bound 2`).
+    #[test]
+    fn clients_a_loop_cut_are_inconclusive_not_unchecked() {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mowgli"))
+            .current_dir(root())
+            .args(["refine", "specs/impls/irlock.impl", "--calls", "1", "--loop-bound", "2"])
+            .args(["--lib", "specs/libs/rdmawait_rmw.lib", "--lib", "specs/libs/rlock.lib"])
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(3), "{text}");
+        let verdict = text.lines().find(|l| l.starts_with("verdict:")).expect("a verdict line");
+        assert!(verdict.contains("clients inconclusive, cut by a limit"), "{verdict}");
+        assert!(verdict.contains("raise --loop-bound") && !verdict.contains("could not be checked"), "{verdict}");
+    }
 }

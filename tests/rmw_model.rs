@@ -97,12 +97,7 @@ fn litmus_tests_agree_with_the_machines() {
     for f in &files {
         let text = std::fs::read_to_string(f).expect("readable");
         for (lib, pcie, atomics) in LIBS {
-            let swapped: String = text
-                .lines()
-                .map(|l| if l.starts_with("libraries ") { format!("libraries {lib}") } else { l.to_string() })
-                .collect::<Vec<_>>()
-                .join("\n");
-            if let Err(e) = agree(&format!("{} ({lib})", f.display()), &swapped, pcie, atomics) {
+            if let Err(e) = agree(&format!("{} ({lib})", f.display()), &over(&text, lib), pcie, atomics) {
                 errs.push(e);
             }
         }
@@ -144,11 +139,7 @@ fn paper_tests_keep_their_outcomes() {
                 "libraries rdmatso_nopcie" => ("rdmatso_rmw_nopcie", false),
                 _ => continue,
             };
-            let swapped: String = text
-                .lines()
-                .map(|l| if l.starts_with("libraries ") { format!("libraries {to}") } else { l.to_string() })
-                .collect::<Vec<_>>()
-                .join("\n");
+            let swapped = over(&text, to);
             let name = f.display().to_string();
             match (outcomes(&text), outcomes(&swapped)) {
                 (Ok(a), Ok(b)) if a == b => {}
@@ -173,62 +164,113 @@ fn shard() -> (usize, usize) {
     shard_var::shard("MOWGLI_RMW_SHARD")
 }
 
+/// The first global index this run checks: `MOWGLI_RMW_FROM=n` resumes a long run
+/// where an earlier one stopped (each run prints how far it got).
+fn resume_from() -> usize {
+    std::env::var("MOWGLI_RMW_FROM").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0)
+}
+
+/// `text` (a program over one library) over library `lib` instead.
+fn over(text: &str, lib: &str) -> String {
+    text.lines()
+        .map(|l| if l.starts_with("libraries ") { format!("libraries {lib}") } else { l.to_string() })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Every generated program with an RCAS or RFAA of `threads` threads (at least
-/// `min_threads`) and up to `instrs` instructions per thread (this shard's part:
-/// [`shard`]); progress per size class on stderr.
+/// `min_threads`) and up to `instrs` instructions per thread, each checked under
+/// all three [`LIBS`] (this shard's part, [`shard`], from [`resume_from`]).
+/// The programs are generated once, over the first library: the three declare the
+/// same methods, so their generators make the same programs
+/// (`the_three_libraries_generate_the_same_programs`). Progress on stderr.
 fn generated_agree(threads: usize, min_threads: usize, instrs: usize) -> usize {
     let (part, parts) = shard();
+    let from = resume_from();
+    let long = parts > 1 || instrs > 2 || from > 0;
     let start = std::time::Instant::now();
-    let order = default_order();
-    let cat = Catalogue::builtins();
-    let b = SuiteBounds { threads, nodes: 2, instrs, locs: 2, values: 1, min_threads };
+    let g = generator(LIBS[0].0, threads, min_threads, instrs);
     let mut checked = 0;
     let mut errs = Vec::new();
-    for (lib, pcie, atomics) in LIBS {
-        let mut gb = b.gen_bounds(lib, &cat);
-        // a CAS expecting the initial value is the interesting one
-        gb.compare_initial = true;
-        let g = Generator::new(lib, &order, &gb).expect("a generator");
-        let mut index = 0;
-        for size in 1..=g.max_size() {
-            let class = g.class_par(size, rayon::current_num_threads());
-            let results: Vec<Option<String>> = (0..class.distinct())
+    let mut index = 0;
+    for size in 1..=g.max_size() {
+        let class = g.class_par(size, rayon::current_num_threads());
+        let n = class.distinct();
+        // a long run checks a class in chunks and says after each how far it got
+        let chunk = if long { 2_000 } else { n.max(1) };
+        let mut lo = from.saturating_sub(index).min(n);
+        while lo < n {
+            let hi = (lo + chunk).min(n);
+            let results: Vec<Vec<String>> = (lo..hi)
                 .into_par_iter()
                 .filter(|i| (index + i) % parts == part)
                 .filter_map(|i| {
-                    let text = g.render_with(&class, i, &client_name(lib, index + i), "generated");
-                    (text.contains("RCAS(") || text.contains("RFAA("))
-                        .then(|| agree(&client_name(lib, index + i), &text, pcie, atomics).err())
+                    let name = client_name("rmw", index + i);
+                    let text = g.render_with(&class, i, &name, "generated");
+                    (text.contains("RCAS(") || text.contains("RFAA(")).then(|| {
+                        LIBS.iter()
+                            .filter_map(|&(lib, pcie, atomics)| {
+                                agree(&format!("{name} ({lib})"), &over(&text, lib), pcie, atomics).err()
+                            })
+                            .collect()
+                    })
                 })
                 .collect();
             checked += results.len();
             let before = errs.len();
             errs.extend(results.into_iter().flatten());
-            // a long run shows each disagreement as it is found
-            if parts > 1 || instrs > 2 {
+            if long {
                 for e in &errs[before..] {
-                    if e.starts_with("CUT ") {
-                        eprintln!("{e}");
-                    } else {
-                        eprintln!("DIFFERS: {e}");
-                    }
+                    let tag = if e.starts_with("CUT ") { "" } else { "DIFFERS: " };
+                    eprintln!("{tag}{e}");
                 }
-            }
-            index += class.distinct();
-            if parts > 1 || instrs > 2 {
                 eprintln!(
-                    "{lib}: size {size} of {}: {checked} programs with RMWs so far (shard {part}/{parts}), {} differ, {:.0} s",
+                    "size {size} of {}: done below global index {} (class {hi} of {n}); {checked} programs with RMWs \
+                     checked under 3 libraries (shard {part}/{parts}, from {from}), {} differ, {:.0} s",
                     g.max_size(),
+                    index + hi,
                     errs.len(),
                     start.elapsed().as_secs_f64()
                 );
             }
+            lo = hi;
         }
-        eprintln!("{lib}: {checked} programs with RMWs so far, {} differ", errs.len());
+        index += n;
     }
     let shown: Vec<&String> = errs.iter().take(5).collect();
     assert!(errs.is_empty(), "{} of {checked} programs differ; the first:\n{shown:#?}", errs.len());
     checked
+}
+
+/// The generator of programs over `lib` (suite bounds, 2 nodes, 2 locations, one
+/// value, CAS comparing the initial value too).
+fn generator(lib: &str, threads: usize, min_threads: usize, instrs: usize) -> Generator {
+    let b = SuiteBounds { threads, nodes: 2, instrs, locs: 2, values: 1, min_threads };
+    let mut gb = b.gen_bounds(lib, &Catalogue::builtins());
+    // a CAS expecting the initial value is the interesting one
+    gb.compare_initial = true;
+    Generator::new(lib, &default_order(), &gb).expect("a generator")
+}
+
+/// What lets [`generated_agree`] generate once: over each of the three libraries
+/// the generator makes the same programs, up to the `libraries` line.
+#[test]
+fn the_three_libraries_generate_the_same_programs() {
+    let gens: Vec<Generator> = LIBS.iter().map(|l| generator(l.0, 2, 1, 2)).collect();
+    let mut compared = 0;
+    for size in 1..=gens[0].max_size() {
+        let classes: Vec<_> = gens.iter().map(|g| g.class(size)).collect();
+        for (g, c) in gens.iter().zip(&classes).skip(1) {
+            assert_eq!(c.distinct(), classes[0].distinct(), "size {size} of {}", g.library());
+            for i in 0..c.distinct() {
+                let a = over(&gens[0].render_with(&classes[0], i, "x", "g"), "L");
+                let b = over(&g.render_with(c, i, "x", "g"), "L");
+                assert_eq!(a, b, "program {i} of size {size} over {}", g.library());
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared} programs compared");
 }
 
 #[test]

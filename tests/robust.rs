@@ -946,18 +946,29 @@ fn a_bounded_loop_decides_only_what_it_found() {
     let sb = format!(
         "test SBW\n{head}T1:\n  Write(x, 1)\n  a = Read(y)\nT2:\n  Write(y, 1)\n  b = Read(x)\n  loop {{\n    c = Read(y)\n    if c == 1 {{ break }}\n  }}\n"
     );
-    let run = |name: &str, text: &str| {
+    let run = |name: &str, text: &str, args: &[&str]| {
         let f = dir.join(name);
         std::fs::write(&f, text).expect("written");
-        let out =
-            std::process::Command::new(env!("CARGO_BIN_EXE_mowgli")).arg("robust").arg(&f).output().expect("runs");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mowgli"))
+            .arg("robust")
+            .arg(&f)
+            .args(args)
+            .output()
+            .expect("runs");
         (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string())
     };
-    let (code, text) = run("mp.litmus", &mp);
+    let (code, text) = run("mp.litmus", &mp, &[]);
     assert_eq!(code, Some(3), "{text}");
-    assert!(text.contains("robust only on the runs within the unrolling bound"), "{text}");
-    let (code, text) = run("sb.litmus", &sb);
+    assert!(text.contains("robust only on the runs within the unrolling bound (8 iterations"), "{text}");
+    assert!(text.contains("raise --loop-bound"), "{text}");
+    // the bound is the user's: 2 iterations are said, and still inconclusive
+    let (code, text) = run("mp.litmus", &mp, &["--loop-bound", "2"]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(text.contains("(2 iterations"), "{text}");
+    let (code, text) = run("sb.litmus", &sb, &["--loop-bound", "2"]);
     assert_eq!(code, Some(1), "{text}");
-    assert!(text.contains("note: a loop reached the unrolling bound"), "{text}");
+    assert!(text.contains("note: a loop reached the unrolling bound (2 iterations)"), "{text}");
+    let (code, _) = run("sb.litmus", &sb, &["--loop-bound", "0"]);
+    assert_eq!(code, Some(2), "a bound of 0 is bad input");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -52,10 +52,16 @@ pub struct Args {
     /// Run under another stamp order.
     #[arg(long, value_name = "FILE")]
     pub stamp_order: Option<PathBuf>,
+    /// Iterations a loop that is no spin or retry loop is unrolled to; a test whose
+    /// loop reaches it is robust only on the runs within it: `inconclusive` (exit 3)
+    /// unless a non-SC execution is found.
+    #[arg(long, value_name = "N", default_value_t = mowgli_check::lang::lower::LOOP_BOUND,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
+    pub loop_bound: usize,
 }
 
 pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
-    let Args { paths, model, json, dot, fix, out, syntactic, to_star, stamp_order } = a;
+    let Args { paths, model, json, dot, fix, out, syntactic, to_star, stamp_order, loop_bound } = a;
     if out.is_some() && !fix && !to_star {
         let args: Vec<String> = std::env::args().collect();
         let word = ["--out", "--fix-out", "--star-out"]
@@ -82,6 +88,7 @@ pub fn run(a: Args, cat: &Catalogue) -> ExitCode {
                 !syntactic,
                 &order,
                 cat,
+                loop_bound,
             );
             progress.finish();
             conclude(&d, doc)

@@ -40,11 +40,24 @@ pub fn decide_refine(doc: &Value, write_errors: usize) -> Decided {
             "the time limit stopped the run after {} clients checked, {reached}: the bound was not covered",
             u(g, "checked")
         ),
-        Verdict::Inconclusive => format!(
-            "{} clients could not be checked (first: {}): the bound was not covered",
-            u(g, "errors"),
-            g["first_error"].as_str().unwrap_or("?")
-        ),
+        Verdict::Inconclusive => {
+            // a client a limit cut (the loop bound, a search's limit) is inconclusive;
+            // the others could not be checked at all
+            let cut = u(g, "inconclusive").min(u(g, "errors"));
+            let failed = u(g, "errors") - cut;
+            let mut parts = Vec::new();
+            if cut > 0 {
+                parts.push(format!("{cut} clients inconclusive, cut by a limit"));
+            }
+            if failed > 0 || cut == 0 {
+                parts.push(format!("{failed} clients could not be checked"));
+            }
+            format!(
+                "{} (first: {}): the bound was not covered",
+                parts.join(" and "),
+                g["first_error"].as_str().unwrap_or("?")
+            )
+        }
         _ => format!(
             "all {} clients of the bound{} checked, none reaches an outcome the specification forbids",
             u(g, "checked"),

@@ -194,7 +194,11 @@ fn generated(
         details.push(d);
     }
     if let Some(err) = &rep.first_error {
-        details.push(format!("{} clients could not be checked, the first: {err}", rep.errors));
+        let cut = rep.inconclusive.min(rep.errors);
+        details.push(format!(
+            "{cut} clients inconclusive, cut by a limit, and {} could not be checked; the first: {err}",
+            rep.errors - cut
+        ));
     }
     let doc = crate::analyses::merge::stamp(
         serde_json::json!({ "generated": rep }),

@@ -228,6 +228,8 @@ pub struct RobustReport {
     pub syntactic: Syntactic,
     /// A loop reached the unrolling bound: the check covers the bounded program.
     pub bounded: bool,
+    /// The unrolling bound of the loops that are no spin or retry loops.
+    pub loop_bound: usize,
     pub micros: u128,
 }
 
@@ -260,7 +262,7 @@ pub(super) fn input_error(file: &str, line: usize, col: usize, msg: String) -> I
 /// libraries of its models: the test's one library must declare its SC-local and
 /// TSO-local variants ([`Models::of`]).
 pub(super) fn model_of(s: &Subject, ast: &syntax::Litmus, model: Option<Model>) -> Result<(Model, Models), InputError> {
-    let Subject { file, text, order, cat } = *s;
+    let Subject { file, text, order, cat, .. } = *s;
     let pos = ast.libraries_pos.map(|p| (p.line, p.col)).unwrap_or((1, 1));
     let models = match ast.libraries.as_slice() {
         [one] => Models::of(&one.text, cat, order),
@@ -314,7 +316,7 @@ pub fn check_text_with(
     exact: bool,
 ) -> Result<RobustReport, InputError> {
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    check_impl(&Subject { file, text, order, cat }, ast, model, exact, None)
+    check_impl(&Subject::new(file, text, order, cat), ast, model, exact, None)
 }
 
 /// [`check_text_with`] on a parsed test (perhaps edited) whose positions refer to
@@ -339,7 +341,7 @@ pub fn check_with_facts(
 ) -> Result<(RobustReport, TheoremFacts), InputError> {
     let mut facts = TheoremFacts::default();
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let r = check_impl(&Subject { file, text, order, cat }, ast, Some(model), true, Some(&mut facts))?;
+    let r = check_impl(&Subject::new(file, text, order, cat), ast, Some(model), true, Some(&mut facts))?;
     Ok((r, facts))
 }
 
@@ -351,9 +353,9 @@ fn check_impl(
     mut facts: Option<&mut TheoremFacts>,
 ) -> Result<RobustReport, InputError> {
     let start = std::time::Instant::now();
-    let Subject { file, text, order, cat } = *s;
+    let Subject { file, text, order, .. } = *s;
     let (model, ast) = on_model(s, ast, model)?;
-    let mut low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, text))?;
+    let mut low = s.lower(&ast).map_err(|e| e.in_file(file, text))?;
     low.shown_locs = low.world.locs.iter().enumerate().filter(|(_, l)| !l.implicit).map(|(i, _)| (i, None)).collect();
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "the stamp order has no table `to`".into()))?;
     let (ippo_t, oppo_t) = model
@@ -427,6 +429,7 @@ fn check_impl(
         dot: None,
         syntactic,
         bounded: unfolded_bound,
+        loop_bound: low.loop_bound,
         micros: 0,
     };
     if let Some(f) = pick {

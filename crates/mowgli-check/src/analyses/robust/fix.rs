@@ -195,7 +195,7 @@ pub fn fix_why(
     goal: FixGoal,
 ) -> Result<Result<Fix, NoFix>, InputError> {
     let ast = parsed(file, text)?;
-    fix_why_parsed(&Subject { file, text, order, cat }, &ast, false, model, goal)
+    fix_why_parsed(&Subject::new(file, text, order, cat), &ast, false, model, goal)
 }
 
 /// The test `text` parsed.
@@ -212,7 +212,7 @@ pub(super) fn fix_why_parsed(
     model: Model,
     goal: FixGoal,
 ) -> Result<Result<Fix, NoFix>, InputError> {
-    let Subject { file, text, order, cat } = *s;
+    let Subject { file, text, order, cat, .. } = *s;
     let Some(c) = Candidates::of(file, ast, model, cat, order)? else { return Ok(Err(NoFix::ControlFlow)) };
     if goal == FixGoal::Syntactic {
         let calls = check_parsed(s, ast.clone(), Some(model), false)?.syntactic.outside;
@@ -378,7 +378,7 @@ fn has_execution(s: &Subject, ast: &syntax::Litmus, model: Model) -> Result<bool
 /// The test `ast` under `model` ([`on_model`]), and lowered.
 fn lowered(s: &Subject, ast: &syntax::Litmus, model: Model) -> Result<(syntax::Litmus, lower::Lowered), InputError> {
     let (_, ast) = on_model(s, ast.clone(), Some(model))?;
-    let low = lower::lower(&ast, s.order, s.cat).map_err(|e| e.in_file(s.file, s.text))?;
+    let low = s.lower(&ast).map_err(|e| e.in_file(s.file, s.text))?;
     Ok((ast, low))
 }
 
@@ -412,7 +412,7 @@ pub fn sc_cycles(
     model: Model,
     max: usize,
 ) -> Result<(u64, Vec<ScCycle>), InputError> {
-    sc_cycles_parsed(&Subject { file, text, order, cat }, &parsed(file, text)?, model, max)
+    sc_cycles_parsed(&Subject::new(file, text, order, cat), &parsed(file, text)?, model, max)
 }
 
 /// [`sc_cycles`] of a parsed test whose positions refer to `text`.

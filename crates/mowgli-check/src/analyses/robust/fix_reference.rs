@@ -43,7 +43,7 @@ pub fn fix_exhaustive(
         for (_, set) in sets {
             let (out, _) = c.render(&set);
             tried += 1;
-            let r = match check_parsed(&Subject { file, text, order, cat }, out.clone(), Some(model), true) {
+            let r = match check_parsed(&Subject::new(file, text, order, cat), out.clone(), Some(model), true) {
                 Ok(r) => r,
                 Err(_) => continue,
             };

@@ -33,7 +33,7 @@ use mowgli_core::{StampOrder, StampTable};
 use serde::Serialize;
 
 use crate::analyses::litmus;
-use crate::lang::InputError;
+use crate::lang::{lower, InputError};
 
 mod candidates;
 mod exact;
@@ -67,6 +67,22 @@ pub(crate) struct Subject<'a> {
     pub text: &'a str,
     pub order: &'a StampOrder,
     pub cat: &'a Catalogue,
+    /// Iterations a loop that is no spin or retry loop is unrolled to
+    /// (`--loop-bound`).
+    pub loop_bound: usize,
+}
+
+impl<'a> Subject<'a> {
+    pub fn new(file: &'a str, text: &'a str, order: &'a StampOrder, cat: &'a Catalogue) -> Subject<'a> {
+        Subject { file, text, order, cat, loop_bound: lower::LOOP_BOUND }
+    }
+
+    /// The test `ast` lowered, its loops unrolled to [`Subject::loop_bound`] (a
+    /// value domain cut by its limit is an error, as in [`lower::lower`]).
+    pub fn lower(&self, ast: &crate::lang::syntax::Litmus) -> Result<lower::Lowered, lower::SemError> {
+        let limits = lower::DomainLimits { loop_bound: self.loop_bound, ..lower::DomainLimits::default() };
+        lower::lower_complete(ast, self.order, self.cat, limits)
+    }
 }
 
 /// The two models of the paper.
@@ -190,8 +206,8 @@ pub fn render(r: &RobustReport) -> String {
     if r.bounded {
         s += &format!(
             "  note: a loop reached the unrolling bound ({} iterations); runs that stay in it longer were not \
-             explored, so only a non-SC execution found decides\n",
-            crate::lang::lower::LOOP_BOUND
+             explored, so only a non-SC execution found decides (raise --loop-bound)\n",
+            r.loop_bound
         );
     }
     s
@@ -219,6 +235,7 @@ pub fn cli(
     exact: bool,
     order: &StampOrder,
     cat: &Catalogue,
+    loop_bound: usize,
 ) -> (crate::analyses::verdict::Decided, Option<serde_json::Value>) {
     let Outputs { json, dot, fix_out } = out;
     use crate::analyses::verdict::{Decided, Verdict};
@@ -254,7 +271,7 @@ pub fn cli(
         let file = f.display().to_string();
         let checked = mowgli_diag::read_source(f, &file).and_then(|text| {
             let ast = parsed(&file, &text)?;
-            let s = Subject { file: &file, text: &text, order, cat };
+            let s = Subject { loop_bound, ..Subject::new(&file, &text, order, cat) };
             check_parsed(&s, ast.clone(), model, exact).map(|r| (r, text, ast))
         });
         match checked {
@@ -265,7 +282,7 @@ pub fn cli(
                 if let Some(out_dir) = fix_out {
                     let mut pair = Vec::new();
                     for goal in [FixGoal::Syntactic, FixGoal::Exact] {
-                        let s = Subject { file: &r.file, text: &text, order, cat };
+                        let s = Subject { loop_bound, ..Subject::new(&r.file, &text, order, cat) };
                         let found = fix_why_parsed(&s, &ast, false, r.model, goal).and_then(|w| match w {
                             Ok(f) => Ok((Some(f), None)),
                             Err(e) => explain_parsed(&s, &ast, r.model, goal, e).map(|why| (None, Some(why))),
@@ -343,9 +360,9 @@ pub fn cli(
         if limits > 0 { format!(", {limits} cut by a limit of the tool (see above)") } else { String::new() },
         if bounded > 0 {
             format!(
-                ", {bounded} robust only on the runs within the unrolling bound ({} iterations per loop; a loop \
-                 reached it, and runs that stay in it longer were not explored: bound the loop in the test)",
-                crate::lang::lower::LOOP_BOUND
+                ", {bounded} robust only on the runs within the unrolling bound ({loop_bound} iterations per loop; a \
+                 loop reached it, and runs that stay in it longer were not explored: raise --loop-bound, or bound \
+                 the loop in the test)"
             )
         } else {
             String::new()

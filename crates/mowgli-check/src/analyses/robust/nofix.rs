@@ -116,7 +116,7 @@ pub fn explain(
     goal: FixGoal,
     search: NoFix,
 ) -> Result<NoFixReason, InputError> {
-    explain_parsed(&Subject { file, text, order, cat }, &parsed(file, text)?, model, goal, search)
+    explain_parsed(&Subject::new(file, text, order, cat), &parsed(file, text)?, model, goal, search)
 }
 
 /// [`explain`] of the test `ast` as read from `text`.

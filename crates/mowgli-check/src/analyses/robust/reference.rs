@@ -119,8 +119,9 @@ pub fn compare_with_reference(
 ) -> Result<(usize, Vec<String>), InputError> {
     let file = "<text>";
     let ast0 = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let (model, ast) = on_model(&Subject { file, text, order, cat }, ast0, Some(model))?;
-    let low = lower::lower(&ast, order, cat).map_err(|e| e.in_file(file, text))?;
+    let s = Subject::new(file, text, order, cat);
+    let (model, ast) = on_model(&s, ast0, Some(model))?;
+    let low = s.lower(&ast).map_err(|e| e.in_file(file, text))?;
     let to = order.table("to").ok_or_else(|| input_error(file, 1, 1, "no table `to`".into()))?;
     let (_, oppo) =
         model.tables(order).ok_or_else(|| input_error(file, 1, 1, "the model's tables are missing".into()))?;

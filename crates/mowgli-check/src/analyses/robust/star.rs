@@ -75,7 +75,7 @@ pub(super) fn star_litmus(
     cat: &Catalogue,
 ) -> Result<syntax::Litmus, InputError> {
     let ast = syntax::parse(text).map_err(|e| e.in_file(file, text))?;
-    let (_, models) = model_of(&Subject { file, text, order, cat }, &ast, None)?;
+    let (_, models) = model_of(&Subject::new(file, text, order, cat), &ast, None)?;
     // the test's calls are read by its library's declared effects, the translation's
     // written with the methods of the library's SC-local variant
     let (from, to) = (Vocab::named(&models.from, cat, order), Vocab::named(&models.sc, cat, order));
@@ -227,7 +227,7 @@ pub fn to_star(file: &str, text: &str, order: &StampOrder, cat: &Catalogue) -> R
     let star = print::print(&star_ast);
     let orig = check_text(file, text, order, cat, Some(Model::Sc))?;
     let star_file = format!("{file} (star)");
-    let r = check_parsed(&Subject { file: &star_file, text: &star, order, cat }, star_ast, Some(Model::Sc), true)?;
+    let r = check_parsed(&Subject::new(&star_file, &star, order, cat), star_ast, Some(Model::Sc), true)?;
     let keys: BTreeSet<String> = orig.outcomes.iter().flat_map(|o| o.keys().cloned()).collect();
     let (a, b) = (project(&orig.sc_outcomes, &keys), project(&r.outcomes, &keys));
     Ok(StarReport {

@@ -154,7 +154,18 @@ impl Names {
 /// a test, and must not run on a domain that may miss values (`mowgli litmus`
 /// and `mowgli refine` use [`lower_with`] and report the test inconclusive).
 pub fn lower(t: &Litmus, order: &StampOrder, cat: &Catalogue) -> Result<Lowered, SemError> {
-    let low = lower_with(t, order, cat, DomainLimits::default())?;
+    lower_complete(t, order, cat, DomainLimits::default())
+}
+
+/// [`lower`] under other limits (`mowgli robust --loop-bound`): a value domain cut
+/// by its limit is an error.
+pub fn lower_complete(
+    t: &Litmus,
+    order: &StampOrder,
+    cat: &Catalogue,
+    limits: DomainLimits,
+) -> Result<Lowered, SemError> {
+    let low = lower_with(t, order, cat, limits)?;
     match &low.domain_cut {
         Some(why) => Err(Diagnostic::limit(
             Pos { line: 1, col: 1 },
