@@ -723,17 +723,29 @@ fn same_fixes(texts: &[String], model: Model, name: &str) -> (usize, usize, usiz
 }
 
 /// The counterexample-guided search finds fixes of the same count and cost as the
-/// exhaustive one on the paper's figures and on every generated program up to 2
-/// threads × 2 instructions, under both models.
+/// exhaustive one on the paper's figures and on every fourth generated program up
+/// to 2 threads × 2 instructions, under both models (every program:
+/// `fix_search_matches_the_exhaustive_one_on_every_2x2`, which `.ci/run` runs).
 #[test]
 fn fix_search_matches_the_exhaustive_one() {
     let figures: Vec<String> = robustness_files().iter().map(|p| std::fs::read_to_string(p).expect("reads")).collect();
-    let texts = generated(2);
+    let texts: Vec<String> = generated(2).into_iter().step_by(4).collect();
     for model in [Model::Sc, Model::Tso] {
         let (compared, _, _) = same_fixes(&figures, model, "figures");
         assert!(compared >= figures.len());
         let (compared, _, _) = same_fixes(&texts, model, "2x2");
-        assert!(compared > 2000);
+        assert!(compared > 500, "{compared}");
+    }
+}
+
+/// The same on every generated program up to 2 threads × 2 instructions (about 75 s).
+#[test]
+#[ignore]
+fn fix_search_matches_the_exhaustive_one_on_every_2x2() {
+    let texts = generated(2);
+    for model in [Model::Sc, Model::Tso] {
+        let (compared, _, _) = same_fixes(&texts, model, "2x2");
+        assert!(compared > 2000, "{compared}");
     }
 }
 
