@@ -4,6 +4,7 @@
 pub use crate::domain::{ValueDomain, Written};
 use crate::exec::ExecGraph;
 use crate::model::{Event, LibId, LocId, MethodId, ThreadId, Value, World};
+use crate::program::retry::Footprint;
 use crate::rel::BitRel;
 pub use crate::signature::{Callers, MemoryShape, MethodSig, Param, Related, Ret, Role, Variant};
 use crate::stamp::{NodeId, Stamp, StampTable};
@@ -162,17 +163,18 @@ pub trait Library: Send + Sync {
     fn read_only(&self, _method: MethodId) -> bool {
         false
     }
-    /// Whether some call of `method` may be read-only as made ([`Library::read_only_as_made`]);
-    /// the implementation language uses it to recognise retry loops (see `Prog::Retry`).
-    fn may_be_read_only(&self, method: MethodId) -> bool {
-        self.read_only(method)
-    }
     /// Whether this call, with the value it returned, only reads (as
     /// [`Library::read_only`], for this call alone): e.g. a compare-and-swap that
     /// failed. A library says so in its declaration; by default only calls of
     /// read-only methods are.
     fn read_only_as_made(&self, method: MethodId, _args: &[Value], _ret: &Value) -> bool {
         self.read_only(method)
+    }
+    /// What a call of `method` with arguments `args` does to memory, as the
+    /// declaration says ([`Footprint`]): retry loops drop failed attempts by it
+    /// (`Prog::Retry`). `None` (the default): not declared.
+    fn footprint(&self, _method: MethodId, _args: &[Value]) -> Option<Footprint> {
+        None
     }
     /// A witness search over this library's part of `g` (the events whose `lib` is
     /// `me`); `to` is the stamp order in force.
@@ -285,11 +287,11 @@ impl<L: Library + ?Sized> Library for std::sync::Arc<L> {
     fn read_only(&self, method: MethodId) -> bool {
         (**self).read_only(method)
     }
-    fn may_be_read_only(&self, method: MethodId) -> bool {
-        (**self).may_be_read_only(method)
-    }
     fn read_only_as_made(&self, method: MethodId, args: &[Value], ret: &Value) -> bool {
         (**self).read_only_as_made(method, args, ret)
+    }
+    fn footprint(&self, method: MethodId, args: &[Value]) -> Option<Footprint> {
+        (**self).footprint(method, args)
     }
     fn search<'a>(&'a self, g: &'a ExecGraph<'a>, to: &'a StampTable, me: LibId) -> Box<dyn WitnessSearch + 'a> {
         (**self).search(g, to, me)

@@ -14,6 +14,7 @@
 pub use crate::model::Args;
 use crate::model::{LibId, MethodId, ThreadId, Value};
 
+pub mod retry;
 mod unfold;
 pub use unfold::{unfold, unfold_with, Body, Hooks, ReturnsFn, Unfolded, MAX_RUNS};
 
@@ -89,6 +90,12 @@ pub trait EvalCtx {
     fn builtin(&self, thread: ThreadId, name: &str, args: &[Value]) -> Result<Value, String>;
     /// The location of family `family` for abstract object `base` at `index`.
     fn derived(&self, family: u32, base: Option<&Value>, index: &[Value]) -> Result<Value, String>;
+    /// Whether location `loc` is private to the thread that names it: the program
+    /// names it only as the calling thread's own (an implementation's family whose
+    /// every use is indexed by `self`). By default none is.
+    fn private(&self, _loc: &Value) -> bool {
+        false
+    }
 }
 
 /// A context with no functions (litmus programs without implementation).
@@ -326,12 +333,13 @@ pub enum Prog {
     /// [`Value::OneOf`] the values.
     Spin(Box<Prog>, Vec<RegId>),
     /// `loop p` whose iterations that do not break leave no trace in the registers
-    /// (as for [`Prog::Spin`]) and call only methods that may be read-only as made
-    /// (`Library::may_be_read_only`: a compare-and-swap that fails, a retry loop).
-    /// An iteration that does not break and whose calls were all read-only as made
-    /// ([`Hooks::read_only_call`], from their returned values) can be dropped from any
-    /// consistent execution like a spin loop's, so the unfolding drops it; an
-    /// iteration that does not break but wrote counts against the loop bound.
+    /// (as for [`Prog::Spin`]). An iteration that does not break can be dropped
+    /// from any consistent execution without changing its outcome, so the unfolding
+    /// drops it, when its calls were all read-only as made
+    /// ([`Hooks::read_only_call`]: e.g. a compare-and-swap that failed), or when it
+    /// is a failed attempt that wrote only the thread's private locations and every
+    /// attempt that may follow it writes them again first ([`retry`]); any other
+    /// iteration that does not break counts against the loop bound.
     ///
     /// [`Hooks::read_only_call`]: crate::program::unfold::Hooks::read_only_call
     Retry(Box<Prog>),

@@ -305,6 +305,11 @@ pub struct Method {
     /// `readonly`, and the parser checks that no write access has a stamp the
     /// stamping gives under the condition.
     pub readonly_if: Option<Cond>,
+    /// `completes d`: a call completes the calling thread's earlier calls naming
+    /// the work identifier d (a `wid` parameter): their writes are ordered before
+    /// everything the thread does after it. The file claims it; the reduction of
+    /// retry loops rests on it (`mowgli_core::program::retry`).
+    pub completes: Option<usize>,
     pub stamps: Vec<StampItem>,
     pub accesses: Vec<Access>,
     /// `aX.k in TAG`: the subevents put in a tag set ([`Spec::tags`]).

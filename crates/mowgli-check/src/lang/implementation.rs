@@ -35,6 +35,8 @@ pub struct Family {
     pub init: Option<Expr>,
     pub wid: bool,
     pub nregs: usize,
+    /// Every use names the calling thread's own location ([`crate::lang::private`]).
+    pub private: bool,
 }
 
 /// A method body: `I(t, m, ṽ)` with the arguments in registers 0..k.
@@ -201,7 +203,7 @@ impl Host for ImplHost<'_> {
                 format!("`{}` takes {} arguments, found {}", sig.name, sig.params.len(), c.args.len()),
             );
         }
-        lw.mark_call(self.libs[li].read_only(mi), self.libs[li].may_be_read_only(mi));
+        lw.mark_call(self.libs[li].read_only(mi));
         let params = sig.params.clone();
         let mut args = Vec::with_capacity(c.args.len());
         for (a, p) in c.args.iter().zip(params) {
@@ -362,6 +364,7 @@ impl Implementation {
                 init,
                 wid: d.wid,
                 nregs: lw.nregs,
+                private: false,
             });
         }
         families.push(Family {
@@ -373,6 +376,7 @@ impl Implementation {
             init: None,
             wid: true,
             nregs: 1,
+            private: false,
         });
         let mut methods = BTreeMap::new();
         for m in &f.methods {
@@ -429,7 +433,12 @@ impl Implementation {
                 init: Some(Expr::Val(Value::Int(v))),
                 wid: false,
                 nregs: 2,
+                private: false,
             });
+        }
+        let private = crate::lang::private::private_families(families.len(), methods.values().map(|m| &m.body), &libs);
+        for (f, p) in families.iter_mut().zip(private) {
+            f.private = p && !f.wid;
         }
         for s in abs.methods() {
             if !s.name.starts_with('#') && !methods.contains_key(s.name) {
@@ -548,6 +557,8 @@ pub struct WorldCtx {
     pub wids: Vec<Vec<Value>>,
     /// (family, abstract object, index) → location or work identifier.
     pub derived: HashMap<(u32, Option<Value>, Vec<Value>), Value>,
+    /// The locations of private families ([`Family::private`]).
+    pub private: std::collections::HashSet<Value>,
 }
 
 impl EvalCtx for WorldCtx {
@@ -588,6 +599,9 @@ impl EvalCtx for WorldCtx {
             _ => return Err(format!("unknown function `{name}`")),
         })
     }
+    fn private(&self, loc: &Value) -> bool {
+        self.private.contains(loc)
+    }
     fn derived(&self, family: u32, base: Option<&Value>, index: &[Value]) -> Result<Value, String> {
         self.derived.get(&(family, base.cloned(), index.to_vec())).cloned().ok_or_else(|| {
             format!(
@@ -609,7 +623,7 @@ impl WorldCtx {
         wids: Vec<Vec<Value>>,
         objects: &[Value],
     ) -> Result<WorldCtx, String> {
-        let mut ctx = WorldCtx { world, wids, derived: HashMap::new() };
+        let mut ctx = WorldCtx { world, wids, derived: HashMap::new(), private: Default::default() };
         for (fi, fam) in imp.families.iter().enumerate() {
             let bases: Vec<Option<Value>> =
                 if fam.per_object { objects.iter().cloned().map(Some).collect() } else { vec![None] };
@@ -680,6 +694,9 @@ impl WorldCtx {
                         ctx.world.locs.push(LocInfo { name: label, home, init, size: None, implicit: false });
                         Value::Loc(l)
                     };
+                    if fam.private {
+                        ctx.private.insert(v.clone());
+                    }
                     ctx.derived.insert((fi as u32, base.clone(), index), v);
                 }
             }

@@ -17,6 +17,7 @@ pub mod limits;
 pub mod lower;
 pub mod maps;
 pub mod print;
+pub mod private;
 pub mod project;
 pub mod stamporder;
 pub mod stmts;

@@ -108,8 +108,6 @@ pub(crate) trait Host {
 struct LoopInfo {
     depth: usize,
     read_only: bool,
-    /// Every call of the body may be read-only as made (`Library::may_be_read_only`).
-    may_read_only: bool,
     writes_outer: bool,
     /// Registers bound in the body (flat registers).
     bound: BTreeSet<RegId>,
@@ -206,13 +204,11 @@ impl Lowerer {
         }
     }
 
-    /// A call of a method that is (or is not) read-only (`Library::read_only`), or
-    /// may be read-only as made (`Library::may_be_read_only`): a loop making other
-    /// calls is no spin loop, nor a retry loop.
-    pub(crate) fn mark_call(&mut self, read_only: bool, may_be_read_only: bool) {
+    /// A call of a method that is (or is not) read-only (`Library::read_only`): a
+    /// loop making other calls is no spin loop.
+    pub(crate) fn mark_call(&mut self, read_only: bool) {
         for l in &mut self.loops {
             l.read_only &= read_only;
-            l.may_read_only &= read_only || may_be_read_only;
         }
     }
 
@@ -362,7 +358,6 @@ impl Lowerer {
                 self.loops.push(LoopInfo {
                     depth: self.scopes.len(),
                     read_only: true,
-                    may_read_only: true,
                     writes_outer: false,
                     bound: BTreeSet::new(),
                     stale: BTreeSet::new(),
@@ -403,7 +398,7 @@ impl Lowerer {
                 let traceless = rebinds || (!self.flat && !info.writes_outer);
                 Ok(if traceless && info.read_only {
                     Prog::Spin(Box::new(body), locals)
-                } else if traceless && info.may_read_only {
+                } else if traceless {
                     Prog::Retry(Box::new(body))
                 } else {
                     Prog::Loop(Box::new(body))

@@ -2,6 +2,7 @@
 //! bodies inlined, LOCO §3.5), to a bound on loop iterations: every run a thread
 //! can take, with the calls it makes and its final registers.
 
+use super::retry::{failed_attempt, rewrites_first, Attempt, Footprint};
 use super::*;
 /// Result of unfolding: the unfoldings and whether the loop bound cut some off.
 #[derive(Clone, Debug, Default)]
@@ -47,6 +48,17 @@ pub trait Hooks {
     /// not break and made only such calls. By default no call is.
     fn read_only_call(&self, _lib: LibId, _method: MethodId, _args: &[Value], _ret: &Value) -> bool {
         false
+    }
+    /// What a call does to memory as its library declares it (`Library::footprint`):
+    /// [`Prog::Retry`] drops failed attempts by it ([`super::retry`]). By default
+    /// not declared.
+    fn footprint(&self, _lib: LibId, _method: MethodId, _args: &[Value]) -> Option<Footprint> {
+        None
+    }
+    /// Whether location `loc` is private to the thread unfolded: no other thread
+    /// accesses it ([`EvalCtx::private`]).
+    fn private(&self, loc: &Value) -> bool {
+        self.ctx().private(loc)
     }
     /// Sees every call the unfolding makes, with its position in the thread's
     /// calls, including calls of runs that are later dropped (blocked, stuck).
@@ -432,15 +444,15 @@ impl Unfolder<'_> {
         }
     }
 
-    /// `loop body` unrolled up to the bound; with `drop_read_only` (a retry loop,
-    /// [`Prog::Retry`]) an iteration that did not break and whose calls were all
-    /// read-only as made is dropped.
+    /// `loop body` unrolled up to the bound; with `drop_failed` (a retry loop,
+    /// [`Prog::Retry`]) the iterations that do not break and [`Unfolder::droppable`]
+    /// finds may be dropped are.
     fn unroll(
         &mut self,
         body: &Prog,
         st: Unfolding,
         out: &mut Vec<Unfolding>,
-        drop_read_only: bool,
+        drop_failed: bool,
     ) -> Result<(), UnfoldError> {
         let start = out.len();
         let mut frontier = vec![st];
@@ -450,13 +462,12 @@ impl Unfolder<'_> {
                 let from = s.calls.len();
                 let mut rs = self.buffer();
                 self.go(body, s, &mut rs)?;
-                for r in rs.drain(..) {
+                let dropped = if drop_failed { self.droppable(&rs, from) } else { vec![false; rs.len()] };
+                for (r, drop) in rs.drain(..).zip(dropped) {
                     if r.breaks != 0 {
                         out.push(Unfolding { breaks: r.breaks - 1, ..r });
-                    } else if !drop_read_only
-                        || !r.calls[from..].iter().all(|c| self.hooks.read_only_call(c.lib, c.method, &c.args, &c.ret))
-                    {
-                        // the loop goes on from this iteration (in a retry loop: one that wrote)
+                    } else if !drop {
+                        // the loop goes on from this iteration
                         next.push(r);
                     }
                 }
@@ -472,6 +483,51 @@ impl Unfolder<'_> {
             self.hit = true;
         }
         Ok(())
+    }
+
+    /// Which of the runs `rs` of one iteration of a retry loop (its calls from
+    /// `from` on) can be dropped: those that do not break and only read as made,
+    /// and the failed attempts ([`failed_attempt`]) when every other run that is
+    /// kept writes their private locations again first ([`rewrites_first`]).
+    fn droppable(&self, rs: &[Unfolding], from: usize) -> Vec<bool> {
+        let h = &*self.hooks;
+        fn attempt<'r>(h: &dyn Hooks, r: &'r Unfolding, from: usize) -> Attempt<'r> {
+            let calls = &r.calls[from..];
+            Attempt {
+                calls,
+                footprints: calls.iter().map(|c| h.footprint(c.lib, c.method, &c.args)).collect(),
+                read_only: calls.iter().map(|c| h.read_only_call(c.lib, c.method, &c.args, &c.ret)).collect(),
+            }
+        }
+        let attempt = |r| attempt(h, r, from);
+        let mut drop = vec![false; rs.len()];
+        let mut failed: Vec<(usize, Vec<Value>)> = Vec::new();
+        for (i, r) in rs.iter().enumerate().filter(|(_, r)| r.breaks == 0) {
+            let a = attempt(r);
+            if a.read_only.iter().all(|&b| b) {
+                drop[i] = true;
+            } else if let Some(locs) = failed_attempt(&a, &|l| h.private(l)) {
+                failed.push((i, locs));
+            }
+        }
+        if failed.is_empty() {
+            return drop;
+        }
+        let mut locs: Vec<Value> = failed.iter().flat_map(|f| f.1.iter().cloned()).collect();
+        locs.sort();
+        locs.dedup();
+        let is_failed = |i: usize| failed.iter().any(|f| f.0 == i);
+        let followers_rewrite = rs
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| !drop[i] && !is_failed(i))
+            .all(|(_, r)| rewrites_first(&attempt(r), &locs));
+        if followers_rewrite {
+            for (i, _) in &failed {
+                drop[*i] = true;
+            }
+        }
+        drop
     }
 
     #[allow(clippy::too_many_arguments)]

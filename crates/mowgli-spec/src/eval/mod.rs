@@ -24,6 +24,7 @@ use mowgli_core::{
 use crate::*;
 
 mod declared;
+mod footprint;
 mod search;
 mod writes;
 use search::{FileSearch, Plan};
@@ -360,14 +361,14 @@ impl Library for FileLibrary {
     fn read_only(&self, method: usize) -> bool {
         self.spec.methods.get(method).is_some_and(|m| m.readonly)
     }
-    fn may_be_read_only(&self, method: usize) -> bool {
-        self.spec.methods.get(method).is_some_and(|m| m.readonly || m.readonly_if.is_some())
-    }
     fn read_only_as_made(&self, method: usize, args: &[Value], ret: &Value) -> bool {
         self.spec.methods.get(method).is_some_and(|m| {
             m.readonly
                 || m.readonly_if.as_ref().is_some_and(|c| !matches!(ret, Value::OneOf(_)) && self.cond(args, ret, c))
         })
+    }
+    fn footprint(&self, method: usize, args: &[Value]) -> Option<mowgli_core::program::retry::Footprint> {
+        self.spec.methods.get(method).and_then(|m| footprint::of(m, args))
     }
     fn read_cell(&self, w: &World, t: usize, method: usize, args: &[Value]) -> Option<MemCell> {
         let m = self.spec.methods.get(method).filter(|m| m.symbolic())?;

@@ -54,6 +54,10 @@ impl P<'_> {
             }
             false => None,
         };
+        let completes = match self.eat_kw("completes") {
+            true => Some(self.param(&params, "a `wid` parameter", |k| *k == Kind::Wid)?),
+            false => None,
+        };
         self.want_p("{")?;
         let mut stamps = None;
         let mut accesses = Vec::new();
@@ -109,7 +113,7 @@ impl P<'_> {
             Some((c, _)) => (false, Some(c)),
             None => (readonly, None),
         };
-        self.spec.methods.push(Method { name, params, ret, readonly, readonly_if, stamps, accesses, tags });
+        self.spec.methods.push(Method { name, params, ret, readonly, readonly_if, completes, stamps, accesses, tags });
         Ok(())
     }
 

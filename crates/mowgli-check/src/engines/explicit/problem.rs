@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
+use mowgli_core::program::retry::Footprint;
 use mowgli_core::program::{unfold_with, CallRecord, EvalCtx, Hooks, Prog, UnfoldError};
 use mowgli_core::{Event, Library, NodeId, StampTable, Value, ValueDomain, World};
 
@@ -128,6 +129,9 @@ impl Hooks for EngineHooks<'_, '_, '_> {
     }
     fn read_only_call(&self, lib: usize, method: usize, args: &[Value], ret: &Value) -> bool {
         self.p.libs.get(lib).is_some_and(|l| l.read_only_as_made(method, args, ret))
+    }
+    fn footprint(&self, lib: usize, method: usize, args: &[Value]) -> Option<Footprint> {
+        self.p.libs.get(lib).and_then(|l| l.footprint(method, args))
     }
     fn stopped(&self) -> bool {
         self.p.deadline.is_some_and(|d| std::time::Instant::now() >= d)

@@ -71,6 +71,9 @@ impl Hooks for DomainHooks<'_> {
     fn read_only_call(&self, lib: usize, method: usize, args: &[Value], ret: &Value) -> bool {
         self.libs[lib].read_only_as_made(method, args, ret)
     }
+    fn footprint(&self, lib: usize, method: usize, args: &[Value]) -> Option<mowgli_core::program::retry::Footprint> {
+        self.libs[lib].footprint(method, args)
+    }
 }
 
 /// Most rounds of [`computed_domain`], and most values a location may hold (the

@@ -278,7 +278,7 @@ impl Host for ThreadHost<'_> {
                 ),
             );
         }
-        lw.mark_call(self.libs[li].read_only(mi), self.libs[li].may_be_read_only(mi));
+        lw.mark_call(self.libs[li].read_only(mi));
         let mut args = Vec::with_capacity(c.args.len());
         let mut static_args = Vec::with_capacity(c.args.len());
         for (a, p) in c.args.iter().zip(&sig.params) {
