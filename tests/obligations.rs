@@ -17,6 +17,9 @@ use mowgli_check::lang::maps::ConcMap;
 use mowgli_core::StampOrder;
 use mowgli_libs::orders::default_order;
 
+#[path = "common/libraries.rs"]
+mod libraries;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -243,14 +246,30 @@ fn cli_table_json_and_exit_codes() {
 /// A loop cut at `--loop-bound` lost the runs that stay in it longer: obligations
 /// that hold on the runs found are undecided (inconclusive, exit 3, `bounded` in
 /// the JSON report), as in `refine` and `litmus`: irlock's Acquire retries its
-/// RCAS, each attempt writing the thread's buffer, so the loop is unrolled and
-/// cut; ilock's CAS retry loop is checked exactly (no cut, verified).
+/// RCAS, each attempt writing the thread's buffer, which a Wait that claims no
+/// completion leaves in place, so the loop is unrolled and cut; ilock's CAS retry
+/// loop is checked exactly (no cut, verified).
 #[test]
 fn a_loop_cut_is_said() {
+    // irlock's failed attempts are unrolled under a copy of RDMA^WAIT_RMW whose
+    // Wait claims no completion (with the claim they are dropped: no bound)
+    let plain_lib = libraries::without_completion(&root(), "rdmawait_rmw").display().to_string();
     let run = |imp: &str, lib: &str, code: i32| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_mowgli"))
             .current_dir(root())
-            .args(["obligations", imp, "--lib", lib, "--calls", "1", "--loop-bound", "2", "--json"])
+            .args([
+                "obligations",
+                imp,
+                "--lib",
+                lib,
+                "--lib",
+                &plain_lib,
+                "--calls",
+                "1",
+                "--loop-bound",
+                "2",
+                "--json",
+            ])
             .output()
             .expect("runs");
         assert_eq!(out.status.code(), Some(code), "{imp}: {}", String::from_utf8_lossy(&out.stderr));

@@ -247,12 +247,13 @@ fn generated(size: usize) -> Vec<String> {
 }
 
 /// The three remote locks on every generated client of at most 3 calls (about
-/// 10 s), the spins and retries unrolled plainly three times.
+/// 10 s), the spins and retries unrolled plainly three times; at most 4 calls
+/// (the default bound of `mowgli refine`) below (about 3 minutes, `.ci/run`).
 #[test]
 fn generated_clients_reduced_agree_with_plain_unrolling() {
     let clients = generated(3);
     assert_eq!(clients.len(), 1260);
-    every_lock_agrees(&clients);
+    every_lock_agrees(&clients, 3);
 }
 
 #[test]
@@ -260,13 +261,17 @@ fn generated_clients_reduced_agree_with_plain_unrolling() {
 fn generated_clients_of_four_calls_reduced_agree_with_plain_unrolling() {
     let clients = generated(4);
     assert_eq!(clients.len(), 11676);
-    every_lock_agrees(&clients);
+    // the ticket lock's spin unrolled three times plainly passes the unfolding
+    // limits on clients with two acquisitions in a thread: twice
+    every_lock_agrees(&clients, 2);
 }
 
-fn every_lock_agrees(clients: &[String]) {
+/// The locks on `clients`, the ticket lock's spin unrolled plainly `ticket` times
+/// (the others' retries three times).
+fn every_lock_agrees(clients: &[String], ticket: usize) {
     let strong: Vec<String> = clients.iter().map(|c| c.replace("rlock", "rslock")).collect();
-    for (imp, clients) in [("irlock", clients), ("irslock", &strong[..]), ("irticket", clients)] {
-        let (cut, vacuous) = agree_counting(&format!("specs/impls/{imp}.impl"), clients, 3);
+    for (imp, clients, plain) in [("irlock", clients, 3), ("irslock", &strong[..], 3), ("irticket", clients, ticket)] {
+        let (cut, vacuous) = agree_counting(&format!("specs/impls/{imp}.impl"), clients, plain);
         eprintln!("{imp}: {} clients, {cut} cut by the plain side, {vacuous} with no execution", clients.len());
         assert!(cut > 0, "{imp}: the plain side cut no client");
         assert!(vacuous < clients.len() / 2, "{imp}: mostly deadlocks ({vacuous})");

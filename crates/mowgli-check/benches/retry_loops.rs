@@ -1,5 +1,5 @@
 //! `cargo bench --bench retry_loops`: issue 31's bounds on the implementations with
-//! retry loops, spin loops and validation, run as a user runs them: `mowgli refine
+//! retry loops, spin loops and validation (and issue 33's remote locks), run as a user runs them: `mowgli refine
 //! IMPL --calls 3` (2 threads × 3 calls, 2 nodes) and `mowgli obligations IMPL`
 //! (2 threads × 2 nodes × 2 calls), each with a time limit (`MOWGLI_BENCH_LIMIT`
 //! seconds, default 300). Per run: the verdict (exit code), the wall time, the CPU
@@ -79,13 +79,19 @@ fn main() {
     let limit_s = limit.to_string();
     // (command, implementation, whether the run is expected to cover its bound:
     // `false` where a limit of the tool stops it today)
-    let cases: [(&str, &str, bool); 6] = [
+    let cases: [(&str, &str, bool); 12] = [
         ("refine", "ilock", true),
-        ("refine", "iticket", true),
+        ("refine", "iticket", false),
         ("refine", "iseqlock", false),
+        ("refine", "irlock", false),
+        ("refine", "irslock", false),
+        ("refine", "irticket", false),
         ("obligations", "ilock", true),
         ("obligations", "iticket", true),
         ("obligations", "iseqlock", false),
+        ("obligations", "irlock", true),
+        ("obligations", "irslock", true),
+        ("obligations", "irticket", true),
     ];
     let mut wrong = Vec::new();
     println!("| command | bound | wall | CPU | peak memory | within 60 s, 2 GB | verdict |");

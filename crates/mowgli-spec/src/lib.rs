@@ -751,6 +751,21 @@ mod tests {
     }
 
     #[test]
+    fn completes_names_a_wid_parameter() {
+        let wait = |p: &str, k: &str| {
+            format!("library w\nstamps aWT\nmemory located\nmethod Wait(d: {k}) completes {p} {{\n stamps aWT\n}}\n")
+        };
+        let s = parse_text("w.lib", &wait("d", "wid"), None).expect("parses");
+        assert_eq!(s.methods[0].completes, Some(0));
+        // not a work identifier, or no such parameter: refused at the name
+        for (p, k) in [("d", "val"), ("e", "wid")] {
+            let e = parse_text("w.lib", &wait(p, k), None).expect_err("refused");
+            assert!(e.msg.contains("a `wid` parameter"), "{}", e.msg);
+            assert_eq!((e.pos().line, e.pos().col), (4, 31), "{}", e.msg);
+        }
+    }
+
+    #[test]
     fn precedence() {
         let s = parse_text("t.lib", LIB, None).expect("parses");
         // rf \ [aCW]; po; [aCR] is rf \ ([aCW]; po; [aCR])

@@ -28,21 +28,30 @@ pub(super) fn check_one(
     rep: &mut Report,
 ) -> Result<(), String> {
     // the value domain's rounds search too: they keep the time limit
+    let over = || deadline.is_some_and(|d| std::time::Instant::now() >= d);
     let mut p = match setup.impl_problem_unfolded(to, opts.loop_bound, deadline) {
         Ok((p, unfolded)) => {
             // a loop cut at the unrolling bound: the verdict says so (the
             // unfoldings of the value domain's last round are the search's)
-            rep.bounded |= match unfolded {
-                Some(us) => us.iter().any(|u| u.bound_hit),
-                None => (0..p.threads.len())
-                    .map(|t| explicit::unfold_thread(&p, t).map(|u| u.bound_hit))
-                    .collect::<Result<Vec<bool>, _>>()
-                    .map_err(|e| e.to_string())?
-                    .contains(&true),
+            let unfolded: Result<bool, explicit::EngineError> = match unfolded {
+                Some(us) => Ok(us.iter().any(|u| u.bound_hit)),
+                None => {
+                    (0..p.threads.len()).try_fold(false, |hit, t| Ok(hit | explicit::unfold_thread(&p, t)?.bound_hit))
+                }
             };
+            match unfolded {
+                Ok(hit) => rep.bounded |= hit,
+                // the time limit passed while unfolding: the run is incomplete
+                Err(_) if over() => {
+                    rep.complete = false;
+                    return Ok(());
+                }
+                // a size limit says `unfolding was cut` (inconclusive), others are errors
+                Err(e) => return Err(crate::analyses::refine::DomainError::from(e).to_string()),
+            }
             p
         }
-        Err(_) if deadline.is_some_and(|d| std::time::Instant::now() >= d) => {
+        Err(_) if over() => {
             rep.complete = false;
             return Ok(());
         }
