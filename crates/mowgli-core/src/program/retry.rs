@@ -85,7 +85,8 @@ pub fn failed_attempt(a: &Attempt, private: &dyn Fn(&Value) -> bool) -> Option<V
         // completed write it reads (a copy) read
         for x in &fp.reads_ret {
             if let Some((_, _, true, Some(j))) = latest.iter().find(|l| &l.0 == x) {
-                if !matches!(c.ret, Value::OneOf(_)) && read_value[*j].is_none() {
+                // (not when the read stands for several values, or for any value: ⊤)
+                if !matches!(c.ret, Value::OneOf(_) | Value::Top) && read_value[*j].is_none() {
                     read_value[*j] = Some(c.ret.clone());
                 }
             }
@@ -204,6 +205,10 @@ mod tests {
         assert_eq!(check(&[rcas(), read(1), wait()]), None);
         // never waited for: the landing is not completed
         assert_eq!(check(&[rcas(), read(1)]), None);
+        // read back as ⊤ or as one of several values: what the CAS read is unknown
+        for ret in [Value::Top, Value::OneOf(vec![Value::Int(0), Value::Int(1)])] {
+            assert_eq!(check(&[rcas(), wait(), (call(ret), read(1).1)]), None);
+        }
     }
 
     #[test]
