@@ -499,14 +499,14 @@ impl Unfolder<'_> {
                 read_only: calls.iter().map(|c| h.read_only_call(c.lib, c.method, &c.args, &c.ret)).collect(),
             }
         }
-        let attempt = |r| attempt(h, r, from);
+        // each run's calls with their footprints, built once
+        let attempts: Vec<Attempt> = rs.iter().map(|r| attempt(h, r, from)).collect();
         let mut drop = vec![false; rs.len()];
         let mut failed: Vec<(usize, Vec<Value>)> = Vec::new();
-        for (i, r) in rs.iter().enumerate().filter(|(_, r)| r.breaks == 0) {
-            let a = attempt(r);
+        for (i, a) in attempts.iter().enumerate().filter(|&(i, _)| rs[i].breaks == 0) {
             if a.read_only.iter().all(|&b| b) {
                 drop[i] = true;
-            } else if let Some(locs) = failed_attempt(&a, &|l| h.private(l)) {
+            } else if let Some(locs) = failed_attempt(a, &|l| h.private(l)) {
                 failed.push((i, locs));
             }
         }
@@ -517,11 +517,11 @@ impl Unfolder<'_> {
         locs.sort();
         locs.dedup();
         let is_failed = |i: usize| failed.iter().any(|f| f.0 == i);
-        let followers_rewrite = rs
+        let followers_rewrite = attempts
             .iter()
             .enumerate()
             .filter(|&(i, _)| !drop[i] && !is_failed(i))
-            .all(|(_, r)| rewrites_first(&attempt(r), &locs));
+            .all(|(_, a)| rewrites_first(a, &locs));
         if followers_rewrite {
             for (i, _) in &failed {
                 drop[*i] = true;
