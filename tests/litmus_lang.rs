@@ -490,3 +490,36 @@ proptest! {
         }
     }
 }
+
+/// A value computed from a read, carried by a put and a get to another location,
+/// computed on again and carried twice more before it is read: the value domain
+/// closes each round under the copies the calls make, so only the two computing
+/// writes cost rounds (`mowgli_core::fixpoint::DomainSets::close_copies`). The
+/// expected outcomes are the case split: for each pair of values (r, s) of the two
+/// registers the writes compute from, the same program with the literals r + 1 and
+/// s + 1 written, restricted to that pair (a program whose values are all literals
+/// needs no computed domain).
+#[test]
+fn copies_cost_no_round_of_the_value_domain() {
+    let program = |b: &str, f: &str| {
+        format!(
+            "test C\nlibraries rdmawait\nthread T1 @ 1\nthread T2 @ 2\nloc x @ 1\nloc c @ 1\nloc z @ 1\n\
+             loc a @ 2\nloc b @ 2\nloc e @ 2\nloc f @ 2\nloc g @ 2\n\
+             T1:\n  Write(x, 5)\n\
+             T2:\n  Get(a, x, d)\n  Wait(d)\n  r = Read(a)\n  Write(b, {b})\n  Put(c, b, d)\n  Wait(d)\n\
+             \x20 Get(e, c, d)\n  Wait(d)\n  s = Read(e)\n  Write(f, {f})\n  Put(z, f, d)\n  Wait(d)\n\
+             \x20 Get(g, z, d)\n  Wait(d)\n  t = Read(g)\n"
+        )
+    };
+    let computed = outcomes(&program("r + 1", "s + 1"));
+    let mut cases = Outcomes::new();
+    for r in [0, 1, 5, 6, 7] {
+        for s in [0, 1, 2, 5, 6, 7, 8] {
+            let o = outcomes(&program(&(r + 1).to_string(), &(s + 1).to_string()));
+            cases.extend(restrict(&restrict(&o, "T2:r", &r.to_string()), "T2:s", &s.to_string()));
+        }
+    }
+    assert_eq!(computed, cases);
+    // the chain 5 → 6 → 7 is reached: the get read T1's write, every copy landed
+    assert!(computed.iter().any(|m| m.get("T2:t").map(String::as_str) == Some("7")), "{computed:?}");
+}

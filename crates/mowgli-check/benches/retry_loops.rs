@@ -88,7 +88,7 @@ fn main() {
         ("refine", "irticket", false),
         ("obligations", "ilock", true),
         ("obligations", "iticket", true),
-        ("obligations", "iseqlock", false),
+        ("obligations", "iseqlock", true),
         ("obligations", "irlock", true),
         ("obligations", "irslock", true),
         ("obligations", "irticket", true),

@@ -10,8 +10,14 @@
 //! no constant is derived from values read before it in that execution, so its
 //! derivation passes only through writes that are not of constants, and after as
 //! many rounds as an execution has such writes every value written is in the
-//! domain. [`crate::fixpoint::DomainSets`] is one round's accumulator, shared by
-//! every front end that computes a domain.
+//! domain. A copy (a write of a value the call read, unchanged:
+//! [`Written::copied`]) makes no new value, so a round closes the sets under its
+//! calls' copies ([`crate::fixpoint::DomainSets::close_copies`]) and copies are
+//! not counted: by induction on the computed writes of a value's derivation, a
+//! value whose derivation has k of them is in the domain after round k (the round
+//! that adds it also carries it along every copy that follows, in any number).
+//! [`crate::fixpoint::DomainSets`] is one round's accumulator, shared by every
+//! front end that computes a domain.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -85,4 +91,8 @@ pub struct Written {
     /// Whether the value comes from what the call reads (copied, or computed
     /// from it), not from the call's arguments or the library's literals alone.
     pub derived: bool,
+    /// Whether the value is one the call read, written unchanged (a get's or a
+    /// put's copy): one of the values a location already may hold, never a new one
+    /// ([`crate::fixpoint::DomainSets::add_copies`]).
+    pub copied: bool,
 }

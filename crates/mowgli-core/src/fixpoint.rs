@@ -58,7 +58,9 @@ impl DomainSets {
         lib.writes(world, thread, call.method, &call.args, dom, &mut buf);
         let mut dependent = false;
         for w in buf.drain(..) {
-            dependent |= w.derived || !constants.contains(&w.value);
+            // a copy adds no new value: [`DomainSets::add_copies`] closes the
+            // sets under copies within a round, so copies cost no round
+            dependent |= !w.copied && (w.derived || !constants.contains(&w.value));
             match w.loc {
                 Some(l) => {
                     if let Some(d) = self.per_loc.get_mut(l) {
@@ -72,6 +74,49 @@ impl DomainSets {
         }
         self.buf = buf;
         dependent
+    }
+
+    /// Adds the values `call` may copy ([`Written::copied`]: what it reads,
+    /// unchanged) when reads return values of `dom`; returns whether a set grew.
+    /// A round of a fixpoint repeats this over its calls, each time on the sets
+    /// so far, until nothing grows: a value reaches every location it can be
+    /// copied to in the round it appears, so a copy, which makes no new value,
+    /// costs no round (`add_call` does not count it as dependent). It ends: every
+    /// value copied is one some set already holds.
+    pub fn add_copies(
+        &mut self,
+        lib: &dyn Library,
+        world: &World,
+        thread: ThreadId,
+        call: &CallRecord,
+        dom: &ValueDomain,
+    ) -> bool {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        lib.writes(world, thread, call.method, &call.args, dom, &mut buf);
+        let mut grew = false;
+        for w in buf.drain(..).filter(|w| w.copied) {
+            if let Some(d) = w.loc.and_then(|l| self.per_loc.get_mut(l)) {
+                grew |= d.insert(w.value);
+            }
+        }
+        self.buf = buf;
+        grew
+    }
+
+    /// Closes the sets under the copies of `calls` (each with its library and
+    /// thread): [`DomainSets::add_copies`] until nothing grows.
+    pub fn close_copies<'c>(&mut self, world: &World, calls: &[(&'c dyn Library, ThreadId, &'c CallRecord)]) {
+        loop {
+            let dom = self.domain();
+            let mut grew = false;
+            for &(lib, t, c) in calls {
+                grew |= self.add_copies(lib, world, t, c, &dom);
+            }
+            if !grew {
+                return;
+            }
+        }
     }
 
     /// The first location holding more than `max` values, with its count.

@@ -24,14 +24,19 @@ pub fn writes_by_signature(params: &[Param], args: &[Value], dom: &ValueDomain, 
     let vals = || args.iter().zip(params).filter(|(_, k)| **k == Param::Val).map(|(a, _)| a);
     let nlocs = args.iter().zip(params).filter_map(is_loc).count();
     if nlocs == 0 {
-        out.extend(vals().map(|v| Written { loc: None, value: v.clone(), derived: false }));
+        out.extend(vals().map(|v| Written { loc: None, value: v.clone(), derived: false, copied: false }));
         return;
     }
     for l in args.iter().zip(params).filter_map(is_loc) {
-        out.extend(vals().map(|v| Written { loc: Some(l), value: v.clone(), derived: false }));
+        out.extend(vals().map(|v| Written { loc: Some(l), value: v.clone(), derived: false, copied: false }));
         if nlocs > 1 {
             for m in args.iter().zip(params).filter_map(is_loc).filter(|&m| m != l) {
-                out.extend(dom.at(m).iter().map(|v| Written { loc: Some(l), value: v.clone(), derived: true }));
+                out.extend(dom.at(m).iter().map(|v| Written {
+                    loc: Some(l),
+                    value: v.clone(),
+                    derived: true,
+                    copied: true,
+                }));
             }
         }
     }

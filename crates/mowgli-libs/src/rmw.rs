@@ -168,7 +168,12 @@ pub fn writes(method: usize, args: &[Value], dom: &ValueDomain, out: &mut Vec<Wr
     if let (RFAA, Some(Value::Loc(y)), Some(Value::Int(k))) = (method, args.get(1), args.get(2)) {
         for v in dom.at(*y) {
             if let Value::Int(i) = v {
-                out.push(Written { loc: Some(*y), value: Value::Int(i.wrapping_add(*k)), derived: true });
+                out.push(Written {
+                    loc: Some(*y),
+                    value: Value::Int(i.wrapping_add(*k)),
+                    derived: true,
+                    copied: false,
+                });
             }
         }
     }

@@ -362,13 +362,18 @@ impl Library for CoreRma {
         let vals = |i: usize| loc(i).map_or(&[][..], |l| dom.at(l));
         let copy = |to: Option<usize>, from: usize, out: &mut Vec<Written>| {
             if let Some(l) = to {
-                out.extend(vals(from).iter().map(|v| Written { loc: Some(l), value: v.clone(), derived: true }));
+                out.extend(vals(from).iter().map(|v| Written {
+                    loc: Some(l),
+                    value: v.clone(),
+                    derived: true,
+                    copied: true,
+                }));
             }
         };
         match info.stmt {
             Stmt::Write => {
                 if let (Some(l), Some(v)) = (loc(0), args.get(1)) {
-                    out.push(Written { loc: Some(l), value: v.clone(), derived: false });
+                    out.push(Written { loc: Some(l), value: v.clone(), derived: false, copied: false });
                 }
             }
             Stmt::Get => copy(loc(0), 1, out),
@@ -377,7 +382,7 @@ impl Library for CoreRma {
                 if let Some(z) = loc(1) {
                     for a in vals(1) {
                         for b in vals(2) {
-                            out.push(Written { loc: Some(z), value: acc_sum(a, b), derived: true });
+                            out.push(Written { loc: Some(z), value: acc_sum(a, b), derived: true, copied: false });
                         }
                     }
                 }

@@ -14,7 +14,7 @@ pub(super) fn writes(m: &Method, args: &[Value], dom: &ValueDomain, out: &mut Ve
     let loc = |i: usize| args.get(i).and_then(Value::as_loc);
     for a in m.accesses.iter().filter(|a| a.write) {
         let Some(l) = loc(a.loc) else { continue };
-        let fixed = |value: Value| Written { loc: Some(l), value, derived: false };
+        let fixed = |value: Value| Written { loc: Some(l), value, derived: false, copied: false };
         match &a.val {
             AccVal::Param(i) => out.extend(args.get(*i).cloned().map(fixed)),
             AccVal::Int(v) => out.push(fixed(Value::Int(*v))),
@@ -22,13 +22,18 @@ pub(super) fn writes(m: &Method, args: &[Value], dom: &ValueDomain, out: &mut Ve
                 // what some read of the same call read (the latest in stamp order: any, here)
                 for r in m.accesses.iter().filter(|r| !r.write) {
                     let vals = loc(r.loc).map_or(&[][..], |rl| dom.at(rl));
-                    out.extend(vals.iter().map(|v| Written { loc: Some(l), value: v.clone(), derived: true }));
+                    out.extend(vals.iter().map(|v| Written {
+                        loc: Some(l),
+                        value: v.clone(),
+                        derived: true,
+                        copied: true,
+                    }));
                 }
             }
             AccVal::Expr(e) => {
                 let derived = reads_memory(e);
                 for value in expr_values(m, e, args, dom) {
-                    out.push(Written { loc: Some(l), value, derived });
+                    out.push(Written { loc: Some(l), value, derived, copied: false });
                 }
             }
             AccVal::Rmw(crate::RmwVal::Cas { new, .. }) => out.extend(args.get(*new).cloned().map(fixed)),
@@ -38,7 +43,12 @@ pub(super) fn writes(m: &Method, args: &[Value], dom: &ValueDomain, out: &mut Ve
                 for r in m.accesses.iter().filter(|r| !r.write) {
                     for v in loc(r.loc).map_or(&[][..], |rl| dom.at(rl)) {
                         if let Value::Int(i) = v {
-                            out.push(Written { loc: Some(l), value: Value::Int(i.wrapping_add(*k)), derived: true });
+                            out.push(Written {
+                                loc: Some(l),
+                                value: Value::Int(i.wrapping_add(*k)),
+                                derived: true,
+                                copied: false,
+                            });
                         }
                     }
                 }

@@ -30,17 +30,19 @@ pub(super) fn check_one(
     // the value domain's rounds search too: they keep the time limit
     let over = || deadline.is_some_and(|d| std::time::Instant::now() >= d);
     let mut p = match setup.impl_problem_unfolded(to, opts.loop_bound, deadline) {
-        Ok((p, unfolded)) => {
-            // a loop cut at the unrolling bound: the verdict says so (the
-            // unfoldings of the value domain's last round are the search's)
-            let unfolded: Result<bool, explicit::EngineError> = match unfolded {
-                Some(us) => Ok(us.iter().any(|u| u.bound_hit)),
-                None => {
-                    (0..p.threads.len()).try_fold(false, |hit, t| Ok(hit | explicit::unfold_thread(&p, t)?.bound_hit))
-                }
+        Ok((mut p, unfolded)) => {
+            // the search's unfoldings: the value domain's last round's when it ran
+            // on the final domain, else unfolded once here; a loop cut at the
+            // unrolling bound: the verdict says so
+            let unfolded = match unfolded {
+                Some(us) => Ok(us),
+                None => (0..p.threads.len()).map(|t| explicit::unfold_thread(&p, t)).collect(),
             };
             match unfolded {
-                Ok(hit) => rep.bounded |= hit,
+                Ok(us) => {
+                    rep.bounded |= us.iter().any(|u| u.bound_hit);
+                    p.unfolded = Some(std::sync::Arc::new(us));
+                }
                 // the time limit passed while unfolding: the run is incomplete
                 Err(_) if over() => {
                     rep.complete = false;

@@ -16,6 +16,8 @@ use crate::engines::explicit::{self, EngineError, Problem};
 /// a get — may copy either's values to the other), to a fixpoint. A value written
 /// in an execution is computed from values read in it, so after as many rounds as
 /// an execution has writes every value written is in the domain of its location.
+/// A copy (a get's, a put's) makes no new value: each round closes the sets under
+/// the copies its calls make, so only the other writes count.
 /// The value domain and own cells of ⟦p̃⟧_I (a fixpoint over unfoldings), and the
 /// unfoldings of its last round when that round ran on the final domain and own
 /// cells (nothing changed in it), so they are the problem's.
@@ -124,6 +126,14 @@ pub(super) fn value_domain(q: &mut Problem, base: &ValueDomain) -> Result<Domain
             }
             max_writes += dependent.len();
         }
+        // copies make no new value: closed within the round (they cost no round)
+        let calls: Vec<(&dyn mowgli_core::Library, usize, &CallRecord)> = calls_of
+            .iter()
+            .enumerate()
+            .flat_map(|(t, cs)| cs.iter().map(move |(_, c)| (t, c)))
+            .map(|(t, c)| (q.libs[c.lib], t, c))
+            .collect();
+        sets.close_copies(&q.world, &calls);
         let after = sets.size();
         let stable = writers == writers_before;
         if stable && (after == before || round > max_writes) {

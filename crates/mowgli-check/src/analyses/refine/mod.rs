@@ -313,6 +313,7 @@ impl Setup {
             narrow_above: explicit::NARROW_ABOVE,
             max_work: u64::MAX,
             deadline,
+            unfolded: None,
         };
         let (domain, own, unfolded) = value_domain(&mut prob, &self.low.domain)?;
         prob.domain = domain;

@@ -358,6 +358,7 @@ fn run_goal_given<'q, 'd>(
     let mut res = Results::default();
     // ⟦p_t⟧_t for every thread
     // (the threads `given` does not cover are unfolded here)
+    let given = given.or(p.unfolded.as_deref().map(Vec::as_slice));
     let covered = given.map_or(0, <[Unfolded]>::len).min(p.threads.len());
     let own: Vec<Unfolded> = (covered..p.threads.len()).map(|t| unfold_thread(p, t)).collect::<Result<_, _>>()?;
     let mut per_thread: Vec<Vec<&Unfolding>> = Vec::new();
@@ -493,8 +494,8 @@ pub type PlainGroupFn<'f> = dyn FnMut(&ExecGraph, &Alternatives) -> Result<bool,
 /// the unfoldings with the values that select them. Until `f` returns `Ok(false)`
 /// or an error.
 pub fn for_each_plain_group(p: &Problem, f: &mut PlainGroupFn) -> Result<(), EngineError> {
-    let Some(per_thread) = terminating_runs(p)? else { return Ok(()) };
-    let per_thread: Vec<Vec<&Unfolding>> = per_thread.iter().map(|r| r.iter().collect()).collect();
+    let all = unfold_threads(p)?;
+    let Some(per_thread) = terminating(&all) else { return Ok(()) };
     let groups: Vec<Vec<Group>> = per_thread.iter().map(|runs| group_runs(p, runs)).collect();
     let mut err = None;
     each_group(&per_thread, &groups, p, &mut |events, sym, sym_vals, chosen| {
@@ -543,15 +544,12 @@ pub fn for_each_graph(p: &Problem, f: &mut dyn FnMut(&ExecGraph)) -> Result<(), 
     })
 }
 
-/// Per thread, its terminating unfoldings; `None` when a thread has none (the
-/// program has no plain execution).
-fn terminating_runs(p: &Problem) -> Result<Option<Vec<Vec<Unfolding>>>, EngineError> {
-    let mut per_thread = Vec::new();
-    for t in 0..p.threads.len() {
-        let u = unfold_thread(p, t)?;
-        per_thread.push(u.runs.into_iter().filter(|r| r.breaks == 0).collect::<Vec<_>>());
-    }
-    Ok((!per_thread.iter().any(|r| r.is_empty())).then_some(per_thread))
+/// Per thread, its terminating unfoldings among `all`; `None` when a thread has
+/// none (the program has no plain execution).
+fn terminating(all: &[Unfolded]) -> Option<Vec<Vec<&Unfolding>>> {
+    let per_thread: Vec<Vec<&Unfolding>> =
+        all.iter().map(|u| u.runs.iter().filter(|r| r.breaks == 0).collect()).collect();
+    (!per_thread.iter().any(|r| r.is_empty())).then_some(per_thread)
 }
 
 type CombinationFn<'f> = dyn FnMut(Vec<Event>, &[&Unfolding]) -> Result<bool, String> + 'f;
@@ -559,7 +557,8 @@ type CombinationFn<'f> = dyn FnMut(Vec<Event>, &[&Unfolding]) -> Result<bool, St
 /// Every combination of the threads' terminating unfoldings, as its events (in
 /// thread and program order) and the unfoldings, until `f` returns `Ok(false)`.
 fn each_combination(p: &Problem, f: &mut CombinationFn) -> Result<(), EngineError> {
-    let Some(per_thread) = terminating_runs(p)? else { return Ok(()) };
+    let all = unfold_threads(p)?;
+    let Some(per_thread) = terminating(&all) else { return Ok(()) };
     let mut choice = vec![0usize; per_thread.len()];
     loop {
         let mut events = Vec::new();
@@ -569,7 +568,7 @@ fn each_combination(p: &Problem, f: &mut CombinationFn) -> Result<(), EngineErro
                 events.push(Event { thread: t, index: i, lib, method, args, ret, origin });
             }
         }
-        let runs: Vec<&Unfolding> = per_thread.iter().zip(&choice).map(|(r, &c)| &r[c]).collect();
+        let runs: Vec<&Unfolding> = per_thread.iter().zip(&choice).map(|(r, &c)| r[c]).collect();
         if !f(events, &runs).map_err(EngineError::Backend)? {
             return Ok(());
         }

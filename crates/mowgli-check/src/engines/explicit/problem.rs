@@ -65,6 +65,11 @@ pub struct Problem<'a> {
     /// The instant past which the search stops with [`EngineError::Limit`] (a
     /// time limit of the run; checked about every tenth of a second of search).
     pub deadline: Option<std::time::Instant>,
+    /// The threads' unfoldings when computed before for this very problem (the
+    /// last round of a value-domain fixpoint ran on its final domain): every run
+    /// searches them instead of unfolding again ([`unfold_threads`]). They must be
+    /// what [`unfold_thread`] gives for the problem.
+    pub unfolded: Option<std::sync::Arc<Vec<mowgli_core::program::Unfolded>>>,
 }
 
 /// [`Problem::narrow_above`] by default. Below about this many complete
@@ -208,6 +213,14 @@ pub fn unfold_thread(p: &Problem, t: usize) -> Result<mowgli_core::program::Unfo
     Ok(unfold_with(prog, t, *nregs, p.loop_bound, &mut h)?)
 }
 
+/// Every thread's unfoldings: [`Problem::unfolded`] when set, else computed.
+pub fn unfold_threads<'p>(p: &'p Problem) -> Result<Cow<'p, [mowgli_core::program::Unfolded]>, EngineError> {
+    match &p.unfolded {
+        Some(u) if u.len() == p.threads.len() => Ok(Cow::Borrowed(&u[..])),
+        _ => Ok(Cow::Owned((0..p.threads.len()).map(|t| unfold_thread(p, t)).collect::<Result<_, _>>()?)),
+    }
+}
+
 /// [`unfold_thread`], showing every call made while unfolding (with its position
 /// in the thread), including those of runs that are dropped later.
 pub fn unfold_thread_observing(
@@ -255,6 +268,9 @@ pub struct Stats {
     /// Partial witnesses dropped because every outcome they can still reach is
     /// allowed ([`run_outside`]).
     pub pruned_by_target: u64,
+    /// Partial witnesses dropped because the return values they decide select no
+    /// unfolding of some thread (`search::some_run_fits`).
+    pub pruned_by_values: u64,
     /// Subtrees of the witness search cut by a discharge test
     /// ([`for_each_execution_discharging`]): partial witnesses under which the
     /// visitor's property already holds for every completion, each with at least

@@ -14,7 +14,7 @@
 
 use mowgli_core::{Event, ExecGraph, Value};
 
-use super::{each_group, graph, group_runs, terminating_runs, Alternatives, EngineError, Problem};
+use super::{each_group, graph, group_runs, terminating, Alternatives, EngineError, Problem};
 
 /// The groups of plain executions of a program and their union.
 pub struct WholeProgram<'w, 'u> {
@@ -40,9 +40,8 @@ pub type WholeFn<'f> = dyn FnMut(&WholeProgram) -> Result<bool, String> + 'f;
 /// Calls `f` once with the groups of plain executions of `p` and their union
 /// (nothing when a thread has no terminating unfolding).
 pub fn with_whole_program(p: &Problem, f: &mut WholeFn) -> Result<(), EngineError> {
-    let Some(per_thread) = terminating_runs(p)? else { return Ok(()) };
-    let per_thread: Vec<Vec<&mowgli_core::program::Unfolding>> =
-        per_thread.iter().map(|r| r.iter().collect()).collect();
+    let all = super::unfold_threads(p)?;
+    let Some(per_thread) = terminating(&all) else { return Ok(()) };
     let groups: Vec<Vec<super::Group>> = per_thread.iter().map(|runs| group_runs(p, runs)).collect();
     type Collected = (Vec<Event>, Vec<bool>, Vec<Option<Vec<Value>>>, Vec<usize>);
     let mut collected: Vec<Collected> = Vec::new();

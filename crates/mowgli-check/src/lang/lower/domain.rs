@@ -107,8 +107,9 @@ impl Default for DomainLimits {
 /// program's unfoldings may write ([`mowgli_core::Library::writes`]) when reads
 /// return values of the domain so far, from the constants (the program's
 /// literals and the libraries' own, [`mowgli_core::domain`]). After as many rounds
-/// as an execution has writes of values that are no constants, every value
-/// written is in the domain. Where a limit stops the fixpoint first, the domain
+/// as an execution has writes of values that are no constants (copies aside:
+/// each round closes the sets under its calls' copies), every value written is
+/// in the domain. Where a limit stops the fixpoint first, the domain
 /// found so far comes with the reason (`cut`): outcomes found on it are real, but
 /// some may be missing.
 pub(super) fn computed_domain(
@@ -124,6 +125,7 @@ pub(super) fn computed_domain(
         let vd = sets.domain();
         let before = sets.size();
         let mut max_writes = 0;
+        let mut calls: Vec<(usize, CallRecord)> = Vec::new();
         for (t, (prog, nregs)) in threads.iter().enumerate() {
             let mut h = DomainHooks { world, libs, thread: t, dom: &vd, calls: Vec::new(), dependent: BTreeSet::new() };
             match unfold_with(prog, t, *nregs, limits.loop_bound, &mut h) {
@@ -141,7 +143,12 @@ pub(super) fn computed_domain(
                 }
             }
             max_writes += h.dependent.len();
+            calls.extend(h.calls.into_iter().map(|(_, c)| (t, c)));
         }
+        // copies make no new value: closed within the round (they cost no round)
+        let copying: Vec<(&dyn Library, usize, &CallRecord)> =
+            calls.iter().map(|(t, c)| (libs[c.lib].as_ref(), *t, c)).collect();
+        sets.close_copies(world, &copying);
         if sets.size() == before || round > max_writes {
             return Ok((sets.domain(), None));
         }

@@ -568,6 +568,7 @@ pub fn problem<'a>(l: &'a Lowered, to: &'a mowgli_core::StampTable) -> Problem<'
         // a test read from a file: its search is bounded (a limit, see `EngineError::Limit`)
         max_work: MAX_WORK,
         deadline: None,
+        unfolded: None,
     }
 }
 
