@@ -268,9 +268,6 @@ pub struct Stats {
     /// Partial witnesses dropped because every outcome they can still reach is
     /// allowed ([`run_outside`]).
     pub pruned_by_target: u64,
-    /// Partial witnesses dropped because the return values they decide select no
-    /// unfolding of some thread (`search::some_run_fits`).
-    pub pruned_by_values: u64,
     /// Subtrees of the witness search cut by a discharge test
     /// ([`for_each_execution_discharging`]): partial witnesses under which the
     /// visitor's property already holds for every completion, each with at least

@@ -347,31 +347,6 @@ fn may_reach_target(st: &SearchState, searches: &[Box<dyn mowgli_core::WitnessSe
     tg.combos.iter().any(|c| c.iter().enumerate().all(|(t, &e)| compat[t][e]))
 }
 
-/// Whether, per thread, some unfolding of the group searched admits the return
-/// values the partial witness already decides. When one thread has none, no
-/// completion is an execution of the program (a complete witness whose values
-/// select no unfolding is dropped at its leaf), so the subtree is pruned: exact,
-/// as a decided value stays decided in every completion. It cuts a validation
-/// loop's kept iteration early (a seqlock reader's `s1 == s2`): the group holds
-/// only the runs that passed it.
-fn some_run_fits(st: &SearchState, searches: &[Box<dyn mowgli_core::WitnessSearch + '_>]) -> bool {
-    let g = st.g;
-    if !g.sym_ret.iter().any(|&b| b) {
-        return true;
-    }
-    let mut values: Vec<Vec<Option<Value>>> = vec![Vec::new(); st.groups.len()];
-    for (ei, e) in g.events.iter().enumerate() {
-        if g.sym_ret[ei] {
-            values[e.thread].push(searches[e.lib].returned(ei));
-        }
-    }
-    st.groups.iter().zip(&values).all(|(grp, vals)| {
-        grp.by_values.iter().any(|(pat, _)| {
-            pat.len() == vals.len() && pat.iter().zip(vals).all(|(p, v)| v.as_ref().is_none_or(|v| p.admits(v)))
-        })
-    })
-}
-
 /// Λ-consistency of the current partial witness (LOCO Def. 3.6).
 fn check_all(g: &ExecGraph, searches: &mut [Box<dyn mowgli_core::WitnessSearch + '_>]) -> bool {
     mowgli_core::library::lambda_consistent(g, searches).is_some()
@@ -455,10 +430,6 @@ fn dfs(
             }
         }
         if !check_all(st.g, searches) {
-            return false;
-        }
-        if !some_run_fits(st, searches) {
-            st.res.stats.pruned_by_values += 1;
             return false;
         }
         if i <= st.boundary && !may_reach_target(st, searches) {
