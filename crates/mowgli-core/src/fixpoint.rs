@@ -40,6 +40,22 @@ impl DomainSets {
         self.per_loc.iter().map(BTreeSet::len).sum::<usize>() + self.messages.len()
     }
 
+    /// What `call` may write when reads return values of `dom`, in the reused
+    /// buffer (the caller puts it back in `self.buf` when done).
+    fn writes_of(
+        &mut self,
+        lib: &dyn Library,
+        world: &World,
+        thread: ThreadId,
+        call: &CallRecord,
+        dom: &ValueDomain,
+    ) -> Vec<Written> {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        lib.writes(world, thread, call.method, &call.args, dom, &mut buf);
+        buf
+    }
+
     /// Adds what `call` (of thread `thread`, a call of `lib`) may write when reads
     /// return values of `dom`. Returns whether the call may write a value that is
     /// no constant (derived from reads, or not in `constants`): the writes that
@@ -53,9 +69,7 @@ impl DomainSets {
         dom: &ValueDomain,
         constants: &BTreeSet<Value>,
     ) -> bool {
-        let mut buf = std::mem::take(&mut self.buf);
-        buf.clear();
-        lib.writes(world, thread, call.method, &call.args, dom, &mut buf);
+        let mut buf = self.writes_of(lib, world, thread, call, dom);
         let mut dependent = false;
         for w in buf.drain(..) {
             // a copy adds no new value: [`DomainSets::add_copies`] closes the
@@ -91,9 +105,7 @@ impl DomainSets {
         call: &CallRecord,
         dom: &ValueDomain,
     ) -> bool {
-        let mut buf = std::mem::take(&mut self.buf);
-        buf.clear();
-        lib.writes(world, thread, call.method, &call.args, dom, &mut buf);
+        let mut buf = self.writes_of(lib, world, thread, call, dom);
         let mut grew = false;
         for w in buf.drain(..).filter(|w| w.copied) {
             if let Some(d) = w.loc.and_then(|l| self.per_loc.get_mut(l)) {
